@@ -1,0 +1,32 @@
+// Bundles src/main.ts into dist/ with code splitting: the entry holds only the command
+// tree; each verb (and heavy dependencies such as ora, cli-table3 or the sandbox) is a
+// separate chunk loaded by dynamic import when that verb runs.
+import { build } from 'esbuild';
+import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+
+// Worker entry points must be files of their own (new Worker(url) loads them by path).
+const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts'].filter((p) => existsSync(p));
+
+await rm('dist', { recursive: true, force: true });
+await build({
+  entryPoints,
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.17',
+  sourcemap: 'linked',
+  minifySyntax: true,
+  legalComments: 'none',
+  chunkNames: 'chunks/[name]-[hash]',
+  // Native addons, browsers and packages that read their own data files stay in node_modules.
+  external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit'],
+  // Bundled CommonJS dependencies call require(); give them one in ESM output.
+  banner: {
+    js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
+  },
+  define: { __SVC_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
+  logLevel: 'warning',
+});

@@ -1,0 +1,5 @@
+// PLACEHOLDER: being written.
+import type { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+
+export function registerAuth(_program: Command, _ctx: CommandContext): void {}

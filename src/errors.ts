@@ -1,0 +1,126 @@
+// Typed errors. Only src/main.ts turns them into exit codes and printed lines; everything
+// else throws. Messages never contain secrets: callers pass field names, not values.
+
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  cancelled: 3,
+  auth: 4,
+  forbidden: 5,
+  notFound: 6,
+  conflict: 7,
+  unavailable: 8,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class SvcError extends Error {
+  readonly exitCode: ExitCode = ExitCode.failure;
+  /** One line telling the user what to do next. */
+  readonly hint: string | undefined;
+  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+  }
+}
+
+/** Bad flags, arguments or input files (exit 2). */
+export class UsageError extends SvcError {
+  override readonly exitCode = ExitCode.usage;
+}
+
+/** Input that failed validation, with the offending field paths (exit 2). */
+export class ValidationError extends UsageError {
+  readonly issues: readonly { path: string; message: string }[];
+  constructor(what: string, issues: readonly { path: string; message: string }[], options: { hint?: string } = {}) {
+    super(`${what} is invalid:\n${issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n')}`, options);
+    this.issues = issues;
+  }
+}
+
+/** The user said no, pressed Ctrl-C at a prompt, or denied consent (exit 3). */
+export class CancelError extends SvcError {
+  override readonly exitCode = ExitCode.cancelled;
+}
+
+/** No usable credentials (exit 4). */
+export class AuthError extends SvcError {
+  override readonly exitCode = ExitCode.auth;
+}
+
+/** A local object that does not exist (exit 6). */
+export class NotFoundError extends SvcError {
+  override readonly exitCode = ExitCode.notFound;
+}
+
+/** Network failure, or 5xx/429 after the retry budget was spent (exit 8). */
+export class UnavailableError extends SvcError {
+  override readonly exitCode = ExitCode.unavailable;
+}
+
+/** The keychain or the secret file cannot be used. */
+export class SecretStoreError extends SvcError {}
+
+/** Any failure to decrypt: wrong key, bad tag, bad Base64, short input. Never carries plaintext. */
+export class DecryptError extends SvcError {
+  constructor(reason = 'cannot decrypt') {
+    super(reason);
+  }
+}
+
+export interface ApiErrorInit {
+  status: number;
+  code: string;
+  description?: string | undefined;
+  retryAfterMs?: number | undefined;
+  details?: readonly { path: string; message: string }[] | undefined;
+  method?: string;
+  path?: string;
+}
+
+/** A non-2xx answer from the service, decoded from the contract error body. */
+export class ApiError extends SvcError {
+  readonly status: number;
+  readonly code: string;
+  readonly description: string | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly details: readonly { path: string; message: string }[];
+  override readonly exitCode: ExitCode;
+  constructor(init: ApiErrorInit) {
+    const where = init.method && init.path ? ` (${init.method} ${init.path})` : '';
+    const detailLines = (init.details ?? []).map((d) => `\n  ${d.path || '(root)'}: ${d.message}`).join('');
+    super(`${init.description ?? init.code}${where} [${init.status} ${init.code}]${detailLines}`, {
+      hint: hintFor(init.status, init.code),
+    });
+    this.status = init.status;
+    this.code = init.code;
+    this.description = init.description;
+    this.retryAfterMs = init.retryAfterMs;
+    this.details = init.details ?? [];
+    this.exitCode = exitCodeForStatus(init.status, init.code);
+  }
+}
+
+export function exitCodeForStatus(status: number, code?: string): ExitCode {
+  if (code === 'invalid_client' || code === 'invalid_token' || status === 401) return ExitCode.auth;
+  if (status === 403) return ExitCode.forbidden;
+  if (status === 404) return ExitCode.notFound;
+  if (status === 409) return ExitCode.conflict;
+  if (status === 429 || status >= 500) return ExitCode.unavailable;
+  if (status === 400 || status === 413 || status === 422) return ExitCode.usage;
+  return ExitCode.failure;
+}
+
+function hintFor(status: number, code: string): string | undefined {
+  if (code === 'invalid_grant' || code === 'invalid_token' || code === 'invalid_client' || status === 401)
+    return 'run `svc auth login`';
+  if (status === 403) return 'check the Grant\'s scopes and stores with `svc grants show`';
+  if (status === 429) return 'the service is rate limiting: wait and try again';
+  return undefined;
+}
+
+/** Exit code for anything thrown; unknown errors are plain failures. */
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof SvcError ? error.exitCode : ExitCode.failure;
+}

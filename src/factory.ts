@@ -1,0 +1,122 @@
+// One factory of lazy, cached getters (gh's cmd/factory). What depends on what:
+//   io        <- globals (--json, --no-input, --no-color), env
+//   config    <- paths                      (conf file; imported on first use)
+//   settings  <- config, globals, env       (flag > env > profile > built-in)
+//   secrets   <- paths, env, io, settings.profile
+//   api       <- settings, io (--debug trace), clock, secrets (tokens, later issues)
+//   prompter  <- io
+// Nothing below the factory reads process.env or process.stdout itself.
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import { resolvePaths, type Paths } from './config/paths.js';
+import type { Settings } from './config/settings.js';
+import type { ConfigStore } from './config/store.js';
+import type { ApiClient } from './api/client.js';
+import { createPrompter, type Prompter } from './io/prompter.js';
+import { systemStreams, type IOStreams } from './io/streams.js';
+import type { SecretStore } from './secrets/store.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface GlobalOptions {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  json: boolean;
+  /** false with --no-input */
+  input: boolean;
+  debug: boolean;
+  /** false with --no-color */
+  color: boolean;
+}
+
+export interface Factory {
+  readonly env: Env;
+  readonly globals: GlobalOptions;
+  readonly io: IOStreams;
+  readonly paths: Paths;
+  readonly clock: Clock;
+  readonly debug: boolean;
+  config(): Promise<ConfigStore>;
+  settings(): Promise<Settings>;
+  secrets(): Promise<SecretStore>;
+  api(): Promise<ApiClient>;
+  prompter(): Prompter;
+  /** Releases what the getters opened (keep-alive sockets), so the process can end. */
+  dispose(): Promise<void>;
+}
+
+function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}
+
+export interface FactoryParts {
+  env: Env;
+  globals: GlobalOptions;
+  io?: IOStreams;
+  clock?: Clock;
+  config?: ConfigStore;
+  secrets?: SecretStore;
+  api?: ApiClient;
+}
+
+export function createFactory(parts: FactoryParts): Factory {
+  const { env, globals } = parts;
+  const debug = globals.debug || env.SVC_DEBUG === '1';
+  const io = once(
+    () =>
+      parts.io ??
+      systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: globals.json }),
+  );
+  const paths = once(() => resolvePaths(env));
+  const config = once(async () => {
+    if (parts.config) return parts.config;
+    const { openConfigStore } = await import('./config/store.js');
+    return openConfigStore(paths().configDir);
+  });
+  const settings = once(async () => {
+    const { resolveSettings } = await import('./config/settings.js');
+    return resolveSettings({ flags: globals, env, config: await config() });
+  });
+  const secrets = once(async () => {
+    if (parts.secrets) return parts.secrets;
+    const { openSecretStore } = await import('./secrets/open.js');
+    return openSecretStore({ env, paths: paths(), io: io(), profile: (await settings()).profile.value });
+  });
+  const api = once(async () => {
+    if (parts.api) return parts.api;
+    apiMade = true;
+    const { createApiClient } = await import('./api/client.js');
+    return createApiClient({ baseUrl: (await settings()).baseUrl.value, io: io(), debug, clock: f.clock });
+  });
+  const prompter = once(() => createPrompter(io()));
+  let apiMade = false;
+  const f: Factory = {
+    env,
+    globals,
+    get io() {
+      return io();
+    },
+    get paths() {
+      return paths();
+    },
+    clock: parts.clock ?? systemClock,
+    debug,
+    config,
+    settings,
+    secrets,
+    api,
+    prompter,
+    async dispose() {
+      if (apiMade) await (await api()).close();
+    },
+  };
+  return f;
+}

@@ -1,0 +1,51 @@
+// The one exporter (gh's json_flags): every command that prints data goes through here,
+// so --json, TTY tables and piped plain rows behave the same everywhere.
+import type { IOStreams } from './streams.js';
+
+/** --json: the value as JSON on stdout, nothing else there. */
+export function writeJson(io: IOStreams, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => string;
+}
+
+/**
+ * A list: JSON array with --json; a table on a TTY; otherwise tab-separated rows without a
+ * header, so `cut` and `awk` work on it.
+ */
+export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows): Promise<void> {
+  if (io.json) return writeJson(io, json);
+  if (rows.length === 0) {
+    if (io.stdoutIsTTY) io.stderr.write('nothing to show\n');
+    return;
+  }
+  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
+  if (!io.stdoutIsTTY) {
+    for (const line of cells) io.stdout.write(`${line.join('\t')}\n`);
+    return;
+  }
+  const { default: Table } = await import('cli-table3');
+  const { theme } = await import('./theme.js');
+  const t = theme(io);
+  const table = new Table({
+    head: columns.map((c) => t.bold(c.header)),
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  table.push(...cells);
+  io.stdout.write(`${table.toString()}\n`);
+}
+
+/** A single resource: JSON with --json, otherwise "key  value" lines. */
+export function writeRecord(io: IOStreams, fields: readonly [string, string][], json: unknown): void {
+  if (io.json) return writeJson(io, json);
+  const width = Math.max(0, ...fields.map(([k]) => k.length));
+  for (const [k, v] of fields) io.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\t\r\n]+/g, ' ');
+}

@@ -1,0 +1,79 @@
+// The IO object every command writes through (gh's iostreams). TTY flags are plain
+// fields so tests can set them; nothing else in the code looks at process.stdout.
+import type { Readable, Writable } from 'node:stream';
+
+export interface IOStreams {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Colour on stdout/stderr (NO_COLOR, FORCE_COLOR, --no-color, TTY). */
+  color: boolean;
+  /** --no-input, CI=true: never prompt. */
+  noInput: boolean;
+  /** --json: machine output on stdout, nothing else there. */
+  json: boolean;
+  /** Terminal width for tables and truncation. */
+  columns: number;
+}
+
+/** A person can answer a prompt: stdin and stdout are terminals and nobody said not to ask. */
+export function canPrompt(io: IOStreams): boolean {
+  return io.stdinIsTTY && io.stdoutIsTTY && !io.noInput;
+}
+
+/** Human progress and notes: stderr, so stdout stays clean for data. */
+export function note(io: IOStreams, text: string): void {
+  io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Plain data line on stdout. */
+export function println(io: IOStreams, text = ''): void {
+  io.stdout.write(`${text}\n`);
+}
+
+export interface ColorInputs {
+  env: Readonly<Record<string, string | undefined>>;
+  noColorFlag: boolean;
+  isTTY: boolean;
+}
+
+/** The usual rules: --no-color and NO_COLOR win, FORCE_COLOR=0 disables and any other value forces, else a TTY and TERM != dumb. */
+export function colorEnabled({ env, noColorFlag, isTTY }: ColorInputs): boolean {
+  if (noColorFlag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force !== 'false';
+  return isTTY && env.TERM !== 'dumb';
+}
+
+export function isCI(env: Readonly<Record<string, string | undefined>>): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+}
+
+export interface SystemStreamOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  noColorFlag: boolean;
+  noInputFlag: boolean;
+  json: boolean;
+}
+
+export function systemStreams(opts: SystemStreamOptions): IOStreams {
+  const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  const stderrIsTTY = Boolean(process.stderr.isTTY);
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY,
+    stderrIsTTY,
+    color: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stderrIsTTY }),
+    noInput: opts.noInputFlag || isCI(opts.env),
+    json: opts.json,
+    columns: process.stdout.columns || Number(opts.env.COLUMNS) || 100,
+  };
+}

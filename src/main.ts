@@ -1,0 +1,74 @@
+// Entry point: build the tree, run it, and turn every outcome into an exit code. This is
+// the only place that decides exit codes or prints errors.
+import { CommanderError } from 'commander';
+import type { CommandContext } from './commands/context.js';
+import { globalsOf } from './commands/context.js';
+import { ExitCode, SvcError, exitCodeOf } from './errors.js';
+import { createFactory, type Factory } from './factory.js';
+import { colorEnabled } from './io/streams.js';
+import { buildProgram } from './root.js';
+
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let factory: Factory | undefined;
+  const ctx: CommandContext = {
+    async run(cmd, load, opts) {
+      factory = createFactory({ env, globals: globalsOf(cmd) });
+      const verb = await load();
+      try {
+        await verb.run(opts, factory);
+      } finally {
+        await factory.dispose();
+      }
+    },
+  };
+  const program = buildProgram(ctx);
+  const errColor = colorEnabled({ env, noColorFlag: argv.includes('--no-color'), isTTY: Boolean(process.stderr.isTTY) });
+  const red = (s: string) => (errColor ? `\x1b[31m${s}\x1b[39m` : s);
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (s) => process.stdout.write(s),
+    writeErr: (s) => process.stderr.write(s),
+    outputError: (s, write) => write(red(s)),
+  });
+  for (const sub of walk(program)) sub.exitOverride();
+
+  if (argv.length === 0) {
+    program.outputHelp();
+    return ExitCode.ok;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
+      // Commander has printed its message (unknown option, missing argument, ...).
+      return ExitCode.usage;
+    }
+    const debug = factory?.debug ?? (argv.includes('--debug') || env.SVC_DEBUG === '1');
+    printError(error, red, debug);
+    return exitCodeOf(error);
+  }
+}
+
+function printError(error: unknown, red: (s: string) => string, debug: boolean): void {
+  if (error instanceof SvcError) {
+    process.stderr.write(`${red('error:')} ${error.message}\n`);
+    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+    if (debug && error.cause instanceof Error) process.stderr.write(`cause: ${error.cause.message}\n`);
+    return;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${red('error:')} unexpected failure: ${message}\n`);
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  else process.stderr.write('hint: run again with --debug for details\n');
+}
+
+function* walk(cmd: import('commander').Command): Generator<import('commander').Command> {
+  for (const sub of cmd.commands) {
+    yield sub;
+    yield* walk(sub);
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2), process.env);

@@ -1,0 +1,32 @@
+// The command tree. Only definitions live here and in each noun's index: flags, arguments
+// and help. A verb's module, and whatever heavy dependency it needs, is imported when the
+// verb runs, so `svc --help` parses none of them.
+import { Command, Option } from 'commander';
+import type { CommandContext } from './commands/context.js';
+import { registerCompletion } from './commands/completion/index.js';
+import { registerConfig } from './commands/config/index.js';
+import { registerAuth } from './commands/auth/index.js';
+import { registerDemo } from './commands/demo/index.js';
+import { registerSandbox } from './commands/sandbox/index.js';
+import { VERSION } from './version.js';
+
+export function buildProgram(ctx: CommandContext): Command {
+  const program = new Command('svc')
+    .description('Receipts, credit notes, returns and webhooks from the merchant side, in a terminal and in CI.')
+    .version(VERSION, '-v, --version', 'print the version')
+    .option('--profile <name>', 'config profile (env SVC_PROFILE; default: local, the embedded sandbox)')
+    .option('--base-url <url>', "service address, overriding the profile's (env SVC_BASE_URL)")
+    .option('--json', 'machine output on stdout; human text goes to stderr')
+    .option('--no-input', 'never prompt (also CI=true or stdin not a terminal)')
+    .addOption(new Option('--debug', 'HTTP trace on stderr, secrets redacted (env SVC_DEBUG=1)'))
+    .option('--no-color', 'no colours (also NO_COLOR)')
+    .helpCommand(false)
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false });
+
+  registerConfig(program, ctx);
+  registerAuth(program, ctx);
+  registerSandbox(program, ctx);
+  registerCompletion(program, ctx);
+  registerDemo(program, ctx);
+  return program;
+}

@@ -5,9 +5,16 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerConfig } from './commands/config/index.js';
+import { registerCreditNote } from './commands/credit-note/index.js';
 import { registerAuth } from './commands/auth/index.js';
 import { registerDemo } from './commands/demo/index.js';
+import { registerGrants } from './commands/grants/index.js';
+import { registerKeys } from './commands/keys/index.js';
+import { registerReceipt } from './commands/receipt/index.js';
+import { registerRecipient } from './commands/recipient/index.js';
 import { registerSandbox } from './commands/sandbox/index.js';
+import { registerToken } from './commands/token/index.js';
+import { registerWebhook } from './commands/webhook/index.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(ctx: CommandContext): Command {
@@ -23,9 +30,16 @@ export function buildProgram(ctx: CommandContext): Command {
     .helpCommand(false)
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false });
 
-  registerConfig(program, ctx);
   registerAuth(program, ctx);
+  registerGrants(program, ctx);
+  registerToken(program, ctx);
+  registerKeys(program, ctx);
+  registerRecipient(program, ctx);
+  registerReceipt(program, ctx);
+  registerCreditNote(program, ctx);
+  registerWebhook(program, ctx);
   registerSandbox(program, ctx);
+  registerConfig(program, ctx);
   registerCompletion(program, ctx);
   registerDemo(program, ctx);
   return program;

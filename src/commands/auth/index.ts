@@ -1,5 +1,36 @@
-// PLACEHOLDER: being written.
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
+import { notYet } from '../not-yet.js';
 
-export function registerAuth(_program: Command, _ctx: CommandContext): void {}
+export function registerAuth(program: Command, ctx: CommandContext): void {
+  const auth = program.command('auth').description('log in with OAuth and manage stored credentials');
+  auth
+    .command('login')
+    .description('authorize this integration for companies in the browser (PKCE, loopback callback)')
+    .option('--flow <flow>', 'grant (client credentials per Grant) or code (access and refresh tokens)', 'grant')
+    .option('--scopes <scopes>', 'space-separated scopes to request')
+    .option('--client-id <id>', 'client ID of the integration (env SVC_CLIENT_ID)')
+    .option('--client-secret-stdin', 'read the client secret from stdin')
+    .option('--no-browser', 'print the URL instead of opening a browser')
+    .option('--port <n>', 'loopback callback port (default: the redirect URI\'s)')
+    .option('--timeout <seconds>', 'how long to wait for the approval', '300')
+    .action(
+      (
+        flags: { flow: string; scopes?: string; clientId?: string; clientSecretStdin?: boolean; browser: boolean; port?: string; timeout: string },
+        cmd: Command,
+      ) => ctx.run(cmd, notYet('auth login'), flags),
+    );
+  auth
+    .command('status')
+    .description('which profile, client, secret backend, Grants and tokens are in use (never the values)')
+    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('auth status'), {}));
+  auth
+    .command('logout')
+    .description('forget the tokens and client secret of the profile')
+    .option('--all', 'every profile')
+    .action((flags: { all?: boolean }, cmd: Command) => ctx.run(cmd, notYet('auth logout'), { all: Boolean(flags.all) }));
+  auth
+    .command('refresh')
+    .description('renew the access tokens now')
+    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('auth refresh'), {}));
+}

@@ -1,5 +1,60 @@
-// PLACEHOLDER: being written.
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import { collect, type CommandContext } from '../context.js';
+import { notYet } from '../not-yet.js';
 
-export function registerSandbox(_program: Command, _ctx: CommandContext): void {}
+export function registerSandbox(program: Command, ctx: CommandContext): void {
+  const sandbox = program.command('sandbox').description('the local implementation of the whole service, for development, demos and CI');
+  sandbox
+    .command('start')
+    .description('run the sandbox service in the foreground')
+    .option('--port <n>', 'port (0 picks a free one)', '8787')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--fixture <path>', 'seed data (default: the bundled fixtures/sandbox.json)')
+    .option('--auto-approve', 'approve authorization requests at once (CI)')
+    .action((flags: { port: string; host: string; fixture?: string; autoApprove?: boolean }, cmd: Command) =>
+      ctx.run(cmd, notYet('sandbox start'), flags),
+    );
+  const trigger = sandbox.command('trigger').description('simulate what customers do');
+  trigger
+    .command('return-request')
+    .description("a customer's device asks to return items of a receipt")
+    .argument('<service-receipt-id>')
+    .option('--item <product-id:qty>', 'item to return (repeatable; default: every line once)', collect)
+    .option('--refund <preference>', 'ORIGINAL_PAYMENT_METHOD, BANK_TRANSFER or STORE_CREDIT', 'ORIGINAL_PAYMENT_METHOD')
+    .option('--note <text>', 'customer note')
+    .action((serviceReceiptId: string, flags: { item?: string[]; refund: string; note?: string }, cmd: Command) =>
+      ctx.run(cmd, notYet('sandbox trigger return-request'), { serviceReceiptId, ...flags }),
+    );
+  trigger
+    .command('cancel')
+    .description('the customer cancels a return request')
+    .argument('<request-id>')
+    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('sandbox trigger cancel'), { requestId }));
+  sandbox
+    .command('revoke')
+    .description("revoke a Grant (only that company's)")
+    .argument('<grant-id>')
+    .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('sandbox revoke'), { grantId }));
+  sandbox
+    .command('clock')
+    .description("move the sandbox's clock")
+    .command('advance')
+    .description('advance the clock, e.g. to expire tokens and codes')
+    .argument('<seconds>')
+    .action((seconds: string, _flags, cmd: Command) => ctx.run(cmd, notYet('sandbox clock advance'), { seconds }));
+  sandbox
+    .command('outbox')
+    .description('emails the sandbox has "sent"')
+    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('sandbox outbox'), {}));
+  sandbox
+    .command('deliveries')
+    .description('what the simulated devices received and whether they could decrypt it')
+    .argument('[service-receipt-id]')
+    .action((serviceReceiptId: string | undefined, _flags, cmd: Command) =>
+      ctx.run(cmd, notYet('sandbox deliveries'), { serviceReceiptId }),
+    );
+  sandbox
+    .command('reset')
+    .description('forget everything since start (back to the fixture)')
+    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('sandbox reset'), {}));
+}

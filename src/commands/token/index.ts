@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+import { notYet } from '../not-yet.js';
+
+export function registerToken(program: Command, ctx: CommandContext): void {
+  const token = program.command('token').description('access tokens (cached in the keychain)');
+  token
+    .command('get')
+    .description('print a valid access token for a Grant (the bare token, or --json)')
+    .option('--grant <id>', 'Grant to use (default: the profile\'s, or SVC_GRANT_ID)')
+    .option('--scope <scope>', 'scope to request')
+    .option('--force', 'ignore the cache and request a new token')
+    .action((flags: { grant?: string; scope?: string; force?: boolean }, cmd: Command) =>
+      ctx.run(cmd, notYet('token get'), { grant: flags.grant, scope: flags.scope, force: Boolean(flags.force) }),
+    );
+  token
+    .command('validate')
+    .description('ask the service whether a token is valid (default: the cached one)')
+    .argument('[token]', 'token to check; prefer stdin (-) so it stays out of the process list')
+    .action((value: string | undefined, _flags, cmd: Command) => ctx.run(cmd, notYet('token validate'), { token: value }));
+}

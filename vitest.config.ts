@@ -23,6 +23,8 @@ export default defineConfig({
           hookTimeout: 60_000,
           pool: 'forks',
           maxWorkers: 2,
+          // vitest runs projects with different worker limits only in separate groups.
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -2,7 +2,7 @@
 //   io        <- globals (--json, --no-input, --no-color), env
 //   config    <- paths                      (conf file; imported on first use)
 //   settings  <- config, globals, env       (flag > env > profile > built-in)
-//   secrets   <- paths, env, io, settings.profile
+//   secrets   <- paths, env, io, profile name (flag > env > default)
 //   api       <- settings, io (--debug trace), clock, secrets (tokens, later issues)
 //   prompter  <- io
 // Nothing below the factory reads process.env or process.stdout itself.
@@ -87,8 +87,12 @@ export function createFactory(parts: FactoryParts): Factory {
   });
   const secrets = once(async () => {
     if (parts.secrets) return parts.secrets;
-    const { openSecretStore } = await import('./secrets/open.js');
-    return openSecretStore({ env, paths: paths(), io: io(), profile: (await settings()).profile.value });
+    // Only the profile name: secrets of a profile without a base URL stay reachable.
+    const [{ openSecretStore }, { resolveProfileName }] = await Promise.all([
+      import('./secrets/open.js'),
+      import('./config/settings.js'),
+    ]);
+    return openSecretStore({ env, paths: paths(), io: io(), profile: resolveProfileName(globals, env).value });
   });
   const api = once(async () => {
     if (parts.api) return parts.api;

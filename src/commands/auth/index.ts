@@ -23,7 +23,14 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
   auth
     .command('status')
     .description('which profile, client, secret backend, Grants and tokens are in use (never the values)')
-    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('auth status'), {}));
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./status.js'), {}));
+  auth
+    .command('set-secret')
+    .description("store the profile's client secret in the secret store (OS keychain), without echoing it")
+    .option('--stdin', 'read the secret from stdin (the default when stdin is not a terminal)')
+    .action((flags: { stdin?: boolean }, cmd: Command) =>
+      ctx.run(cmd, () => import('./set-secret.js'), { stdin: Boolean(flags.stdin) }),
+    );
   auth
     .command('logout')
     .description('forget the tokens and client secret of the profile')

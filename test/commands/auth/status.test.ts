@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { run } from '../../../src/commands/auth/status.js';
+import { memoryConfigStore } from '../../../src/config/store.js';
+import { SecretStoreError, UsageError } from '../../../src/errors.js';
+import { createFactory, type Factory } from '../../../src/factory.js';
+import { testStreams } from '../../../src/io/test-streams.js';
+import { memorySecretStore, type SecretStore } from '../../../src/secrets/store.js';
+
+const globals = { json: false, input: false, debug: false, color: false };
+
+function setup(opts: { env?: Record<string, string>; json?: boolean; secrets?: SecretStore } = {}) {
+  const t = testStreams({ json: Boolean(opts.json) });
+  const f = createFactory({
+    env: opts.env ?? {},
+    globals: { ...globals, json: Boolean(opts.json) },
+    io: t.io,
+    config: memoryConfigStore({ local: { clientId: 'client-123' } }),
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
+  });
+  return { t, f };
+}
+
+const SECRET = 'very-secret-value';
+
+describe('auth status', () => {
+  it('says which backend holds which key, and where env variables override, never the values', async () => {
+    const { t, f } = setup({
+      env: { SVC_WEBHOOK_SECRET: 'whsec_from_env' },
+      secrets: memorySecretStore({ 'client-secret': SECRET }),
+    });
+    await run({}, f);
+    expect(t.stdout()).toBe(
+      [
+        'profile         local (default)',
+        'base URL        http://127.0.0.1:8787 (default)',
+        'client ID       client-123 (profile)',
+        'secret store    in memory (tests)',
+        'client-secret   set (memory)',
+        'api-key         not set',
+        'webhook-secret  set (env SVC_WEBHOOK_SECRET)',
+        'private-key     not set',
+        '',
+      ].join('\n'),
+    );
+    expect(t.stdout()).not.toContain(SECRET);
+    expect(t.stdout()).not.toContain('whsec_from_env');
+  });
+
+  it('--json gives the same report as one object', async () => {
+    const { t, f } = setup({ json: true, env: { SVC_API_KEY: 'k' }, secrets: memorySecretStore({ 'client-secret': SECRET }) });
+    await run({}, f);
+    expect(JSON.parse(t.stdout())).toEqual({
+      profile: { value: 'local', source: 'default' },
+      baseUrl: { value: 'http://127.0.0.1:8787', source: 'default' },
+      clientId: { value: 'client-123', source: 'profile' },
+      secretStore: { backend: 'memory', description: 'in memory (tests)' },
+      secrets: {
+        'client-secret': { set: true, source: 'memory' },
+        'api-key': { set: true, source: 'env', variable: 'SVC_API_KEY' },
+        'webhook-secret': { set: false, source: null },
+        'private-key': { set: false, source: null },
+      },
+    });
+    expect(t.stdout()).not.toContain(SECRET);
+    expect(t.stderr()).toBe('');
+  });
+
+  it('still reports what it can when the store cannot be opened, then fails with that error', async () => {
+    const { t, f: base } = setup({ json: true, env: { SVC_CLIENT_SECRET: SECRET } });
+    const broken = new SecretStoreError('no usable OS keychain (DBus error)', { hint: 'set SVC_SECRET_STORE=file ...' });
+    const f: Factory = { ...base, io: base.io, secrets: () => Promise.reject(broken) };
+    await expect(run({}, f)).rejects.toBe(broken);
+    const report = JSON.parse(t.stdout());
+    expect(report.secretStore).toEqual({ backend: 'keychain', description: null, error: 'no usable OS keychain (DBus error)' });
+    expect(report.secrets['client-secret']).toEqual({ set: true, source: 'env', variable: 'SVC_CLIENT_SECRET' });
+    expect(report.secrets['api-key']).toEqual({ set: null, source: null });
+    expect(t.stdout()).not.toContain(SECRET);
+  });
+
+  it('reports an invalid SVC_SECRET_STORE in the human report and fails with the usage error', async () => {
+    const { t, f } = setup({ env: { SVC_SECRET_STORE: 'plain' } });
+    await expect(run({}, f)).rejects.toBeInstanceOf(UsageError);
+    expect(t.stdout()).toMatch(/^secret store {4}unavailable: SVC_SECRET_STORE: "plain" is not a secret store$/m);
+    expect(t.stdout()).toMatch(/^api-key {9}unknown \(secret store unavailable\)$/m);
+  });
+
+  it('marks a key the store failed to read and fails after the report', async () => {
+    const store = memorySecretStore();
+    const broken = new SecretStoreError('OS keychain: cannot read local/api-key (no answer within 30 s)');
+    const flaky: SecretStore = { ...store, get: async (key) => (key === 'api-key' ? Promise.reject(broken) : store.get(key)) };
+    const { t, f } = setup({ secrets: flaky });
+    await expect(run({}, f)).rejects.toBe(broken);
+    expect(t.stdout()).toMatch(/^api-key {9}unknown: OS keychain: cannot read local\/api-key/m);
+    expect(t.stdout()).toMatch(/^client-secret {3}not set$/m);
+  });
+});

@@ -1,0 +1,174 @@
+// The secret store against a real Secret Service: a private D-Bus session bus and
+// gnome-keyring-daemon per test, the built `svc` binary writing through @napi-rs/keyring,
+// and secret-tool (libsecret, an independent client) reading back what landed there.
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa, type ResultPromise } from 'execa';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { requireTools } from './require-tools.js';
+
+const repo = resolve(import.meta.dirname, '../..');
+const SECRET = 'cs_e2e_Zx9!q $ecret';
+
+const notLinux = process.platform !== 'linux' ? 'the Secret Service exists on Linux only' : undefined;
+const skipKeychain = notLinux ?? requireTools(['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool']);
+
+let dir: string;
+let configDir: string;
+const stops: (() => Promise<void>)[] = [];
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
+});
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-e2e-keychain-'));
+  configDir = join(dir, 'config');
+});
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Only what the test sets: no SVC_* or D-Bus address leaks in from the parent. */
+function svcEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: join(dir, 'home'),
+    SVC_CONFIG_DIR: configDir,
+    SVC_STATE_DIR: join(dir, 'state'),
+    NO_COLOR: '1',
+    ...extra,
+  };
+}
+
+function svc(args: string[], env: Record<string, string>, input?: string) {
+  return execa('node', [join(repo, 'bin', 'svc.js'), ...args], {
+    env,
+    extendEnv: false,
+    reject: false,
+    ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
+  });
+}
+
+async function stopProcess(child: ResultPromise): Promise<void> {
+  child.kill();
+  await child.catch(() => undefined);
+}
+
+async function firstLine(child: ResultPromise): Promise<string> {
+  let text = '';
+  for await (const chunk of child.stdout as NodeJS.ReadableStream) {
+    text += chunk.toString();
+    const end = text.indexOf('\n');
+    if (end >= 0) return text.slice(0, end).trim();
+  }
+  throw new Error(`dbus-daemon printed no address: ${text}`);
+}
+
+/**
+ * A session bus of our own (no service activation, so nothing else can answer for the
+ * Secret Service) and an unlocked gnome-keyring on it, with its files under the test dir.
+ * An empty line on stdin is the new login keyring's password; without it the daemon would
+ * ask a graphical prompter for one.
+ */
+async function startSecretService(): Promise<string> {
+  const runtime = join(dir, 'runtime');
+  await mkdir(runtime, { recursive: true });
+  await chmod(runtime, 0o700);
+  const config = join(dir, 'session-bus.conf');
+  await writeFile(
+    config,
+    `<busconfig><type>session</type><listen>unix:dir=${dir}</listen><auth>EXTERNAL</auth>` +
+      '<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>',
+  );
+  const bus = execa('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], { stderr: 'ignore' });
+  stops.push(() => stopProcess(bus));
+  const address = await firstLine(bus);
+
+  const env = { PATH: process.env.PATH ?? '', HOME: join(dir, 'home'), XDG_DATA_HOME: join(dir, 'data'), XDG_RUNTIME_DIR: runtime, DBUS_SESSION_BUS_ADDRESS: address };
+  const keyring = execa('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
+    env,
+    extendEnv: false,
+    input: '\n',
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
+  stops.push(() => stopProcess(keyring));
+  // secret-tool succeeds (with no matches) once org.freedesktop.secrets is on the bus.
+  for (let attempt = 0; ; attempt++) {
+    const probe = await secretTool(['search', '--all', 'service', 'svc-e2e-readiness'], address);
+    if (probe.exitCode === 0) return address;
+    if (attempt === 100) throw new Error(`gnome-keyring-daemon did not come up: ${probe.all}`);
+    await sleep(100);
+  }
+}
+
+function secretTool(args: string[], address: string) {
+  return execa('secret-tool', args, { env: { DBUS_SESSION_BUS_ADDRESS: address }, reject: false, all: true });
+}
+
+describe.skipIf(skipKeychain !== undefined)(`with a real Secret Service${skipKeychain ? ` (skipped: ${skipKeychain})` : ''}`, () => {
+  it('set-secret stores the client secret in the keychain, where libsecret reads it back; status names the backend', async () => {
+    const address = await startSecretService();
+    const env = svcEnv({ DBUS_SESSION_BUS_ADDRESS: address });
+
+    const set = await svc(['auth', 'set-secret', '--stdin'], env, `${SECRET}\n`);
+    expect(set.stderr).toContain('stored the client secret of profile "local" in OS keychain (Secret Service)');
+    expect(set.exitCode).toBe(0);
+    expect(set.stdout).toBe('');
+    expect(`${set.stdout}${set.stderr}`).not.toContain(SECRET);
+
+    // @napi-rs/keyring writes the attributes service and username (keyring-rs' names).
+    const lookup = await secretTool(['lookup', 'service', 'svc', 'username', 'local/client-secret'], address);
+    expect(lookup.exitCode).toBe(0);
+    expect(lookup.stdout).toBe(SECRET);
+    const items = await secretTool(['search', '--all', 'service', 'svc'], address);
+    expect(items.all).toContain('attribute.username = local/client-secret');
+    expect(items.all).not.toContain('attribute.username = probe');
+
+    expect(existsSync(join(configDir, 'secrets.json'))).toBe(false);
+
+    const status = await svc(['auth', 'status', '--json'], env);
+    expect(status.exitCode).toBe(0);
+    expect(status.stdout).not.toContain(SECRET);
+    const report = JSON.parse(status.stdout);
+    expect(report.secretStore).toEqual({ backend: 'keychain', description: 'OS keychain (Secret Service)' });
+    expect(report.secrets['client-secret']).toEqual({ set: true, source: 'keychain' });
+    expect(report.secrets['api-key']).toEqual({ set: false, source: null });
+  });
+});
+
+describe.skipIf(notLinux !== undefined)(`without a Secret Service${notLinux ? ` (skipped: ${notLinux})` : ''}`, () => {
+  it('refuses to store a secret, naming SVC_SECRET_STORE=file; with it, keeps the secret in a 0600 file', async () => {
+    const nowhere = svcEnv({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}` });
+
+    const refused = await svc(['auth', 'set-secret', '--stdin'], nowhere, SECRET);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('no usable OS keychain');
+    expect(refused.stderr).toContain('SVC_SECRET_STORE=file');
+    expect(refused.stderr).not.toContain(SECRET);
+    expect(existsSync(join(configDir, 'secrets.json'))).toBe(false);
+
+    const status = await svc(['auth', 'status', '--json'], nowhere);
+    expect(status.exitCode).toBe(1);
+    expect(JSON.parse(status.stdout).secretStore).toMatchObject({ backend: 'keychain', description: null });
+    expect(status.stderr).toContain('SVC_SECRET_STORE=file');
+
+    const fileEnv = { ...nowhere, SVC_SECRET_STORE: 'file' };
+    const stored = await svc(['auth', 'set-secret', '--stdin'], fileEnv, `${SECRET}\n`);
+    expect(stored.exitCode).toBe(0);
+    const path = join(configDir, 'secrets.json');
+    expect(stored.stderr).toContain(`warning: secrets are stored in plain text in ${path} (SVC_SECRET_STORE=file)`);
+    expect(stored.stderr).not.toContain(SECRET);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(configDir)).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'local/client-secret': SECRET });
+
+    const fileStatus = await svc(['auth', 'status', '--json'], fileEnv);
+    expect(fileStatus.exitCode).toBe(0);
+    expect(JSON.parse(fileStatus.stdout).secrets['client-secret']).toEqual({ set: true, source: 'file' });
+  });
+});

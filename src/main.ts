@@ -21,16 +21,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       }
     },
   };
-  const program = buildProgram(ctx);
   const errColor = colorEnabled({ env, noColorFlag: argv.includes('--no-color'), isTTY: Boolean(process.stderr.isTTY) });
   const red = (s: string) => (errColor ? `\x1b[31m${s}\x1b[39m` : s);
-  program.exitOverride();
-  program.configureOutput({
+  const program = buildProgram(ctx, {
     writeOut: (s) => process.stdout.write(s),
     writeErr: (s) => process.stderr.write(s),
     outputError: (s, write) => write(red(s)),
   });
-  for (const sub of walk(program)) sub.exitOverride();
 
   if (argv.length === 0) {
     program.outputHelp();
@@ -62,13 +59,6 @@ function printError(error: unknown, red: (s: string) => string, debug: boolean):
   process.stderr.write(`${red('error:')} unexpected failure: ${message}\n`);
   if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('hint: run again with --debug for details\n');
-}
-
-function* walk(cmd: import('commander').Command): Generator<import('commander').Command> {
-  for (const sub of cmd.commands) {
-    yield sub;
-    yield* walk(sub);
-  }
 }
 
 process.exitCode = await main(process.argv.slice(2), process.env);

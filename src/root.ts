@@ -1,7 +1,7 @@
 // The command tree. Only definitions live here and in each noun's index: flags, arguments
 // and help. A verb's module, and whatever heavy dependency it needs, is imported when the
 // verb runs, so `svc --help` parses none of them.
-import { Command, Option } from 'commander';
+import { Command, Option, type OutputConfiguration } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerConfig } from './commands/config/index.js';
@@ -17,8 +17,14 @@ import { registerToken } from './commands/token/index.js';
 import { registerWebhook } from './commands/webhook/index.js';
 import { VERSION } from './version.js';
 
-export function buildProgram(ctx: CommandContext): Command {
-  const program = new Command('svc')
+/**
+ * Parse errors throw (exitOverride) instead of exiting, at every depth: commander copies
+ * these settings into each subcommand created after them, so they come first.
+ */
+export function buildProgram(ctx: CommandContext, output?: OutputConfiguration): Command {
+  const program = new Command('svc').exitOverride();
+  if (output) program.configureOutput(output);
+  program
     .description('Receipts, credit notes, returns and webhooks from the merchant side, in a terminal and in CI.')
     .version(VERSION, '-v, --version', 'print the version')
     .option('--profile <name>', 'config profile (env SVC_PROFILE; default: local, the embedded sandbox)')

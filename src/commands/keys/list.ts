@@ -1,0 +1,22 @@
+// `svc keys list`: the index only; private keys never leave the key store.
+import { importedKey, listKeys } from '../../crypto/keystore.js';
+import type { Factory } from '../../factory.js';
+import { writeList } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+
+export type ListOptions = Record<string, never>;
+
+export async function run(_opts: ListOptions, f: Factory): Promise<void> {
+  const keys = await listKeys(f);
+  const imported = await importedKey(f);
+  if (keys.length === 0 && !f.io.json) note(f.io, 'no local key pairs yet: run `svc keys generate --upload`');
+  else
+    await writeList(f.io, keys, [
+      { header: 'KEY ID', value: (k) => k.keyId },
+      { header: 'CREATED', value: (k) => k.createdAt },
+      { header: 'UPLOADED', value: (k) => k.uploadedAt ?? '-' },
+      { header: 'CURRENT', value: (k) => (k.current ? 'yes' : 'no') },
+    ]);
+  if (imported && !keys.some((k) => k.keyId === imported.keyId))
+    note(f.io, `${imported.origin} provides key ${imported.keyId} as well`);
+}

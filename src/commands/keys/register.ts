@@ -1,0 +1,65 @@
+// Uploading a local key, shared by `keys upload`, `keys generate --upload` and `keys rotate`.
+import type { ClientApplicationApi } from '../../api/client-application.js';
+import type { ClientApplicationPublicKey } from '../../contract/oauth.js';
+import { keyFingerprint } from '../../crypto/keys.js';
+import { generateAndStore, markUploaded, type LocalKey } from '../../crypto/keystore.js';
+import { SvcError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { note } from '../../io/streams.js';
+
+/** CONTRACT.md §1 fingerprint of the service's `keyData`; undefined when it is not an RSA SPKI. */
+export function remoteKeyId(keyData: string): string | undefined {
+  try {
+    return keyFingerprint(keyData);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Uploads a public key and checks that the service now holds that very key. */
+export async function uploadChecked(
+  app: ClientApplicationApi,
+  key: { keyId: string; publicKey: string },
+): Promise<ClientApplicationPublicKey> {
+  const remote = await app.uploadPublicKey(key.publicKey);
+  // A service that re-encodes the key differently is tolerated; one that holds another key is not.
+  const held = remoteKeyId(remote.keyData);
+  if (held !== undefined && held !== key.keyId) {
+    throw new SvcError(`the service answered the upload of ${key.keyId} with another key (${held})`, {
+      hint: 'see what the service holds with `svc keys show-remote`',
+    });
+  }
+  return remote;
+}
+
+export async function registerKey(
+  f: Factory,
+  app: ClientApplicationApi,
+  key: LocalKey,
+): Promise<{ key: LocalKey; remote: ClientApplicationPublicKey }> {
+  const remote = await uploadChecked(app, key);
+  return { key: await markUploaded(f, key.keyId, remote.uploadedAt), remote };
+}
+
+export async function generateAndRegister(
+  f: Factory,
+  app: ClientApplicationApi,
+): Promise<{ key: LocalKey; remote: ClientApplicationPublicKey }> {
+  const key = await generateAndStore(f);
+  try {
+    return await registerKey(f, app, key);
+  } catch (error) {
+    note(f.io, `the new key ${key.keyId} is stored and current but not uploaded; retry with \`svc keys upload ${key.keyId}\``);
+    throw error;
+  }
+}
+
+/** "key  value" lines of a local key for people; `--json` prints the key itself. */
+export function keyFields(key: LocalKey): [string, string][] {
+  return [
+    ['key ID', key.keyId],
+    ['public key', key.publicKey],
+    ['created', key.createdAt],
+    ['uploaded', key.uploadedAt ?? 'not yet'],
+  ];
+}

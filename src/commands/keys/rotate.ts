@@ -1,0 +1,26 @@
+// `svc keys rotate`: a new current key, uploaded at once. The previous key stays in the key
+// store, because data encrypted for it before the upload is still on its way.
+import { clientApplicationApi } from '../../api/client-application.js';
+import { currentKey } from '../../crypto/keystore.js';
+import type { Factory } from '../../factory.js';
+import { writeRecord } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+import { generateAndRegister } from './register.js';
+
+export type RotateOptions = Record<string, never>;
+
+export async function run(_opts: RotateOptions, f: Factory): Promise<void> {
+  const app = await clientApplicationApi(f);
+  const previous = await currentKey(f);
+  const { key } = await generateAndRegister(f, app);
+  writeRecord(
+    f.io,
+    [
+      ['previous key ID', previous?.keyId ?? 'none'],
+      ['key ID', key.keyId],
+      ['uploaded', key.uploadedAt ?? ''],
+    ],
+    { previousKeyId: previous?.keyId ?? null, ...key },
+  );
+  if (previous) note(f.io, `${previous.keyId} stays in the key store to decrypt data encrypted for it`);
+}

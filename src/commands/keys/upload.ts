@@ -1,0 +1,40 @@
+// `svc keys upload [KEY_ID]`: registers a local public key (default: the current one) as
+// the key the service encrypts for.
+import { clientApplicationApi } from '../../api/client-application.js';
+import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../crypto/keystore.js';
+import { NotFoundError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeRecord } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+import { uploadChecked } from './register.js';
+
+export interface UploadOptions {
+  keyId: string | undefined;
+}
+
+export async function run(opts: UploadOptions, f: Factory): Promise<void> {
+  const key = await keyToUpload(f, opts.keyId);
+  const app = await clientApplicationApi(f);
+  const remote = await uploadChecked(app, key);
+  if ('current' in key) await markUploaded(f, key.keyId, remote.uploadedAt);
+  writeRecord(
+    f.io,
+    [
+      ['key ID', key.keyId],
+      ['algorithm', remote.algorithm],
+      ['uploaded', remote.uploadedAt],
+    ],
+    remote,
+  );
+  note(f.io, `client application ${app.clientId} now receives data encrypted for ${key.keyId}`);
+}
+
+async function keyToUpload(f: Factory, keyId: string | undefined): Promise<LocalKey | ImportedKey> {
+  const indexed = (await listKeys(f)).find((k) => (keyId === undefined ? k.current : k.keyId === keyId));
+  if (indexed) return indexed;
+  // A CI machine may have no key store index at all, only SVC_PRIVATE_KEY_FILE.
+  const imported = await importedKey(f);
+  if (imported && (keyId === undefined || imported.keyId === keyId)) return imported;
+  if (keyId !== undefined) throw unknownKey(keyId);
+  throw new NotFoundError('there is no local key pair to upload', { hint: 'run `svc keys generate --upload`' });
+}

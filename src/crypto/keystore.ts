@@ -1,0 +1,178 @@
+// The integration's own RSA key pairs (CONTRACT.md §2). Every private key ever generated is
+// kept: return requests queued before a rotation and webhook retries still arrive encrypted
+// for the older public keys. Private keys are the secrets `private-key/<keyId>`; the index
+// of them (`keys-index`) is not secret but lives in the same store, so keys and index share
+// one backend and one profile scope and cannot drift apart when config or state
+// directories change.
+import type { KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import { NotFoundError, SvcError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { note } from '../io/streams.js';
+import { envVariableFor } from '../secrets/env.js';
+import type { SecretStore } from '../secrets/store.js';
+import type { KeyringEntry } from './hybrid.js';
+import { generateKeyPair, KeyFormatError, keyFingerprint, privateKeyFromPem, publicKeyOfPrivate } from './keys.js';
+
+const INDEX_SECRET = 'keys-index';
+/** The single key CI supplies through SVC_PRIVATE_KEY_FILE; it is never in the index. */
+const IMPORTED_KEY_SECRET = 'private-key';
+
+function privateKeySecret(keyId: string): string {
+  return `private-key/${keyId}`;
+}
+
+// Loose, so that entries written by a newer svc keep their extra fields when this one rewrites them.
+const LocalKey = z.looseObject({
+  /** CONTRACT.md §1 fingerprint of `publicKey`. */
+  keyId: z.string().min(1),
+  /** Base64 of DER SPKI. */
+  publicKey: z.string().min(1),
+  createdAt: z.string().min(1),
+  /** The service's timestamp of the last upload of this key. */
+  uploadedAt: z.string().min(1).optional(),
+  current: z.boolean(),
+});
+export type LocalKey = z.infer<typeof LocalKey>;
+
+const KeyIndex = z.looseObject({
+  version: z.literal(1),
+  /** Newest first, so the current key leads. */
+  keys: z.array(LocalKey),
+});
+
+/** A key outside the index: the `private-key` secret, normally SVC_PRIVATE_KEY_FILE. */
+export interface ImportedKey {
+  keyId: string;
+  publicKey: string;
+  /** Where it comes from, for messages: the variable's name, or `private-key`. */
+  origin: string;
+}
+
+async function profileOf(f: Factory): Promise<string> {
+  return (await f.settings()).profile.value;
+}
+
+async function readIndex(f: Factory, store: SecretStore): Promise<LocalKey[]> {
+  const text = await store.get(INDEX_SECRET);
+  if (text === null) return [];
+  let parsed: ReturnType<typeof KeyIndex.safeParse> | undefined;
+  try {
+    parsed = KeyIndex.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.success) return parsed.data.keys;
+  const profile = await profileOf(f);
+  throw new SvcError(`the key index of profile "${profile}" in ${store.describe()} is damaged`, {
+    hint: `delete its "${INDEX_SECRET}" entry and run \`svc keys generate\`; older private keys stay in the store as ${privateKeySecret('<keyId>')}`,
+  });
+}
+
+async function writeIndex(store: SecretStore, keys: readonly LocalKey[]): Promise<void> {
+  await store.set(INDEX_SECRET, JSON.stringify({ version: 1, keys }));
+}
+
+// One keyring per factory, i.e. per command run: a poll or a webhook backlog decrypts many
+// items, and every keychain read may cost a round trip or a permission prompt.
+const keyrings = new WeakMap<Factory, Promise<KeyringEntry[]>>();
+
+/** Generates an RSA-2048 pair, stores it and makes it the current key; older keys stay. */
+export async function generateAndStore(f: Factory): Promise<LocalKey> {
+  const store = await f.secrets();
+  // Read first: a damaged index should fail before a key is generated and orphaned.
+  const keys = await readIndex(f, store);
+  const pair = await generateKeyPair();
+  const key: LocalKey = {
+    keyId: keyFingerprint(pair.publicKey),
+    publicKey: pair.publicKey,
+    createdAt: new Date(f.clock.now()).toISOString(),
+    current: true,
+  };
+  // The private key before the index: a failure in between leaves an unlisted secret, never
+  // a listed key without its private half.
+  await store.set(privateKeySecret(key.keyId), pair.privateKeyPem);
+  await writeIndex(store, [key, ...keys.map((k) => ({ ...k, current: false }))]);
+  keyrings.delete(f);
+  return key;
+}
+
+/** Every key in the index, newest (current) first. Never private keys. */
+export async function listKeys(f: Factory): Promise<LocalKey[]> {
+  return readIndex(f, await f.secrets());
+}
+
+export async function currentKey(f: Factory): Promise<LocalKey | undefined> {
+  return (await listKeys(f)).find((k) => k.current);
+}
+
+/** Records the service's upload timestamp for a key of the index. */
+export async function markUploaded(f: Factory, keyId: string, uploadedAt: string): Promise<LocalKey> {
+  const store = await f.secrets();
+  const keys = await readIndex(f, store);
+  const key = keys.find((k) => k.keyId === keyId);
+  if (!key) throw unknownKey(keyId);
+  key.uploadedAt = uploadedAt;
+  await writeIndex(store, keys);
+  return key;
+}
+
+export function unknownKey(keyId: string): NotFoundError {
+  return new NotFoundError(`no local key ${keyId}`, { hint: 'see the local keys with `svc keys list`' });
+}
+
+async function readImported(f: Factory, store: SecretStore): Promise<(ImportedKey & KeyringEntry) | undefined> {
+  const pem = await store.get(IMPORTED_KEY_SECRET);
+  if (pem === null) return undefined;
+  const origin = envVariableFor(f.env, IMPORTED_KEY_SECRET) ?? IMPORTED_KEY_SECRET;
+  let parsed: KeyObject;
+  try {
+    parsed = privateKeyFromPem(pem);
+  } catch (error) {
+    if (!(error instanceof KeyFormatError)) throw error;
+    throw new KeyFormatError(`${origin}: ${error.message}`, {
+      hint: `point ${origin} at an RSA private key (PKCS#8 PEM), or unset it`,
+      cause: error,
+    });
+  }
+  return { keyId: keyFingerprint(parsed), publicKey: publicKeyOfPrivate(pem), origin, privateKeyPem: pem };
+}
+
+/** The key of SVC_PRIVATE_KEY_FILE (or a stored `private-key` secret), without its private half. */
+export async function importedKey(f: Factory): Promise<ImportedKey | undefined> {
+  const imported = await readImported(f, await f.secrets());
+  return imported && { keyId: imported.keyId, publicKey: imported.publicKey, origin: imported.origin };
+}
+
+/**
+ * Every private key this profile can decrypt with, for `decryptWithKeyring`: the imported
+ * key first (CLI.md: the environment's credentials take precedence), then the index, current
+ * first. A listed key whose private half is gone is reported on stderr and left out.
+ */
+export function loadKeyring(f: Factory): Promise<KeyringEntry[]> {
+  const cached = keyrings.get(f);
+  if (cached) return cached;
+  const loading = readKeyring(f);
+  keyrings.set(f, loading);
+  loading.catch(() => {
+    if (keyrings.get(f) === loading) keyrings.delete(f);
+  });
+  return loading;
+}
+
+async function readKeyring(f: Factory): Promise<KeyringEntry[]> {
+  const store = await f.secrets();
+  const keys = await readIndex(f, store);
+  const imported = await readImported(f, store);
+  const ring: KeyringEntry[] = imported ? [{ keyId: imported.keyId, privateKeyPem: imported.privateKeyPem }] : [];
+  for (const key of keys) {
+    if (key.keyId === imported?.keyId) continue;
+    const pem = await store.get(privateKeySecret(key.keyId));
+    if (pem === null) {
+      note(f.io, `warning: the private key of ${key.keyId} is missing from ${store.describe()}; data encrypted for it cannot be decrypted`);
+      continue;
+    }
+    ring.push({ keyId: key.keyId, privateKeyPem: pem });
+  }
+  return ring;
+}

@@ -27,7 +27,7 @@ const tokenSourceFor = vi.hoisted(() =>
 );
 vi.mock('../../src/auth/session.js', () => ({ tokenSourceFor }));
 
-const BASE = 'http://svc.test';
+const BASE = 'https://svc.test';
 const KEY_PATH = '/client-application/app-1/public-key';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const UPLOADED_AT = '2025-01-02T10:00:00Z';
@@ -86,12 +86,13 @@ function setup(opts: SetupOptions = {}) {
     ...(opts.apiKey ? { 'api-key': 'company-key-1' } : {}),
   });
   const clientId = opts.clientId === undefined ? 'app-1' : opts.clientId;
+  // A profile with no built-in client (unlike `local`), so "no client ID" can be tested.
   const f = createFactory({
     env: {},
-    globals: { json, input: false, debug: false, color: false },
+    globals: { profile: 'production', json, input: false, debug: false, color: false },
     io: streams.io,
     clock,
-    config: memoryConfigStore(clientId === null ? {} : { local: { clientId } }),
+    config: memoryConfigStore({ production: { baseUrl: BASE, ...(clientId === null ? {} : { clientId }) } }),
     secrets,
     api: createApiClient({ baseUrl: BASE, io: streams.io, debug: false, clock, dispatcher: mock, sleep: async () => {} }),
   });

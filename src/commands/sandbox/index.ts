@@ -12,7 +12,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--fixture <path>', 'seed data (default: the bundled fixtures/sandbox.json)')
     .option('--auto-approve', 'approve authorization requests at once (CI)')
     .action((flags: { port: string; host: string; fixture?: string; autoApprove?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('sandbox start'), flags),
+      ctx.run(cmd, () => import('./start.js'), flags),
     );
   const trigger = sandbox.command('trigger').description('simulate what customers do');
   trigger
@@ -39,9 +39,9 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .command('clock')
     .description("move the sandbox's clock")
     .command('advance')
-    .description('advance the clock, e.g. to expire tokens and codes')
-    .argument('<seconds>')
-    .action((seconds: string, _flags, cmd: Command) => ctx.run(cmd, notYet('sandbox clock advance'), { seconds }));
+    .description('advance the clock, e.g. to expire tokens and codes; prints the new time')
+    .argument('<seconds>', 'whole seconds, or with a unit: 90, 15m, 1h, 30d')
+    .action((seconds: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./clock-advance.js'), { seconds }));
   sandbox
     .command('outbox')
     .description('emails the sandbox has "sent"')
@@ -56,5 +56,5 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
   sandbox
     .command('reset')
     .description('forget everything since start (back to the fixture)')
-    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('sandbox reset'), {}));
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./reset.js'), {}));
 }

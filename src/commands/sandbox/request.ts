@@ -1,0 +1,20 @@
+// The sandbox-only endpoints (CONTRACT.md §7) through the profile's API client, with a
+// plain answer when the base URL is a service without them.
+import type { RequestOptions } from '../../api/client.js';
+import { ApiError, SvcError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+
+export async function sandboxRequest<T>(f: Factory, opts: RequestOptions<T>): Promise<T> {
+  const api = await f.api();
+  try {
+    return await api.request(opts);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && error.code === 'not_found') {
+      throw new SvcError(`${api.baseUrl} is not a sandbox: it has no ${opts.method} ${opts.path}`, {
+        hint: 'start one with `svc sandbox start` and point --base-url (or SVC_BASE_URL) at it',
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,95 @@
+// `svc sandbox start`: the local service in the foreground until SIGINT or SIGTERM. Its
+// first stdout line is `listening on URL`, which scripts and tests wait for; everything
+// else (what to log in with, request lines) goes to stderr.
+import { resolve } from 'node:path';
+import { isLoopbackHost } from '../../config/base-url.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { note, println } from '../../io/streams.js';
+import { bundledFixturePath } from '../../sandbox/fixture.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server.js';
+
+export interface StartOptions {
+  port: string;
+  host: string;
+  fixture?: string | undefined;
+  autoApprove?: boolean | undefined;
+}
+
+export interface StopSignal {
+  /** Resolves with the name of the signal that asked to stop. */
+  stopped: Promise<string>;
+  dispose(): void;
+}
+
+/** SIGINT or SIGTERM, once: a second Ctrl-C during shutdown gets Node's default (exit at once). */
+export function processStopSignal(): StopSignal {
+  let dispose = () => {};
+  const stopped = new Promise<string>((resolveStop) => {
+    const stop = (signal: NodeJS.Signals) => {
+      dispose();
+      resolveStop(signal);
+    };
+    dispose = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return { stopped, dispose };
+}
+
+export async function run(opts: StartOptions, f: Factory, listenForStop: () => StopSignal = processStopSignal): Promise<void> {
+  const port = parsePort(opts.port);
+  const host = parseHost(opts.host);
+  const fixture = opts.fixture === undefined ? bundledFixturePath() : resolve(opts.fixture);
+  // Listening first, so that a signal sent the moment the URL is printed is not missed.
+  const stop = listenForStop();
+  let sandbox: RunningSandbox;
+  try {
+    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, log: (line) => note(f.io, line) });
+  } catch (error) {
+    stop.dispose();
+    throw error;
+  }
+  println(f.io, `listening on ${sandbox.url}`);
+  describeLogin(f, sandbox, fixture);
+  const signal = await stop.stopped;
+  note(f.io, `${signal}: stopping the sandbox`);
+  await sandbox.close();
+}
+
+function parsePort(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port <= 65535)) throw new UsageError(`--port: "${value}" is not a port number from 0 to 65535`, { hint: '--port 0 picks a free port' });
+  return port;
+}
+
+function parseHost(host: string): string {
+  if (!isLoopbackHost(host)) {
+    throw new UsageError(`--host: ${host} is not a loopback address; the sandbox only serves this machine`, {
+      hint: 'use 127.0.0.1, ::1 or localhost',
+    });
+  }
+  return host;
+}
+
+function describeLogin(f: Factory, sandbox: RunningSandbox, fixturePath: string): void {
+  const apps = sandbox.state.fixture.clientApplications;
+  const index = apps.findIndex((a) => a.status === 'Approved');
+  const app = apps[index];
+  if (!app) {
+    note(f.io, `the fixture ${fixturePath} has no Approved client application to log in with`);
+  } else {
+    note(
+      f.io,
+      [
+        `client id      ${app.id} (${app.name})`,
+        `redirect URI   ${app.redirectUris[0] ?? '(none)'}`,
+        `client secret  clientApplications[${index}].clientSecret in ${fixturePath}`,
+      ].join('\n'),
+    );
+  }
+  note(f.io, 'press Ctrl-C to stop');
+}

@@ -1,0 +1,28 @@
+// Sandbox-only endpoints (CONTRACT.md §7), shared by the sandbox and the `svc sandbox` verbs.
+import { z } from 'zod';
+
+/** Ten years: enough to expire anything the service issues, small enough to keep dates valid. */
+export const MAX_CLOCK_ADVANCE_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+/** `GET /sandbox/health`. */
+export const SandboxHealth = z.looseObject({
+  status: z.literal('ok'),
+  version: z.string(),
+  startedAt: z.iso.datetime(),
+  now: z.iso.datetime(),
+});
+export type SandboxHealth = z.infer<typeof SandboxHealth>;
+
+/** `POST /sandbox/clock` request. */
+export const ClockAdvanceRequest = z.object({
+  advanceSeconds: z.int().min(0).max(MAX_CLOCK_ADVANCE_SECONDS),
+});
+export type ClockAdvanceRequest = z.infer<typeof ClockAdvanceRequest>;
+
+/** `POST /sandbox/clock` response: the sandbox's time after the move. */
+export const ClockAdvanceResponse = z.looseObject({ now: z.iso.datetime() });
+export type ClockAdvanceResponse = z.infer<typeof ClockAdvanceResponse>;
+
+/** `POST /sandbox/reset` response. */
+export const SandboxResetResponse = z.looseObject({ status: z.literal('reset'), now: z.iso.datetime() });
+export type SandboxResetResponse = z.infer<typeof SandboxResetResponse>;

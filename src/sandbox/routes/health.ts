@@ -1,0 +1,22 @@
+// Sandbox-only endpoints of CONTRACT.md §7 that concern the sandbox itself: liveness,
+// reset, and moving the clock.
+import { ClockAdvanceRequest } from '../../contract/sandbox.js';
+import type { Sandbox } from '../context.js';
+import { json, type Router } from '../router.js';
+
+export function register(router: Router, sandbox: Sandbox): void {
+  router.get('/sandbox/health', () =>
+    json(200, { status: 'ok', version: sandbox.version, startedAt: sandbox.startedAt, now: sandbox.clock.iso() }),
+  );
+
+  router.post('/sandbox/reset', () => {
+    sandbox.reset();
+    return json(200, { status: 'reset', now: sandbox.clock.iso() });
+  });
+
+  router.post('/sandbox/clock', { body: ClockAdvanceRequest }, (req) => {
+    sandbox.clock.advance(req.body.advanceSeconds);
+    sandbox.log(`clock advanced by ${req.body.advanceSeconds}s to ${sandbox.clock.iso()}`);
+    return json(200, { now: sandbox.clock.iso() });
+  });
+}

@@ -1,0 +1,111 @@
+// The local service: one node:http server, the route groups of every interface part, and
+// the state seeded from a fixture. Used by `svc sandbox start`, by `svc demo` and by tests
+// in-process; nothing here reads process state or exits.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../clock.js';
+import { SvcError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { createSandboxClock, type SandboxClock } from './clock.js';
+import type { RouteGroup, Sandbox } from './context.js';
+import { bundledFixturePath, loadFixture, type Fixture } from './fixture.js';
+import { createRouter } from './router.js';
+import * as health from './routes/health.js';
+import { createSandboxState, type SandboxState } from './state.js';
+
+/** One module per interface part; later parts (OAuth, receipts, credit notes, webhooks) join here. */
+const ROUTE_GROUPS: readonly RouteGroup[] = [health];
+
+// How long `close()` lets requests in progress finish before their connections are cut.
+const CLOSE_GRACE_MS = 1000;
+
+export interface SandboxOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** A fixture file, or one already loaded; default: the bundled fixtures/sandbox.json. */
+  fixture?: string | Fixture;
+  /** The base clock the sandbox clock advances over (tests pass a fixed one). */
+  clock?: Clock;
+  autoApprove?: boolean;
+  /** Request lines and internal errors; silent by default. */
+  log?: (line: string) => void;
+}
+
+export interface RunningSandbox {
+  /** e.g. http://127.0.0.1:8787, without a trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  readonly state: SandboxState;
+  readonly clock: SandboxClock;
+  /** Stops listening and closes every connection; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const fixture =
+    typeof options.fixture === 'object' ? options.fixture : await loadFixture(options.fixture ?? bundledFixturePath());
+  const clock = createSandboxClock(options.clock);
+  const state = createSandboxState(fixture);
+  const log = options.log ?? (() => {});
+  const sandbox: Sandbox = {
+    state,
+    clock,
+    autoApprove: options.autoApprove ?? false,
+    version: VERSION,
+    startedAt: clock.iso(),
+    log,
+    reset() {
+      state.reset();
+      clock.reset();
+    },
+  };
+
+  const router = createRouter({ clock, log });
+  for (const group of ROUTE_GROUPS) group.register(router, sandbox);
+  const server = createServer();
+  router.attach(server);
+  await listen(server, options.port ?? 0, host);
+
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  const shutdown = () =>
+    new Promise<void>((resolve, reject) => {
+      const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      server.close((error) => {
+        clearTimeout(force);
+        if (error) reject(error);
+        else resolve();
+      });
+      // Keep-alive connections of clients that are done would otherwise hold close() open.
+      server.closeIdleConnections();
+    });
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    state,
+    clock,
+    close: () => (closing ??= shutdown()),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const hint = 'stop what is using it, or pick another port (0 picks a free one)';
+  if (error.code === 'EADDRINUSE') return new SvcError(`port ${port} is in use`, { hint, cause: error });
+  if (error.code === 'EACCES') return new SvcError(`not allowed to listen on port ${port}`, { hint, cause: error });
+  if (error.code === 'EADDRNOTAVAIL') return new SvcError(`${host} is not an address of this machine`, { cause: error });
+  return error;
+}

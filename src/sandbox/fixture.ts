@@ -3,14 +3,13 @@
 // id used twice, a device whose private key is not its public key's partner) is refused
 // at start, naming the field, rather than surfacing later as a confusing 404 or a failed
 // decryption.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { parseOrThrow } from '../contract/validate.js';
 import { publicKeyOfPrivate } from '../crypto/keys.js';
-import { SvcError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { packageFile } from '../package-root.js';
 
 const Id = z.string().min(1);
 const Base64 = z.base64();
@@ -187,11 +186,5 @@ export async function loadFixture(path: string): Promise<Fixture> {
  * dist/chunks/ once bundled.
  */
 export function bundledFixturePath(from: string | URL = import.meta.url): string {
-  let dir = dirname(fileURLToPath(from));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return join(dir, 'fixtures', 'sandbox.json');
-    const parent = dirname(dir);
-    if (parent === dir) throw new SvcError('cannot find the bundled fixtures/sandbox.json', { hint: 'pass --fixture FILE' });
-    dir = parent;
-  }
+  return packageFile(join('fixtures', 'sandbox.json'), from);
 }

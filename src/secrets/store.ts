@@ -13,7 +13,10 @@ export interface SecretStore {
   describe(): string;
 }
 
-export function memorySecretStore(initial: Record<string, string> = {}): SecretStore & { dump(): Record<string, string> } {
+export function memorySecretStore(
+  initial: Record<string, string> = {},
+  label = 'in memory (tests)',
+): SecretStore & { dump(): Record<string, string> } {
   const values = new Map(Object.entries(initial));
   return {
     backend: 'memory',
@@ -22,7 +25,7 @@ export function memorySecretStore(initial: Record<string, string> = {}): SecretS
       values.set(key, value);
     },
     delete: async (key) => values.delete(key),
-    describe: () => 'in memory (tests)',
+    describe: () => label,
     dump: () => Object.fromEntries(values),
   };
 }

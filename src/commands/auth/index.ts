@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 
 export function registerAuth(program: Command, ctx: CommandContext): void {
   const auth = program.command('auth').description('log in with OAuth and manage stored credentials');
@@ -18,7 +17,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
       (
         flags: { flow: string; scopes?: string; clientId?: string; clientSecretStdin?: boolean; browser: boolean; port?: string; timeout: string },
         cmd: Command,
-      ) => ctx.run(cmd, notYet('auth login'), flags),
+      ) => ctx.run(cmd, () => import('./login.js'), flags),
     );
   auth
     .command('status')
@@ -35,9 +34,9 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
     .command('logout')
     .description('forget the tokens and client secret of the profile')
     .option('--all', 'every profile')
-    .action((flags: { all?: boolean }, cmd: Command) => ctx.run(cmd, notYet('auth logout'), { all: Boolean(flags.all) }));
+    .action((flags: { all?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./logout.js'), { all: Boolean(flags.all) }));
   auth
     .command('refresh')
     .description('renew the access tokens now')
-    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('auth refresh'), {}));
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./refresh.js'), {}));
 }

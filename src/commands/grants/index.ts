@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 
 export function registerGrants(program: Command, ctx: CommandContext): void {
   const grants = program.command('grants').description('Grants: the companies that approved this integration');
@@ -8,15 +7,17 @@ export function registerGrants(program: Command, ctx: CommandContext): void {
     .command('list')
     .description('list the Grants of the profile')
     .option('--details', 'fetch stores and scopes of each Grant from the service')
-    .action((flags: { details?: boolean }, cmd: Command) => ctx.run(cmd, notYet('grants list'), { details: Boolean(flags.details) }));
+    .action((flags: { details?: boolean }, cmd: Command) =>
+      ctx.run(cmd, () => import('./list.js'), { details: Boolean(flags.details) }),
+    );
   grants
     .command('show')
     .description('show one Grant with its stores')
     .argument('<grant-id>')
-    .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('grants show'), { grantId }));
+    .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./show.js'), { grantId }));
   grants
     .command('use')
     .description('make a Grant the default of the profile')
     .argument('<grant-id>')
-    .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('grants use'), { grantId }));
+    .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./use.js'), { grantId }));
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 
 export function registerToken(program: Command, ctx: CommandContext): void {
   const token = program.command('token').description('access tokens (cached in the keychain)');
@@ -8,14 +7,14 @@ export function registerToken(program: Command, ctx: CommandContext): void {
     .command('get')
     .description('print a valid access token for a Grant (the bare token, or --json)')
     .option('--grant <id>', 'Grant to use (default: the profile\'s, or SVC_GRANT_ID)')
-    .option('--scope <scope>', 'scope to request')
+    .option('--scope <scope>', 'scope to request (default: write_receipts)')
     .option('--force', 'ignore the cache and request a new token')
     .action((flags: { grant?: string; scope?: string; force?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('token get'), { grant: flags.grant, scope: flags.scope, force: Boolean(flags.force) }),
+      ctx.run(cmd, () => import('./get.js'), { grant: flags.grant, scope: flags.scope, force: Boolean(flags.force) }),
     );
   token
     .command('validate')
-    .description('ask the service whether a token is valid (default: the cached one)')
+    .description('ask the service whether a token is valid (default: the cached one); exit 4 when it is not')
     .argument('[token]', 'token to check; prefer stdin (-) so it stays out of the process list')
-    .action((value: string | undefined, _flags, cmd: Command) => ctx.run(cmd, notYet('token validate'), { token: value }));
+    .action((value: string | undefined, _flags, cmd: Command) => ctx.run(cmd, () => import('./validate.js'), { token: value }));
 }

@@ -1,0 +1,81 @@
+// The client application's credentials. The ID is a setting (flag > SVC_CLIENT_ID > profile
+// > built-in); the secret comes from SVC_CLIENT_SECRET, the secret store, or the built-in
+// sandbox default, and otherwise from stdin or a hidden prompt: never from argv.
+import { BUILTIN_PROFILES } from '../config/defaults.js';
+import type { Settings } from '../config/settings.js';
+import { AuthError, SecretStoreError, UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { note, type IOStreams } from '../io/streams.js';
+import { envVariableFor } from '../secrets/env.js';
+import { memorySecretStore, type SecretStore } from '../secrets/store.js';
+
+export const CLIENT_SECRET_KEY = 'client-secret';
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export function clientIdOf(settings: Settings, flag?: string): string {
+  const id = flag ?? settings.clientId?.value;
+  if (id) return id;
+  throw new UsageError(`no client ID for profile "${settings.profile.value}"`, {
+    hint: 'pass --client-id, set SVC_CLIENT_ID, or run `svc config set client-id ID`',
+  });
+}
+
+function environmentSecret(f: Factory): string | undefined {
+  const variable = envVariableFor(f.env, CLIENT_SECRET_KEY);
+  return variable === undefined ? undefined : f.env[variable];
+}
+
+// The built-in secret belongs to the built-in client ID (the sandbox fixture's); sent with
+// any other client ID it would only earn an invalid_client.
+function builtinSecret(profile: string, clientId: string): string | undefined {
+  const builtin = BUILTIN_PROFILES[profile];
+  return builtin?.clientId === clientId ? builtin.clientSecret : undefined;
+}
+
+/** The secret that needs nobody to type it: environment, then the store, then the built-in default. */
+export async function knownClientSecret(f: Factory, profile: string, clientId: string, store: SecretStore): Promise<string | undefined> {
+  return environmentSecret(f) ?? (await store.get(CLIENT_SECRET_KEY)) ?? builtinSecret(profile, clientId);
+}
+
+export async function clientCredentials(f: Factory, settings: Settings, store: SecretStore): Promise<ClientCredentials> {
+  const clientId = clientIdOf(settings);
+  const clientSecret = await knownClientSecret(f, settings.profile.value, clientId, store);
+  if (clientSecret === undefined) {
+    throw new AuthError(`no client secret for profile "${settings.profile.value}"`, {
+      hint: 'store it with `svc auth set-secret` (or `svc auth login --client-secret-stdin`), or set SVC_CLIENT_SECRET',
+    });
+  }
+  return { clientId, clientSecret };
+}
+
+/**
+ * The profile's secret store. When it cannot be opened (a CI runner has no keychain) but the
+ * client secret needs no store (SVC_CLIENT_SECRET, or the built-in sandbox secret), a store
+ * that lasts this process instead: everything works, tokens just are not kept between runs.
+ */
+export async function authSecrets(f: Factory, settings: Settings): Promise<SecretStore> {
+  try {
+    return await f.secrets();
+  } catch (error) {
+    if (!(error instanceof SecretStoreError)) throw error;
+    const clientId = settings.clientId?.value;
+    const secretWithoutStore =
+      environmentSecret(f) !== undefined || (clientId !== undefined && builtinSecret(settings.profile.value, clientId) !== undefined);
+    if (!secretWithoutStore) throw error;
+    if (f.debug) note(f.io, `* ${error.message}: tokens are kept for this command only`);
+    return memorySecretStore();
+  }
+}
+
+/** A secret piped in: one trailing newline (from `echo`) is not part of it; empty is refused. */
+export async function readSecretFromStdin(io: IOStreams, what: string, hint: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (value.trim() === '') throw new UsageError(`${what} from stdin is empty`, { hint });
+  return value;
+}

@@ -1,0 +1,107 @@
+// What a login leaves in the profile: non-secret metadata only. Grant-flow logins keep the
+// Grants (`grants`); code-flow logins keep one record per company (`companies`: the token
+// record without its tokens). `grant` names the default: a Grant ID, or a company's
+// merchant ID for the code flow, so `--grant`, SVC_GRANT_ID and `grants use` cover both.
+import { z } from 'zod';
+import type { ConfigStore, GrantRecord, ProfileConfig } from '../config/store.js';
+import type { Grant, TokenRecord } from '../contract/oauth.js';
+
+export const CompanyRecord = z.looseObject({
+  merchant_id: z.string().min(1),
+  company_legal_name: z.string(),
+  tax_id: z.string(),
+  customer_id: z.string().nullable(),
+  /** Expiry of the access token and of the refresh token, ISO 8601. */
+  expires_at: z.string(),
+  refresh_expires_at: z.string(),
+  /** The scopes asked for at login, which the company's access tokens carry. */
+  scope: z.string(),
+});
+export type CompanyRecord = z.infer<typeof CompanyRecord>;
+
+export interface Authorizations {
+  grants: GrantRecord[];
+  companies: CompanyRecord[];
+  /** The profile's default (not SVC_GRANT_ID). */
+  grant: string | undefined;
+}
+
+export function readAuthorizations(config: ConfigStore, profile: string): Authorizations {
+  const p = config.profile(profile);
+  return { grants: p.grants ?? [], companies: companiesOf(p), grant: p.grant };
+}
+
+// The config file is the user's to edit: an entry that no longer parses is left out.
+function companiesOf(p: ProfileConfig): CompanyRecord[] {
+  if (!Array.isArray(p.companies)) return [];
+  return p.companies.flatMap((entry: unknown) => {
+    const parsed = CompanyRecord.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+export function knownIds(a: Authorizations): string[] {
+  return [...a.grants.map((g) => g.grant_id), ...a.companies.map((c) => c.merchant_id)];
+}
+
+export function companyRecord(record: TokenRecord, scope: string): CompanyRecord {
+  return {
+    merchant_id: record.merchant_id,
+    company_legal_name: record.company_legal_name,
+    tax_id: record.tax_id,
+    customer_id: record.customer_id,
+    expires_at: record.expires_at,
+    refresh_expires_at: record.refresh_expires_at,
+    scope,
+  };
+}
+
+// A new login decides the default when it authorized exactly one company, or when the
+// profile had none; otherwise the user's earlier choice stays.
+function nextDefault(current: string | undefined, added: readonly string[]): string | undefined {
+  if (added.length === 1 || current === undefined) return added[0] ?? current;
+  return current;
+}
+
+/** Adds or replaces Grants by ID; returns the profile's default afterwards. */
+export function saveGrants(config: ConfigStore, profile: string, grants: readonly Grant[]): string | undefined {
+  const ids = grants.map((g) => g.grant_id);
+  let chosen: string | undefined;
+  config.updateProfile(profile, (p) => {
+    chosen = nextDefault(p.grant, ids);
+    const kept = (p.grants ?? []).filter((g) => !ids.includes(g.grant_id));
+    return { ...p, grants: [...kept, ...grants], grant: chosen };
+  });
+  return chosen;
+}
+
+/** Adds or replaces companies by merchant ID; returns the profile's default afterwards. */
+export function saveCompanies(config: ConfigStore, profile: string, companies: readonly CompanyRecord[]): string | undefined {
+  const ids = companies.map((c) => c.merchant_id);
+  let chosen: string | undefined;
+  config.updateProfile(profile, (p) => {
+    chosen = nextDefault(p.grant, ids);
+    const kept = companiesOf(p).filter((c) => !ids.includes(c.merchant_id));
+    return { ...p, companies: [...kept, ...companies], grant: chosen };
+  });
+  return chosen;
+}
+
+/** Keeps the expiry shown by `grants list` current after a refresh. */
+export function updateCompanyExpiry(config: ConfigStore, profile: string, record: TokenRecord): void {
+  config.updateProfile(profile, (p) => ({
+    ...p,
+    companies: companiesOf(p).map((c) =>
+      c.merchant_id === record.merchant_id ? { ...c, expires_at: record.expires_at, refresh_expires_at: record.refresh_expires_at } : c,
+    ),
+  }));
+}
+
+export function setDefault(config: ConfigStore, profile: string, id: string): void {
+  config.updateProfile(profile, (p) => ({ ...p, grant: id }));
+}
+
+/** Removes the Grants, companies and default of a profile; its other settings stay. */
+export function forgetAuthorizations(config: ConfigStore, profile: string): void {
+  config.updateProfile(profile, (p) => ({ ...p, grants: undefined, companies: undefined, grant: undefined }));
+}

@@ -1,0 +1,144 @@
+// The way every command that calls a protected operation gets its bearer token: pick the
+// Grant, then take its cached token or get a new one (client credentials for a Grant, the
+// refresh token for a code-flow company), once for all concurrent svc processes.
+import { join } from 'node:path';
+import type { TokenSource } from '../api/client.js';
+import type { Settings } from '../config/settings.js';
+import { AuthError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import type { SecretStore } from '../secrets/store.js';
+import { authSecrets, clientCredentials, type ClientCredentials } from './credentials.js';
+import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
+import { knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
+import { createTokenCache, type CachedToken, type TokenCache } from './token-cache.js';
+
+export const DEFAULT_SCOPE = 'write_receipts';
+/** A code-flow company has one access token, carrying every scope of its login. */
+export const CODE_FLOW_SLOT = '*';
+
+export interface TokenFor {
+  /** Grant to act for (default: --grant, SVC_GRANT_ID, the profile's `grant`, or the only Grant). */
+  grant?: string | undefined;
+  /** Scope to request (default: write_receipts). */
+  scope?: string | undefined;
+}
+
+export interface IssuedToken extends CachedToken {
+  /** The Grant ID, or the merchant ID of a code-flow company. */
+  grant_id: string;
+}
+
+/** `--grant` > SVC_GRANT_ID > the profile's `grant` > the only Grant of the profile. */
+export function chooseGrant(auth: Authorizations, settings: Settings, flag?: string): string {
+  const chosen = flag ?? settings.grant?.value;
+  if (chosen) return chosen;
+  const ids = knownIds(auth);
+  if (ids.length === 1 && ids[0] !== undefined) return ids[0];
+  if (ids.length === 0) throw new AuthError('no Grant: run `svc auth login`');
+  throw new AuthError(`profile "${settings.profile.value}" has ${ids.length} Grants and no default`, {
+    hint: 'choose one with `svc grants use GRANT_ID`, or pass --grant',
+  });
+}
+
+/** The token cache of a profile, over its secret store, with its locks in the state dir. */
+export function profileTokenCache(f: Factory, secrets: SecretStore, profile: string): TokenCache {
+  return createTokenCache({ secrets, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile });
+}
+
+interface Target {
+  id: string;
+  company: CompanyRecord | undefined;
+}
+
+interface Session {
+  settings: Settings;
+  auth: Authorizations;
+  cache: TokenCache;
+  target(flag?: string): Target;
+  issue(target: Target, scope: string, force: boolean): Promise<IssuedToken>;
+  slotOf(target: Target, scope: string): string;
+}
+
+async function openSession(f: Factory): Promise<Session> {
+  const settings = await f.settings();
+  const profile = settings.profile.value;
+  const config = await f.config();
+  const secrets = await authSecrets(f, settings);
+  const auth = readAuthorizations(config, profile);
+  const cache = profileTokenCache(f, secrets, profile);
+  // Only a token request needs the client secret: a cache hit never reads it.
+  let client: Promise<ClientCredentials> | undefined;
+  const credentials = () => (client ??= clientCredentials(f, settings, secrets));
+  const slotOf = (target: Target, scope: string) => (target.company ? CODE_FLOW_SLOT : scope);
+
+  return {
+    settings,
+    auth,
+    cache,
+    slotOf,
+    target(flag) {
+      const id = chooseGrant(auth, settings, flag);
+      return { id, company: auth.companies.find((c) => c.merchant_id === id) };
+    },
+    async issue(target, scope, force) {
+      const { id, company } = target;
+      const fetch = company
+        ? async () => {
+            const record = await refreshCompanyTokens(await f.api(), await credentials(), secrets, id);
+            updateCompanyExpiry(config, profile, record);
+            return cachedFromRecord(record, company.scope);
+          }
+        : async () => requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
+      const token = await cache.acquire({ id, scope: slotOf(target, scope), force, fetch });
+      return { ...token, grant_id: id };
+    },
+  };
+}
+
+/** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */
+export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<TokenSource> {
+  const session = await openSession(f);
+  const target = session.target(want.grant);
+  const scope = want.scope ?? DEFAULT_SCOPE;
+  let last: string | undefined;
+  return {
+    async token() {
+      last = (await session.issue(target, scope, false)).access_token;
+      return last;
+    },
+    async invalidate() {
+      if (last !== undefined) await session.cache.discard(target.id, session.slotOf(target, scope), last);
+    },
+  };
+}
+
+/** The token `svc token get` prints; `force` asks the service even when the cached one is good. */
+export async function issueToken(f: Factory, want: TokenFor & { force?: boolean }): Promise<IssuedToken> {
+  const session = await openSession(f);
+  return session.issue(session.target(want.grant), want.scope ?? DEFAULT_SCOPE, Boolean(want.force));
+}
+
+/** The cached token of the chosen Grant (the scope's, else any), without asking the service. */
+export async function cachedToken(f: Factory, want: TokenFor = {}): Promise<IssuedToken> {
+  const session = await openSession(f);
+  const target = session.target(want.grant);
+  const tokens = await session.cache.read(target.id);
+  const token = tokens[session.slotOf(target, want.scope ?? DEFAULT_SCOPE)] ?? Object.values(tokens)[0];
+  if (!token) throw new AuthError(`no cached token for Grant ${target.id}`, { hint: 'run `svc token get`' });
+  return { ...token, grant_id: target.id };
+}
+
+/** Every (Grant, scope) with a cached token, SVC_GRANT_ID's included, and every code-flow company. */
+export async function cachedSlots(f: Factory): Promise<Required<TokenFor>[]> {
+  const session = await openSession(f);
+  const { auth, settings } = session;
+  const companies = new Set(auth.companies.map((c) => c.merchant_id));
+  const grants = new Set(auth.grants.map((g) => g.grant_id));
+  if (settings.grant && !companies.has(settings.grant.value)) grants.add(settings.grant.value);
+  const slots: Required<TokenFor>[] = [];
+  for (const grant of grants) {
+    for (const scope of Object.keys(await session.cache.read(grant))) slots.push({ grant, scope });
+  }
+  for (const company of auth.companies) slots.push({ grant: company.merchant_id, scope: company.scope });
+  return slots;
+}

@@ -1,0 +1,171 @@
+// Access tokens cached in the secret store, one entry per Grant (key `token/<id>`) holding
+// a token per scope. A token is reused until 60 s before it expires, so consecutive
+// commands make no token request. Renewal happens under a lock file in the state dir, and
+// the cache is read again once the lock is held: of several svc processes that find the
+// token expired at once, one asks the service and the others take its answer. For the
+// code flow this also keeps two processes from presenting the same refresh token, which the
+// service would treat as a replay and answer by revoking the whole token family.
+import { mkdir, open, rm, stat, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { sha256Hex } from '../crypto/hash.js';
+import type { SecretStore } from '../secrets/store.js';
+
+/** A token is renewed when less than this is left, so it cannot expire on the way. */
+export const EXPIRY_MARGIN_MS = 60_000;
+export const STALE_LOCK_MS = 30_000;
+
+export const CachedToken = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string(),
+  /** ISO 8601. */
+  expires_at: z.string(),
+  /** The scope the service granted. */
+  scope: z.string(),
+});
+export type CachedToken = z.infer<typeof CachedToken>;
+
+const CachedTokens = z.record(z.string(), CachedToken);
+type CachedTokens = z.infer<typeof CachedTokens>;
+
+export function tokenKey(id: string): string {
+  return `token/${id}`;
+}
+
+export interface TokenCacheOptions {
+  secrets: SecretStore;
+  clock: Clock;
+  /** Directory of the lock files (created private on first use). */
+  lockDir: string;
+  /** Keeps the locks of two profiles that share a Grant ID apart. */
+  namespace: string;
+  staleLockMs?: number;
+  pollMs?: number;
+}
+
+export interface Acquire {
+  id: string;
+  /** The cache slot: the requested scope. */
+  scope: string;
+  /** Ask the service even when the cached token is still good. */
+  force?: boolean;
+  /** Asks the service for a token; called with the lock held. */
+  fetch: () => Promise<CachedToken>;
+}
+
+export interface TokenCache {
+  /** A token with more than the margin left: the cached one, or a new one from `fetch`. */
+  acquire(req: Acquire): Promise<CachedToken>;
+  /** The cached tokens of an ID by slot, valid or not. */
+  read(id: string): Promise<CachedTokens>;
+  /** Stores a token obtained elsewhere (at login). */
+  put(id: string, scope: string, token: CachedToken): Promise<void>;
+  /** Drops the token of a slot if it is still `accessToken` (a 401 said it is no good). */
+  discard(id: string, scope: string, accessToken: string): Promise<void>;
+  /** Drops every token of an ID; true if there were any. */
+  forget(id: string): Promise<boolean>;
+}
+
+export function createTokenCache(opts: TokenCacheOptions): TokenCache {
+  const { secrets, clock } = opts;
+  const lockPath = (id: string) => join(opts.lockDir, `token-${sha256Hex(`${opts.namespace}\0${id}`).slice(0, 32)}.lock`);
+  const locked = <T>(id: string, work: () => Promise<T>) =>
+    withFileLock(lockPath(id), work, { staleMs: opts.staleLockMs ?? STALE_LOCK_MS, pollMs: opts.pollMs ?? 50 });
+
+  async function read(id: string): Promise<CachedTokens> {
+    const raw = await secrets.get(tokenKey(id));
+    if (raw === null) return {};
+    try {
+      const parsed = CachedTokens.safeParse(JSON.parse(raw));
+      // A damaged entry is only a cache miss: the next token request overwrites it.
+      return parsed.success ? parsed.data : {};
+    } catch {
+      return {};
+    }
+  }
+
+  async function write(id: string, tokens: CachedTokens): Promise<void> {
+    if (Object.keys(tokens).length === 0) await secrets.delete(tokenKey(id));
+    else await secrets.set(tokenKey(id), JSON.stringify(tokens));
+  }
+
+  const usable = (token: CachedToken | undefined): token is CachedToken =>
+    token !== undefined && Date.parse(token.expires_at) - clock.now() > EXPIRY_MARGIN_MS;
+
+  return {
+    read,
+    async acquire({ id, scope, force = false, fetch }) {
+      if (!force) {
+        const cached = (await read(id))[scope];
+        if (usable(cached)) return cached;
+      }
+      return locked(id, async () => {
+        const tokens = await read(id);
+        const cached = tokens[scope];
+        if (!force && usable(cached)) return cached;
+        const token = await fetch();
+        await write(id, { ...tokens, [scope]: token });
+        return token;
+      });
+    },
+    put: (id, scope, token) => locked(id, async () => write(id, { ...(await read(id)), [scope]: token })),
+    discard: (id, scope, accessToken) =>
+      locked(id, async () => {
+        const tokens = await read(id);
+        if (tokens[scope]?.access_token !== accessToken) return;
+        delete tokens[scope];
+        await write(id, tokens);
+      }),
+    forget: (id) => secrets.delete(tokenKey(id)),
+  };
+}
+
+export interface LockOptions {
+  /** A lock file older than this belongs to a process that died; it is taken over. */
+  staleMs: number;
+  pollMs: number;
+}
+
+/**
+ * Runs `work` while holding `path`, created with O_EXCL so exactly one process holds it.
+ * The holder touches the file while it works, so only a dead holder's lock turns stale.
+ * Ages are compared with the file system's wall-clock mtimes, not the injected clock.
+ */
+export async function withFileLock<T>(path: string, work: () => Promise<T>, opts: LockOptions): Promise<T> {
+  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  for (;;) {
+    try {
+      const handle = await open(path, 'wx', 0o600);
+      await handle.writeFile(`${process.pid}\n`);
+      await handle.close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const mtime = await stat(path).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+    // Released between our open and stat: try again at once.
+    if (mtime === undefined) continue;
+    // Two waiters that judge the same dead lock stale at the same moment can both get in;
+    // that needs a crashed holder and a race within milliseconds, and costs one extra request.
+    if (Date.now() - mtime > opts.staleMs) {
+      await rm(path, { force: true });
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, opts.pollMs));
+  }
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    utimes(path, now, now).catch(() => undefined);
+  }, Math.max(1, Math.floor(opts.staleMs / 3)));
+  heartbeat.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(heartbeat);
+    await rm(path, { force: true });
+  }
+}

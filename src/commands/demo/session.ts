@@ -1,0 +1,70 @@
+// Runs real `svc` commands in-process against the demo's embedded sandbox, exactly as a
+// user would type them, but with a throwaway config directory and an in-memory secret
+// store: the demo never reads or changes the user's profiles or keychain.
+import type { Command } from 'commander';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { globalsOf, type CommandContext } from '../context.js';
+import { openConfigStore } from '../../config/store.js';
+import { createFactory, type Env, type Factory } from '../../factory.js';
+import { theme } from '../../io/theme.js';
+import { memorySecretStore } from '../../secrets/store.js';
+
+export interface DemoSession {
+  /** Prints `$ svc ARGV` and runs it; a failing step fails the demo. */
+  svc(argv: readonly string[]): Promise<void>;
+  /** The factory a step runs with (same config, secrets and sandbox). */
+  factory(overrides?: { json?: boolean }): Factory;
+}
+
+export async function createDemoSession(f: Factory, baseUrl: string, home: string): Promise<DemoSession> {
+  const configDir = join(home, 'config');
+  const stateDir = join(home, 'state');
+  await mkdir(configDir, { recursive: true, mode: 0o700 });
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // Nothing from the user's environment may point the demo elsewhere.
+  const env: Env = {
+    ...Object.fromEntries(Object.entries(f.env).filter(([k]) => !k.startsWith('SVC_'))),
+    SVC_BASE_URL: baseUrl,
+    SVC_CONFIG_DIR: configDir,
+    SVC_STATE_DIR: stateDir,
+  };
+  const config = openConfigStore(configDir);
+  const secrets = memorySecretStore({}, 'in memory (this demo only)');
+  const t = theme(f.io);
+
+  const factory = (overrides: { json?: boolean } = {}, globals = { json: false, input: false, debug: false, color: f.io.color }) =>
+    createFactory({
+      env,
+      globals: { ...globals, json: overrides.json ?? globals.json },
+      io: { ...f.io, json: overrides.json ?? globals.json, noInput: true },
+      clock: f.clock,
+      config,
+      secrets,
+    });
+
+  const ctx: CommandContext = {
+    async run(cmd: Command, load, opts) {
+      const step = factory({}, { ...globalsOf(cmd), input: false });
+      const verb = await load();
+      try {
+        await verb.run(opts, step);
+      } finally {
+        await step.dispose();
+      }
+    },
+  };
+
+  return {
+    factory: (overrides) => factory(overrides),
+    async svc(argv) {
+      f.io.stdout.write(`\n${t.dim('$')} ${t.bold(`svc ${argv.join(' ')}`)}\n`);
+      const { buildProgram } = await import('../../root.js');
+      const program = buildProgram(ctx, {
+        writeOut: (s) => f.io.stdout.write(s),
+        writeErr: (s) => f.io.stderr.write(s),
+      });
+      await program.parseAsync([...argv], { from: 'user' });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// `svc grants list`: the Grants (and code-flow companies) the profile's logins brought back,
+// from the profile; with --details, each Grant's stores as the service reports them now.
+import { fetchGrantDetails } from '../../auth/grant-details.js';
+import { readAuthorizations } from '../../auth/profile.js';
+import type { GrantDetails } from '../../contract/oauth.js';
+import type { Factory } from '../../factory.js';
+import { writeList } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+
+export interface ListOptions {
+  details: boolean;
+}
+
+export async function run(opts: ListOptions, f: Factory): Promise<void> {
+  const settings = await f.settings();
+  const auth = readAuthorizations(await f.config(), settings.profile.value);
+  const chosen = settings.grant?.value;
+  if (auth.grants.length + auth.companies.length === 0 && !f.io.json) note(f.io, 'no Grants yet: run `svc auth login`');
+  if (opts.details) return listDetails(f, auth.grants.map((g) => g.grant_id), auth.companies.length);
+
+  const rows = [
+    ...auth.grants.map((g) => ({
+      id: g.grant_id,
+      company: g.company_legal_name,
+      taxId: g.tax_id,
+      scopes: g.scopes.join(' '),
+      stores: g.store_ids.length === 0 ? 'all' : String(g.store_ids.length),
+    })),
+    ...auth.companies.map((c) => ({ id: c.merchant_id, company: c.company_legal_name, taxId: c.tax_id, scopes: c.scope, stores: 'all' })),
+  ];
+  await writeList(
+    f.io,
+    rows,
+    [
+      { header: 'GRANT', value: (r) => r.id },
+      { header: 'COMPANY', value: (r) => r.company },
+      { header: 'TAX ID', value: (r) => r.taxId },
+      { header: 'SCOPES', value: (r) => r.scopes },
+      { header: 'STORES', value: (r) => r.stores },
+      { header: 'DEFAULT', value: (r) => (r.id === chosen ? '*' : '') },
+    ],
+    [...auth.grants, ...auth.companies],
+  );
+}
+
+async function listDetails(f: Factory, grantIds: readonly string[], companies: number): Promise<void> {
+  if (companies > 0) note(f.io, 'code-flow companies have no Grant details; they are left out');
+  const details: GrantDetails[] = [];
+  for (const id of grantIds) details.push(await fetchGrantDetails(f, id));
+  const rows = details.flatMap((d) => d.stores.map((store) => ({ grant: d, store })));
+  await writeList(
+    f.io,
+    rows,
+    [
+      { header: 'GRANT', value: (r) => r.grant.grant_id },
+      { header: 'COMPANY', value: (r) => r.grant.company.companyLegalName },
+      { header: 'STORE', value: (r) => r.store.id },
+      { header: 'CODE', value: (r) => r.store.storeCode },
+      { header: 'NAME', value: (r) => r.store.storeName },
+      { header: 'ACTIVE', value: (r) => (r.store.isActive ? 'yes' : 'no') },
+    ],
+    details,
+  );
+}

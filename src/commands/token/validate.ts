@@ -1,0 +1,33 @@
+// `svc token validate`: asks the service whether a token is good. Prints valid or invalid;
+// an invalid token also fails with exit 4, so `svc token validate - <file && ...` reads naturally.
+import { z } from 'zod';
+import { readSecretFromStdin } from '../../auth/credentials.js';
+import { cachedToken } from '../../auth/session.js';
+import { ApiError, AuthError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeJson } from '../../io/output.js';
+import { println } from '../../io/streams.js';
+
+export interface ValidateOptions {
+  /** The token, `-` for stdin, or undefined for the cached token of the default Grant. */
+  token?: string | undefined;
+}
+
+export async function run(opts: ValidateOptions, f: Factory): Promise<void> {
+  const token =
+    opts.token === '-'
+      ? (await readSecretFromStdin(f.io, 'the token', 'pipe the token in: svc token validate - <token.txt')).trim()
+      : (opts.token ?? (await cachedToken(f)).access_token);
+  const api = await f.api();
+  let valid: boolean;
+  try {
+    valid = await api.request({ method: 'GET', path: '/oauth2/token/validate', auth: token, schema: z.boolean() });
+  } catch (error) {
+    // The contract answers `false`; a service that answers 401 instead means the same.
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+    valid = false;
+  }
+  if (f.io.json) writeJson(f.io, { valid });
+  else println(f.io, valid ? 'valid' : 'invalid');
+  if (!valid) throw new AuthError('the token is not valid', { hint: 'get a new one with `svc token get --force`' });
+}

@@ -22,6 +22,8 @@ export interface ProfileConfig {
   scopes?: string;
   /** Grant metadata from the last login (not secret). */
   grants?: GrantRecord[];
+  /** Companies of a code-flow login: ids, names and expiries, never tokens. */
+  companies?: Record<string, unknown>[];
   [key: string]: unknown;
 }
 

@@ -1,0 +1,24 @@
+// `svc demo` is the README's first command: it must run start to finish on a fresh
+// machine, touching neither the user's config nor their keychain.
+import { readdir } from 'node:fs/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, runSvc, tempDirs } from './helpers.js';
+
+const dirs = tempDirs();
+afterAll(() => dirs.cleanup());
+
+describe('svc demo', () => {
+  it('walks through every step on an embedded sandbox and exits 0', async () => {
+    const home = await makeSvcHome(dirs);
+    const result = await runSvc(['demo'], { home, timeout: 120_000 });
+    expect(result.stderr).not.toMatch(/error:/);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    for (const step of ['$ svc config list', '$ svc auth status', '$ svc sandbox clock advance 1h']) {
+      expect(result.stdout).toContain(step);
+    }
+    // The demo kept to its own temporary config and secrets.
+    expect(await readdir(home.configDir)).toEqual([]);
+    expect(await readdir(home.stateDir)).toEqual([]);
+  });
+});

@@ -1,6 +1,8 @@
 // A diagnostic, like `gh auth status`: it reports everything it can find out, and when
 // something is broken (the secret store cannot be opened or read) it still prints the
 // report, then fails with that error, so scripts see exit 1 and people see the hint.
+import { readAuthorizations } from '../../auth/profile.js';
+import { profileTokenCache } from '../../auth/session.js';
 import type { Setting } from '../../config/settings.js';
 import { SvcError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -51,6 +53,7 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
     }
   }
 
+  const authorizations = await describeAuthorizations(f, settings.profile.value, store);
   const show = (s: Setting | undefined) => (s ? `${s.value} (${s.source})` : 'not set');
   writeRecord(
     f.io,
@@ -60,6 +63,10 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
       ['client ID', show(settings.clientId)],
       ['secret store', store ? store.describe() : `unavailable: ${failure?.message ?? ''}`],
       ...states.map(([key, state]): [string, string] => [key, describeState(state)]),
+      ...authorizations.map((a): [string, string] => [
+        a.kind,
+        `${a.id} ${a.name}${a.isDefault ? ' (default)' : ''}; ${describeTokens(a.tokens, f.clock.now())}`,
+      ]),
     ],
     {
       profile: settings.profile,
@@ -69,9 +76,65 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
         ? { backend: store.backend, description: store.describe() }
         : { backend: attemptedBackend(f), description: null, error: failure?.message ?? null },
       secrets: Object.fromEntries(states),
+      authorizations,
     },
   );
   if (failure) throw failure;
+}
+
+interface AuthorizationState {
+  kind: 'grant' | 'company';
+  id: string;
+  name: string;
+  isDefault: boolean;
+  /** Cached access tokens by scope: expiry only, never the token. */
+  tokens: { scope: string; expiresAt: string }[] | null;
+}
+
+/** Grants (grant flow) or companies (code flow) of the profile, with their cached tokens' expiry. */
+async function describeAuthorizations(f: Factory, profile: string, store: SecretStore | undefined): Promise<AuthorizationState[]> {
+  const auth = readAuthorizations(await f.config(), profile);
+  const cache = store ? profileTokenCache(f, store, profile) : undefined;
+  const tokensOf = async (id: string) => {
+    if (!cache) return null;
+    try {
+      return Object.values(await cache.read(id)).map((t) => ({ scope: t.scope, expiresAt: t.expires_at }));
+    } catch (error) {
+      if (error instanceof SvcError) return null;
+      throw error;
+    }
+  };
+  return [
+    ...(await Promise.all(
+      auth.grants.map(async (g) => ({
+        kind: 'grant' as const,
+        id: g.grant_id,
+        name: g.company_legal_name,
+        isDefault: auth.grant === g.grant_id,
+        tokens: await tokensOf(g.grant_id),
+      })),
+    )),
+    ...(await Promise.all(
+      auth.companies.map(async (c) => ({
+        kind: 'company' as const,
+        id: c.merchant_id,
+        name: c.company_legal_name,
+        isDefault: auth.grant === c.merchant_id,
+        tokens: await tokensOf(c.merchant_id),
+      })),
+    )),
+  ];
+}
+
+function describeTokens(tokens: AuthorizationState['tokens'], now: number): string {
+  if (tokens === null) return 'tokens unknown';
+  if (tokens.length === 0) return 'no cached token';
+  return tokens
+    .map((t) => {
+      const left = Math.round((Date.parse(t.expiresAt) - now) / 1000);
+      return `${t.scope} token ${left > 0 ? `expires in ${left}s` : 'expired'}`;
+    })
+    .join(', ');
 }
 
 function describeState(state: SecretState): string {

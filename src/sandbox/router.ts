@@ -50,7 +50,8 @@ export interface RouteRequest<P = PathParams<string>, B = unknown, Q = Query> {
 export interface Reply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  /** Bytes for binary downloads (the outbox's PDFs). */
+  readonly body: string | Buffer;
 }
 
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): Reply {

@@ -11,10 +11,19 @@ import type { RouteGroup, Sandbox } from './context.js';
 import { bundledFixturePath, loadFixture, type Fixture } from './fixture.js';
 import { createRouter } from './router.js';
 import * as health from './routes/health.js';
+import * as clientApplications from './routes/client-applications.js';
+import * as oauthAuthorize from './routes/oauth-authorize.js';
+import * as oauth from './routes/oauth.js';
+import * as sandboxGrants from './routes/sandbox-grants.js';
+import { withRateLimit, type RateLimitOptions } from './rate-limit.js';
+import * as email from './routes/email.js';
+import * as receipts from './routes/receipts.js';
+import * as recipients from './routes/recipients.js';
+import * as templates from './routes/templates.js';
 import { createSandboxState, type SandboxState } from './state.js';
 
 /** One module per interface part; later parts (OAuth, receipts, credit notes, webhooks) join here. */
-const ROUTE_GROUPS: readonly RouteGroup[] = [health];
+const ROUTE_GROUPS: readonly RouteGroup[] = [health, oauthAuthorize, oauth, clientApplications, sandboxGrants, recipients, templates, receipts, email];
 
 // How long `close()` lets requests in progress finish before their connections are cut.
 const CLOSE_GRACE_MS = 1000;
@@ -29,6 +38,8 @@ export interface SandboxOptions {
   /** The base clock the sandbox clock advances over (tests pass a fixed one). */
   clock?: Clock;
   autoApprove?: boolean;
+  /** Per client application (or API-key company); default 100 requests of burst, refilled at 50/s. */
+  rateLimit?: RateLimitOptions;
   /** Request lines and internal errors; silent by default. */
   log?: (line: string) => void;
 }
@@ -63,7 +74,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     },
   };
 
-  const router = createRouter({ clock, log });
+  const router = withRateLimit(createRouter({ clock, log }), sandbox, options.rateLimit);
   for (const group of ROUTE_GROUPS) group.register(router, sandbox);
   const server = createServer();
   router.attach(server);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 import { identifierOptions, type IdentifierFlags } from '../recipient/index.js';
 
 export function registerReceipt(program: Command, ctx: CommandContext): void {
@@ -9,23 +8,23 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .command('template')
     .description('validate a receipt and get its template and templateHash from the service')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
-    .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, notYet('receipt template'), flags));
+    .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
   identifierOptions(receipt.command('send').description('encrypt a receipt for every device of a customer and submit it'))
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .option('--customer <path>', 'customer details JSON injected into the document')
     .option('--store <id>', 'store the receipt is issued for')
     .option('--dry-run', 'build and encrypt, but do not submit')
     .action((flags: IdentifierFlags & { file: string; customer?: string; store?: string; dryRun?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('receipt send'), flags),
+      ctx.run(cmd, () => import('./send.js'), flags),
     );
   receipt
     .command('email')
     .description('send a receipt to a customer by email as a PDF')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .requiredOption('--to <email>', 'recipient address')
-    .action((flags: { file: string; to: string }, cmd: Command) => ctx.run(cmd, notYet('receipt email'), flags));
+    .action((flags: { file: string; to: string }, cmd: Command) => ctx.run(cmd, () => import('./email.js'), flags));
   receipt
     .command('list')
     .description('receipts this machine issued (local records)')
-    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('receipt list'), {}));
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./list.js'), {}));
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 
 export interface IdentifierFlags {
   email?: string;
@@ -22,5 +21,5 @@ export function registerRecipient(program: Command, ctx: CommandContext): void {
   const recipient = program.command('recipient').description('find the customer devices a receipt goes to');
   identifierOptions(recipient.command('resolve').description('resolve a recipient from an identifier'))
     .option('--receipt <service-receipt-id>', "the current devices of a receipt's owner")
-    .action((flags: IdentifierFlags & { receipt?: string }, cmd: Command) => ctx.run(cmd, notYet('recipient resolve'), flags));
+    .action((flags: IdentifierFlags & { receipt?: string }, cmd: Command) => ctx.run(cmd, () => import('./resolve.js'), flags));
 }

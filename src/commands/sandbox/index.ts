@@ -34,7 +34,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .command('revoke')
     .description("revoke a Grant (only that company's)")
     .argument('<grant-id>')
-    .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('sandbox revoke'), { grantId }));
+    .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./revoke.js'), { grantId }));
   sandbox
     .command('clock')
     .description("move the sandbox's clock")
@@ -45,13 +45,13 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
   sandbox
     .command('outbox')
     .description('emails the sandbox has "sent"')
-    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('sandbox outbox'), {}));
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./outbox.js'), {}));
   sandbox
     .command('deliveries')
     .description('what the simulated devices received and whether they could decrypt it')
     .argument('[service-receipt-id]')
     .action((serviceReceiptId: string | undefined, _flags, cmd: Command) =>
-      ctx.run(cmd, notYet('sandbox deliveries'), { serviceReceiptId }),
+      ctx.run(cmd, () => import('./deliveries.js'), { serviceReceiptId }),
     );
   sandbox
     .command('reset')

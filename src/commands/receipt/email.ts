@@ -1,0 +1,28 @@
+// `svc receipt email --file F|- --to EMAIL`: the service renders the template as a PDF and
+// mails it; no device and no encryption are involved.
+import { randomUUID } from 'node:crypto';
+import { writeReceiptsCaller } from '../../api/caller.js';
+import { emailReceipt } from '../../api/receipt.js';
+import { ReceiptEmailRequest } from '../../contract/receipt.js';
+import { parseOrThrow } from '../../contract/validate.js';
+import type { Factory } from '../../factory.js';
+import { writeJson } from '../../io/output.js';
+import { withSpinner } from '../../io/spinner.js';
+import { note, println } from '../../io/streams.js';
+import { fetchTemplate, readTemplateRequest } from './template-step.js';
+
+export interface EmailOptions {
+  file: string;
+  to: string;
+}
+
+export async function run(opts: EmailOptions, f: Factory): Promise<void> {
+  const to = parseOrThrow(ReceiptEmailRequest.shape.to, opts.to.trim(), '--to');
+  const request = await readTemplateRequest(f, opts.file);
+  const caller = await writeReceiptsCaller(f);
+  const { document } = await fetchTemplate(f, caller, request);
+  const sent = await withSpinner(f.io, 'queueing the email', () => emailReceipt(caller, { to, template: document }, randomUUID()));
+  if (f.io.json) return writeJson(f.io, sent);
+  println(f.io, sent.messageId);
+  note(f.io, `receipt ${request.documentNumber} ${sent.status.toLowerCase()} for ${to}`);
+}

@@ -1,0 +1,30 @@
+// `svc receipt list`: the receipts this machine issued for the profile, from its local records.
+import { toMinor, formatMoney } from '../../crypto/money.js';
+import type { Factory } from '../../factory.js';
+import { writeList } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+import { listReceiptRecords, type ReceiptRecord } from '../../receipts/records.js';
+
+export type ListOptions = Record<string, never>;
+
+export async function run(_opts: ListOptions, f: Factory): Promise<void> {
+  const records = await listReceiptRecords(f);
+  if (records.length === 0 && !f.io.json) return note(f.io, 'no receipts issued from this machine yet: see `svc receipt send`');
+  await writeList(f.io, records, [
+    { header: 'SERVICE RECEIPT ID', value: (r) => r.serviceReceiptId },
+    { header: 'DOCUMENT', value: (r) => r.templateRequest.documentNumber },
+    { header: 'ISSUED', value: (r) => r.issuedAt },
+    { header: 'TOTAL', value: totalOf },
+    { header: 'RECIPIENTS', value: (r) => String(r.recipients.length) },
+  ]);
+}
+
+function totalOf(record: ReceiptRecord): string {
+  const { totalAmount, currency } = record.templateRequest;
+  try {
+    return formatMoney(toMinor(totalAmount, currency), currency);
+  } catch {
+    // A record edited by hand should not hide the others.
+    return `${totalAmount} ${currency}`;
+  }
+}

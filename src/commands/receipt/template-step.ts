@@ -1,0 +1,32 @@
+// The first step of `receipt template`, `send` and `email`: the merchant's template request,
+// checked locally so that an invalid receipt is never sent, then the service's template.
+import type { Caller } from '../../api/caller.js';
+import { createReceiptTemplate } from '../../api/receipt.js';
+import { ReceiptTemplateRequest, type UblDocument } from '../../contract/template.js';
+import { parseOrThrow } from '../../contract/validate.js';
+import { documentHash } from '../../crypto/hash.js';
+import type { Factory } from '../../factory.js';
+import { inputName, readJsonInput } from '../../io/input.js';
+import { withSpinner } from '../../io/spinner.js';
+import { note } from '../../io/streams.js';
+
+/** The request of `--file`, with `storeId` from --store when given; ValidationError (exit 2) when invalid. */
+export async function readTemplateRequest(f: Factory, file: string, storeId?: string): Promise<ReceiptTemplateRequest> {
+  const value = await readJsonInput(file, f);
+  const request = parseOrThrow(ReceiptTemplateRequest, value, inputName(file));
+  return storeId === undefined ? request : parseOrThrow(ReceiptTemplateRequest, { ...request, storeId }, '--store');
+}
+
+export interface Template {
+  /** The response body as the service returned it. */
+  document: UblDocument;
+  /** CONTRACT.md §1: over the whole response body. */
+  templateHash: string;
+}
+
+/** `POST /receipt/template`; the service's warnings go to stderr. */
+export async function fetchTemplate(f: Factory, caller: Caller, request: ReceiptTemplateRequest): Promise<Template> {
+  const document = await withSpinner(f.io, 'creating the receipt template', () => createReceiptTemplate(caller, request));
+  for (const warning of document.warnings ?? []) note(f.io, `warning: ${warning}`);
+  return { document, templateHash: documentHash(document) };
+}

@@ -1,0 +1,19 @@
+// `svc receipt template --file F|-`: validates a receipt locally, then prints the service's
+// template document and its templateHash.
+import { writeReceiptsCaller } from '../../api/caller.js';
+import type { Factory } from '../../factory.js';
+import { writeJson } from '../../io/output.js';
+import { println } from '../../io/streams.js';
+import { fetchTemplate, readTemplateRequest } from './template-step.js';
+
+export interface TemplateOptions {
+  file: string;
+}
+
+export async function run(opts: TemplateOptions, f: Factory): Promise<void> {
+  const request = await readTemplateRequest(f, opts.file);
+  const { document, templateHash } = await fetchTemplate(f, await writeReceiptsCaller(f), request);
+  if (f.io.json) return writeJson(f.io, { ...document, templateHash });
+  println(f.io, JSON.stringify(document, null, 2));
+  println(f.io, `templateHash ${templateHash}`);
+}

@@ -1,0 +1,27 @@
+import { SandboxDeliveryList, type SandboxDelivery } from '../../contract/sandbox-inspect.js';
+import type { Factory } from '../../factory.js';
+import { writeList, type Column } from '../../io/output.js';
+import { sandboxRequest } from './request.js';
+
+export interface DeliveriesOptions {
+  serviceReceiptId?: string | undefined;
+}
+
+const COLUMNS: readonly Column<SandboxDelivery>[] = [
+  { header: 'SERVICE RECEIPT ID', value: (d) => d.serviceReceiptId },
+  { header: 'KIND', value: (d) => d.kind },
+  { header: 'RECIPIENT', value: (d) => d.recipientId },
+  { header: 'STATUS', value: (d) => d.status },
+  { header: 'FINAL HASH', value: (d) => (d.hashMatches === undefined ? '-' : d.hashMatches ? 'matches' : 'DIFFERS') },
+  { header: 'REASON', value: (d) => d.reason ?? '' },
+];
+
+export async function run(opts: DeliveriesOptions, f: Factory): Promise<void> {
+  const deliveries = await sandboxRequest(f, {
+    method: 'GET',
+    path: '/sandbox/deliveries',
+    query: { serviceReceiptId: opts.serviceReceiptId },
+    schema: SandboxDeliveryList,
+  });
+  await writeList(f.io, deliveries, COLUMNS);
+}

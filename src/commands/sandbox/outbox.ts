@@ -1,0 +1,23 @@
+import { OutboxMessageList, type OutboxMessage } from '../../contract/sandbox-inspect.js';
+import type { Factory } from '../../factory.js';
+import { writeList, type Column } from '../../io/output.js';
+import { sandboxRequest } from './request.js';
+
+export type OutboxOptions = Record<string, never>;
+
+const COLUMNS: readonly Column<OutboxMessage>[] = [
+  { header: 'MESSAGE ID', value: (m) => m.messageId },
+  { header: 'TO', value: (m) => m.to },
+  { header: 'DOCUMENT', value: (m) => m.documentNumber },
+  { header: 'CREATED', value: (m) => m.createdAt },
+  { header: 'SIZE', value: (m) => String(m.size) },
+];
+
+export async function run(_opts: OutboxOptions, f: Factory): Promise<void> {
+  const messages = await sandboxRequest(f, { method: 'GET', path: '/sandbox/outbox', schema: OutboxMessageList });
+  await writeList(f.io, messages, COLUMNS);
+  if (!f.io.json && f.io.stdoutIsTTY && messages.length > 0) {
+    const api = await f.api();
+    f.io.stderr.write(`each PDF is at ${api.baseUrl}/sandbox/outbox/<MESSAGE ID>.pdf\n`);
+  }
+}

@@ -1,0 +1,41 @@
+// Sandbox-only inspection endpoints (CONTRACT.md §7) for issue 4: what the simulated devices
+// made of each delivery, and the email outbox. Shared by the sandbox and `svc sandbox
+// deliveries` / `svc sandbox outbox`.
+import { z } from 'zod';
+import { NonEmptyString, OpenEnum } from './common.js';
+
+/** DELIVERED: the device opened its entry; UNDECRYPTABLE: it could not, and `reason` says why. */
+export const DeliveryStatus = z.enum(['DELIVERED', 'UNDECRYPTABLE']);
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+/** An element of `GET /sandbox/deliveries[?serviceReceiptId=]`: one per device and submission. */
+export const SandboxDelivery = z.looseObject({
+  serviceReceiptId: NonEmptyString,
+  /** `RECEIPT` or `CREDIT_NOTE`. */
+  kind: OpenEnum,
+  recipientId: NonEmptyString,
+  customerId: NonEmptyString,
+  status: OpenEnum,
+  reason: z.string().optional(),
+  /** Whether the decrypted document hashes to the entry's finalHash; absent without one. */
+  hashMatches: z.boolean().optional(),
+  deliveredAt: NonEmptyString,
+  /** The entry as submitted (ciphertexts only). */
+  entry: z.looseObject({}),
+});
+export type SandboxDelivery = z.infer<typeof SandboxDelivery>;
+
+export const SandboxDeliveryList = z.array(SandboxDelivery);
+
+/** An element of `GET /sandbox/outbox`; the PDF is `GET /sandbox/outbox/{messageId}.pdf`. */
+export const OutboxMessage = z.looseObject({
+  messageId: NonEmptyString,
+  to: NonEmptyString,
+  documentNumber: z.string(),
+  createdAt: NonEmptyString,
+  /** Bytes of the PDF. */
+  size: z.int().nonnegative(),
+});
+export type OutboxMessage = z.infer<typeof OutboxMessage>;
+
+export const OutboxMessageList = z.array(OutboxMessage);

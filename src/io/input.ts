@@ -1,0 +1,160 @@
+// JSON input files of commands (`--file F`, `--customer F`, `-` for stdin). Errors name the
+// file and, for bad JSON, the line and column; they never quote the input, which may hold
+// a customer's personal data (V8's own JSON messages do quote it).
+import { readFile } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { note } from './streams.js';
+
+/** How messages name an input path: `-` is standard input. */
+export function inputName(path: string): string {
+  return path === '-' ? 'standard input' : path;
+}
+
+/** Reads and parses a JSON file, or standard input for `-`; the value is for the caller's schema. */
+export async function readJsonInput(path: string, f: Factory): Promise<unknown> {
+  const name = inputName(path);
+  const raw = path === '-' ? await readStdin(f) : await readPath(path);
+  // Editors on Windows save UTF-8 with a byte order mark, which JSON.parse refuses.
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+  if (text.trim() === '') throw new UsageError(`${name} is empty`, { hint: 'give a JSON document' });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    const syntax = jsonSyntaxError(text);
+    const where = syntax ? `: ${syntax.problem} at line ${lineColumn(text, syntax.offset)}` : '';
+    throw new UsageError(`${name} is not valid JSON${where}`, { hint: 'fix the JSON and try again' });
+  }
+}
+
+async function readPath(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown error';
+    const why = READ_ERRORS[code] ?? code;
+    throw new UsageError(`cannot read ${path}: ${why}`, { hint: 'check the path, or pass - to read standard input', cause: error });
+  }
+}
+
+const READ_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
+
+async function readStdin(f: Factory): Promise<string> {
+  if (f.io.stdinIsTTY) note(f.io, 'reading JSON from standard input (end it with Ctrl-D)');
+  const chunks: Buffer[] = [];
+  for await (const chunk of f.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${line}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
+class SyntaxStop {
+  constructor(
+    readonly offset: number,
+    readonly problem: string,
+  ) {}
+}
+
+/**
+ * Where and why `text` is not JSON (RFC 8259), or undefined when it is. Only called after
+ * JSON.parse failed, so it favours a clear message over speed.
+ */
+export function jsonSyntaxError(text: string): { offset: number; problem: string } | undefined {
+  let i = 0;
+  const stop = (problem: string) => new SyntaxStop(i, problem);
+  const unexpected = () => stop(i >= text.length ? 'unexpected end of input' : `unexpected '${text[i]}'`);
+  const skipSpace = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  };
+  const expect = (char: string) => {
+    skipSpace();
+    if (text[i] !== char) throw unexpected();
+    i++;
+  };
+  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+  function string(): void {
+    i++;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return;
+      }
+      if (c < 0x20) throw stop('line break or control character inside a string (write it as \\n, \\t, ...)');
+      if (c === 0x5c) {
+        const escape = text[i + 1];
+        if (escape === 'u' ? !/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)) : !'"\\/bfnrt'.includes(escape ?? 'x'))
+          throw stop('invalid escape sequence in a string');
+        i += escape === 'u' ? 6 : 2;
+      } else i++;
+    }
+    throw stop('unterminated string');
+  }
+
+  function members(close: string, member: () => void): void {
+    i++;
+    skipSpace();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      member();
+      skipSpace();
+      if (text[i] !== ',') return expect(close);
+      i++;
+    }
+  }
+
+  function value(): void {
+    skipSpace();
+    const c = text[i];
+    if (c === '{')
+      return members('}', () => {
+        skipSpace();
+        if (text[i] !== '"') throw text[i] === '}' ? stop("trailing comma before '}'") : unexpected();
+        string();
+        expect(':');
+        value();
+      });
+    if (c === '[')
+      return members(']', () => {
+        skipSpace();
+        if (text[i] === ']') throw stop("trailing comma before ']'");
+        value();
+      });
+    if (c === '"') return string();
+    NUMBER.lastIndex = i;
+    if (NUMBER.test(text)) {
+      i = NUMBER.lastIndex;
+      return;
+    }
+    for (const word of ['true', 'false', 'null']) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return;
+      }
+    }
+    throw unexpected();
+  }
+
+  try {
+    value();
+    skipSpace();
+    if (i < text.length) throw unexpected();
+    return undefined;
+  } catch (error) {
+    // Anything else (a stack overflow on absurd nesting) leaves the message without a position.
+    return error instanceof SyntaxStop ? { offset: error.offset, problem: error.problem } : undefined;
+  }
+}

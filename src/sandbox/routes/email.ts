@@ -1,0 +1,75 @@
+// `POST /receipt/email` (CONTRACT.md §6): the service renders the receipt as a PDF and mails
+// it. The sandbox mails nothing; it keeps each message and its PDF in an outbox that
+// `GET /sandbox/outbox` lists and `GET /sandbox/outbox/{messageId}.pdf` serves (§7).
+import { randomUUID } from 'node:crypto';
+import { ReceiptEmailRequest } from '../../contract/receipt.js';
+import { documentHash } from '../../crypto/hash.js';
+import type { Sandbox } from '../context.js';
+import { authorize } from '../guard.js';
+import { idempotent } from '../idempotency.js';
+import { renderReceiptPdf } from '../pdf.js';
+import { HttpError, json, validated, type Router } from '../router.js';
+import { defineSlice } from '../state.js';
+import { findTemplate } from '../templates.js';
+
+interface OutboxEntry {
+  readonly messageId: string;
+  readonly to: string;
+  readonly documentNumber: string;
+  readonly createdAt: string;
+  readonly pdf: Buffer;
+}
+
+const outbox = defineSlice(() => new Map<string, OutboxEntry>());
+
+export function register(router: Router, sandbox: Sandbox): void {
+  router.post('/receipt/email', (req) => {
+    const caller = authorize(sandbox, req, { scope: 'write_receipts' });
+    return idempotent(sandbox, req, caller.companyId, async () => {
+      const request = validated(ReceiptEmailRequest, req.body, 'the request body');
+      // Only documents this service issued to this company go out under its name.
+      if (!findTemplate(sandbox, caller.companyId, documentHash(request.template), 'RECEIPT')) {
+        throw new HttpError('unknown_template', 'the template is not a receipt template issued to this company', {
+          details: [{ path: 'template', message: 'must be the unchanged response of POST /receipt/template' }],
+        });
+      }
+      const createdAt = sandbox.clock.iso();
+      const pdf = await renderReceiptPdf(request.template, { createdAt: new Date(createdAt), customer: request.customer });
+      const entry: OutboxEntry = {
+        messageId: randomUUID(),
+        to: request.to,
+        documentNumber: request.template.id?.value ?? '',
+        createdAt,
+        pdf,
+      };
+      sandbox.state.slice(outbox).set(entry.messageId, entry);
+      sandbox.log(`receipt email ${entry.messageId} queued (${pdf.length} bytes of PDF)`);
+      return json(202, { messageId: entry.messageId, status: 'QUEUED' });
+    });
+  });
+
+  router.get('/sandbox/outbox', () =>
+    json(
+      200,
+      [...sandbox.state.slice(outbox).values()].map(({ messageId, to, documentNumber, createdAt, pdf }) => ({
+        messageId,
+        to,
+        documentNumber,
+        createdAt,
+        size: pdf.length,
+      })),
+    ),
+  );
+
+  // The router matches whole segments, so the ".pdf" suffix is taken off here.
+  router.get('/sandbox/outbox/{file}', (req) => {
+    const messageId = req.params.file.endsWith('.pdf') ? req.params.file.slice(0, -'.pdf'.length) : undefined;
+    const entry = messageId === undefined ? undefined : sandbox.state.slice(outbox).get(messageId);
+    if (!entry) throw new HttpError('not_found', `no message ${req.params.file} in the outbox; see GET /sandbox/outbox`);
+    return {
+      status: 200,
+      headers: { 'Content-Type': 'application/pdf', 'Content-Disposition': `inline; filename="${entry.messageId}.pdf"` },
+      body: entry.pdf,
+    };
+  });
+}

@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { OutboxMessage } from '../../src/contract/sandbox-inspect.js';
+import type { UblDocument } from '../../src/contract/template.js';
+import { renderReceiptPdf } from '../../src/sandbox/pdf.js';
+import { requireTools } from '../e2e/require-tools.js';
+import { FOODS, START, startHarness, templateRequest, type Harness } from './receipt-helpers.js';
+
+const missingPoppler = requireTools(['pdftotext']);
+
+async function pdfText(pdf: Uint8Array): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-pdf-'));
+  try {
+    const file = join(dir, 'receipt.pdf');
+    await writeFile(file, pdf);
+    const { stdout } = await promisify(execFile)('pdftotext', ['-layout', file, '-']);
+    return stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('POST /receipt/email', () => {
+  let h: Harness;
+  let token: string;
+  let template: UblDocument;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+  beforeEach(async () => {
+    await h.call('POST', '/sandbox/reset');
+    token = h.token();
+    template = (await h.call<UblDocument>('POST', '/receipt/template', { token, body: templateRequest({ note: 'Thank you for shopping' }) })).body;
+  });
+
+  const email = (body: unknown, as = token) => h.call('POST', '/receipt/email', { token: as, body });
+
+  it('answers 202 QUEUED and keeps the message and its PDF in the outbox', async () => {
+    const { status, body } = await email({ to: 'alice@example.com', template, customer: { name: 'Alice Example' } });
+    expect(status).toBe(202);
+    expect(body).toEqual({ messageId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'QUEUED' });
+
+    const outbox = await h.call<OutboxMessage[]>('GET', '/sandbox/outbox');
+    expect(outbox.body).toEqual([
+      { messageId: body.messageId, to: 'alice@example.com', documentNumber: 'R-2030-0001', createdAt: new Date(START).toISOString(), size: expect.any(Number) },
+    ]);
+
+    const res = await fetch(`${h.running.url}/sandbox/outbox/${String(body.messageId)}.pdf`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    const pdf = Buffer.from(await res.arrayBuffer());
+    expect(pdf.length).toBe(outbox.body[0]?.size);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.subarray(-6).toString('latin1')).toMatch(/%%EOF\s*$/);
+  });
+
+  it.skipIf(missingPoppler !== undefined)(
+    `renders the supplier, number, date, every line, the taxes per rate and the totals${missingPoppler ? ` (skipped: ${missingPoppler})` : ''}`,
+    async () => {
+      const { body } = await email({ to: 'alice@example.com', template, customer: { name: 'Alice Example', address: 'Example Lane 5\n10115 Sampletown' } });
+      const res = await fetch(`${h.running.url}/sandbox/outbox/${String(body.messageId)}.pdf`);
+      const text = await pdfText(new Uint8Array(await res.arrayBuffer()));
+      for (const expected of [
+        'Example Retail Ltd',
+        'Market Street 1',
+        '10115 Sampletown DE',
+        'Tax ID: EU000000001',
+        'Receipt R-2030-0001',
+        'Date: 2030-06-01 14:00:00+02:00',
+        'Alice Example',
+        'Example Lane 5',
+        'Coffee beans',
+        '2 KGM',
+        '12.50 EUR',
+        '25.00 EUR',
+        'Enamel mug',
+        '8.40 EUR',
+        'VAT 7% of 25.00 EUR',
+        '1.75 EUR',
+        'VAT 19% of 8.40 EUR',
+        '1.60 EUR',
+        '33.40 EUR',
+        '3.35 EUR',
+        '36.75 EUR',
+        'All amounts in EUR.',
+        'Thank you for shopping',
+      ]) {
+        expect(text).toContain(expected);
+      }
+      expect(text).toMatch(/Total\s+36\.75 EUR/);
+    },
+  );
+
+  it('answers 404 for a message not in the outbox', async () => {
+    for (const path of ['/sandbox/outbox/00000000-0000-4000-8000-000000000000.pdf', '/sandbox/outbox/nothing']) {
+      const { status, body } = await h.call('GET', path);
+      expect(status).toBe(404);
+      expect(body).toMatchObject({ error: 'not_found' });
+    }
+  });
+
+  it('mails only templates this company was issued, unchanged', async () => {
+    const altered = await email({ to: 'alice@example.com', template: { ...template, note: 'edited' } });
+    expect(altered.status).toBe(400);
+    expect(altered.body).toMatchObject({ error: 'unknown_template', details: [{ path: 'template' }] });
+    expect((await email({ to: 'alice@example.com', template }, h.token(FOODS))).body).toMatchObject({ error: 'unknown_template' });
+    expect((await h.call<unknown[]>('GET', '/sandbox/outbox')).body).toEqual([]);
+  });
+
+  it('refuses a bad address or customer with field paths, and a caller without write_receipts', async () => {
+    const bad = await email({ to: 'not-an-address', template, customer: { email: 'nope' } });
+    expect(bad.body).toMatchObject({
+      error: 'validation_failed',
+      details: [
+        { path: 'to', message: 'must be an email address' },
+        { path: 'customer.email', message: 'must be an email address' },
+      ],
+    });
+    expect((await email({}, h.token(undefined, { scopes: ['read_stores'] }))).body).toMatchObject({ error: 'insufficient_scope' });
+  });
+});
+
+describe('renderReceiptPdf', () => {
+  it('renders a document with nothing but lines, and a credit note, without failing', async () => {
+    const bare = await renderReceiptPdf({ invoiceLine: [{ item: { name: 'Thing' } }] }, { createdAt: new Date(START) });
+    expect(bare.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const credit = await renderReceiptPdf(
+      { documentCurrencyCode: 'JPY', creditNoteLine: [{ item: { name: 'Tea' }, creditedQuantity: { value: 1 }, lineExtensionAmount: { value: 500 } }] },
+      { createdAt: new Date(START) },
+    );
+    if (missingPoppler === undefined) {
+      const text = await pdfText(credit);
+      expect(text).toContain('Credit note');
+      expect(text).toContain('500 JPY');
+    }
+  });
+
+  it('is the same file for the same input', async () => {
+    const doc: UblDocument = { id: { value: 'R-1' }, invoiceLine: [{ item: { name: 'Thing' } }] };
+    const [a, b] = await Promise.all([renderReceiptPdf(doc, { createdAt: new Date(START) }), renderReceiptPdf(doc, { createdAt: new Date(START) })]);
+    expect(a.equals(b)).toBe(true);
+  });
+
+  it('paginates a long receipt', async () => {
+    const lines = Array.from({ length: 120 }, (_, i) => ({ item: { name: `Line ${i + 1}` }, invoicedQuantity: { value: 1 } }));
+    const pdf = await renderReceiptPdf({ invoiceLine: lines }, { createdAt: new Date(START) });
+    if (missingPoppler === undefined) {
+      const text = await pdfText(pdf);
+      expect(text).toContain('Line 120');
+      expect(text.split('\f').filter((page) => page.trim() !== '').length).toBeGreaterThan(1);
+    }
+  });
+});

@@ -1,6 +1,8 @@
 // RFC 8785 JSON Canonicalization Scheme. The RFC defines string and number serialization as
 // ECMAScript's JSON.stringify, so only member order, whitespace and the value walk are ours.
 // Anything JSON.stringify would drop or convert (undefined members, toJSON) is treated the same.
+// It runs on every document svc hashes (templateHash, finalHash), so it is one pass that
+// appends to a single string and leaves escaping to JSON.stringify only where needed.
 
 /** Canonical JSON text of `value`; throws TypeError for NaN, Infinity, BigInt, cycles or no JSON representation. */
 export function canonicalize(value: unknown): string {
@@ -9,16 +11,25 @@ export function canonicalize(value: unknown): string {
   return text;
 }
 
+// Characters JSON.stringify escapes (and lone surrogates, which it writes as \udXXX).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
 function serialize(input: unknown, key: string, ancestors: Set<object>): string | undefined {
   const value = hasToJson(input) ? input.toJSON(key) : input;
   switch (typeof value) {
     case 'string':
+      return quote(value);
     case 'boolean':
-      return JSON.stringify(value);
+      return value ? 'true' : 'false';
     case 'number':
       // JSON.stringify would silently write null for these; a hash over that would hide the bug.
       if (!Number.isFinite(value)) throw new TypeError(`${value} is not representable in JSON`);
-      return JSON.stringify(value);
+      // Number::toString is JSON's number serialization for finite values (-0 gives "0").
+      return String(value);
     case 'bigint':
       throw new TypeError('BigInt is not representable in JSON');
     case 'object':
@@ -31,17 +42,25 @@ function serialize(input: unknown, key: string, ancestors: Set<object>): string 
   ancestors.add(value);
   let text: string;
   if (Array.isArray(value)) {
-    // Array.from visits holes of sparse arrays, which map() would skip.
-    text = `[${Array.from(value, (item: unknown, i) => serialize(item, String(i), ancestors) ?? 'null').join(',')}]`;
+    text = '[';
+    // An index loop visits holes of sparse arrays, which forEach/map would skip.
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ',';
+      text += serialize(value[i], String(i), ancestors) ?? 'null';
+    }
+    text += ']';
   } else {
     const record = value as Record<string, unknown>;
-    const members: string[] = [];
+    text = '{';
+    let first = true;
     // Default sort compares UTF-16 code units, which is the order RFC 8785 §3.2.3 requires.
     for (const name of Object.keys(record).sort()) {
       const member = serialize(record[name], name, ancestors);
-      if (member !== undefined) members.push(`${JSON.stringify(name)}:${member}`);
+      if (member === undefined) continue;
+      text += `${first ? '' : ','}${quote(name)}:${member}`;
+      first = false;
     }
-    text = `{${members.join(',')}}`;
+    text += '}';
   }
   ancestors.delete(value);
   return text;

@@ -1,0 +1,13 @@
+// `POST /sandbox/grants/{grant_id}/revoke` (CONTRACT.md §5, §7), shared by the sandbox and
+// `svc sandbox revoke`.
+import { z } from 'zod';
+import { NonEmptyString } from './common.js';
+
+export const GrantRevocation = z.looseObject({
+  grant_id: NonEmptyString,
+  grant_version: z.int(),
+  issuer_company_id: NonEmptyString,
+  status: z.literal('REVOKED'),
+  revokedAt: z.iso.datetime(),
+});
+export type GrantRevocation = z.infer<typeof GrantRevocation>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/auth/status.js';
-import { memoryConfigStore } from '../../../src/config/store.js';
+import { fixedClock } from '../../../src/clock.js';
+import { memoryConfigStore, type ProfileConfig } from '../../../src/config/store.js';
 import { SecretStoreError, UsageError } from '../../../src/errors.js';
 import { createFactory, type Factory } from '../../../src/factory.js';
 import { testStreams } from '../../../src/io/test-streams.js';
@@ -8,13 +9,14 @@ import { memorySecretStore, type SecretStore } from '../../../src/secrets/store.
 
 const globals = { json: false, input: false, debug: false, color: false };
 
-function setup(opts: { env?: Record<string, string>; json?: boolean; secrets?: SecretStore } = {}) {
+function setup(opts: { env?: Record<string, string>; json?: boolean; secrets?: SecretStore; profile?: ProfileConfig } = {}) {
   const t = testStreams({ json: Boolean(opts.json) });
   const f = createFactory({
     env: opts.env ?? {},
     globals: { ...globals, json: Boolean(opts.json) },
     io: t.io,
-    config: memoryConfigStore({ local: { clientId: 'client-123' } }),
+    clock: fixedClock(Date.parse('2026-11-21T10:00:00Z')),
+    config: memoryConfigStore({ local: { clientId: 'client-123', ...opts.profile } }),
     ...(opts.secrets ? { secrets: opts.secrets } : {}),
   });
   return { t, f };
@@ -60,6 +62,7 @@ describe('auth status', () => {
         'webhook-secret': { set: false, source: null },
         'private-key': { set: false, source: null },
       },
+      authorizations: [],
     });
     expect(t.stdout()).not.toContain(SECRET);
     expect(t.stderr()).toBe('');
@@ -92,5 +95,32 @@ describe('auth status', () => {
     await expect(run({}, f)).rejects.toBe(broken);
     expect(t.stdout()).toMatch(/^api-key {9}unknown: OS keychain: cannot read local\/api-key/m);
     expect(t.stdout()).toMatch(/^client-secret {3}not set$/m);
+  });
+
+  it('lists the Grants with their cached tokens\' expiry, never the tokens', async () => {
+    const grant = {
+      grant_id: 'g-1',
+      grant_version: 1,
+      issuer_company_id: 'c-1',
+      company_legal_name: 'Example Retail Ltd',
+      tax_id: 'EU1',
+      scopes: ['write_receipts'],
+      store_ids: [],
+      store_access_mode: 'ALL_STORES',
+    };
+    const token = { access_token: 'tok-very-secret', token_type: 'bearer', expires_at: '2026-11-21T10:10:00.000Z', scope: 'write_receipts' };
+    const { t, f } = setup({
+      json: true,
+      profile: { grants: [grant], grant: 'g-1' },
+      secrets: memorySecretStore({ 'token/g-1': JSON.stringify({ write_receipts: token }) }),
+    });
+    await run({}, f);
+    expect(JSON.parse(t.stdout()).authorizations).toEqual([
+      { kind: 'grant', id: 'g-1', name: 'Example Retail Ltd', isDefault: true, tokens: [{ scope: 'write_receipts', expiresAt: token.expires_at }] },
+    ]);
+    const human = setup({ profile: { grants: [grant], grant: 'g-1' }, secrets: memorySecretStore({ 'token/g-1': JSON.stringify({ write_receipts: token }) }) });
+    await run({}, human.f);
+    expect(human.t.stdout()).toContain('grant           g-1 Example Retail Ltd (default); write_receipts token expires in 600s');
+    expect(t.stdout() + human.t.stdout()).not.toContain('tok-very-secret');
   });
 });

@@ -36,6 +36,8 @@ export interface Factory {
   readonly paths: Paths;
   readonly clock: Clock;
   readonly debug: boolean;
+  /** Shows a URL to the user in place of the system browser (the demo plays the browser). */
+  readonly openUrl: ((url: string) => Promise<void>) | undefined;
   config(): Promise<ConfigStore>;
   settings(): Promise<Settings>;
   secrets(): Promise<SecretStore>;
@@ -65,6 +67,7 @@ export interface FactoryParts {
   config?: ConfigStore;
   secrets?: SecretStore;
   api?: ApiClient;
+  openUrl?: (url: string) => Promise<void>;
 }
 
 export function createFactory(parts: FactoryParts): Factory {
@@ -113,6 +116,7 @@ export function createFactory(parts: FactoryParts): Factory {
     },
     clock: parts.clock ?? systemClock,
     debug,
+    openUrl: parts.openUrl,
     config,
     settings,
     secrets,

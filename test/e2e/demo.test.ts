@@ -14,9 +14,24 @@ describe('svc demo', () => {
     expect(result.stderr).not.toMatch(/error:/);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
-    for (const step of ['$ svc config list', '$ svc auth status', '$ svc sandbox clock advance 1h']) {
+    for (const step of [
+      '$ svc config list',
+      '$ svc auth login',
+      '$ svc grants list --details',
+      '$ svc keys generate --upload',
+      '$ svc recipient resolve --email alice@example.com',
+      '$ svc receipt send',
+      '$ svc sandbox deliveries',
+      '$ svc receipt email',
+      '$ svc token validate',
+      '$ svc sandbox clock advance 1h',
+    ]) {
       expect(result.stdout).toContain(step);
     }
+    expect(result.stdout).toMatch(/logged in to profile "local": 2 Grants/);
+    // Alice has three devices, and each could decrypt its copy.
+    expect(result.stdout.match(/\tRECEIPT\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
+    expect(result.stdout).toContain('\nvalid\n');
     // The demo kept to its own temporary config and secrets.
     expect(await readdir(home.configDir)).toEqual([]);
     expect(await readdir(home.stateDir)).toEqual([]);

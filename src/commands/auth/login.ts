@@ -60,7 +60,7 @@ export interface LoginResult {
 }
 
 export async function run(opts: LoginOptions, f: Factory): Promise<void> {
-  await login(opts, f);
+  await login(opts, f, f.openUrl ? { openUrl: f.openUrl } : {});
 }
 
 export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}): Promise<LoginResult> {

@@ -3,7 +3,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { SANDBOX_CLIENT_ID } from '../../config/defaults.js';
 import type { Factory } from '../../factory.js';
+import { packageFile } from '../../package-root.js';
 import { theme } from '../../io/theme.js';
 import { createDemoSession } from './session.js';
 
@@ -15,18 +18,54 @@ export async function run(_opts: DemoOptions, f: Factory): Promise<void> {
   const heading = (text: string) => out(`\n${t.cyan.bold(`== ${text}`)}`);
 
   const home = await mkdtemp(join(tmpdir(), 'svc-demo-'));
-  const { startSandbox } = await import('../../sandbox/server.js');
-  const sandbox = await startSandbox({ port: 0, autoApprove: true });
+  const [{ startSandbox }, { bundledFixturePath, loadFixture }] = await Promise.all([
+    import('../../sandbox/server.js'),
+    import('../../sandbox/fixture.js'),
+  ]);
+  // The demo's login listens on a free port of its own, registered with its own sandbox, so
+  // it never collides with a running `svc auth login` (or another demo) on the default port.
+  const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+  const fixture = await loadFixture(bundledFixturePath());
+  const client = fixture.clientApplications.find((a) => a.id === SANDBOX_CLIENT_ID);
+  client?.redirectUris.push(redirectUri);
+  const sandbox = await startSandbox({ port: 0, autoApprove: true, fixture });
   try {
     heading('An embedded sandbox: the whole service, locally');
     out(`listening on ${sandbox.url} (consent requests are approved automatically, as in CI)`);
     out(t.dim(`config and secrets for this demo live in ${home} and in memory, and are removed afterwards`));
     const demo = await createDemoSession(f, sandbox.url, home);
+    (await demo.factory().config()).updateProfile('local', (p) => ({ ...p, redirectUri }));
 
     heading('Settings: flag > environment > profile > built-in');
     await demo.svc(['config', 'list']);
 
     heading('Where secrets live (never their values)');
+    await demo.svc(['auth', 'status']);
+
+    heading('Log in: OAuth with PKCE, a loopback callback, and one Grant per approved company');
+    await demo.svc(['auth', 'login']);
+    await demo.svc(['grants', 'list', '--details']);
+
+    heading('A key pair to decrypt what customers encrypt for us (private half in the keychain)');
+    await demo.svc(['keys', 'generate', '--upload']);
+    await demo.svc(['keys', 'show-remote']);
+
+    heading('Find the customer: every device of hers gets its own encrypted copy');
+    await demo.svc(['recipient', 'resolve', '--email', 'alice@example.com']);
+
+    heading('Issue a receipt: template, inject the customer, encrypt per device, submit once');
+    const receipt = packageFile(join('fixtures', 'receipts', 'groceries.json'));
+    const customer = packageFile(join('fixtures', 'customers', 'alice.json'));
+    await demo.svc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--customer', customer]);
+    await demo.svc(['sandbox', 'deliveries']);
+    await demo.svc(['receipt', 'list']);
+
+    heading('Or by email, as a PDF');
+    await demo.svc(['receipt', 'email', '--file', receipt, '--to', 'alice@example.com']);
+    await demo.svc(['sandbox', 'outbox']);
+
+    heading('Tokens are cached per Grant and scope: none of the calls above asked twice');
+    await demo.svc(['token', 'validate']);
     await demo.svc(['auth', 'status']);
 
     heading('The sandbox is ours to steer: move its clock');
@@ -38,4 +77,15 @@ export async function run(_opts: DemoOptions, f: Factory): Promise<void> {
     await sandbox.close();
     await rm(home, { recursive: true, force: true });
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
 }

@@ -41,6 +41,7 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
       clock: f.clock,
       config,
       secrets,
+      openUrl: playBrowser,
     });
 
   const ctx: CommandContext = {
@@ -67,4 +68,15 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
       await program.parseAsync([...argv], { from: 'user' });
     },
   };
+}
+
+/**
+ * The demo's browser: the sandbox runs with --auto-approve, so GETting the authorization URL
+ * answers with the redirect to svc's loopback listener, which we then follow.
+ */
+async function playBrowser(url: string): Promise<void> {
+  const consent = await fetch(url, { redirect: 'manual' });
+  const callback = consent.headers.get('location');
+  if (consent.status !== 302 || !callback) throw new Error(`the sandbox did not redirect the authorization request (${consent.status})`);
+  await (await fetch(callback)).text();
 }

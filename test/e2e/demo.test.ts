@@ -28,7 +28,7 @@ describe('svc demo', () => {
     ]) {
       expect(result.stdout).toContain(step);
     }
-    expect(result.stdout).toMatch(/logged in to profile "local": 2 Grants/);
+    expect(result.stderr).toMatch(/logged in to profile "local": 2 Grants/);
     // Alice has three devices, and each could decrypt its copy.
     expect(result.stdout.match(/\tRECEIPT\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
     expect(result.stdout).toContain('\nvalid\n');

@@ -9,6 +9,8 @@ const DEBIAN_PACKAGE: Readonly<Record<string, string>> = {
   'dbus-daemon': 'dbus',
   'gnome-keyring-daemon': 'gnome-keyring',
   'secret-tool': 'libsecret-tools',
+  chromium: 'chromium',
+  pdftotext: 'poppler-utils',
 };
 
 /** Undefined when every tool is on PATH, else a skip reason naming the packages; throws under CI. */

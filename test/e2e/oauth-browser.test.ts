@@ -1,0 +1,93 @@
+// A real browser on the sandbox's consent page: Debian's chromium driven by playwright-core
+// approves (the CLI stores the Grant) or denies (the CLI exits 3) a `svc auth login`.
+import { execa } from 'execa';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { fixtureWithOwnRedirect, type OAuthFixture } from './oauth-fixture.js';
+import { requireTools } from './require-tools.js';
+
+const skip = requireTools(['chromium']);
+const dirs = tempDirs();
+let sandbox: SandboxProcess;
+let fixture: OAuthFixture;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (skip) return;
+  fixture = await fixtureWithOwnRedirect(dirs);
+  sandbox = await startSandbox(['--fixture', fixture.path]);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await sandbox?.stop();
+  await dirs.cleanup();
+});
+
+/** Starts `svc auth login --no-browser` and resolves with the URL it prints and the running process. */
+async function startLogin(home: SvcHome) {
+  const set = await runSvc(['config', 'set', 'redirect-uri', fixture.redirectUri], { home });
+  expect(set.exitCode).toBe(0);
+  const child = execa('node', [svcBin, 'auth', 'login', '--no-browser', '--timeout', '60'], {
+    env: svcEnv(home, { SVC_BASE_URL: sandbox.url }),
+    extendEnv: false,
+    cwd: repoRoot,
+    reject: false,
+    stdin: 'ignore',
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const line = stderr.split('\n').find((l) => l.startsWith('http'));
+      if (line) resolve(line.trim());
+    });
+    void child.then(() => reject(new Error(`login ended before printing the URL:\n${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+describe.skipIf(skip)('auth login in a real browser', () => {
+  it('approve: the consent page shows the application, the CLI stores the Grant', async () => {
+    const home = await makeSvcHome(dirs);
+    const login = await startLogin(home);
+    expect(new URL(login.url).pathname).toBe('/oauth2/authorize');
+    const page = await browser.newPage();
+    const response = await page.goto(login.url);
+    expect(response?.headers()['x-frame-options']).toBe('DENY');
+    expect(response?.headers()['referrer-policy']).toBe('no-referrer');
+    await expect(page.content()).resolves.toContain('Sandbox POS');
+    await page.screenshot({ path: `${await dirs.make('svc-shot-')}/consent.png`, fullPage: true });
+    await page.getByRole('checkbox').first().check();
+    await page.getByRole('button', { name: /approve/i }).click();
+    await page.waitForURL((u) => u.toString().startsWith(fixture.redirectUri));
+    await expect(page.content()).resolves.toMatch(/close this (tab|window)/i);
+    const result = await login.child;
+    expect(result.exitCode, login.stderr()).toBe(0);
+    const grants = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: sandbox.url } });
+    expect(grants.exitCode).toBe(0);
+    const list = JSON.parse(grants.stdout) as { grant_id: string }[];
+    expect(list.length).toBeGreaterThanOrEqual(1);
+    await page.close();
+  });
+
+  it('deny: the CLI exits 3 and stores nothing', async () => {
+    const home = await makeSvcHome(dirs);
+    const login = await startLogin(home);
+    const page = await browser.newPage();
+    await page.goto(login.url);
+    await page.getByRole('button', { name: /deny/i }).click();
+    const result = await login.child;
+    expect(result.exitCode, login.stderr()).toBe(3);
+    expect(login.stderr()).toMatch(/denied/i);
+    const grants = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: sandbox.url } });
+    expect(JSON.parse(grants.stdout)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,109 @@
+// The whole login and token flow with --debug, in both flows: no client secret, code,
+// verifier, access token or refresh token may appear in stdout or stderr, except the
+// token that `svc token get` exists to print.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome, type SvcResult } from './helpers.js';
+import { fixtureWithOwnRedirect, type OAuthFixture } from './oauth-fixture.js';
+
+const dirs = tempDirs();
+let sandbox: SandboxProcess;
+let fixture: OAuthFixture;
+
+beforeAll(async () => {
+  fixture = await fixtureWithOwnRedirect(dirs);
+  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  await dirs.cleanup();
+});
+
+/** Logs in with --debug, playing the browser: returns the CLI's output and the code the sandbox issued. */
+async function login(home: SvcHome, flow: 'grant' | 'code'): Promise<{ result: SvcResult; code: string }> {
+  await runSvc(['config', 'set', 'redirect-uri', fixture.redirectUri], { home });
+  const child = execa('node', [svcBin, 'auth', 'login', '--flow', flow, '--no-browser', '--debug', '--timeout', '30'], {
+    env: svcEnv(home, { SVC_BASE_URL: sandbox.url }),
+    extendEnv: false,
+    cwd: repoRoot,
+    reject: false,
+    stdin: 'ignore',
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const line = stderr.split('\n').find((l) => l.startsWith('http'));
+      if (line) resolve(line.trim());
+    });
+    void child.then(() => reject(new Error(`login ended early:\n${stderr}`)));
+  });
+  const consent = await fetch(url, { redirect: 'manual' });
+  const callback = consent.headers.get('location') ?? '';
+  const code = new URL(callback).searchParams.get('code') ?? '';
+  expect(code.length).toBeGreaterThan(8);
+  await (await fetch(callback)).text();
+  const done = await child;
+  return { result: { exitCode: done.exitCode, signal: done.signal, stdout: done.stdout, stderr: done.stderr, timedOut: done.timedOut }, code };
+}
+
+/** Every value the file backend holds: tokens, refresh tokens, private keys. */
+async function storedSecrets(home: SvcHome): Promise<string[]> {
+  const values: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string') {
+      try {
+        collect(JSON.parse(v));
+      } catch {
+        if (v.length >= 16) values.push(v);
+      }
+    } else if (v && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) if (!['expires_at', 'scope', 'token_type'].includes(k)) collect(inner);
+    }
+  };
+  collect(JSON.parse(await readFile(join(home.configDir, 'secrets.json'), 'utf8')));
+  return values;
+}
+
+function expectNoSecrets(outputs: readonly SvcResult[], secrets: readonly string[]) {
+  for (const out of outputs) {
+    for (const secret of secrets) {
+      expect(out.stdout.includes(secret), `a secret leaked to stdout:\n${out.stdout}`).toBe(false);
+      expect(out.stderr.includes(secret), `a secret leaked to stderr:\n${out.stderr}`).toBe(false);
+    }
+    // The verifier is never known outside the CLI: it may only appear redacted.
+    expect(out.stderr).not.toMatch(/code_verifier"?\s*[:=]\s*"?(?!\[redacted\])[A-Za-z0-9_~.-]{43}/);
+  }
+}
+
+describe('no secret reaches stdout or stderr, even with --debug', () => {
+  it.each(['grant', 'code'] as const)('%s flow: login, token, grants, validate, status, refresh', async (flow) => {
+    const home = await makeSvcHome(dirs);
+    const env = { SVC_BASE_URL: sandbox.url };
+    const { result: loggedIn, code } = await login(home, flow);
+    expect(loggedIn.exitCode, loggedIn.stderr).toBe(0);
+    expect(loggedIn.stderr).toContain('> POST'); // the trace is really on
+
+    const tokenGet = await runSvc(['token', 'get', '--debug'], { home, env });
+    expect(tokenGet.exitCode, tokenGet.stderr).toBe(0);
+    const token = tokenGet.stdout.trim();
+    expect(token.length).toBeGreaterThan(16);
+    const others = [
+      loggedIn,
+      { ...tokenGet, stdout: '' }, // token get's own stdout is the token itself
+      await runSvc(['token', 'validate', '--debug'], { home, env }),
+      await runSvc(['grants', 'list', '--debug'], { home, env }),
+      await runSvc(['auth', 'status', '--debug'], { home, env }),
+      await runSvc(['auth', 'refresh', '--debug'], { home, env }),
+      await runSvc(['token', 'get', '--json', '--debug'], { home, env }).then((r) => ({ ...r, stdout: '' })),
+    ];
+    for (const r of others) expect(r.exitCode, r.stderr).toBe(0);
+    const stored = await storedSecrets(home);
+    // Tokens (and in the code flow, refresh tokens) really were stored: the check below has teeth.
+    expect(stored.length).toBeGreaterThanOrEqual(flow === 'code' ? 2 : 1);
+    const secrets = [fixture.clientSecret, code, token, ...stored];
+    expectNoSecrets(others, secrets);
+  });
+});

@@ -4,7 +4,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { repoRoot, type TempDirs } from './helpers.js';
+import { execa } from 'execa';
+import { repoRoot, runSvc, svcBin, svcEnv, type SvcHome, type SvcResult, type TempDirs } from './helpers.js';
 
 export const CLIENT_ID = 'app_sandbox_pos';
 
@@ -36,4 +37,44 @@ export async function fixtureWithOwnRedirect(dirs: TempDirs): Promise<OAuthFixtu
   const path = join(await dirs.make('svc-fixture-'), 'sandbox.json');
   await writeFile(path, JSON.stringify(fixture));
   return { path, redirectUri, clientSecret: client.clientSecret };
+}
+
+/**
+ * `svc auth login --no-browser` against a sandbox started with --auto-approve, the test
+ * playing the browser: it GETs the printed URL and follows the redirect to the CLI's
+ * loopback listener. Returns the CLI's output and the code the sandbox issued.
+ */
+export async function loginAutoApproved(
+  home: SvcHome,
+  sandboxUrl: string,
+  fixture: OAuthFixture,
+  args: readonly string[] = [],
+): Promise<{ result: SvcResult; code: string }> {
+  const set = await runSvc(['config', 'set', 'redirect-uri', fixture.redirectUri], { home });
+  if (set.exitCode !== 0) throw new Error(`config set failed: ${set.stderr}`);
+  const child = execa('node', [svcBin, 'auth', 'login', '--no-browser', '--timeout', '30', ...args], {
+    env: svcEnv(home, { SVC_BASE_URL: sandboxUrl }),
+    extendEnv: false,
+    cwd: repoRoot,
+    reject: false,
+    stdin: 'ignore',
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const line = stderr.split('\n').find((l) => l.startsWith('http'));
+      if (line) resolve(line.trim());
+    });
+    void child.then(() => reject(new Error(`login ended early:\n${stderr}`)));
+  });
+  const consent = await fetch(url, { redirect: 'manual' });
+  const callback = consent.headers.get('location') ?? '';
+  const code = new URL(callback).searchParams.get('code') ?? '';
+  await (await fetch(callback)).text();
+  const done = await child;
+  return {
+    result: { exitCode: done.exitCode, signal: done.signal, stdout: done.stdout, stderr: done.stderr, timedOut: done.timedOut },
+    code,
+  };
 }

@@ -3,10 +3,9 @@
 // token that `svc token get` exists to print.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome, type SvcResult } from './helpers.js';
-import { fixtureWithOwnRedirect, type OAuthFixture } from './oauth-fixture.js';
+import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome, type SvcResult } from './helpers.js';
+import { fixtureWithOwnRedirect, loginAutoApproved, type OAuthFixture } from './oauth-fixture.js';
 
 const dirs = tempDirs();
 let sandbox: SandboxProcess;
@@ -20,34 +19,6 @@ afterAll(async () => {
   await sandbox?.stop();
   await dirs.cleanup();
 });
-
-/** Logs in with --debug, playing the browser: returns the CLI's output and the code the sandbox issued. */
-async function login(home: SvcHome, flow: 'grant' | 'code'): Promise<{ result: SvcResult; code: string }> {
-  await runSvc(['config', 'set', 'redirect-uri', fixture.redirectUri], { home });
-  const child = execa('node', [svcBin, 'auth', 'login', '--flow', flow, '--no-browser', '--debug', '--timeout', '30'], {
-    env: svcEnv(home, { SVC_BASE_URL: sandbox.url }),
-    extendEnv: false,
-    cwd: repoRoot,
-    reject: false,
-    stdin: 'ignore',
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const line = stderr.split('\n').find((l) => l.startsWith('http'));
-      if (line) resolve(line.trim());
-    });
-    void child.then(() => reject(new Error(`login ended early:\n${stderr}`)));
-  });
-  const consent = await fetch(url, { redirect: 'manual' });
-  const callback = consent.headers.get('location') ?? '';
-  const code = new URL(callback).searchParams.get('code') ?? '';
-  expect(code.length).toBeGreaterThan(8);
-  await (await fetch(callback)).text();
-  const done = await child;
-  return { result: { exitCode: done.exitCode, signal: done.signal, stdout: done.stdout, stderr: done.stderr, timedOut: done.timedOut }, code };
-}
 
 /** Every value the file backend holds: tokens, refresh tokens, private keys. */
 async function storedSecrets(home: SvcHome): Promise<string[]> {
@@ -82,8 +53,9 @@ describe('no secret reaches stdout or stderr, even with --debug', () => {
   it.each(['grant', 'code'] as const)('%s flow: login, token, grants, validate, status, refresh', async (flow) => {
     const home = await makeSvcHome(dirs);
     const env = { SVC_BASE_URL: sandbox.url };
-    const { result: loggedIn, code } = await login(home, flow);
+    const { result: loggedIn, code } = await loginAutoApproved(home, sandbox.url, fixture, ['--flow', flow, '--debug']);
     expect(loggedIn.exitCode, loggedIn.stderr).toBe(0);
+    expect(code.length).toBeGreaterThan(8);
     expect(loggedIn.stderr).toContain('> POST'); // the trace is really on
 
     const tokenGet = await runSvc(['token', 'get', '--debug'], { home, env });

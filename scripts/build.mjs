@@ -8,6 +8,22 @@ import { rm } from 'node:fs/promises';
 // Worker entry points must be files of their own (new Worker(url) loads them by path).
 const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts'].filter((p) => existsSync(p));
 
+// commander requires node:child_process at load time, only to run executable subcommands,
+// which svc has none of; loading it costs about 1.5 ms of every start-up (bench/startup.mjs).
+// Commander gets a stand-in that loads the real module on first use.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'node:child_process', namespace: 'lazy' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+      contents: "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
 await rm('dist', { recursive: true, force: true });
 await build({
   entryPoints,
@@ -23,6 +39,7 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   // Native addons, browsers and packages that read their own data files stay in node_modules.
   external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit'],
+  plugins: [lazyChildProcess],
   // Bundled CommonJS dependencies call require(); give them one in ESM output.
   banner: {
     js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",

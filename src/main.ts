@@ -4,7 +4,7 @@ import { CommanderError } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
 import { ExitCode, SvcError, exitCodeOf } from './errors.js';
-import { createFactory, type Factory } from './factory.js';
+import type { Factory } from './factory.js';
 import { colorEnabled } from './io/streams.js';
 import { buildProgram } from './root.js';
 
@@ -12,8 +12,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   let factory: Factory | undefined;
   const ctx: CommandContext = {
     async run(cmd, load, opts) {
+      // Loaded with the verb, so --version and --help never load the factory's modules.
+      const [{ createFactory }, verb] = await Promise.all([import('./factory.js'), load()]);
       factory = createFactory({ env, globals: globalsOf(cmd) });
-      const verb = await load();
       try {
         await verb.run(opts, factory);
       } finally {

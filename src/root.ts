@@ -47,6 +47,6 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
   registerSandbox(program, ctx);
   registerConfig(program, ctx);
   registerCompletion(program, ctx);
-  registerDemo(program, ctx);
+  registerDemo(program, ctx, buildProgram);
   return program;
 }

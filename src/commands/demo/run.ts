@@ -8,11 +8,14 @@ import { SANDBOX_CLIENT_ID } from '../../config/defaults.js';
 import type { Factory } from '../../factory.js';
 import { packageFile } from '../../package-root.js';
 import { theme } from '../../io/theme.js';
+import type { BuildProgram } from './index.js';
 import { createDemoSession } from './session.js';
 
-export type DemoOptions = Record<string, never>;
+export interface DemoOptions {
+  buildProgram: BuildProgram;
+}
 
-export async function run(_opts: DemoOptions, f: Factory): Promise<void> {
+export async function run(opts: DemoOptions, f: Factory): Promise<void> {
   const t = theme(f.io);
   const out = (line = '') => f.io.stdout.write(`${line}\n`);
   const heading = (text: string) => out(`\n${t.cyan.bold(`== ${text}`)}`);
@@ -33,7 +36,7 @@ export async function run(_opts: DemoOptions, f: Factory): Promise<void> {
     heading('An embedded sandbox: the whole service, locally');
     out(`listening on ${sandbox.url} (consent requests are approved automatically, as in CI)`);
     out(t.dim(`config and secrets for this demo live in ${home} and in memory, and are removed afterwards`));
-    const demo = await createDemoSession(f, sandbox.url, home);
+    const demo = await createDemoSession(f, sandbox.url, home, opts.buildProgram);
     (await demo.factory().config()).updateProfile('local', (p) => ({ ...p, redirectUri }));
 
     heading('Settings: flag > environment > profile > built-in');

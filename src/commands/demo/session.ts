@@ -9,6 +9,7 @@ import { openConfigStore } from '../../config/store.js';
 import { createFactory, type Env, type Factory } from '../../factory.js';
 import { theme } from '../../io/theme.js';
 import { memorySecretStore } from '../../secrets/store.js';
+import type { BuildProgram } from './index.js';
 
 export interface DemoSession {
   /** Prints `$ svc ARGV` and runs it; a failing step fails the demo. */
@@ -17,7 +18,7 @@ export interface DemoSession {
   factory(overrides?: { json?: boolean }): Factory;
 }
 
-export async function createDemoSession(f: Factory, baseUrl: string, home: string): Promise<DemoSession> {
+export async function createDemoSession(f: Factory, baseUrl: string, home: string, buildProgram: BuildProgram): Promise<DemoSession> {
   const configDir = join(home, 'config');
   const stateDir = join(home, 'state');
   await mkdir(configDir, { recursive: true, mode: 0o700 });
@@ -60,7 +61,6 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
     factory: (overrides) => factory(overrides),
     async svc(argv) {
       f.io.stdout.write(`\n${t.dim('$')} ${t.bold(`svc ${argv.join(' ')}`)}\n`);
-      const { buildProgram } = await import('../../root.js');
       const program = buildProgram(ctx, {
         writeOut: (s) => f.io.stdout.write(s),
         writeErr: (s) => f.io.stderr.write(s),

@@ -1,10 +1,9 @@
 // A real browser on the sandbox's consent page: Debian's chromium driven by playwright-core
 // approves (the CLI stores the Grant) or denies (the CLI exits 3) a `svc auth login`.
-import { execa } from 'execa';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
-import { fixtureWithOwnRedirect, type OAuthFixture } from './oauth-fixture.js';
+import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess } from './helpers.js';
+import { fixtureWithOwnRedirect, startLogin, type OAuthFixture } from './oauth-fixture.js';
 import { requireTools } from './require-tools.js';
 
 const skip = requireTools(['chromium']);
@@ -30,33 +29,10 @@ afterAll(async () => {
   await dirs.cleanup();
 });
 
-/** Starts `svc auth login --no-browser` and resolves with the URL it prints and the running process. */
-async function startLogin(home: SvcHome) {
-  const set = await runSvc(['config', 'set', 'redirect-uri', fixture.redirectUri], { home });
-  expect(set.exitCode).toBe(0);
-  const child = execa('node', [svcBin, 'auth', 'login', '--no-browser', '--timeout', '60'], {
-    env: svcEnv(home, { SVC_BASE_URL: sandbox.url }),
-    extendEnv: false,
-    cwd: repoRoot,
-    reject: false,
-    stdin: 'ignore',
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const line = stderr.split('\n').find((l) => l.startsWith('http'));
-      if (line) resolve(line.trim());
-    });
-    void child.then(() => reject(new Error(`login ended before printing the URL:\n${stderr}`)));
-  });
-  return { child, url, stderr: () => stderr };
-}
-
 describe.skipIf(skip)('auth login in a real browser', () => {
   it('approve: the consent page shows the application, the CLI stores the Grant', async () => {
     const home = await makeSvcHome(dirs);
-    const login = await startLogin(home);
+    const login = await startLogin(home, sandbox.url, fixture);
     expect(new URL(login.url).pathname).toBe('/oauth2/authorize');
     const page = await browser.newPage();
     const response = await page.goto(login.url);
@@ -79,7 +55,7 @@ describe.skipIf(skip)('auth login in a real browser', () => {
 
   it('deny: the CLI exits 3 and stores nothing', async () => {
     const home = await makeSvcHome(dirs);
-    const login = await startLogin(home);
+    const login = await startLogin(home, sandbox.url, fixture);
     const page = await browser.newPage();
     await page.goto(login.url);
     await page.getByRole('button', { name: /deny/i }).click();

@@ -8,6 +8,7 @@ import type { GrantRecord } from '../../config/store.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
+import { AUTHORIZATION_COLUMNS, authorizationRows } from '../grants/rows.js';
 import { canPrompt, note } from '../../io/streams.js';
 import type { SecretStore } from '../../secrets/store.js';
 import { personPresent, systemBrowser, type OpenUrl } from '../../auth/browser.js';
@@ -162,19 +163,5 @@ async function report(f: Factory, result: LoginResult): Promise<void> {
   const what = result.flow === 'grant' ? ['Grant', 'Grants'] : ['company', 'companies'];
   const chosen = result.grant ? `; default ${result.grant}` : '';
   note(f.io, `logged in to profile "${result.profile}": ${count} ${what[count === 1 ? 0 : 1]}${chosen}`);
-  const rows = [
-    ...result.grants.map((g) => ({ id: g.grant_id, company: g.company_legal_name, taxId: g.tax_id, scopes: g.scopes.join(' ') })),
-    ...result.companies.map((c) => ({ id: c.merchant_id, company: c.company_legal_name, taxId: c.tax_id, scopes: c.scope })),
-  ];
-  await writeList(
-    f.io,
-    rows,
-    [
-      { header: 'GRANT', value: (r) => r.id },
-      { header: 'COMPANY', value: (r) => r.company },
-      { header: 'TAX ID', value: (r) => r.taxId },
-      { header: 'SCOPES', value: (r) => r.scopes },
-    ],
-    result,
-  );
+  await writeList(f.io, authorizationRows(result.grants, result.companies), AUTHORIZATION_COLUMNS, result);
 }

@@ -1,5 +1,6 @@
 // Stores the profile's OAuth client secret. The value only travels from stdin or a hidden
 // prompt into the secret store: it is never echoed, printed or put in an error.
+import { CLIENT_SECRET_KEY as KEY, readSecretFromStdin } from '../../auth/credentials.js';
 import { resolveProfileName } from '../../config/settings.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -12,32 +13,19 @@ export interface SetSecretOptions {
   stdin: boolean;
 }
 
-const KEY = 'client-secret';
-
 export async function run(opts: SetSecretOptions, f: Factory): Promise<void> {
   // The store first: an unusable keychain should fail before anyone types a secret.
   const store = await f.secrets();
   const profile = resolveProfileName(f.globals, f.env).value;
-  const raw =
+  const hint = 'pipe it in: printf %s "$SECRET" | svc auth set-secret --stdin';
+  const value =
     opts.stdin || !f.io.stdinIsTTY
-      ? await readAll(f.io.stdin)
+      ? await readSecretFromStdin(f.io, 'the client secret', hint)
       : await f.prompter().password({ message: `Client secret for profile "${profile}":`, flag: '--stdin' });
-  // `echo "$SECRET" |` adds one newline that is not part of the secret.
-  const value = raw.replace(/\r?\n$/, '');
-  if (value.trim() === '') {
-    throw new UsageError('the client secret is empty', {
-      hint: 'pipe it in: printf %s "$SECRET" | svc auth set-secret --stdin',
-    });
-  }
+  if (value.trim() === '') throw new UsageError('the client secret is empty', { hint });
   await store.set(KEY, value);
   const overriddenBy = envVariableFor(f.env, KEY);
   if (f.io.json) writeJson(f.io, { profile, key: KEY, backend: store.backend, store: store.describe() });
   else note(f.io, `stored the client secret of profile "${profile}" in ${store.describe()}`);
   if (overriddenBy) note(f.io, `note: ${overriddenBy} is set and takes precedence over the stored secret`);
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
 }

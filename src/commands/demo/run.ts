@@ -3,9 +3,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { SANDBOX_CLIENT_ID } from '../../config/defaults.js';
 import type { Factory } from '../../factory.js';
+import { freeLoopbackPort } from '../../net-port.js';
 import { packageFile } from '../../package-root.js';
 import { theme } from '../../io/theme.js';
 import type { BuildProgram } from './index.js';
@@ -27,7 +27,7 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
   ]);
   // The demo's login listens on a free port of its own, registered with its own sandbox, so
   // it never collides with a running `svc auth login` (or another demo) on the default port.
-  const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+  const redirectUri = `http://127.0.0.1:${await freeLoopbackPort()}/callback`;
   const fixture = await loadFixture(bundledFixturePath());
   const client = fixture.clientApplications.find((a) => a.id === SANDBOX_CLIENT_ID);
   client?.redirectUris.push(redirectUri);
@@ -80,15 +80,4 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await sandbox.close();
     await rm(home, { recursive: true, force: true });
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

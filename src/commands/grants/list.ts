@@ -6,6 +6,7 @@ import type { GrantDetails } from '../../contract/oauth.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
+import { AUTHORIZATION_COLUMNS, authorizationRows } from './rows.js';
 
 export interface ListOptions {
   details: boolean;
@@ -18,27 +19,10 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
   if (auth.grants.length + auth.companies.length === 0 && !f.io.json) note(f.io, 'no Grants yet: run `svc auth login`');
   if (opts.details) return listDetails(f, auth.grants.map((g) => g.grant_id), auth.companies.length);
 
-  const rows = [
-    ...auth.grants.map((g) => ({
-      id: g.grant_id,
-      company: g.company_legal_name,
-      taxId: g.tax_id,
-      scopes: g.scopes.join(' '),
-      stores: g.store_ids.length === 0 ? 'all' : String(g.store_ids.length),
-    })),
-    ...auth.companies.map((c) => ({ id: c.merchant_id, company: c.company_legal_name, taxId: c.tax_id, scopes: c.scope, stores: 'all' })),
-  ];
   await writeList(
     f.io,
-    rows,
-    [
-      { header: 'GRANT', value: (r) => r.id },
-      { header: 'COMPANY', value: (r) => r.company },
-      { header: 'TAX ID', value: (r) => r.taxId },
-      { header: 'SCOPES', value: (r) => r.scopes },
-      { header: 'STORES', value: (r) => r.stores },
-      { header: 'DEFAULT', value: (r) => (r.id === chosen ? '*' : '') },
-    ],
+    authorizationRows(auth.grants, auth.companies),
+    [...AUTHORIZATION_COLUMNS, { header: 'DEFAULT', value: (r) => (r.id === chosen ? '*' : '') }],
     [...auth.grants, ...auth.companies],
   );
 }

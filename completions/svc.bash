@@ -272,8 +272,8 @@ _svc_spec() {
       ;;
     'svc sandbox start')
       subcommands=''
-      flags='--port --host --fixture --auto-approve --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--port --host --fixture --profile --base-url'
+      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --profile --base-url'
       args=()
       ;;
     'svc sandbox trigger')
@@ -284,8 +284,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--item --refund --note --profile --base-url'
+      flags='--item --refund --note --reason --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--item --refund --note --reason --profile --base-url'
       args=('')
       ;;
     'svc sandbox trigger cancel')

@@ -63,9 +63,9 @@ function __svc_value_flags --description 'the flags of an svc command path that 
         case 'webhook verify'
             printf '%s\n' '--file' '--signature'
         case 'sandbox start'
-            printf '%s\n' '--port' '--host' '--fixture'
+            printf '%s\n' '--port' '--host' '--fixture' '--webhook-retry-base-ms' '--webhook-max-attempts'
         case 'sandbox trigger return-request'
-            printf '%s\n' '--item' '--refund' '--note'
+            printf '%s\n' '--item' '--refund' '--note' '--reason'
     end
 end
 
@@ -215,11 +215,14 @@ complete -c svc -n '__svc_at sandbox start' -l port -x -d 'port (0 picks a free 
 complete -c svc -n '__svc_at sandbox start' -l host -x -d 'address to bind'
 complete -c svc -n '__svc_at sandbox start' -l fixture -r -F -d 'seed data (default: the bundled fixtures/sandbox.json)'
 complete -c svc -n '__svc_at sandbox start' -l auto-approve -d 'approve authorization requests at once (CI)'
+complete -c svc -n '__svc_at sandbox start' -l webhook-retry-base-ms -x -d 'delay before the first webhook retry; later ones double'
+complete -c svc -n '__svc_at sandbox start' -l webhook-max-attempts -x -d 'webhook delivery attempts before giving up'
 complete -c svc -n '__svc_at sandbox trigger' -a 'return-request' -d 'a customer\'s device asks to return items of a receipt'
 complete -c svc -n '__svc_at sandbox trigger' -a 'cancel' -d 'the customer cancels a return request'
 complete -c svc -n '__svc_at sandbox trigger return-request' -l item -x -d 'item to return (repeatable; default: every line once)'
 complete -c svc -n '__svc_at sandbox trigger return-request' -l refund -x -d 'ORIGINAL_PAYMENT_METHOD, BANK_TRANSFER or STORE_CREDIT'
 complete -c svc -n '__svc_at sandbox trigger return-request' -l note -x -d 'customer note'
+complete -c svc -n '__svc_at sandbox trigger return-request' -l reason -x -d 'reason code of every item, e.g. DEFECTIVE (default DAMAGED)'
 complete -c svc -n '__svc_at sandbox clock' -a 'advance' -d 'advance the clock, e.g. to expire tokens and codes; prints the new time'
 complete -c svc -n '__svc_at config' -a 'list' -d 'show every setting of the profile with where its value comes from'
 complete -c svc -n '__svc_at config' -a 'get' -d 'print one setting'

@@ -16,6 +16,11 @@ export interface StoredDocument {
 export interface ReceiptRecord {
   readonly serviceReceiptId: string;
   readonly companyId: string;
+  /**
+   * The client application that issued it, or null for an API-key integration: return
+   * requests are encrypted for that issuer's registered key.
+   */
+  readonly clientId: string | null;
   /** The owner: the customer the match resolved. */
   readonly customerId: string;
   /** The devices the receipt was submitted for. */
@@ -53,6 +58,11 @@ export function saveReceipt(sandbox: Sandbox, receipt: ReceiptRecord): void {
 export function findReceipt(sandbox: Sandbox, serviceReceiptId: string, companyId: string): ReceiptRecord | undefined {
   const receipt = sandbox.state.slice(store).receipts.get(serviceReceiptId);
   return receipt?.companyId === companyId ? receipt : undefined;
+}
+
+/** Whoever issued it: for the sandbox's customer-side triggers, which act for the receipt's owner rather than a company. */
+export function receiptById(sandbox: Sandbox, serviceReceiptId: string): ReceiptRecord | undefined {
+  return sandbox.state.slice(store).receipts.get(serviceReceiptId);
 }
 
 export function recordDeliveries(sandbox: Sandbox, deliveries: readonly DeliveryRecord[]): void {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { ResolveRecipientRequest } from '../contract/recipient.js';
 import type { Sandbox } from './context.js';
 import { findReceipt } from './receipts.js';
-import { HttpError } from './router.js';
+import { HttpError, type ErrorDetail } from './router.js';
 import { defineSlice, type Customer, type Device } from './state.js';
 
 export const MATCH_TTL_SECONDS = 15 * 60;
@@ -86,4 +86,36 @@ export function requireMatch(sandbox: Sandbox, companyId: string, matchId: strin
     });
   }
   return match;
+}
+
+/** What a submission's entry says about whom it is for. */
+export interface RecipientEntry {
+  readonly recipientId: string;
+  readonly receiverType?: string | undefined;
+  readonly supplierPartyId: string;
+}
+
+/**
+ * Every matched device exactly once, nothing else, each entry labelled as the template's
+ * supplier. `field` is the entries' member in the submission, for the details' paths.
+ */
+export function coverageProblems(match: Match, entries: readonly RecipientEntry[], companyId: string, field: string): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const wanted = new Set(match.recipientIds);
+  const seen = new Set<string>();
+  entries.forEach((entry, i) => {
+    const at = `${field}.${i}`;
+    if (!wanted.has(entry.recipientId)) problems.push({ path: `${at}.recipientId`, message: 'is not a recipient of this match' });
+    else if (seen.has(entry.recipientId)) problems.push({ path: `${at}.recipientId`, message: 'appears more than once: one entry per recipient' });
+    seen.add(entry.recipientId);
+    if (entry.receiverType !== undefined && entry.receiverType !== 'DEVICE')
+      problems.push({ path: `${at}.receiverType`, message: 'must be "DEVICE", as the match returned it' });
+    if (entry.supplierPartyId !== companyId)
+      problems.push({ path: `${at}.supplierPartyId`, message: "must be the template's accountingSupplierParty.partyIdentification[0].id.value" });
+  });
+  for (const recipientId of match.recipientIds) {
+    if (!seen.has(recipientId))
+      problems.push({ path: field, message: `has no entry for recipient ${recipientId}: encrypt for every recipient the match returned` });
+  }
+  return problems;
 }

@@ -20,10 +20,15 @@ import * as email from './routes/email.js';
 import * as receipts from './routes/receipts.js';
 import * as recipients from './routes/recipients.js';
 import * as templates from './routes/templates.js';
+import * as creditNotes from './routes/credit-notes.js';
+import * as events from './routes/events.js';
+import * as returns from './routes/returns.js';
+import * as webhooks from './routes/webhooks.js';
 import { createSandboxState, type SandboxState } from './state.js';
+import { startWebhookDelivery, type WebhookDeliveryOptions } from './webhooks.js';
 
 /** One module per interface part; later parts (OAuth, receipts, credit notes, webhooks) join here. */
-const ROUTE_GROUPS: readonly RouteGroup[] = [health, oauthAuthorize, oauth, clientApplications, sandboxGrants, recipients, templates, receipts, email];
+const ROUTE_GROUPS: readonly RouteGroup[] = [health, oauthAuthorize, oauth, clientApplications, sandboxGrants, recipients, templates, receipts, email, webhooks, returns, creditNotes, events];
 
 // How long `close()` lets requests in progress finish before their connections are cut.
 const CLOSE_GRACE_MS = 1000;
@@ -40,6 +45,8 @@ export interface SandboxOptions {
   autoApprove?: boolean;
   /** Per client application (or API-key company); default 100 requests of burst, refilled at 50/s. */
   rateLimit?: RateLimitOptions;
+  /** Retry schedule and timeout of webhook deliveries; tests shrink them to milliseconds. */
+  webhooks?: WebhookDeliveryOptions;
   /** Request lines and internal errors; silent by default. */
   log?: (line: string) => void;
 }
@@ -50,6 +57,8 @@ export interface RunningSandbox {
   readonly port: number;
   readonly state: SandboxState;
   readonly clock: SandboxClock;
+  /** What route groups see; tests use it to call sandbox internals such as `recordEvent`. */
+  readonly context: Sandbox;
   /** Stops listening and closes every connection; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -73,6 +82,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       clock.reset();
     },
   };
+
+  // Background work, stopped by close() before the server so that nothing outlives it.
+  const stops: (() => Promise<void>)[] = [startWebhookDelivery(sandbox, options.webhooks).stop];
 
   const router = withRateLimit(createRouter({ clock, log }), sandbox, options.rateLimit);
   for (const group of ROUTE_GROUPS) group.register(router, sandbox);
@@ -98,7 +110,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     port,
     state,
     clock,
-    close: () => (closing ??= shutdown()),
+    context: sandbox,
+    close: () => (closing ??= Promise.allSettled(stops.map((stop) => stop())).then(shutdown)),
   };
 }
 

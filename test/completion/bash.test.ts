@@ -40,7 +40,7 @@ describe.skipIf(missingBash !== undefined)(suiteTitle('bash completion', missing
   it('walks nested commands', async () => {
     expect(sorted(await bashComplete(script, ['svc', 'sandbox', 'trigger', '']))).toEqual(['cancel', 'return-request']);
     expect(await bashComplete(script, ['svc', 'sandbox', 'clock', ''])).toEqual(['advance']);
-    expect(await bashComplete(script, ['svc', 'sandbox', 'trigger', 'return-request', 'R1', '--re'])).toEqual(['--refund']);
+    expect(await bashComplete(script, ['svc', 'sandbox', 'trigger', 'return-request', 'R1', '--ref'])).toEqual(['--refund']);
   });
 
   it('does not take the value of a flag for a command', async () => {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { collect, type CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 
 export function registerSandbox(program: Command, ctx: CommandContext): void {
   const sandbox = program.command('sandbox').description('the local implementation of the whole service, for development, demos and CI');
@@ -11,8 +10,13 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--fixture <path>', 'seed data (default: the bundled fixtures/sandbox.json)')
     .option('--auto-approve', 'approve authorization requests at once (CI)')
-    .action((flags: { port: string; host: string; fixture?: string; autoApprove?: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./start.js'), flags),
+    .option('--webhook-retry-base-ms <ms>', 'delay before the first webhook retry; later ones double', '1000')
+    .option('--webhook-max-attempts <n>', 'webhook delivery attempts before giving up', '8')
+    .action(
+      (
+        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string },
+        cmd: Command,
+      ) => ctx.run(cmd, () => import('./start.js'), flags),
     );
   const trigger = sandbox.command('trigger').description('simulate what customers do');
   trigger
@@ -22,14 +26,15 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--item <product-id:qty>', 'item to return (repeatable; default: every line once)', collect)
     .option('--refund <preference>', 'ORIGINAL_PAYMENT_METHOD, BANK_TRANSFER or STORE_CREDIT', 'ORIGINAL_PAYMENT_METHOD')
     .option('--note <text>', 'customer note')
-    .action((serviceReceiptId: string, flags: { item?: string[]; refund: string; note?: string }, cmd: Command) =>
-      ctx.run(cmd, notYet('sandbox trigger return-request'), { serviceReceiptId, ...flags }),
+    .option('--reason <code>', 'reason code of every item, e.g. DEFECTIVE (default DAMAGED)')
+    .action((serviceReceiptId: string, flags: { item?: string[]; refund: string; note?: string; reason?: string }, cmd: Command) =>
+      ctx.run(cmd, () => import('./trigger-return-request.js'), { serviceReceiptId, ...flags }),
     );
   trigger
     .command('cancel')
     .description('the customer cancels a return request')
     .argument('<request-id>')
-    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('sandbox trigger cancel'), { requestId }));
+    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./trigger-cancel.js'), { requestId }));
   sandbox
     .command('revoke')
     .description("revoke a Grant (only that company's)")

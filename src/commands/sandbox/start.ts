@@ -14,6 +14,8 @@ export interface StartOptions {
   host: string;
   fixture?: string | undefined;
   autoApprove?: boolean | undefined;
+  webhookRetryBaseMs?: string | undefined;
+  webhookMaxAttempts?: string | undefined;
 }
 
 export interface StopSignal {
@@ -44,11 +46,15 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   const port = parsePort(opts.port);
   const host = parseHost(opts.host);
   const fixture = opts.fixture === undefined ? bundledFixturePath() : resolve(opts.fixture);
+  const webhooks = {
+    ...(opts.webhookRetryBaseMs === undefined ? {} : { baseDelayMs: parseWhole(opts.webhookRetryBaseMs, '--webhook-retry-base-ms', 0) }),
+    ...(opts.webhookMaxAttempts === undefined ? {} : { maxAttempts: parseWhole(opts.webhookMaxAttempts, '--webhook-max-attempts', 1) }),
+  };
   // Listening first, so that a signal sent the moment the URL is printed is not missed.
   const stop = listenForStop();
   let sandbox: RunningSandbox;
   try {
-    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, log: (line) => note(f.io, line) });
+    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, webhooks, log: (line) => note(f.io, line) });
   } catch (error) {
     stop.dispose();
     throw error;
@@ -64,6 +70,12 @@ function parsePort(value: string): number {
   const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!(port <= 65535)) throw new UsageError(`--port: "${value}" is not a port number from 0 to 65535`, { hint: '--port 0 picks a free port' });
   return port;
+}
+
+function parseWhole(value: string, flag: string, min: number): number {
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= min)) throw new UsageError(`${flag}: "${value}" is not a whole number from ${min}`);
+  return n;
 }
 
 function parseHost(host: string): string {

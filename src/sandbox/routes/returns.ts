@@ -1,0 +1,133 @@
+// Sandbox-only stand-ins for the customer (CONTRACT.md §7): a device of the receipt's owner
+// asks to return items, or withdraws its request. The device writes the return request
+// plaintext from the receipt it holds (INTERFACE.md "Return request") and encrypts it for
+// the receipt's issuer, so the issuer receives exactly what a real device would send:
+// in the queue of `GET /credit-note` and as a RETURN_REQUESTED event.
+import { randomUUID } from 'node:crypto';
+import { ReturnRequest } from '../../contract/returns.js';
+import { BulkReturnRequestTrigger, ReturnRequestTrigger, type ReturnRequestTriggerItem } from '../../contract/sandbox-returns.js';
+import type { UblDocument } from '../../contract/template.js';
+import { validate } from '../../contract/validate.js';
+import type { ReturnRequestedData } from '../../contract/webhook.js';
+import { encryptJson } from '../../crypto/hybrid.js';
+import type { Sandbox } from '../context.js';
+import { recordEvent } from '../events.js';
+import { requireIssuerPublicKey } from '../issuers.js';
+import { receiptById, type ReceiptRecord } from '../receipts.js';
+import { cancelByCustomer, enqueue, queueItem, requireQueueRecord, statusAnswer, type QueueRecord } from '../returns.js';
+import { HttpError, json, validated, type Router } from '../router.js';
+import { findTemplate } from '../templates.js';
+
+const DEFAULT_REASON = 'DAMAGED';
+
+export function register(router: Router, sandbox: Sandbox): void {
+  router.post('/sandbox/receipts/{serviceReceiptId}/return-requests', (req) => {
+    const receipt = requireReceipt(sandbox, req.params.serviceReceiptId);
+    const request = returnRequestOf(sandbox, receipt, validated(ReturnRequestTrigger, req.body ?? {}, 'the request body'));
+    const record = submitReturnRequest(sandbox, receipt, request, requireIssuerPublicKey(sandbox, receipt));
+    sandbox.log(`return request ${record.requestId} for receipt ${receipt.serviceReceiptId}: ${request.lineItems.length} line(s)`);
+    return json(201, queueItem(record));
+  });
+
+  // Load for polling benchmarks: no RETURN_REQUESTED events, so that a subscribed listener
+  // is not flooded with thousands of deliveries it did not ask to measure.
+  router.post('/sandbox/return-requests/bulk', (req) => {
+    const trigger = validated(BulkReturnRequestTrigger, req.body, 'the request body');
+    const receipt = requireReceipt(sandbox, trigger.serviceReceiptId);
+    const request = returnRequestOf(sandbox, receipt, trigger);
+    const publicKey = requireIssuerPublicKey(sandbox, receipt);
+    const requestIds: string[] = [];
+    for (let i = 0; i < trigger.count; i++) requestIds.push(enqueueEncrypted(sandbox, receipt, request, publicKey).requestId);
+    sandbox.log(`bulk: ${trigger.count} return requests for receipt ${receipt.serviceReceiptId}`);
+    return json(201, { serviceReceiptId: receipt.serviceReceiptId, count: requestIds.length, requestIds });
+  });
+
+  router.post('/sandbox/return-requests/{requestId}/cancel', (req) => {
+    const record = requireQueueRecord(sandbox, req.params.requestId);
+    cancelByCustomer(sandbox, record);
+    sandbox.log(`return request ${record.requestId} cancelled by the customer`);
+    return json(200, statusAnswer(record));
+  });
+}
+
+function requireReceipt(sandbox: Sandbox, serviceReceiptId: string): ReceiptRecord {
+  const receipt = receiptById(sandbox, serviceReceiptId);
+  if (!receipt) throw new HttpError('not_found', `no receipt ${serviceReceiptId}`);
+  return receipt;
+}
+
+/**
+ * The plaintext the owner's device writes: the merchant's document number and product
+ * identifiers as the receipt shows them, the trigger's choices, and the defaults a customer
+ * who just taps "return" gets. Checked with the schema the issuer will check it with.
+ */
+function returnRequestOf(sandbox: Sandbox, receipt: ReceiptRecord, trigger: ReturnRequestTrigger): ReturnRequest {
+  const template = findTemplate(sandbox, receipt.companyId, receipt.templateHash, 'RECEIPT');
+  const customer = sandbox.state.customers.get(receipt.customerId);
+  // Both were there when the receipt was accepted, and only a reset (which drops the receipt too) removes them.
+  if (!template || !customer) throw new Error(`receipt ${receipt.serviceReceiptId} has lost its template or owner`);
+  const items = trigger.items ?? everyLineOnce(template.document);
+  const refundPreference = trigger.refundPreference ?? 'ORIGINAL_PAYMENT_METHOD';
+  const refundBankAccount =
+    trigger.refundBankAccount ?? (refundPreference === 'BANK_TRANSFER' ? { iban: customer.iban, accountHolder: customer.name } : undefined);
+  const plaintext = {
+    serviceReceiptId: receipt.serviceReceiptId,
+    receiptId: template.document.id?.value,
+    lineItems: items.map((item) => ({
+      productId: item.productId,
+      quantity: item.quantity,
+      reasonCode: item.reasonCode ?? trigger.reasonCode ?? DEFAULT_REASON,
+      ...(item.reasonDescription === undefined ? {} : { reasonDescription: item.reasonDescription }),
+    })),
+    refundPreference,
+    ...(refundBankAccount === undefined ? {} : { refundBankAccount }),
+    ...(trigger.customerNote === undefined ? {} : { customerNote: trigger.customerNote }),
+  };
+  const result = validate(ReturnRequest, plaintext);
+  if (!result.success) {
+    // Named as the trigger's members, which are what the caller can change.
+    const details = result.issues.map((issue) => ({ ...issue, path: issue.path.replace(/^lineItems\b/, 'items') }));
+    throw new HttpError('validation_failed', 'the return request the device would send is invalid', { details });
+  }
+  return result.data;
+}
+
+function everyLineOnce(document: UblDocument): ReturnRequestTriggerItem[] {
+  return (document.invoiceLine ?? []).map((line) => ({ productId: line.item?.sellersItemIdentification?.id?.value ?? '', quantity: 1 }));
+}
+
+function enqueueEncrypted(sandbox: Sandbox, receipt: ReceiptRecord, request: ReturnRequest, publicKey: string): QueueRecord {
+  const sealed = encryptJson(request, publicKey);
+  const now = sandbox.clock.iso();
+  const record: QueueRecord = {
+    requestId: randomUUID(),
+    serviceReceiptId: receipt.serviceReceiptId,
+    encryptedSymmetricKey: sealed.wrappedKey,
+    publicKey,
+    encryptedCreditNoteInitiationRequest: sealed.ciphertext,
+    createdAt: now,
+    status: 'PENDING',
+    updatedAt: now,
+    companyId: receipt.companyId,
+    clientId: receipt.clientId,
+  };
+  enqueue(sandbox, record);
+  return record;
+}
+
+function submitReturnRequest(sandbox: Sandbox, receipt: ReceiptRecord, request: ReturnRequest, publicKey: string): QueueRecord {
+  const record = enqueueEncrypted(sandbox, receipt, request, publicKey);
+  const data: ReturnRequestedData = {
+    creditNoteInitiationRequest: {
+      clientId: record.clientId,
+      companyId: record.companyId,
+      created_at: record.createdAt,
+      serviceReceiptId: record.serviceReceiptId,
+      publicKey: record.publicKey,
+      encryptedCreditNoteInitiationRequest: record.encryptedCreditNoteInitiationRequest,
+      encryptedSymmetricKey: record.encryptedSymmetricKey,
+    },
+  };
+  recordEvent(sandbox, { event: 'RETURN_REQUESTED', companyId: record.companyId, clientId: record.clientId, data });
+  return record;
+}

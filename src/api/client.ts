@@ -19,6 +19,11 @@ export interface TokenSource {
   invalidate(): Promise<void>;
 }
 
+/** CONTRACT.md §5: a company API key, sent as X-API-Key instead of a bearer token. */
+export interface ApiKeyAuth {
+  apiKey: string;
+}
+
 export interface RequestOptions<T> {
   method: Method;
   /** Path below the base URL, starting with "/". */
@@ -29,8 +34,8 @@ export interface RequestOptions<T> {
   headers?: Record<string, string>;
   /** Validates (and types) the 2xx response body. */
   schema?: ZodType<T>;
-  /** Bearer token, or a source that can renew it after a 401. */
-  auth?: string | TokenSource;
+  /** Bearer token, a source that can renew it after a 401, or a company API key. */
+  auth?: string | TokenSource | ApiKeyAuth;
   /** Sent as Idempotency-Key; also makes a POST safe to retry. */
   idempotencyKey?: string;
   /** Override whether 5xx/connection failures are retried (default: GET/HEAD/PUT/DELETE, or with idempotencyKey). */
@@ -163,7 +168,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       if (res.status >= 200 && res.status < 300) return res;
 
       const apiError = toApiError(res, sent, opts.clock);
-      if (res.status === 401 && typeof req.auth === 'object' && !renewedToken) {
+      if (res.status === 401 && typeof req.auth === 'object' && 'invalidate' in req.auth && !renewedToken) {
         renewedToken = true;
         trace('* 401: renewing the token and retrying once');
         await req.auth.invalidate();
@@ -223,7 +228,8 @@ async function buildHeaders(req: RawRequestOptions, sent: Sent, userAgent: strin
   const headers: Record<string, string> = { accept: sent.accept, 'user-agent': userAgent };
   if (sent.body !== undefined) headers['content-type'] = 'application/json';
   if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
-  if (req.auth !== undefined) {
+  if (typeof req.auth === 'object' && 'apiKey' in req.auth) headers['x-api-key'] = req.auth.apiKey;
+  else if (req.auth !== undefined) {
     const token = typeof req.auth === 'string' ? req.auth : await req.auth.token();
     headers.authorization = `Bearer ${token}`;
   }

@@ -83,6 +83,19 @@ describe('successful requests', () => {
     expect(JSON.parse(seenBody)).toEqual({ amount: 12.5 });
   });
 
+  it('sends a company API key as X-API-Key and no Authorization, and redacts it in the trace', async () => {
+    const { client, pool, streams } = setup({ debug: true });
+    let seen: Record<string, string> = {};
+    pool.intercept({ path: '/recipient/resolve', method: 'POST' }).reply((req) => {
+      seen = req.headers as Record<string, string>;
+      return { statusCode: 200, data: { ok: true }, responseOptions: { headers: JSON_HEADERS } };
+    });
+    await client.request({ method: 'POST', path: '/recipient/resolve', body: {}, auth: { apiKey: 'sk_sandbox_secret_key' } });
+    expect(seen['x-api-key']).toBe('sk_sandbox_secret_key');
+    expect(seen['authorization']).toBeUndefined();
+    expect(streams.stderr()).not.toContain('sk_sandbox_secret_key');
+  });
+
   it('parses a bare JSON boolean and an empty body', async () => {
     const { client, pool } = setup();
     pool.intercept({ path: '/oauth2/token/validate' }).reply(200, 'true', { headers: JSON_HEADERS });

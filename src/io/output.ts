@@ -1,10 +1,33 @@
 // The one exporter (gh's json_flags): every command that prints data goes through here,
 // so --json, TTY tables and piped plain rows behave the same everywhere.
+import { once } from 'node:events';
 import type { IOStreams } from './streams.js';
 
 /** --json: the value as JSON on stdout, nothing else there. */
 export function writeJson(io: IOStreams, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+// Below V8's large-object size, so each written piece dies young instead of piling up in the
+// old generation until a full collection.
+const PIECE_CHARS = 64 * 1024;
+
+/**
+ * --json for a list that may be long (a queue of thousands): the same text as writeJson, written
+ * piece by piece, so that neither the text nor its bytes are ever held whole in memory.
+ */
+export async function writeJsonArray(io: IOStreams, items: readonly unknown[]): Promise<void> {
+  if (items.length === 0) return writeJson(io, items);
+  let piece = '[\n';
+  for (const [index, item] of items.entries()) {
+    // JSON has no raw line breaks inside strings, so indenting every line break nests an item.
+    piece += `${index === 0 ? '' : ',\n'}  ${JSON.stringify(item, null, 2).replace(/\n/g, '\n  ')}`;
+    if (index === items.length - 1) piece += '\n]\n';
+    if (piece.length >= PIECE_CHARS || index === items.length - 1) {
+      if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
+      piece = '';
+    }
+  }
 }
 
 export interface Column<T> {

@@ -2,16 +2,15 @@
 // in <stateDir>/<profile>/receipts/. Return requests and credit notes are later checked
 // against these, so a record is written whole or not at all (temp file + rename) and only
 // its owner can read it: it holds the customer details the merchant supplied.
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { NonEmptyString, Sha256Hex } from '../contract/common.js';
 import { CustomerDetails, ReceiptSubmissionResult } from '../contract/receipt.js';
 import { UblDocument } from '../contract/template.js';
-import { resolveProfileName } from '../config/settings.js';
-import { NotFoundError, SvcError, UsageError } from '../errors.js';
+import { NotFoundError, SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { fsErrorCode as codeOf, pathSegment, profileStateDir, writePrivateFile } from '../io/private-file.js';
 import { note } from '../io/streams.js';
 
 const RECORD_SUFFIX = '.json';
@@ -41,36 +40,22 @@ export type ReceiptRecord = z.infer<typeof ReceiptRecord>;
 
 /** <stateDir>/<profile>/receipts of the command's profile. */
 export function receiptsDir(f: Factory): string {
-  const profile = resolveProfileName(f.globals, f.env).value;
-  return join(f.paths.stateDir, pathSegment(profile, 'profile name'), 'receipts');
+  return profileStateDir(f, 'receipts');
 }
 
 /** Writes the record atomically (0600 file, 0700 directories); returns its path. */
 export async function saveReceiptRecord(f: Factory, record: ReceiptRecord): Promise<string> {
   const dir = receiptsDir(f);
-  await privateDir(join(dir, '..'));
-  await privateDir(dir);
   const name = pathSegment(record.serviceReceiptId, 'serviceReceiptId') + RECORD_SUFFIX;
-  const path = join(dir, name);
-  const temp = join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    // The mode applies at creation, so the customer details never sit in a readable file.
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
+    return await writePrivateFile(dir, name, `${JSON.stringify(record, null, 2)}\n`);
   } catch (error) {
-    await rm(temp, { force: true });
-    throw new SvcError(`cannot write the receipt record ${path} (${codeOf(error)})`, {
+    if (error instanceof SvcError) throw error;
+    throw new SvcError(`cannot write the receipt record ${join(dir, name)} (${codeOf(error)})`, {
       hint: `the receipt was issued as ${record.serviceReceiptId}; free space or fix the permissions of ${dir}`,
       cause: error,
     });
   }
-  return path;
 }
 
 export async function loadReceiptRecord(f: Factory, serviceReceiptId: string): Promise<ReceiptRecord> {
@@ -120,26 +105,4 @@ function parseRecord(text: string): ReceiptRecord | undefined {
 
 function damaged(path: string): SvcError {
   return new SvcError(`the receipt record ${path} is damaged`, { hint: 'restore it from a backup, or move it away' });
-}
-
-/** A name as one path component: never a way out of the records directory. */
-function pathSegment(name: string, what: string): string {
-  const segment = encodeURIComponent(name);
-  if (segment === '' || segment === '.' || segment === '..') throw new UsageError(`${what} "${name}" cannot name a file`);
-  return segment;
-}
-
-/** Creates the directory owner-only, and tightens it when it already exists looser. */
-async function privateDir(dir: string): Promise<void> {
-  try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    if (((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
-  } catch (error) {
-    throw new SvcError(`cannot make ${dir} private (${codeOf(error)})`, { cause: error });
-  }
-}
-
-function codeOf(error: unknown): string {
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string') return error.code;
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 
 export function registerCreditNote(program: Command, ctx: CommandContext): void {
   const cn = program.command('credit-note').description('work the return queue and issue credit notes');
@@ -11,36 +10,36 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
     .action((flags: { status?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('credit-note poll'), flags),
+      ctx.run(cmd, () => import('./poll.js'), flags),
     );
   cn.command('show')
     .description('show one decrypted return request in full')
     .argument('<request-id>')
     .option('--reveal', 'show bank account details unmasked')
     .action((requestId: string, flags: { reveal?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('credit-note show'), { requestId, reveal: Boolean(flags.reveal) }),
+      ctx.run(cmd, () => import('./show.js'), { requestId, reveal: Boolean(flags.reveal) }),
     );
   cn.command('accept')
     .description('accept a return request')
     .argument('<request-id>')
     .option('--partial', 'accept only part of it (PARTIALLY_ACCEPTED)')
     .action((requestId: string, flags: { partial?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('credit-note accept'), { requestId, partial: Boolean(flags.partial) }),
+      ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestId, partial: Boolean(flags.partial) }),
     );
   cn.command('reject')
     .description('reject a return request')
     .argument('<request-id>')
-    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('credit-note reject'), { requestId }));
+    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestId }));
   cn.command('complete')
     .description('mark an accepted return as completed')
     .argument('<request-id>')
-    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, notYet('credit-note complete'), { requestId }));
+    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestId }));
   cn.command('status')
     .description('set the status of a return request')
     .argument('<request-id>')
     .argument('<status>', 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED')
     .action((requestId: string, status: string, _flags, cmd: Command) =>
-      ctx.run(cmd, notYet('credit-note status'), { requestId, status }),
+      ctx.run(cmd, () => import('./status.js'), { requestId, status }),
     );
   cn.command('issue')
     .description('validate a return against your records and issue the credit note')
@@ -50,10 +49,10 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--yes', 'do not ask for confirmation')
     .option('--complete', 'set the request COMPLETED afterwards')
     .action((requestId: string, flags: { original?: string; documentNumber?: string; yes?: boolean; complete?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('credit-note issue'), { requestId, ...flags }),
+      ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
   cn.command('template')
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
-    .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, notYet('credit-note template'), flags));
+    .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
 }

@@ -25,8 +25,13 @@ export interface Template {
 }
 
 /** `POST /receipt/template`; the service's warnings go to stderr. */
-export async function fetchTemplate(f: Factory, caller: Caller, request: ReceiptTemplateRequest): Promise<Template> {
-  const document = await withSpinner(f.io, 'creating the receipt template', () => createReceiptTemplate(caller, request));
+export function fetchTemplate(f: Factory, caller: Caller, request: ReceiptTemplateRequest): Promise<Template> {
+  return hashedTemplate(f, 'creating the receipt template', () => createReceiptTemplate(caller, request));
+}
+
+/** Any template operation (receipt or credit note): spinner, the service's warnings on stderr, the templateHash. */
+export async function hashedTemplate(f: Factory, doing: string, create: () => Promise<UblDocument>): Promise<Template> {
+  const document = await withSpinner(f.io, doing, create);
   for (const warning of document.warnings ?? []) note(f.io, `warning: ${warning}`);
   return { document, templateHash: documentHash(document) };
 }

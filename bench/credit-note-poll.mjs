@@ -1,0 +1,207 @@
+// Throughput of `svc credit-note poll --json` on a queue of 10,000 return requests, against
+// the single-thread rate of the RSA-OAEP unwrap that every item needs (raw privateDecrypt of
+// 256-byte wrapped keys with the same private key), measured in the same run. The whole
+// merchant set-up runs on the built binary against a real sandbox: login through an
+// auto-approving consent page, a key pair uploaded, one receipt issued, then the sandbox's
+// bulk trigger queues the return requests. Peak RSS is the poll process's own (worker
+// threads included), read by a preload at its exit.
+import { spawn } from 'node:child_process';
+import { constants, createPrivateKey, createPublicKey, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'svc.js');
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RSA_N = 2000;
+const TARGET_RATIO = 1.5;
+const TARGET_RSS_MIB = 200;
+const CLIENT_ID = 'app_sandbox_pos';
+
+const work = mkdtempSync(join(tmpdir(), 'svc-bench-poll-'));
+const env = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(SVC_|CI$|FORCE_COLOR$|NO_COLOR$)/.test(name))),
+  NO_COLOR: '1',
+  SVC_CONFIG_DIR: join(work, 'config'),
+  SVC_STATE_DIR: join(work, 'state'),
+  SVC_SECRET_STORE: 'file',
+};
+let sandbox;
+let redirectUri;
+// An interrupted run must not leave a sandbox listening or keys on disk.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    sandbox?.kill('SIGTERM');
+    rmSync(work, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+
+try {
+  const { url, child } = await startSandbox();
+  sandbox = child;
+  env.SVC_BASE_URL = url;
+  await login();
+  await svc(['keys', 'generate', '--upload']);
+  const sent = JSON.parse(
+    (await svc(['receipt', 'send', '--file', 'fixtures/receipts/groceries.json', '--email', 'alice@example.com', '--customer', 'fixtures/customers/alice.json', '--json'])).stdout,
+  );
+  const bulk = await fetch(`${url}/sandbox/return-requests/bulk`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ serviceReceiptId: sent.serviceReceiptId, count: ITEMS }),
+  });
+  if (bulk.status !== 201) throw new Error(`POST /sandbox/return-requests/bulk answered ${bulk.status}: ${await bulk.text()}`);
+
+  const privateKeyPem = privateKeyOf(JSON.parse(readFileSync(join(env.SVC_CONFIG_DIR, 'secrets.json'), 'utf8')));
+  if (!privateKeyPem) throw new Error('no private key in the secret file after `svc keys generate`');
+  const rssFile = join(work, 'rss.json');
+  // Records the process's peak RSS (kilobytes, threads included) as it exits.
+  const probe = `data:text/javascript,${encodeURIComponent(
+    `import { writeFileSync } from 'node:fs'; process.on('exit', () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));`,
+  )}`;
+
+  console.log(`credit-note-poll: ${ITEMS} queued return requests, ${RUNS} runs, ${availableParallelism()} cores, Node ${process.version}`);
+  const rates = [];
+  const rsaRates = [];
+  let peakKiB = 0;
+  for (let run = 0; run < RUNS; run++) {
+    rsaRates.push(rsaRate(privateKeyPem));
+    const started = process.hrtime.bigint();
+    const polled = await svc(['credit-note', 'poll', '--json'], ['--import', probe]);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const items = JSON.parse(polled.stdout);
+    const unread = items.filter((i) => i.returnRequest === undefined).length;
+    if (items.length !== ITEMS || unread > 0) throw new Error(`poll returned ${items.length} items, ${unread} not decrypted`);
+    const kib = Number(readFileSync(rssFile, 'utf8'));
+    peakKiB = Math.max(peakKiB, kib);
+    rates.push(ITEMS / seconds);
+    console.log(`  run ${run + 1}: ${seconds.toFixed(2)} s, ${Math.round(ITEMS / seconds)} items/s, RSS ${(kib / 1024).toFixed(0)} MiB; RSA-OAEP ${Math.round(rsaRates.at(-1))}/s`);
+  }
+  const rate = median(rates);
+  const rsa = median(rsaRates);
+  const ratio = rate / rsa;
+  const mib = peakKiB / 1024;
+  console.log(
+    `credit-note poll: ${Math.round(rate)} items/s = ${ratio.toFixed(2)}× single-thread RSA-OAEP rate (target >= ${TARGET_RATIO}x), peak RSS ${mib.toFixed(0)} MiB (target < ${TARGET_RSS_MIB})`,
+  );
+  process.exitCode = ratio >= TARGET_RATIO && mib < TARGET_RSS_MIB ? 0 : 1;
+} catch (error) {
+  console.error(`credit-note-poll: ${error.message}`);
+  process.exitCode = 1;
+} finally {
+  sandbox?.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Unwraps of fresh 256-byte wraps per second on this thread, with a parsed key as svc uses it. */
+function rsaRate(pem) {
+  const key = createPrivateKey(pem);
+  const publicKey = createPublicKey(key);
+  const oaep = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' };
+  const wrapped = Array.from({ length: RSA_N }, () => publicEncrypt({ key: publicKey, ...oaep }, randomBytes(32)));
+  for (let i = 0; i < 50; i++) privateDecrypt({ key, ...oaep }, wrapped[i]);
+  const started = process.hrtime.bigint();
+  for (const w of wrapped) privateDecrypt({ key, ...oaep }, w);
+  return RSA_N / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+function privateKeyOf(value) {
+  if (typeof value === 'string') {
+    if (value.includes('BEGIN PRIVATE KEY')) return value;
+    try {
+      return privateKeyOf(JSON.parse(value));
+    } catch {
+      return undefined;
+    }
+  }
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) {
+      const found = privateKeyOf(inner);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function svc(args, nodeArgs = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, bin, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const result = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+      if (code === 0) resolve(result);
+      else reject(new Error(`svc ${args.join(' ')} exited ${code}:\n${result.stderr}`));
+    });
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The sandbox with the fixture's client application allowed to redirect to a free loopback port. */
+async function startSandbox() {
+  const fixture = JSON.parse(readFileSync(join(root, 'fixtures', 'sandbox.json'), 'utf8'));
+  redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+  fixture.clientApplications.find((a) => a.id === CLIENT_ID).redirectUris.push(redirectUri);
+  const fixtureFile = join(work, 'sandbox.json');
+  writeFileSync(fixtureFile, JSON.stringify(fixture));
+  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--fixture', fixtureFile, '--auto-approve'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout.on('data', (chunk) => {
+      seen += chunk;
+      const match = /^listening on (http:\/\/\S+)$/m.exec(seen);
+      if (match) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before listening`)));
+  });
+  return { url, child };
+}
+
+/** `svc auth login --no-browser`, this script playing the browser on the auto-approving consent page. */
+async function login() {
+  await svc(['config', 'set', 'redirect-uri', redirectUri]);
+  const child = spawn(process.execPath, [bin, 'auth', 'login', '--no-browser', '--timeout', '30'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const done = new Promise((resolve, reject) => {
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`svc auth login exited ${code}:\n${stderr}`))));
+  });
+  const consentUrl = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const line = stderr.split('\n').find((l) => l.startsWith('http'));
+      if (line) resolve(line.trim());
+    });
+    done.catch(reject);
+  });
+  const consent = await fetch(consentUrl, { redirect: 'manual' });
+  await (await fetch(consent.headers.get('location'))).text();
+  await done;
+}

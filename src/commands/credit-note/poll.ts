@@ -1,0 +1,212 @@
+// `svc credit-note poll [--status S] [--watch] [--interval SECONDS] [--no-decrypt]`: the
+// return request queue, each request decrypted with whichever of the profile's keys (current
+// or historical) it was encrypted for. With --watch the queue is fetched again and again:
+// a terminal shows the table redrawn in place, anything else gets only the changes, one
+// line (or JSON object) each, so the output can feed a script.
+import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import { listReturnRequests } from '../../api/credit-note.js';
+import { QueueItemStatus, type QueueItem, type ReturnRequest } from '../../contract/returns.js';
+import { age, itemsSummary, truncate } from '../../credit-notes/display.js';
+import { readQueue, type ReadItem } from '../../credit-notes/queue.js';
+import type { KeyringEntry } from '../../crypto/hybrid.js';
+import { loadKeyring } from '../../crypto/keystore.js';
+import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeJsonArray, writeList, type Column } from '../../io/output.js';
+import { note, println } from '../../io/streams.js';
+
+export interface PollOptions {
+  status?: string | undefined;
+  watch?: boolean | undefined;
+  /** Seconds, as typed. */
+  interval: string;
+  /** false with --no-decrypt */
+  decrypt: boolean;
+}
+
+/** A queue item as shown: decrypted (or with its error) unless --no-decrypt. */
+export type PolledItem = QueueItem & { returnRequest?: ReturnRequest; decryptError?: string };
+
+/** What --watch waits with; tests replace both. */
+export interface WatchDeps {
+  /** Ends the watch; default: SIGINT. */
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+const MIN_INTERVAL_SECONDS = 1;
+const NOTE_WIDTH = 40;
+const CLEAR_SCREEN = '\x1b[H\x1b[2J';
+
+export function run(opts: PollOptions, f: Factory): Promise<void> {
+  return poll(opts, f);
+}
+
+export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
+  const status = statusFilter(opts.status);
+  const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
+  const caller = await writeReceiptsCaller(f);
+  const fetchQueue = queueReader(caller, opts.decrypt ? await keyring(f) : undefined, status);
+
+  if (!opts.watch) {
+    const { shown } = await fetchQueue();
+    if (f.io.json) return writeJsonArray(f.io, shown);
+    await writeList(f.io, shown, columns(f, opts.decrypt));
+    reportUnreadable(f, shown);
+    return;
+  }
+  await watch(f, { fetchQueue, intervalMs, decrypt: opts.decrypt, deps });
+}
+
+/** --status: one of the six statuses, in any case. */
+function statusFilter(value: string | undefined): QueueItemStatus | undefined {
+  if (value === undefined) return undefined;
+  const parsed = QueueItemStatus.safeParse(value.trim().toUpperCase());
+  if (parsed.success) return parsed.data;
+  throw new UsageError(`--status ${value} is not a status of a return request`, {
+    hint: `use one of ${QueueItemStatus.options.join(', ')}`,
+  });
+}
+
+function intervalOf(value: string): number {
+  const seconds = Number(value);
+  if (value.trim() !== '' && Number.isFinite(seconds) && seconds >= MIN_INTERVAL_SECONDS) return Math.round(seconds * 1000);
+  throw new UsageError(`--interval ${value} is not a number of seconds of at least ${MIN_INTERVAL_SECONDS}`, { hint: 'e.g. --interval 30' });
+}
+
+async function keyring(f: Factory): Promise<KeyringEntry[]> {
+  const keys = await loadKeyring(f);
+  if (keys.length === 0) note(f.io, 'warning: this profile has no private keys, so no request can be decrypted; create one with `svc keys generate --upload`');
+  return keys;
+}
+
+interface Polled {
+  /** Every item of the queue, for the status changes --watch reports. */
+  all: QueueItem[];
+  /** The items of the --status asked for, decrypted unless --no-decrypt. */
+  shown: PolledItem[];
+}
+
+/**
+ * Fetches the queue and decrypts only the items to be shown, each once: a request's
+ * ciphertext never changes, so --watch decrypts only the items it has not seen yet.
+ */
+function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, status: QueueItemStatus | undefined): () => Promise<Polled> {
+  const read = new Map<string, Pick<ReadItem, 'returnRequest' | 'decryptError'>>();
+  return async () => {
+    const all = await listReturnRequests(caller);
+    const shown = status === undefined ? all : all.filter((i) => i.status === status);
+    if (keys === undefined) return { all, shown };
+    const fresh = await readQueue(shown.filter((i) => !read.has(i.requestId)), keys);
+    for (const item of fresh) {
+      read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
+    }
+    return { all, shown: shown.map((item) => ({ ...item, ...read.get(item.requestId) })) };
+  };
+}
+
+function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
+  const now = f.clock.now();
+  const base: Column<PolledItem>[] = [
+    { header: 'REQUEST ID', value: (i) => i.requestId },
+    { header: 'RECEIPT', value: (i) => i.serviceReceiptId },
+    { header: 'STATUS', value: (i) => i.status },
+    { header: 'AGE', value: (i) => age(i.createdAt, now) },
+  ];
+  if (!decrypted) return base;
+  return [
+    ...base,
+    { header: 'ITEMS', value: (i) => (i.returnRequest ? itemsSummary(i.returnRequest) : '-') },
+    { header: 'REFUND', value: (i) => i.returnRequest?.refundPreference ?? '-' },
+    // An unreadable request shows why in full: the reason is what the merchant acts on.
+    {
+      header: 'NOTE',
+      value: (i) => (i.decryptError === undefined ? truncate(i.returnRequest?.customerNote ?? '', NOTE_WIDTH) : `error: ${i.decryptError}`),
+    },
+  ];
+}
+
+function reportUnreadable(f: Factory, items: readonly PolledItem[]): void {
+  const failed = items.filter((i) => i.decryptError !== undefined).length;
+  if (failed > 0) {
+    note(f.io, `${failed} of ${items.length} request(s) could not be read; see \`svc keys list\` for the keys this profile holds`);
+  }
+}
+
+interface WatchParts {
+  fetchQueue: () => Promise<Polled>;
+  intervalMs: number;
+  decrypt: boolean;
+  deps: WatchDeps;
+}
+
+async function watch(f: Factory, parts: WatchParts): Promise<void> {
+  const { fetchQueue, intervalMs, decrypt, deps } = parts;
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  // Ctrl-C ends the watch like the end of the list: the command returns, nothing exits.
+  if (deps.signal?.aborted) stop();
+  else if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
+  else process.once('SIGINT', stop);
+  const signal = controller.signal;
+  const sleep = deps.sleep ?? sleepUnlessAborted;
+  const redraw = f.io.stdoutIsTTY && !f.io.json;
+  let statuses: Map<string, string> | undefined;
+  try {
+    while (!signal.aborted) {
+      let polled: Polled | undefined;
+      try {
+        polled = await fetchQueue();
+      } catch (error) {
+        // The service may be restarting: a watch outlives that, anything else ends it.
+        if (exitCodeOf(error) !== ExitCode.unavailable) throw error;
+        note(f.io, `warning: ${(error as Error).message}; trying again in ${intervalMs / 1000} s`);
+      }
+      if (polled !== undefined) {
+        if (redraw) await redrawTable(f, polled.shown, decrypt, intervalMs);
+        else writeChanges(f, polled.shown, statuses, decrypt);
+        statuses = new Map(polled.all.map((i) => [i.requestId, i.status]));
+      }
+      if (!signal.aborted) await sleep(intervalMs, signal);
+    }
+  } finally {
+    deps.signal?.removeEventListener('abort', stop);
+    process.off('SIGINT', stop);
+  }
+}
+
+async function redrawTable(f: Factory, items: PolledItem[], decrypt: boolean, intervalMs: number): Promise<void> {
+  f.io.stdout.write(CLEAR_SCREEN);
+  await writeList(f.io, items, columns(f, decrypt));
+  const at = new Date(f.clock.now()).toISOString().slice(11, 19);
+  note(f.io, `${items.length} request(s) · updated ${at} UTC · every ${intervalMs / 1000} s · Ctrl-C to stop`);
+}
+
+/** New items and status changes since the last poll; on the first poll every item is new. */
+function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, string> | undefined, decrypt: boolean): void {
+  const cols = columns(f, decrypt);
+  for (const item of items) {
+    const previous = statuses?.get(item.requestId);
+    if (previous === item.status) continue;
+    const change = previous === undefined ? 'new' : 'status';
+    if (f.io.json) {
+      const line = previous === undefined ? { change, ...item } : { change, previousStatus: previous, ...item };
+      f.io.stdout.write(`${JSON.stringify(line)}\n`);
+    } else {
+      const cells = cols.map((c) => c.value(item).replace(/[\t\r\n]+/g, ' '));
+      println(f.io, [change, ...cells, ...(previous === undefined ? [] : [`was ${previous}`])].join('\t'));
+    }
+  }
+}
+
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

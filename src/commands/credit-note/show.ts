@@ -1,0 +1,56 @@
+// `svc credit-note show REQUEST_ID [--reveal]`: one return request, decrypted, in full. Bank
+// details are masked to their last 4 characters unless --reveal, in --json output too.
+import { writeReceiptsCaller } from '../../api/caller.js';
+import { findReturnRequest } from '../../api/credit-note.js';
+import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js';
+import { age, maskedRequest } from '../../credit-notes/display.js';
+import { readQueue } from '../../credit-notes/queue.js';
+import { loadKeyring } from '../../crypto/keystore.js';
+import { DecryptError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeRecord } from '../../io/output.js';
+
+export interface ShowOptions {
+  requestId: string;
+  reveal: boolean;
+}
+
+export async function run(opts: ShowOptions, f: Factory): Promise<void> {
+  const caller = await writeReceiptsCaller(f);
+  const item = await findReturnRequest(caller, opts.requestId);
+  const [read] = await readQueue([item], await loadKeyring(f));
+  if (read === undefined || read.returnRequest === undefined) {
+    throw new DecryptError(`cannot read return request ${opts.requestId}: ${read?.decryptError ?? 'no result'}`);
+  }
+  const request = opts.reveal ? read.returnRequest : maskedRequest(read.returnRequest);
+  writeRecord(
+    f.io,
+    [
+      ['request', item.requestId],
+      ['status', item.status],
+      ['created', `${item.createdAt} (${age(item.createdAt, f.clock.now())} ago)`],
+      ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
+      ...refundFields(request),
+      ...(request.customerNote === undefined ? [] : [['note', request.customerNote] as [string, string]]),
+      ...lineFields(request),
+    ],
+    // The item as `poll --json` has it, so scripts read both alike.
+    { ...item, returnRequest: request },
+  );
+}
+
+function refundFields(request: ReturnRequest): [string, string][] {
+  const fields: [string, string][] = [['refund', `${request.refundPreference} (the customer's preference)`]];
+  for (const [key, value] of Object.entries(request.refundBankAccount ?? {})) {
+    if (value !== undefined && value !== null) fields.push([`  ${key}`, typeof value === 'string' ? value : JSON.stringify(value)]);
+  }
+  return fields;
+}
+
+function lineFields(request: ReturnRequest): [string, string][] {
+  return request.lineItems.map((line, index) => {
+    const reason = isKnownReasonCode(line.reasonCode) ? line.reasonCode : `${line.reasonCode} (unknown reason code)`;
+    const description = line.reasonDescription ? ` · ${line.reasonDescription}` : '';
+    return [`line ${index + 1}`, `${line.productId} × ${line.quantity} · ${reason}${description}`];
+  });
+}

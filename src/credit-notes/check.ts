@@ -1,0 +1,141 @@
+// INTERFACE.md "RETURN_REQUESTED" processing: a decrypted return request is checked against
+// the merchant's own record of the receipt before any credit note is built. Every problem
+// is collected, so the merchant sees them all at once, each at the line it concerns.
+import type { ReturnRequest } from '../contract/returns.js';
+import type { ReceiptTemplateRequest } from '../contract/template.js';
+import type { Issue } from '../contract/validate.js';
+import { ValidationError } from '../errors.js';
+import { maskLast4 } from '../io/redact.js';
+import { compactIban, isValidIban } from './iban.js';
+import type { CreditNoteRecord } from './records.js';
+
+/** Quantities may be fractional (1.25 KGM); they are added and compared in millionths. */
+export const QTY_SCALE = 1_000_000;
+const DAY_MS = 86_400_000;
+
+export function scaledQuantity(quantity: number): number {
+  return Math.round(quantity * QTY_SCALE);
+}
+
+export function quantityOf(scaled: number): number {
+  return scaled / QTY_SCALE;
+}
+
+export interface ReturnCheck {
+  requestId: string;
+  /** The queue item's receipt. */
+  serviceReceiptId: string;
+  returnRequest: ReturnRequest;
+  /** The local record's receipt and its template request. */
+  original: { serviceReceiptId: string; request: ReceiptTemplateRequest };
+  /** Credit notes this machine already issued against the receipt. */
+  previous: readonly CreditNoteRecord[];
+  now: number;
+  windowDays: number;
+}
+
+/** The part of one original line a credit note takes, in scaled quantities. */
+export interface Allocation {
+  /** Index in the original's `products`. */
+  originalLine: number;
+  productId: string;
+  quantity: number;
+  /** Already credited by earlier credit notes. */
+  creditedBefore: number;
+}
+
+/** The allocations of an acceptable return; ValidationError (exit 2) naming every problem otherwise. */
+export function checkReturn(check: ReturnCheck): Allocation[] {
+  const { returnRequest: request, original } = check;
+  const products = original.request.products;
+  const document = original.request.documentNumber;
+  const issues: Issue[] = [];
+
+  if (request.serviceReceiptId !== check.serviceReceiptId) {
+    issues.push({ path: 'serviceReceiptId', message: `is ${request.serviceReceiptId}, but the queue item is for receipt ${check.serviceReceiptId}` });
+  }
+  if (original.serviceReceiptId !== check.serviceReceiptId) {
+    issues.push({ path: 'serviceReceiptId', message: `the receipt record given is for receipt ${original.serviceReceiptId}, not ${check.serviceReceiptId}` });
+  }
+  if (request.receiptId !== document) {
+    issues.push({ path: 'receiptId', message: `is "${request.receiptId}", but receipt ${check.serviceReceiptId} is this merchant's document ${document}` });
+  }
+  const windowEnd = Date.parse(original.request.issueDate) + check.windowDays * DAY_MS;
+  if (check.now > windowEnd) {
+    issues.push({
+      path: 'receipt',
+      message: `the return window of ${check.windowDays} days ended ${new Date(windowEnd).toISOString()}; receipt ${document} was issued ${original.request.issueDate}`,
+    });
+  }
+
+  const credited = products.map(() => 0);
+  const creditedBy = products.map(() => new Set<string>());
+  for (const note of check.previous) {
+    for (const line of note.lines) {
+      if (line.originalLine >= products.length) continue;
+      credited[line.originalLine] = (credited[line.originalLine] ?? 0) + scaledQuantity(line.quantity);
+      creditedBy[line.originalLine]?.add(note.documentNumber);
+    }
+  }
+  const remaining = products.map((p, i) => scaledQuantity(p.quantity) - (credited[i] ?? 0));
+  const requestedEarlier = new Map<string, number>();
+  const allocations = new Map<number, Allocation>();
+
+  request.lineItems.forEach((item, index) => {
+    const path = `lineItems.${index} (productId ${item.productId})`;
+    const lines = products.flatMap((p, i) => (p.identifier === item.productId ? [i] : []));
+    if (lines.length === 0) {
+      issues.push({ path, message: `is not a product of receipt ${document}` });
+      return;
+    }
+    const wanted = scaledQuantity(item.quantity);
+    const available = lines.reduce((sum, i) => sum + Math.max(0, remaining[i] ?? 0), 0);
+    const earlier = requestedEarlier.get(item.productId) ?? 0;
+    requestedEarlier.set(item.productId, earlier + wanted);
+    if (wanted > available) {
+      const bought = lines.reduce((sum, i) => sum + scaledQuantity(products[i]?.quantity ?? 0), 0);
+      const already = lines.reduce((sum, i) => sum + (credited[i] ?? 0), 0);
+      const notes = [...new Set(lines.flatMap((i) => [...(creditedBy[i] ?? [])]))];
+      const parts = [`bought ${quantityOf(bought)}`];
+      if (already > 0) parts.push(`${quantityOf(already)} already credited by ${notes.join(', ')}`);
+      if (earlier > 0) parts.push(`${quantityOf(earlier)} asked for on earlier lines of this request`);
+      issues.push({
+        path,
+        message: `quantity ${item.quantity} is more than the ${quantityOf(Math.max(0, available))} that can still be returned (${parts.join('; ')})`,
+      });
+      return;
+    }
+    let left = wanted;
+    for (const line of lines) {
+      const take = Math.min(left, Math.max(0, remaining[line] ?? 0));
+      if (take <= 0) continue;
+      remaining[line] = (remaining[line] ?? 0) - take;
+      left -= take;
+      const allocation = allocations.get(line) ?? { originalLine: line, productId: item.productId, quantity: 0, creditedBefore: credited[line] ?? 0 };
+      allocation.quantity += take;
+      allocations.set(line, allocation);
+      if (left === 0) break;
+    }
+  });
+
+  issues.push(...bankIssues(request));
+  if (issues.length > 0) {
+    throw new ValidationError(`return request ${check.requestId}`, issues, {
+      hint: `nothing was submitted; reject it with \`svc credit-note reject ${check.requestId}\`, or fix the receipt record`,
+    });
+  }
+  return [...allocations.values()];
+}
+
+/** The refund preference is the customer's request, but an IBAN to pay to must be a real one. */
+function bankIssues(request: ReturnRequest): Issue[] {
+  if (request.refundPreference !== 'BANK_TRANSFER') return [];
+  const iban = request.refundBankAccount?.iban;
+  if (iban === undefined || compactIban(iban) === '') {
+    return [{ path: 'refundBankAccount.iban', message: 'is required for a BANK_TRANSFER refund' }];
+  }
+  if (!isValidIban(iban)) {
+    return [{ path: 'refundBankAccount.iban', message: `${maskLast4(iban)} is not a valid IBAN (ISO 13616 check digits do not match)` }];
+  }
+  return [];
+}

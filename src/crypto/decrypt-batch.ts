@@ -1,0 +1,33 @@
+// One unit of work of a decryption batch, shared by the in-process path and the worker
+// threads: the outcome is plain data (structured-cloneable), and a failure is a message,
+// never an exception, so one bad item cannot stop a batch.
+import { SvcError } from '../errors.js';
+import { decryptWithKeyring, type EncryptedItem, type KeyringEntry } from './hybrid.js';
+
+export type DecryptOutcome = { ok: true; value: unknown; keyId: string } | { ok: false; error: string };
+
+export function decryptOutcome(item: EncryptedItem, keys: readonly KeyringEntry[]): DecryptOutcome {
+  try {
+    const { value, keyId } = decryptWithKeyring(item, keys);
+    return { ok: true, value, keyId };
+  } catch (error) {
+    // DecryptError messages name no key material; anything else is a bug, reported without its text.
+    return { ok: false, error: error instanceof SvcError ? error.message : 'cannot decrypt: unexpected failure' };
+  }
+}
+
+/** What the pool sends a worker: a batch of items, answered with outcomes in the same order. */
+export interface BatchRequest {
+  batch: number;
+  items: EncryptedItem[];
+}
+
+export interface BatchResult {
+  batch: number;
+  outcomes: DecryptOutcome[];
+}
+
+/** The worker's `workerData`: the keyring, given once per worker. */
+export interface WorkerSetup {
+  keys: KeyringEntry[];
+}

@@ -1,0 +1,64 @@
+// The merchant's own files in the state directory (receipt records, webhook journals and
+// subscriptions): per profile, owner-only, and written whole or not at all.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { resolveProfileName } from '../config/settings.js';
+import { SvcError, UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+
+/** The errno code of a file system failure (ENOENT, EACCES, ...), else its message. */
+export function fsErrorCode(error: unknown): string {
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string') return error.code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A name as one path component: never a way out of the directory it is put in. */
+export function pathSegment(name: string, what: string): string {
+  const segment = encodeURIComponent(name);
+  if (segment === '' || segment === '.' || segment === '..') throw new UsageError(`${what} "${name}" cannot name a file`);
+  return segment;
+}
+
+/** <stateDir>/<profile>/<sub> of the command's profile; only the profile name is needed, not its settings. */
+export function profileStateDir(f: Factory, sub: string): string {
+  const profile = resolveProfileName(f.globals, f.env).value;
+  return join(f.paths.stateDir, pathSegment(profile, 'profile name'), sub);
+}
+
+/** Creates the directory owner-only, and tightens it when it already exists looser. */
+export async function privateDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
+  } catch (error) {
+    throw new SvcError(`cannot make ${dir} private (${fsErrorCode(error)})`, { cause: error });
+  }
+}
+
+/**
+ * Writes `dir/name` atomically (temp file + fsync + rename; 0600 file, 0700 directory and
+ * profile directory); returns its path. File system failures are thrown as they are, for
+ * the caller to say what was being written.
+ */
+export async function writePrivateFile(dir: string, name: string, data: string): Promise<string> {
+  await privateDir(dirname(dir));
+  await privateDir(dir);
+  const path = join(dir, name);
+  const temp = join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    // The mode applies at creation, so the content never sits in a readable file.
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(data, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return path;
+}

@@ -1,0 +1,342 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RequestStateError } from '../../src/api/credit-note.js';
+import type { fixedClock } from '../../src/clock.js';
+import { run as issue, type IssueOptions } from '../../src/commands/credit-note/issue.js';
+import type { CreditNoteSubmission } from '../../src/contract/credit-note.js';
+import type { CustomerDetails } from '../../src/contract/receipt.js';
+import type { ReturnRequest } from '../../src/contract/returns.js';
+import { CreditNoteTemplateRequest, type ReceiptTemplateRequest, type UblDocument } from '../../src/contract/template.js';
+import { loadCreditNotes } from '../../src/credit-notes/records.js';
+import { documentHash } from '../../src/crypto/hash.js';
+import { decryptJson } from '../../src/crypto/hybrid.js';
+import { toMinor } from '../../src/crypto/money.js';
+import { ExitCode, UsageError, ValidationError } from '../../src/errors.js';
+import { injectCustomer } from '../../src/receipts/document.js';
+import { saveReceiptRecord, type ReceiptRecord } from '../../src/receipts/records.js';
+import { discountedLine, groceries } from '../credit-notes/fixtures.js';
+import { merchantKeys, queueItem, replyQueue, replyStatus, withKeys, type MerchantKeys } from './credit-note-setup.js';
+import { ALICE, NOW, aliceMatch, closeHarnesses, expectHeader, harness, readFixture, templateFor, type Harness } from './receipts-setup.js';
+
+const tokenSourceFor = vi.hoisted(() =>
+  vi.fn(async (_f: unknown, _want?: { scope?: string }) => ({ token: async () => 'tok-1', invalidate: async () => {} })),
+);
+vi.mock('../../src/auth/session.js', () => ({ tokenSourceFor }));
+
+let keys: MerchantKeys;
+beforeAll(async () => {
+  keys = await merchantKeys();
+});
+afterEach(async () => {
+  tokenSourceFor.mockClear();
+  await closeHarnesses();
+});
+
+const MILK = '4001234567890';
+const WATER = '4001111222333';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const alice = () => readFixture('customers/alice.json') as CustomerDetails;
+
+function receiptRecord(request: ReceiptTemplateRequest, serviceReceiptId = 'sr-1'): ReceiptRecord {
+  const template = templateFor(request);
+  return {
+    version: 1,
+    serviceReceiptId,
+    issuedAt: new Date(NOW).toISOString(),
+    templateRequest: request,
+    template,
+    templateHash: documentHash(template),
+    finalHash: documentHash(injectCustomer(template, alice())),
+    matchId: 'match-alice-1',
+    lookup: { by: 'email', display: 'alice@example.com' },
+    recipients: ALICE.devices.map((d) => ({ recipientId: d.id, receiverType: 'DEVICE', keyId: 'k' })),
+    customer: alice(),
+    submission: { serviceReceiptId, templateHash: documentHash(template), createdAt: new Date(NOW).toISOString() },
+  };
+}
+
+function returnRequest(lines: [string, number][], changes: Partial<ReturnRequest> = {}, receipt = groceries()): ReturnRequest {
+  return {
+    serviceReceiptId: 'sr-1',
+    receiptId: receipt.documentNumber,
+    lineItems: lines.map(([productId, quantity]) => ({ productId, quantity, reasonCode: 'DAMAGED' })),
+    refundPreference: 'STORE_CREDIT',
+    ...changes,
+  };
+}
+
+/** A harness with the merchant's keys and the local record of the groceries receipt. */
+async function shop(opts: { json?: boolean; receipt?: ReceiptTemplateRequest; record?: boolean } = {}): Promise<Harness> {
+  const h = await harness({ json: opts.json ?? false });
+  await withKeys(h, keys);
+  if (opts.record !== false) await saveReceiptRecord(h.f, receiptRecord(opts.receipt ?? groceries()));
+  return h;
+}
+
+/** The service side of a successful issue: template, resolve, submission. */
+function replyIssue(h: Harness, serviceReceiptId = 'cn-1') {
+  const documents: UblDocument[] = [];
+  h.reply('/credit-note/template', 201, (body) => {
+    const request = body as CreditNoteTemplateRequest;
+    const { invoiceLine: _lines, ...document } = templateFor(request);
+    const credit: UblDocument = { ...document, originatorDocumentReference: [{ id: { value: request.originatorDocumentReference } }] };
+    documents.push(credit);
+    return credit;
+  });
+  h.reply('/recipient/resolve', 200, aliceMatch('match-cn-1'));
+  h.reply('/credit-note/encrypted', 201, (body) => ({
+    serviceReceiptId,
+    parentServiceReceiptId: (body as CreditNoteSubmission).parentServiceReceiptId,
+    templateHash: (body as CreditNoteSubmission).templateHash,
+    createdAt: new Date(NOW).toISOString(),
+  }));
+  return documents;
+}
+
+const opts = (requestId: string, more: Partial<IssueOptions> = {}): IssueOptions => ({ requestId, yes: true, ...more });
+
+describe('credit-note issue: a successful issue', () => {
+  it('sends consistent bodies, one entry per device with an Idempotency-Key, and records the credit note', async () => {
+    const h = await shop({ json: true });
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1], [WATER, 2]]), keys.current.publicKey)]);
+    const documents = replyIssue(h);
+    await issue(opts('req-1'), h.f);
+
+    expect(h.sent.map((s) => s.path)).toEqual(['/credit-note/template', '/recipient/resolve', '/credit-note/encrypted']);
+    const [templateSent, resolveSent, submitted] = h.sent;
+    const template = templateSent!.body as CreditNoteTemplateRequest;
+    expect(CreditNoteTemplateRequest.safeParse(template).success).toBe(true);
+    // Milk 1 of 2: 1.19 + tax 0.085 → 0.09; water 2 of 6: 1.18 + tax 0.2233 → 0.22.
+    expect(template).toMatchObject({
+      documentNumber: 'CN-R-2025-000871-1',
+      originatorDocumentReference: 'R-2025-000871',
+      issueDate: new Date(NOW).toISOString(),
+      currency: 'EUR',
+      invoiceSubtotal: 2.37,
+      totalBeforeTax: 2.37,
+      totalTaxAmount: 0.31,
+      totalAmount: 2.68,
+      taxes: [
+        { rate: 7, type: 'VAT', amount: 0.09, taxableAmount: 1.19, label: 'VAT 7%' },
+        { rate: 19, type: 'VAT', amount: 0.22, taxableAmount: 1.18, label: 'VAT 19%' },
+      ],
+    });
+    expect(template.products.map((p) => [p.identifier, p.quantity, p.unitPrice, p.subtotal, p.total])).toEqual([
+      [MILK, 1, 1.19, 1.19, 1.28],
+      [WATER, 2, 0.59, 1.18, 1.4],
+    ]);
+    const minor = (n: number) => toMinor(n, 'EUR');
+    expect(template.products.reduce((s, p) => s + minor(p.total), 0)).toBe(minor(template.totalAmount));
+    expect(resolveSent!.body).toEqual({ serviceReceiptId: 'sr-1' });
+
+    const submission = submitted!.body as CreditNoteSubmission;
+    const document = documents[0]!;
+    expect(submission.matchId).toBe('match-cn-1');
+    expect(submission.parentServiceReceiptId).toBe('sr-1');
+    expect(submission.templateHash).toBe(documentHash(document));
+    expect(expectHeader(submitted!, 'idempotency-key')).toMatch(UUID);
+    expect(submission.encryptedCreditNotes).toHaveLength(ALICE.devices.length);
+    const finalDoc = injectCustomer(document, alice());
+    for (const [i, device] of ALICE.devices.entries()) {
+      const entry = submission.encryptedCreditNotes[i]!;
+      expect(entry).not.toHaveProperty('encryptedReceipt');
+      expect(entry).toMatchObject({ recipientId: device.id, receiverType: 'DEVICE', publicKey: device.publicKey, finalHash: documentHash(finalDoc) });
+      expect(decryptJson(entry.encryptedCreditNote, entry.encryptedSymmetricKey, device.privateKeyPem)).toEqual(finalDoc);
+      expect(decryptJson(entry.encryptedCustomerDetails, entry.encryptedCustomerAesKey, device.privateKeyPem)).toEqual(alice());
+    }
+
+    expect(JSON.parse(h.streams.stdout())).toMatchObject({
+      serviceReceiptId: 'cn-1',
+      parentServiceReceiptId: 'sr-1',
+      requestId: 'req-1',
+      documentNumber: 'CN-R-2025-000871-1',
+      invoiceSubtotal: 2.37,
+      totalTaxAmount: 0.31,
+      totalAmount: 2.68,
+      recipients: ALICE.devices.length,
+    });
+    const [recorded] = await loadCreditNotes(h.f, 'sr-1');
+    expect(recorded).toMatchObject({
+      serviceReceiptId: 'cn-1',
+      requestId: 'req-1',
+      documentNumber: 'CN-R-2025-000871-1',
+      lines: [
+        { originalLine: 0, productId: MILK, quantity: 1 },
+        { originalLine: 5, productId: WATER, quantity: 2 },
+      ],
+      templateHash: submission.templateHash,
+      matchId: 'match-cn-1',
+    });
+  });
+
+  it('prints the bare serviceReceiptId and shows the computed credit note on stderr', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]], { refundPreference: 'BANK_TRANSFER', refundBankAccount: { iban: 'DE89370400440532013000' } }), keys.current.publicKey)]);
+    replyIssue(h);
+    await issue(opts('req-1', { documentNumber: 'CN-77' }), h.f);
+    expect(h.streams.stdout()).toBe('cn-1\n');
+    const err = h.streams.stderr();
+    expect(err).toContain('credit note CN-77 for receipt R-2025-000871:');
+    expect(err).toMatch(/1 +4001234567890 +Whole milk 3\.5% 1 l +1 of 2 +1\.19 +0\.09 +1\.28/);
+    expect(err).toContain('subtotal 1.19 EUR · tax 0.09 EUR · total 1.28 EUR');
+    expect(err).toContain('refund requested: BANK_TRANSFER to •••• 3000');
+    expect(h.output()).not.toContain('DE89370400440532013000');
+    expect((h.sent[0]!.body as CreditNoteTemplateRequest).documentNumber).toBe('CN-77');
+  });
+
+  it('prorates a discounted line in exact cents: 1 of 3 at 0.99 less 0.50', async () => {
+    const h = await shop({ receipt: discountedLine() });
+    replyQueue(h, [queueItem('req-1', returnRequest([['PENCIL-HB', 1]], {}, discountedLine()), keys.current.publicKey)]);
+    replyIssue(h);
+    await issue(opts('req-1'), h.f);
+    const template = h.sent[0]!.body as CreditNoteTemplateRequest;
+    expect(template.products[0]).toMatchObject({ quantity: 1, discounts: [{ amount: 0.17, label: 'Bundle' }], subtotal: 0.82, total: 0.98 });
+    expect(template).toMatchObject({ invoiceSubtotal: 0.82, totalTaxAmount: 0.16, totalAmount: 0.98 });
+  });
+
+  it('--complete accepts a PENDING request, then completes it', async () => {
+    const h = await shop({ json: true });
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    replyIssue(h);
+    replyStatus(h, 'req-1');
+    replyStatus(h, 'req-1');
+    await issue(opts('req-1', { complete: true }), h.f);
+    expect(h.sent.slice(3).map((s) => s.body)).toEqual([{ status: 'ACCEPTED' }, { status: 'COMPLETED' }]);
+    expect(JSON.parse(h.streams.stdout())).toMatchObject({ serviceReceiptId: 'cn-1', status: 'COMPLETED' });
+  });
+
+  it('takes the receipt record from --original when this machine did not issue it', async () => {
+    const h = await shop({ record: false });
+    const dir = join(h.stateDir, 'in');
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, 'original.json');
+    await writeFile(file, JSON.stringify(receiptRecord(groceries())));
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.older.publicKey, { status: 'ACCEPTED' })]);
+    replyIssue(h);
+    await issue(opts('req-1', { original: file }), h.f);
+    expect(h.streams.stdout()).toBe('cn-1\n');
+  });
+});
+
+describe('credit-note issue: refused before anything is submitted', () => {
+  async function refused(
+    plaintext: unknown,
+    setup: (h: Harness) => void | Promise<void> = () => {},
+    more: Partial<IssueOptions> = {},
+  ): Promise<{ error: ValidationError; h: Harness }> {
+    const h = await shop();
+    await setup(h);
+    replyQueue(h, [queueItem('req-1', plaintext, keys.current.publicKey)]);
+    const error = await issue(opts('req-1', more), h.f).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).exitCode).toBe(ExitCode.usage);
+    expect((error as ValidationError).message).toMatch(/^return request req-1 is invalid:\n/);
+    // Only the queue was read: no template, no resolve, no submission.
+    expect(h.sent).toEqual([]);
+    expect(await loadCreditNotes(h.f, 'sr-1')).toEqual([]);
+    return { error: error as ValidationError, h };
+  }
+
+  it('an over-return across two credit notes', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    replyIssue(h);
+    await issue(opts('req-1'), h.f);
+    const sentBefore = h.sent.length;
+
+    replyQueue(h, [queueItem('req-2', returnRequest([[WATER, 1], [MILK, 2]]), keys.current.publicKey)]);
+    const error = (await issue(opts('req-2'), h.f).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues).toEqual([
+      {
+        path: `lineItems.1 (productId ${MILK})`,
+        message: 'quantity 2 is more than the 1 that can still be returned (bought 2; 1 already credited by CN-R-2025-000871-1)',
+      },
+    ]);
+    expect(error.message).toContain(`  lineItems.1 (productId ${MILK}): quantity 2 is more than the 1`);
+    expect(h.sent).toHaveLength(sentBefore);
+    expect(await loadCreditNotes(h.f, 'sr-1')).toHaveLength(1);
+  });
+
+  it('an unknown product', async () => {
+    const { error } = await refused(returnRequest([[MILK, 1], ['CANDY-1', 1]]));
+    expect(error.issues).toEqual([{ path: 'lineItems.1 (productId CANDY-1)', message: 'is not a product of receipt R-2025-000871' }]);
+  });
+
+  it('a return after the 30-day window, by the clock', async () => {
+    const { error } = await refused(returnRequest([[MILK, 1]]), (h) => (h.f.clock as ReturnType<typeof fixedClock>).advance(31 * 86_400_000));
+    expect(error.issues).toEqual([{ path: 'receipt', message: expect.stringMatching(/^the return window of 30 days ended 2025-04-13T16:42:05\.000Z/) }]);
+  });
+
+  it('BANK_TRANSFER without an IBAN', async () => {
+    const { error } = await refused(returnRequest([[MILK, 1]], { refundPreference: 'BANK_TRANSFER', refundBankAccount: { accountHolder: 'Alice Example' } }));
+    expect(error.issues).toEqual([{ path: 'refundBankAccount.iban', message: 'is required for a BANK_TRANSFER refund' }]);
+  });
+
+  it('BANK_TRANSFER without any account (schema)', async () => {
+    const { error } = await refused(returnRequest([[MILK, 1]], { refundPreference: 'BANK_TRANSFER' }));
+    expect(error.issues).toEqual([{ path: 'refundBankAccount', message: 'is required when refundPreference is BANK_TRANSFER' }]);
+  });
+
+  it('BANK_TRANSFER with an IBAN whose check digits are wrong, masked in the message', async () => {
+    const { error, h } = await refused(
+      returnRequest([[MILK, 1]], { refundPreference: 'BANK_TRANSFER', refundBankAccount: { iban: 'DE89370400440532013001' } }),
+    );
+    expect(error.issues).toEqual([{ path: 'refundBankAccount.iban', message: '•••• 3001 is not a valid IBAN (ISO 13616 check digits do not match)' }]);
+    expect(error.message + h.output()).not.toContain('DE89370400440532013001');
+  });
+
+  it('a bank account with another refund preference (schema)', async () => {
+    const { error } = await refused(returnRequest([[MILK, 1]], { refundPreference: 'STORE_CREDIT', refundBankAccount: { iban: 'DE89370400440532013000' } }));
+    expect(error.issues).toEqual([
+      { path: 'refundBankAccount', message: 'must be absent when refundPreference is STORE_CREDIT; it is only for BANK_TRANSFER' },
+    ]);
+  });
+
+  it('a customer note of 1,001 characters (schema)', async () => {
+    const { error } = await refused(returnRequest([[MILK, 1]], { customerNote: 'x'.repeat(1001) }));
+    expect(error.issues).toEqual([{ path: 'customerNote', message: 'must be at most 1000 characters' }]);
+  });
+
+  it('a receipt this profile has no record of, or whose document number differs', async () => {
+    const h = await shop({ record: false });
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    const error = (await issue(opts('req-1'), h.f).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues).toEqual([
+      { path: 'serviceReceiptId', message: "receipt sr-1 is not known as one of this merchant's receipts: this profile has no record of it" },
+    ]);
+    expect(error.hint).toMatch(/--original FILE/);
+    const { error: other } = await refused(returnRequest([[MILK, 1]], { receiptId: 'R-1999-000001' }));
+    expect(other.issues.map((i) => i.path)).toEqual(['receiptId']);
+  });
+});
+
+describe('credit-note issue: other refusals', () => {
+  it('asks for confirmation, which --no-input without --yes cannot give', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    const error = await issue({ requestId: 'req-1' }, h.f).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).hint).toBe('pass --yes');
+    expect(h.sent).toEqual([]);
+  });
+
+  it('a request that is closed, or already credited, exits 7', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey, { status: 'CANCELLED' })]);
+    const cancelled = await issue(opts('req-1'), h.f).catch((e: unknown) => e);
+    expect(cancelled).toBeInstanceOf(RequestStateError);
+    expect((cancelled as RequestStateError).message).toBe('return request req-1 is CANCELLED: there is nothing to credit');
+
+    replyQueue(h, [queueItem('req-2', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    replyIssue(h);
+    await issue(opts('req-2'), h.f);
+    replyQueue(h, [queueItem('req-2', returnRequest([[MILK, 1]]), keys.current.publicKey, { status: 'ACCEPTED' })]);
+    const again = await issue(opts('req-2'), h.f).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(RequestStateError);
+    expect((again as RequestStateError).exitCode).toBe(ExitCode.conflict);
+    expect((again as RequestStateError).message).toBe('return request req-2 was already credited by CN-R-2025-000871-1 (cn-1)');
+  });
+});

@@ -1,0 +1,151 @@
+// Issue 5 end to end on the built binary: receipt send → a customer asks to return items →
+// poll shows the request decrypted → accept → issue the credit note → complete. The sandbox
+// then shows the credit note delivered to every device of the owner, and one
+// CREDIT_NOTE_CREATED whose envelope decrypts with the integration's private key to a
+// ReceiptEnvelope whose SERVICE document is the credit note the devices got.
+import { createDecipheriv, constants, privateDecrypt } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { fixtureWithOwnRedirect, loginAutoApproved, type OAuthFixture } from './oauth-fixture.js';
+
+const dirs = tempDirs();
+let sandbox: SandboxProcess;
+let fixture: OAuthFixture;
+let home: SvcHome;
+let env: Record<string, string>;
+let receiptFile: string;
+const customerFile = join(repoRoot, 'fixtures', 'customers', 'alice.json');
+
+async function svc(args: string[]) {
+  const result = await runSvc(args, { home, env });
+  expect(result.exitCode, `svc ${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return result;
+}
+const json = async <T>(args: string[]): Promise<T> => JSON.parse((await svc([...args, '--json'])).stdout) as T;
+
+/** CONTRACT.md §2 with node:crypto alone: the test's own oracle. */
+function decrypt(ciphertextB64: string, wrappedKeyB64: string, privateKeyPem: string): unknown {
+  const key = privateDecrypt({ key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(wrappedKeyB64, 'base64'));
+  const raw = Buffer.from(ciphertextB64, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), { authTagLength: 16 });
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  return JSON.parse(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8'));
+}
+
+/** The integration's private keys, from the file backend of this test's config directory. */
+async function integrationKeys(): Promise<string[]> {
+  const secrets = JSON.parse(await readFile(join(home.configDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+  return Object.entries(secrets)
+    .filter(([k]) => k.startsWith('local/private-key/'))
+    .map(([, v]) => v);
+}
+
+interface QueueItem {
+  requestId: string;
+  serviceReceiptId: string;
+  status: string;
+  returnRequest?: { serviceReceiptId: string; lineItems: { productId: string; quantity: number }[] };
+  decryptError?: string;
+}
+
+beforeAll(async () => {
+  fixture = await fixtureWithOwnRedirect(dirs);
+  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
+  home = await makeSvcHome(dirs);
+  env = { SVC_BASE_URL: sandbox.url };
+  // Returns are only accepted within 30 days of the purchase: a receipt issued today.
+  const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
+  receiptFile = join(await dirs.make('svc-receipt-'), 'groceries-today.json');
+  await writeFile(receiptFile, JSON.stringify({ ...groceries, issueDate: new Date().toISOString() }));
+  const { result } = await loginAutoApproved(home, sandbox.url, fixture);
+  expect(result.exitCode, result.stderr).toBe(0);
+  await svc(['keys', 'generate', '--upload']);
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  await dirs.cleanup();
+});
+
+describe('a return, from the customer to the credit note', () => {
+  it('poll → accept → issue → complete, delivered to every device, one CREDIT_NOTE_CREATED', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>([
+      'receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com', '--customer', customerFile,
+    ]);
+    const requested = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1', '--note', 'leaking carton']);
+
+    const queue = await json<QueueItem[]>(['credit-note', 'poll']);
+    const item = queue.find((q) => q.requestId === requested.requestId);
+    expect(item?.status).toBe('PENDING');
+    expect(item?.decryptError).toBeUndefined();
+    expect(item?.returnRequest?.serviceReceiptId).toBe(serviceReceiptId);
+    expect(item?.returnRequest?.lineItems).toEqual([expect.objectContaining({ productId: '4001234567890', quantity: 1 })]);
+
+    await svc(['credit-note', 'accept', requested.requestId]);
+    const issued = await json<{ serviceReceiptId: string }>(['credit-note', 'issue', requested.requestId, '--yes', '--complete']);
+    const creditNoteId = issued.serviceReceiptId;
+
+    const after = await json<QueueItem[]>(['credit-note', 'poll']);
+    expect(after.find((q) => q.requestId === requested.requestId)?.status).toBe('COMPLETED');
+
+    // Every device of the owner got the credit note.
+    const deliveries = await json<{ recipientId: string; status: string; kind: string; entry: Record<string, string> }[]>(['sandbox', 'deliveries', creditNoteId]);
+    expect(deliveries.map((d) => [d.kind, d.status])).toEqual([
+      ['CREDIT_NOTE', 'DELIVERED'],
+      ['CREDIT_NOTE', 'DELIVERED'],
+      ['CREDIT_NOTE', 'DELIVERED'],
+    ]);
+    const seed = JSON.parse(await readFile(fixture.path, 'utf8')) as { customers: { devices: { id: string; privateKeyPem: string }[] }[] };
+    const devicePem = new Map(seed.customers.flatMap((c) => c.devices).map((d) => [d.id, d.privateKeyPem]));
+    const first = deliveries[0];
+    const creditNote = decrypt(first?.entry.encryptedCreditNote ?? '', first?.entry.encryptedSymmetricKey ?? '', devicePem.get(first?.recipientId ?? '') ?? '');
+
+    // Exactly one CREDIT_NOTE_CREATED for it, whose envelope opens with the integration's key.
+    const events = (await (await fetch(`${sandbox.url}/sandbox/events?event=CREDIT_NOTE_CREATED`)).json()) as {
+      data: { encryptedCreditNote: { serviceReceiptId: string; encryptedEnvelope: string; encryptedEnvelopeKey: string; envelopeVersion: number; finalHash: string } };
+    }[];
+    const created = events.filter((e) => e.data.encryptedCreditNote.serviceReceiptId === creditNoteId);
+    expect(created).toHaveLength(1);
+    const payload = created[0]?.data.encryptedCreditNote;
+    const keys = await integrationKeys();
+    expect(keys.length).toBeGreaterThan(0);
+    const opened = keys.flatMap((pem) => {
+      try {
+        return [decrypt(payload?.encryptedEnvelope ?? '', payload?.encryptedEnvelopeKey ?? '', pem)];
+      } catch {
+        return [];
+      }
+    });
+    expect(opened).toHaveLength(1);
+    const envelope = opened[0] as { envelopeVersion: number; documents: Record<string, unknown> };
+    expect(envelope.envelopeVersion).toBe(1);
+    expect(envelope.documents.SERVICE).toEqual(creditNote);
+    expect(Object.keys(envelope.documents).sort()).toEqual(['SERVICE', 'UBL_CREDIT_NOTE']); // Alice accepts UBL
+  });
+
+  it('a request encrypted before `svc keys rotate` still decrypts after it', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com']);
+    const before = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
+    await svc(['keys', 'rotate']);
+    const after = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
+    const queue = await json<QueueItem[]>(['credit-note', 'poll']);
+    for (const id of [before.requestId, after.requestId]) {
+      const item = queue.find((q) => q.requestId === id);
+      expect(item?.decryptError, id).toBeUndefined();
+      expect(item?.returnRequest?.serviceReceiptId).toBe(serviceReceiptId);
+    }
+  });
+
+  it('refuses an over-return across two credit notes before sending anything', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com']);
+    // The eggs line has quantity 1: a first credit note takes it, a second asks for it again.
+    const first = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4005555000104:1']);
+    await svc(['credit-note', 'issue', first.requestId, '--yes']);
+    const second = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4005555000104:1']);
+    const refused = await runSvc(['credit-note', 'issue', second.requestId, '--yes', '--debug'], { home, env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/4005555000104/);
+    expect(refused.stderr).not.toMatch(/> POST \S+\/credit-note\/(template|encrypted)/);
+  });
+});

@@ -23,6 +23,9 @@ describe('svc demo', () => {
       '$ svc receipt send',
       '$ svc sandbox deliveries',
       '$ svc receipt email',
+      '$ svc credit-note poll',
+      "--note 'the carton leaks'",
+      '$ svc credit-note issue',
       '$ svc token validate',
       '$ svc sandbox clock advance 1h',
     ]) {
@@ -31,6 +34,9 @@ describe('svc demo', () => {
     expect(result.stderr).toMatch(/logged in to profile "local": 2 Grants/);
     // Alice has three devices, and each could decrypt its copy.
     expect(result.stdout.match(/\tRECEIPT\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
+    // The credit note reached the same three devices, and the request ended COMPLETED.
+    expect(result.stdout.match(/\tCREDIT_NOTE\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
+    expect(result.stdout).toMatch(/\tCOMPLETED\t/);
     expect(result.stdout).toContain('\nvalid\n');
     // The demo kept to its own temporary config and secrets.
     expect(await readdir(home.configDir)).toEqual([]);

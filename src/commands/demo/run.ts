@@ -1,6 +1,6 @@
 // `svc demo`: the merchant flow on an embedded sandbox, one real command per step. It grows
 // with each capability; every step is the command a user would run themselves.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SANDBOX_CLIENT_ID } from '../../config/defaults.js';
@@ -57,11 +57,24 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['recipient', 'resolve', '--email', 'alice@example.com']);
 
     heading('Issue a receipt: template, inject the customer, encrypt per device, submit once');
-    const receipt = packageFile(join('fixtures', 'receipts', 'groceries.json'));
+    const receipt = await receiptDatedToday(home);
     const customer = packageFile(join('fixtures', 'customers', 'alice.json'));
-    await demo.svc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--customer', customer]);
-    await demo.svc(['sandbox', 'deliveries']);
+    const receiptId = (await demo.svc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--customer', customer])).trim();
+    await demo.svc(['sandbox', 'deliveries', receiptId]);
     await demo.svc(['receipt', 'list']);
+
+    heading('A customer asks to return the milk; the request arrives encrypted for our key');
+    const requestId = (
+      await demo.svc(['sandbox', 'trigger', 'return-request', receiptId, '--item', '4001234567890:1', '--note', 'the carton leaks'])
+    ).trim();
+    await demo.svc(['credit-note', 'poll']);
+    await demo.svc(['credit-note', 'show', requestId]);
+
+    heading('Accept, check it against our own records, issue the credit note to every device, complete');
+    await demo.svc(['credit-note', 'accept', requestId]);
+    const creditNoteId = (await demo.svc(['credit-note', 'issue', requestId, '--yes', '--complete'])).trim();
+    await demo.svc(['sandbox', 'deliveries', creditNoteId]);
+    await demo.svc(['credit-note', 'poll', '--status', 'COMPLETED']);
 
     heading('Or by email, as a PDF');
     await demo.svc(['receipt', 'email', '--file', receipt, '--to', 'alice@example.com']);
@@ -80,4 +93,12 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await sandbox.close();
     await rm(home, { recursive: true, force: true });
   }
+}
+
+/** The groceries fixture, dated now: returns are accepted only within 30 days of purchase. */
+async function receiptDatedToday(home: string): Promise<string> {
+  const request = JSON.parse(await readFile(packageFile(join('fixtures', 'receipts', 'groceries.json')), 'utf8')) as Record<string, unknown>;
+  const path = join(home, 'groceries.json');
+  await writeFile(path, JSON.stringify({ ...request, issueDate: new Date().toISOString() }, null, 2));
+  return path;
 }

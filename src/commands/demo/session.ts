@@ -3,6 +3,7 @@
 // store: the demo never reads or changes the user's profiles or keychain.
 import type { Command } from 'commander';
 import { mkdir } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { globalsOf, type CommandContext } from '../context.js';
 import { openConfigStore } from '../../config/store.js';
@@ -12,8 +13,8 @@ import { memorySecretStore } from '../../secrets/store.js';
 import type { BuildProgram } from './index.js';
 
 export interface DemoSession {
-  /** Prints `$ svc ARGV` and runs it; a failing step fails the demo. */
-  svc(argv: readonly string[]): Promise<void>;
+  /** Prints `$ svc ARGV`, runs it and returns what it printed on stdout; a failing step fails the demo. */
+  svc(argv: readonly string[]): Promise<string>;
   /** The factory a step runs with (same config, secrets and sandbox). */
   factory(overrides?: { json?: boolean }): Factory;
 }
@@ -34,11 +35,19 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
   const secrets = memorySecretStore({}, 'in memory (this demo only)');
   const t = theme(f.io);
 
+  // What the step being run prints on stdout, echoed to the demo's own stdout as it comes.
+  let captured = '';
+  const stdout = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      captured += chunk.toString();
+      f.io.stdout.write(chunk, done);
+    },
+  });
   const factory = (overrides: { json?: boolean } = {}, globals = { json: false, input: false, debug: false, color: f.io.color }) =>
     createFactory({
       env,
       globals: { ...globals, json: overrides.json ?? globals.json },
-      io: { ...f.io, json: overrides.json ?? globals.json, noInput: true },
+      io: { ...f.io, stdout, json: overrides.json ?? globals.json, noInput: true },
       clock: f.clock,
       config,
       secrets,
@@ -60,12 +69,14 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
   return {
     factory: (overrides) => factory(overrides),
     async svc(argv) {
-      f.io.stdout.write(`\n${t.dim('$')} ${t.bold(`svc ${argv.join(' ')}`)}\n`);
+      f.io.stdout.write(`\n${t.dim('$')} ${t.bold(`svc ${argv.map(shellQuote).join(' ')}`)}\n`);
+      captured = '';
       const program = buildProgram(ctx, {
         writeOut: (s) => f.io.stdout.write(s),
         writeErr: (s) => f.io.stderr.write(s),
       });
       await program.parseAsync([...argv], { from: 'user' });
+      return captured;
     },
   };
 }
@@ -79,4 +90,9 @@ async function playBrowser(url: string): Promise<void> {
   const callback = consent.headers.get('location');
   if (consent.status !== 302 || !callback) throw new Error(`the sandbox did not redirect the authorization request (${consent.status})`);
   await (await fetch(callback)).text();
+}
+
+/** The step as a user would type it into a POSIX shell. */
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

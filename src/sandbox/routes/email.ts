@@ -24,7 +24,7 @@ const outbox = defineSlice(() => new Map<string, OutboxEntry>());
 
 export function register(router: Router, sandbox: Sandbox): void {
   router.post('/receipt/email', (req) => {
-    const caller = authorize(sandbox, req, { scope: 'write_receipts' });
+    const caller = authorize(sandbox, req, { scope: 'write_receipts' , apiKey: true });
     return idempotent(sandbox, req, caller.companyId, async () => {
       const request = validated(ReceiptEmailRequest, req.body, 'the request body');
       // Only documents this service issued to this company go out under its name.

@@ -18,7 +18,7 @@ const DeliveriesQuery = z.object({ serviceReceiptId: z.string().min(1).optional(
 
 export function register(router: Router, sandbox: Sandbox): void {
   router.post('/receipt/encrypted', (req) => {
-    const caller = authorize(sandbox, req, { scope: 'write_receipts' });
+    const caller = authorize(sandbox, req, { scope: 'write_receipts' , apiKey: true });
     return idempotent(sandbox, req, caller.companyId, () =>
       submit(sandbox, caller, validated(ReceiptSubmission, req.body, 'the request body')),
     );

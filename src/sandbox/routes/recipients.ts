@@ -9,7 +9,7 @@ const LOOKUP_KEYS = ['email', 'phone', 'iban', 'cardNumber', 'serviceReceiptId']
 
 export function register(router: Router, sandbox: Sandbox): void {
   router.post('/recipient/resolve', (req) => {
-    const caller = authorize(sandbox, req, { scope: 'write_receipts' });
+    const caller = authorize(sandbox, req, { scope: 'write_receipts' , apiKey: true });
     const request = validated(ResolveRecipientRequest, normaliseLookup(req.body), 'the request body');
     const customer = findCustomer(sandbox, caller.companyId, request);
     // Which identifiers were tried, never their values.

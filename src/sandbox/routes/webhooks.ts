@@ -17,7 +17,7 @@ const DeliveriesQuery = z.object({
 
 export function register(router: Router, sandbox: Sandbox): void {
   router.post('/webhook/subscription', (req) => {
-    const caller = authorize(sandbox, req, { scope: 'write_receipts' });
+    const caller = authorize(sandbox, req, { scope: 'write_receipts' , apiKey: true });
     return idempotent(sandbox, req, caller.companyId, () => {
       const request = validated(WebhookSubscriptionRequest, req.body, 'the request body');
       const created = createSubscription(sandbox, { companyId: caller.companyId, clientId: caller.clientId }, request);
@@ -35,7 +35,7 @@ export function register(router: Router, sandbox: Sandbox): void {
   });
 
   router.get('/webhook/subscription', (req) => {
-    const caller = authorize(sandbox, req, { scope: 'write_receipts' });
+    const caller = authorize(sandbox, req, { scope: 'write_receipts' , apiKey: true });
     return json(200, listSubscriptions(sandbox, caller.companyId));
   });
 

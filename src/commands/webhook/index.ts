@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { notYet } from '../not-yet.js';
 
 export function registerWebhook(program: Command, ctx: CommandContext): void {
   const wh = program.command('webhook').description('subscribe to events and receive them locally');
@@ -11,11 +10,11 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--name <name>', 'subscription name')
     .option('--show-secret', 'print the signing secret once')
     .action((flags: { url: string; events: string; name?: string; showSecret?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('webhook subscribe'), flags),
+      ctx.run(cmd, () => import('./subscribe.js'), flags),
     );
   wh.command('list')
     .description('list subscriptions known to this profile')
-    .action((_flags, cmd: Command) => ctx.run(cmd, notYet('webhook list'), {}));
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./list.js'), {}));
   wh.command('listen')
     .description('run a local receiver that verifies, journals and decrypts deliveries')
     .option('--port <n>', 'port to listen on', '8790')
@@ -24,18 +23,18 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--forward-to <url>', 're-post each verified delivery to a local app')
     .option('--subscribe', 'create a subscription pointing at this listener')
     .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('webhook listen'), flags),
+      ctx.run(cmd, () => import('./listen.js'), flags),
     );
   wh.command('events')
     .description('list received events from the journal')
     .option('--limit <n>', 'how many, newest first', '20')
-    .action((flags: { limit: string }, cmd: Command) => ctx.run(cmd, notYet('webhook events'), flags));
+    .action((flags: { limit: string }, cmd: Command) => ctx.run(cmd, () => import('./events.js'), flags));
   wh.command('replay')
     .description('process or forward a journalled event again')
     .argument('<event-id>')
     .option('--forward-to <url>', 're-post the original delivery to a local app')
     .action((eventId: string, flags: { forwardTo?: string }, cmd: Command) =>
-      ctx.run(cmd, notYet('webhook replay'), { eventId, ...flags }),
+      ctx.run(cmd, () => import('./replay.js'), { eventId, ...flags }),
     );
   wh.command('verify')
     .description('check a signature offline (exit 0 valid, 1 invalid)')
@@ -43,6 +42,6 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .requiredOption('--signature <header>', 'X-Service-Signature header value')
     .option('--secret-stdin', 'read the signing secret from stdin')
     .action((flags: { file: string; signature: string; secretStdin?: boolean }, cmd: Command) =>
-      ctx.run(cmd, notYet('webhook verify'), flags),
+      ctx.run(cmd, () => import('./verify.js'), flags),
     );
 }

@@ -1,0 +1,213 @@
+// Deliveries acknowledged per second by the built `svc webhook listen` (signature verified,
+// journalled and fsynced before each 200, then decrypted in the background), against a bare
+// node:http server that reads the body and answers 200, measured in the same run: 32
+// concurrent keep-alive connections on loopback, unique 2 KiB RETURN_REQUESTED bodies
+// encrypted for the listener's key. Both servers run in child processes of their own, so
+// that the load generator here does not share their event loop; rounds alternate between
+// the two and the medians are reported. Needs `npm run build` (npm run bench does it).
+import { spawn } from 'node:child_process';
+import { constants, createCipheriv, createHmac, generateKeyPairSync, publicEncrypt, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const svcBin = join(root, 'bin', 'svc.js');
+if (!existsSync(join(root, 'dist', 'main.js'))) {
+  console.error('webhook listen: dist/ is missing; run `npm run build` first (npm run bench does)');
+  process.exit(2);
+}
+
+const CONNECTIONS = 32;
+const BODY_BYTES = 2048;
+const REQUESTS = positive('BENCH_REQUESTS', 4000);
+const WARMUP = Math.min(500, REQUESTS);
+const ROUNDS = positive('BENCH_ROUNDS', 3);
+const TARGET_RATIO = 0.4;
+const TARGET_P99_MS = 25;
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+
+function positive(name, fallback) {
+  const value = process.env[name] === undefined ? fallback : Number(process.env[name]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`${name} must be a whole number of at least 1 (got ${process.env[name]})`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'svc-bench-webhook-'));
+const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const keyFile = join(work, 'key.pem');
+writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+const spki = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+
+// CONTRACT.md §2 and §3, written out here so that the load generator shares no code with the listener.
+function seal(plaintext) {
+  const key = randomBytes(32);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return {
+    ciphertext: Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64'),
+    wrappedKey: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, key).toString('base64'),
+  };
+}
+
+function sign(body) {
+  const t = Math.floor(Date.now() / 1000);
+  return `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.`).update(body).digest('hex')}`;
+}
+
+/** A RETURN_REQUESTED delivery of exactly BODY_BYTES, padded with JSON whitespace. */
+function deliveryBody(n) {
+  const request = {
+    serviceReceiptId: `sr-${n}`,
+    receiptId: `R-${n}`,
+    customerNote: 'The box arrived crushed; the second item does not switch on.'.repeat(3),
+    lineItems: [
+      { productId: 'sku-1001', quantity: 1, reasonCode: 'DAMAGED', reasonDescription: 'Crushed in transit' },
+      { productId: 'sku-2002', quantity: 2, reasonCode: 'DEFECTIVE' },
+    ],
+    refundPreference: 'ORIGINAL_PAYMENT_METHOD',
+  };
+  const sealed = seal(Buffer.from(JSON.stringify(request)));
+  const item = {
+    clientId: 'client-bench',
+    companyId: 'c0000000-0000-4000-8000-000000000001',
+    created_at: new Date().toISOString(),
+    serviceReceiptId: `sr-${n}`,
+    publicKey: spki,
+    encryptedCreditNoteInitiationRequest: sealed.ciphertext,
+    encryptedSymmetricKey: sealed.wrappedKey,
+  };
+  const json = JSON.stringify({ event: 'RETURN_REQUESTED', data: { creditNoteInitiationRequest: item } });
+  if (json.length > BODY_BYTES) throw new Error(`a delivery body is ${json.length} bytes, over ${BODY_BYTES}`);
+  return Buffer.from(json + ' '.repeat(BODY_BYTES - json.length));
+}
+
+/** Starts a server process and resolves with its URL once it prints `listening on URL` on `stream`. */
+function startServer(args, env, stream) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      seen += chunk.toString('utf8');
+      const url = /listening on (\S+)/.exec(seen)?.[1];
+      if (url) {
+        child[stream].off('data', onData);
+        resolve({ url, stop: () => stop(child) });
+      }
+    };
+    child[stream].on('data', onData);
+    // The other stream is drained so that a full pipe never stalls the server.
+    child[stream === 'stdout' ? 'stderr' : 'stdout'].resume();
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${seen}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+const BARE_SERVER = `
+  import { createServer } from 'node:http';
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => { Buffer.concat(chunks); res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"received":true}'); });
+  });
+  server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port + '/webhooks'));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+/** `count` POSTs of bodies[from..] over CONNECTIONS connections; every answer must be 200. */
+async function load(url, bodies, from, count) {
+  const { origin, pathname } = new URL(url);
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const latencies = new Float64Array(count);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < count) {
+        const i = next++;
+        const body = bodies[from + i];
+        const sent = performance.now();
+        const res = await pool.request({
+          path: pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
+          body,
+        });
+        await res.body.dump();
+        latencies[i] = performance.now() - sent;
+        if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort();
+  return { perSecond: count / seconds, p99: latencies[Math.min(count - 1, Math.ceil(count * 0.99) - 1)] };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const perRound = WARMUP + REQUESTS;
+// The listener deduplicates by body, so every one of its requests needs a body of its own.
+const bodies = Array.from({ length: ROUNDS * perRound }, (_, n) => deliveryBody(n));
+const env = {
+  PATH: process.env.PATH,
+  HOME: work,
+  NO_COLOR: '1',
+  SVC_CONFIG_DIR: join(work, 'config'),
+  SVC_STATE_DIR: join(work, 'state'),
+  SVC_SECRET_STORE: 'file',
+  SVC_WEBHOOK_SECRET: SECRET,
+  SVC_PRIVATE_KEY_FILE: keyFile,
+};
+
+const results = { bare: [], listen: [] };
+try {
+  const bare = await startServer(['--input-type=module', '-e', BARE_SERVER], env, 'stdout');
+  const listen = await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], env, 'stderr');
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const from = round * perRound;
+      const order = round % 2 === 0 ? ['listen', 'bare'] : ['bare', 'listen'];
+      for (const name of order) {
+        const url = name === 'bare' ? bare.url : listen.url;
+        await load(url, bodies, from, WARMUP);
+        results[name].push(await load(url, bodies, from + WARMUP, REQUESTS));
+      }
+    }
+  } finally {
+    await Promise.all([bare.stop(), listen.stop()]);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const bareRate = median(results.bare.map((r) => r.perSecond));
+const listenRate = median(results.listen.map((r) => r.perSecond));
+const listenP99 = median(results.listen.map((r) => r.p99));
+const ratio = listenRate / bareRate;
+console.log(`webhook-listen: ${ROUNDS} alternating rounds of ${REQUESTS} requests (after ${WARMUP} warm-up), ${CONNECTIONS} connections, ${BODY_BYTES}-byte bodies, Node ${process.version}`);
+console.log(`  bare node:http  ${bareRate.toFixed(0).padStart(7)} req/s  p99 ${median(results.bare.map((r) => r.p99)).toFixed(2)} ms`);
+console.log(`  svc listen      ${listenRate.toFixed(0).padStart(7)} acks/s p99 ${listenP99.toFixed(2)} ms`);
+const ok = ratio >= TARGET_RATIO && listenP99 < TARGET_P99_MS;
+console.log(
+  `webhook listen: ${listenRate.toFixed(0)} acks/s = ${ratio.toFixed(2)}× bare node:http (target >= ${TARGET_RATIO}x), p99 ${listenP99.toFixed(1)} ms (target < ${TARGET_P99_MS} ms) ${ok ? 'ok' : 'MISSED'}`,
+);
+// A benchmark reports; it does not fail the build. BENCH_STRICT=1 makes a miss an error (CI gate).
+if (!ok && process.env.BENCH_STRICT === '1') process.exitCode = 1;

@@ -1,0 +1,35 @@
+// Webhook management (INTERFACE.md "Webhook management", CONTRACT.md §6): create a
+// subscription (its secret is in this one answer) and list them (without secrets; the list
+// is a sandbox extension the real service may not offer). Both take a `write_receipts` token.
+import { z } from 'zod';
+import { WebhookSubscription, type WebhookSubscriptionRequest } from '../contract/webhook.js';
+import type { Caller } from './caller.js';
+
+/** An element of `GET /webhook/subscription`: the create answer without its secret. */
+export const ListedWebhookSubscription = WebhookSubscription.omit({ secret: true });
+export type ListedWebhookSubscription = z.infer<typeof ListedWebhookSubscription>;
+
+/** The Idempotency-Key lets the client retry without creating a second subscription (and secret). */
+export function createWebhookSubscription(
+  caller: Caller,
+  request: WebhookSubscriptionRequest,
+  idempotencyKey: string,
+): Promise<WebhookSubscription> {
+  return caller.api.request({
+    method: 'POST',
+    path: '/webhook/subscription',
+    body: request,
+    auth: caller.auth,
+    schema: WebhookSubscription,
+    idempotencyKey,
+  });
+}
+
+export function listWebhookSubscriptions(caller: Caller): Promise<ListedWebhookSubscription[]> {
+  return caller.api.request({
+    method: 'GET',
+    path: '/webhook/subscription',
+    auth: caller.auth,
+    schema: z.array(ListedWebhookSubscription),
+  });
+}

@@ -1,0 +1,50 @@
+// `svc webhook events`: what the journal holds, newest first, with each delivery's
+// processing state. Read-only, so it can run beside a listener.
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeList } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+import { scanJournal } from '../../webhook/journal.js';
+import { shortId } from '../../webhook/processor.js';
+import { journalPathOf } from '../../webhook/subscriptions.js';
+
+export interface EventsOptions {
+  limit: string;
+}
+
+/** An element of `svc webhook events --json`. */
+export interface JournalledEvent {
+  id: string;
+  event: string | null;
+  receivedAt: string;
+  processed: boolean;
+  /** Why the last processing failed. */
+  error?: string;
+}
+
+export async function run(opts: EventsOptions, f: Factory): Promise<void> {
+  const limit = /^\d{1,9}$/.test(opts.limit) ? Number(opts.limit) : 0;
+  if (limit < 1) throw new UsageError(`--limit: "${opts.limit}" is not a whole number of at least 1`);
+  const path = journalPathOf(f);
+  const byId = new Map<string, JournalledEvent>();
+  await scanJournal(path, (line) => {
+    if (line.type === 'delivery') {
+      if (!byId.has(line.id)) byId.set(line.id, { id: line.id, event: line.event, receivedAt: line.receivedAt, processed: false });
+      return;
+    }
+    const event = byId.get(line.id);
+    if (!event) return;
+    event.processed = true;
+    if (line.ok) delete event.error;
+    else event.error = line.error ?? 'failed';
+  });
+  // The journal is in arrival order.
+  const rows = [...byId.values()].reverse().slice(0, limit);
+  if (rows.length === 0 && !f.io.json) return note(f.io, `no deliveries in ${path} yet: see \`svc webhook listen\``);
+  await writeList(f.io, rows, [
+    { header: 'ID', value: (r) => shortId(r.id) },
+    { header: 'EVENT', value: (r) => r.event ?? '-' },
+    { header: 'RECEIVED', value: (r) => r.receivedAt },
+    { header: 'STATUS', value: (r) => (!r.processed ? 'pending' : r.error === undefined ? 'processed' : `failed: ${r.error}`) },
+  ]);
+}

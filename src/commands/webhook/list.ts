@@ -1,0 +1,62 @@
+// `svc webhook list`: the service's subscriptions merged with what this machine knows of
+// them: whether their signing secret is stored here (so `listen` can verify their
+// deliveries). Subscriptions only this machine remembers are shown too.
+import { writeReceiptsCaller } from '../../api/caller.js';
+import { listWebhookSubscriptions, type ListedWebhookSubscription } from '../../api/webhook.js';
+import { ApiError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeList } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+import { readLocalSubscriptions, subscriptionSecretKey } from '../../webhook/subscriptions.js';
+
+export type ListOptions = Record<string, never>;
+
+/** An element of `svc webhook list --json`. */
+export interface SubscriptionRow {
+  id: string;
+  name: string;
+  notificationUrl: string;
+  events: string[];
+  createdAt: string;
+  /** The service lists it; false: only this machine remembers it; null: the service offers no list. */
+  onService: boolean | null;
+  /** Its signing secret is in this profile's secret store. */
+  secretStored: boolean;
+}
+
+export async function run(_opts: ListOptions, f: Factory): Promise<void> {
+  const remote = await serviceList(f);
+  const local = await readLocalSubscriptions(f);
+  const store = await f.secrets();
+  const byId = new Map<string, Omit<SubscriptionRow, 'secretStored'>>();
+  for (const s of remote ?? []) byId.set(s.id, { id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: true });
+  for (const s of local) {
+    if (!byId.has(s.id)) {
+      byId.set(s.id, { id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: remote === undefined ? null : false });
+    }
+  }
+  const rows: SubscriptionRow[] = [];
+  for (const row of byId.values()) rows.push({ ...row, secretStored: (await store.get(subscriptionSecretKey(row.id))) !== null });
+
+  if (rows.length === 0 && !f.io.json) return note(f.io, 'no webhook subscriptions: see `svc webhook subscribe`');
+  await writeList(f.io, rows, [
+    { header: 'ID', value: (r) => r.id },
+    { header: 'NAME', value: (r) => r.name },
+    { header: 'URL', value: (r) => r.notificationUrl },
+    { header: 'EVENTS', value: (r) => r.events.join(',') },
+    { header: 'CREATED', value: (r) => r.createdAt },
+    { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here') },
+    { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed') },
+  ]);
+}
+
+/** undefined when the service offers no list (it is a sandbox extension): then only local knowledge counts. */
+async function serviceList(f: Factory): Promise<ListedWebhookSubscription[] | undefined> {
+  try {
+    return await listWebhookSubscriptions(await writeReceiptsCaller(f));
+  } catch (error) {
+    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
+    note(f.io, 'the service does not list subscriptions; showing the ones this machine created');
+    return undefined;
+  }
+}

@@ -1,0 +1,128 @@
+// `svc webhook listen`: a local receiver in the foreground until SIGINT or SIGTERM. It
+// verifies, journals (fsync before the 2xx) and then decrypts each delivery; see
+// src/webhook/. Output: the line `listening on http://HOST:PORT/PATH` on stderr once
+// deliveries are accepted (scripts and tests wait for it; with --json stdout carries only
+// events), then one `--> EVENT ...` line per event on stderr, and with --json one CLI.md
+// event object per line on stdout.
+import { hostname } from 'node:os';
+import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
+import { loadKeyring } from '../../crypto/keystore.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { note } from '../../io/streams.js';
+import { resolveProfileName } from '../../config/settings.js';
+import { parsePort, processStopSignal, type StopSignal } from '../foreground.js';
+import { createDecryptor } from '../../webhook/decryptor.js';
+import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
+import { openJournal } from '../../webhook/journal.js';
+import { createProcessor, writeEvent } from '../../webhook/processor.js';
+import { startReceiver, type RunningReceiver } from '../../webhook/receiver.js';
+import { journalPathOf, subscribe, watchSecrets } from '../../webhook/subscriptions.js';
+
+export interface ListenOptions {
+  port: string;
+  host: string;
+  path: string;
+  forwardTo?: string | undefined;
+  subscribe?: boolean | undefined;
+}
+
+export async function run(opts: ListenOptions, f: Factory, listenForStop: () => StopSignal = processStopSignal): Promise<void> {
+  const port = parsePort(opts.port);
+  const path = parsePath(opts.path);
+  const forwardUrl = opts.forwardTo === undefined ? undefined : parseForwardUrl(opts.forwardTo);
+  const profile = resolveProfileName(f.globals, f.env).value;
+
+  const secrets = await watchSecrets(f);
+  if (secrets.current().length === 0 && !opts.subscribe) {
+    throw new UsageError(`profile "${profile}" knows no webhook signing secret, so no delivery could be verified`, {
+      hint: 'create a subscription with `svc webhook subscribe --url URL` or `svc webhook listen --subscribe`, or set SVC_WEBHOOK_SECRET',
+    });
+  }
+  await warnAboutKeys(f);
+
+  // Listening first, so that a signal sent the moment the URL is printed is not missed.
+  const stop = listenForStop();
+  const journal = await openJournal(journalPathOf(f), { clock: f.clock }).catch((error: unknown) => {
+    stop.dispose();
+    throw error;
+  });
+  const decryptor = await createDecryptor(() => loadKeyring(f));
+  let receiver: RunningReceiver | undefined;
+  const forwarder = forwardUrl && createForwarder(forwardUrl);
+  const processor = createProcessor({
+    decryptor,
+    markProcessed: (id, outcome) => journal.markProcessed(id, outcome),
+    forward: forwarder && (async (delivery) => `${forwardUrl.href}: ${(await forwarder.forward(delivery)).text}`),
+    report: (processed) => writeEvent(f.io, processed),
+    warn: (text) => note(f.io, text),
+    busy: () => receiver?.busy() ?? false,
+  });
+  const shutDown = async () => {
+    const left = await processor.stop();
+    await decryptor.close();
+    await journal.close();
+    await forwarder?.close();
+    stop.dispose();
+    if (left > 0) note(f.io, `${left} journalled deliver${left === 1 ? 'y is' : 'ies are'} left for the next start`);
+  };
+
+  try {
+    receiver = await startReceiver({
+      host: opts.host,
+      port,
+      path,
+      journal,
+      secrets: () => secrets.current(),
+      refreshSecrets: () => secrets.refresh(),
+      clock: f.clock,
+      onDelivery: (delivery, duplicate) => processor.enqueue(delivery, duplicate),
+      onJournalError: (error) =>
+        note(f.io, `warning: a delivery could not be journalled (${error instanceof Error ? error.message : String(error)}); answered 503 so that it is sent again`),
+    });
+  } catch (error) {
+    await shutDown();
+    throw error;
+  }
+
+  try {
+    if (opts.subscribe) {
+      const url = notificationUrlOf(receiver.url, opts.host);
+      const created = await subscribe(f, { name: `svc webhook listen on ${hostname()}`, notificationUrl: url, events: [...KNOWN_WEBHOOK_EVENTS] });
+      secrets.add(created.secret);
+      note(f.io, `subscribed ${created.id} to ${created.events.join(', ')} at ${url}`);
+    }
+    note(f.io, `listening on ${receiver.url}`);
+    const backlog = journal.takeUnprocessed();
+    if (backlog.length > 0) note(f.io, `processing ${backlog.length} journalled deliver${backlog.length === 1 ? 'y' : 'ies'} the last run left unprocessed`);
+    for (const delivery of backlog) processor.enqueue(delivery, false);
+    const signal = await stop.stopped;
+    note(f.io, `${signal}: finishing the deliveries in progress`);
+  } finally {
+    await receiver.close();
+    await shutDown();
+  }
+}
+
+/** Deliveries are still received and journalled without keys: the keys can come later (`replay`). */
+async function warnAboutKeys(f: Factory): Promise<void> {
+  try {
+    if ((await loadKeyring(f)).length === 0) {
+      note(f.io, 'warning: this profile has no private key, so deliveries are journalled but cannot be decrypted; see `svc keys generate`');
+    }
+  } catch (error) {
+    note(f.io, `warning: ${error instanceof Error ? error.message : String(error)}; deliveries are journalled but cannot be decrypted`);
+  }
+}
+
+/** A listener on every interface is still reached through loopback by a local sender. */
+function notificationUrlOf(url: string, host: string): string {
+  if (host === '0.0.0.0') return url.replace('//0.0.0.0:', '//127.0.0.1:');
+  if (host === '::') return url.replace('//[::]:', '//[::1]:');
+  return url;
+}
+
+function parsePath(value: string): string {
+  if (!/^\/[^?#\s]*$/.test(value)) throw new UsageError(`--path: "${value}" is not a URL path`, { hint: 'give a path such as /webhooks' });
+  return value;
+}

@@ -1,0 +1,74 @@
+// `svc webhook replay EVENT_ID`: a journalled delivery once more, by its ID or a unique
+// prefix of it (the short IDs `events` shows). Without --forward-to it is decrypted and
+// shown as `listen` shows it, and the outcome is journalled (so a delivery that failed
+// before a missing key was restored shows as processed); with --forward-to the original
+// body and headers go to the local app instead.
+import { loadKeyring } from '../../crypto/keystore.js';
+import { NotFoundError, SvcError, UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeJson } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+import { inProcessDecryptor } from '../../webhook/decryptor.js';
+import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
+import { appendJournalLine, processedLine, scanJournal, type DeliveryLine, type StoredDelivery } from '../../webhook/journal.js';
+import { decodeDelivery, shortId, writeEvent } from '../../webhook/processor.js';
+import { journalPathOf } from '../../webhook/subscriptions.js';
+
+export interface ReplayOptions {
+  eventId: string;
+  forwardTo?: string | undefined;
+}
+
+export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
+  const forwardUrl = opts.forwardTo === undefined ? undefined : parseForwardUrl(opts.forwardTo);
+  const path = journalPathOf(f);
+  const line = await findDelivery(path, opts.eventId);
+  const delivery: StoredDelivery = {
+    entry: { id: line.id, receivedAt: line.receivedAt, event: line.event },
+    raw: Buffer.from(line.body, 'base64'),
+    headers: line.headers,
+  };
+
+  if (forwardUrl) {
+    const forwarder = createForwarder(forwardUrl);
+    const result = await forwarder.forward(delivery).finally(() => forwarder.close());
+    if (f.io.json) writeJson(f.io, { id: line.id, forwardedTo: forwardUrl.href, status: result.status ?? null });
+    else note(f.io, `forwarded ${shortId(line.id)} to ${forwardUrl.href}: ${result.text}`);
+    if (result.status === undefined || result.status < 200 || result.status > 299) {
+      throw new SvcError(`the app at ${forwardUrl.href} did not accept ${shortId(line.id)} (${result.text})`);
+    }
+    return;
+  }
+
+  const decoded = await decodeDelivery(delivery.raw, inProcessDecryptor(() => loadKeyring(f)));
+  writeEvent(f.io, {
+    report: {
+      id: line.id,
+      event: decoded.event ?? line.event,
+      receivedAt: line.receivedAt,
+      verified: true,
+      duplicate: false,
+      data: decoded.data,
+      ...(decoded.error === undefined ? {} : { error: decoded.error }),
+    },
+    summary: decoded.summary,
+  });
+  const outcome = { ok: decoded.error === undefined, error: decoded.error };
+  await appendJournalLine(path, processedLine(line.id, new Date(f.clock.now()).toISOString(), outcome));
+  if (!outcome.ok) throw new SvcError(`${shortId(line.id)} could not be processed`, { hint: 'the reason is on the line above; the delivery stays in the journal' });
+}
+
+async function findDelivery(path: string, wanted: string): Promise<DeliveryLine> {
+  const id = wanted.toLowerCase();
+  if (!/^[0-9a-f]{6,64}$/.test(id)) {
+    throw new UsageError(`"${wanted}" is not an event ID`, { hint: 'give the ID (or its first 6 or more hex digits) that `svc webhook events` shows' });
+  }
+  const matches = new Map<string, DeliveryLine>();
+  await scanJournal(path, (line) => {
+    if (line.type === 'delivery' && line.id.startsWith(id) && !matches.has(line.id)) matches.set(line.id, line);
+  });
+  const [first, ...others] = matches.values();
+  if (!first) throw new NotFoundError(`no delivery ${wanted} in ${path}`, { hint: 'see the journalled ones with `svc webhook events`' });
+  if (others.length > 0) throw new UsageError(`"${wanted}" is the start of ${matches.size} event IDs`, { hint: 'give more of the ID' });
+  return first;
+}

@@ -1,0 +1,41 @@
+// `svc webhook subscribe`: creates a subscription and keeps its signing secret in the secret
+// store (the service shows it only in this answer). stdout: the subscription ID, and the
+// secret on a second line only with --show-secret; --json: the subscription, its secret
+// likewise only with --show-secret.
+import { hostname } from 'node:os';
+import { WebhookSubscriptionRequest } from '../../contract/webhook.js';
+import { parseOrThrow } from '../../contract/validate.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeJson } from '../../io/output.js';
+import { note, println } from '../../io/streams.js';
+import { subscribe } from '../../webhook/subscriptions.js';
+
+export interface SubscribeOptions {
+  url: string;
+  /** Comma-separated event names. */
+  events: string;
+  name?: string | undefined;
+  showSecret?: boolean | undefined;
+}
+
+export async function run(opts: SubscribeOptions, f: Factory): Promise<void> {
+  if (!URL.canParse(opts.url) || !/^https?:$/.test(new URL(opts.url).protocol)) {
+    throw new UsageError(`--url: "${opts.url}" is not an http(s) URL`, { hint: 'give the full address deliveries go to, e.g. https://shop.example/webhooks' });
+  }
+  const events = [...new Set(opts.events.split(',').map((e) => e.trim()).filter((e) => e !== ''))];
+  if (events.length === 0) throw new UsageError('--events: name at least one event, e.g. RETURN_REQUESTED,CREDIT_NOTE_CREATED');
+  const request = parseOrThrow(
+    WebhookSubscriptionRequest,
+    { name: opts.name ?? `svc on ${hostname()}`, notificationUrl: opts.url, events },
+    'the subscription request',
+  );
+
+  const created = await subscribe(f, request);
+  const { secret, ...shown } = created;
+  if (f.io.json) return writeJson(f.io, opts.showSecret ? created : shown);
+  println(f.io, created.id);
+  if (opts.showSecret) println(f.io, secret);
+  const store = await f.secrets();
+  note(f.io, `subscribed ${created.id} to ${created.events.join(', ')} at ${created.notificationUrl}; its signing secret is in ${store.describe()}`);
+}

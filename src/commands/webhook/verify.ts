@@ -1,0 +1,50 @@
+// `svc webhook verify`: checks an X-Service-Signature over a saved raw body, offline, with
+// the profile's secrets or one read from stdin. Exit 0 when valid, 1 with the reason when
+// not; the secrets themselves are never printed.
+import { readFile } from 'node:fs/promises';
+import { readSecretFromStdin } from '../../auth/credentials.js';
+import { SvcError, UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeJson } from '../../io/output.js';
+import { fsErrorCode } from '../../io/private-file.js';
+import { println } from '../../io/streams.js';
+import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from '../../webhook/signature.js';
+import { knownSecrets } from '../../webhook/subscriptions.js';
+
+export interface VerifyOptions {
+  file: string;
+  signature: string;
+  secretStdin?: boolean | undefined;
+}
+
+const REASONS: Readonly<Record<SignatureFailure, string>> = {
+  missing: 'the signature is empty',
+  malformed: 'the signature is not of the form t=<unix seconds>,v1=<hex>[,v1=<hex>...]',
+  no_match: 'no secret produces this signature over these bytes: the secret is another, or the file is not the exact body that was signed',
+  stale: `the signature matches, but it was made more than ${SIGNATURE_TOLERANCE_SECONDS} s ago, so a receiver refuses it as a possible replay`,
+  future: `the signature matches, but its time is more than ${SIGNATURE_TOLERANCE_SECONDS} s ahead of this clock`,
+};
+
+export async function run(opts: VerifyOptions, f: Factory): Promise<void> {
+  let body: Buffer;
+  try {
+    body = await readFile(opts.file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${opts.file} (${fsErrorCode(error)})`, { hint: 'give the file holding the exact raw request body', cause: error });
+  }
+  const secrets = opts.secretStdin
+    ? [await readSecretFromStdin(f.io, 'the signing secret', 'pipe it in: printf %s "$SECRET" | svc webhook verify --secret-stdin ...')]
+    : await knownSecrets(f);
+  if (secrets.length === 0) {
+    throw new UsageError('this profile knows no webhook signing secret', { hint: 'pass --secret-stdin, set SVC_WEBHOOK_SECRET, or run `svc webhook subscribe`' });
+  }
+  const check = verifySignature(opts.signature, body, secrets, Math.floor(f.clock.now() / 1000));
+  if (check.ok) {
+    const signedAt = new Date(check.timestamp * 1000).toISOString();
+    if (f.io.json) writeJson(f.io, { valid: true, timestamp: check.timestamp, signedAt });
+    else println(f.io, `valid: signed at ${signedAt}`);
+    return;
+  }
+  if (f.io.json) writeJson(f.io, { valid: false, reason: check.reason });
+  throw new SvcError(`invalid signature (${check.reason}): ${REASONS[check.reason]}`);
+}

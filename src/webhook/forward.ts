@@ -1,0 +1,62 @@
+// `--forward-to`: hands the delivery to the merchant's own app on this machine exactly as it
+// arrived (raw body, content type and signature), so the app verifies it like the real thing.
+import { STATUS_CODES } from 'node:http';
+import { Agent, request } from 'undici';
+import { isLoopbackHost } from '../config/base-url.js';
+import { UsageError } from '../errors.js';
+import { JOURNALLED_HEADERS, type StoredDelivery } from './journal.js';
+
+const FORWARD_TIMEOUT_MS = 10_000;
+
+/** Only http(s) to this machine: the journal's bodies are not for another host to receive in the clear or otherwise. */
+export function parseForwardUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--forward-to: "${value}" is not a URL`, { hint: 'give a full address such as http://127.0.0.1:3000/webhooks' });
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !isLoopbackHost(url.hostname)) {
+    throw new UsageError(`--forward-to: ${value} is not an http(s) address on this machine`, {
+      hint: 'forward to 127.0.0.1, ::1 or localhost, e.g. http://127.0.0.1:3000/webhooks',
+    });
+  }
+  if (url.username || url.password) throw new UsageError('--forward-to: credentials in the URL are refused');
+  return url;
+}
+
+export interface ForwardResult {
+  /** The app's HTTP status; undefined when it could not be reached. */
+  status: number | undefined;
+  /** "200 OK", or "failed: ECONNREFUSED". */
+  text: string;
+}
+
+export interface Forwarder {
+  /** Never rejects: an app that is down is something to show, not a reason to stop listening. */
+  forward(delivery: StoredDelivery): Promise<ForwardResult>;
+  /** Drops its keep-alive connections, so the process can end. */
+  close(): Promise<void>;
+}
+
+export function createForwarder(url: URL): Forwarder {
+  const agent = new Agent({ connect: { timeout: FORWARD_TIMEOUT_MS }, headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS });
+  return {
+    async forward(delivery) {
+      const headers: Record<string, string> = {};
+      for (const name of JOURNALLED_HEADERS) {
+        const value = delivery.headers[name];
+        if (value !== undefined) headers[name] = value;
+      }
+      try {
+        const res = await request(url, { dispatcher: agent, method: 'POST', headers, body: delivery.raw });
+        await res.body.dump();
+        return { status: res.statusCode, text: `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim() };
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code;
+        return { status: undefined, text: `failed: ${typeof code === 'string' ? code : error instanceof Error ? error.message : String(error)}` };
+      }
+    },
+    close: () => agent.close(),
+  };
+}

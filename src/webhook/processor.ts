@@ -1,0 +1,230 @@
+// What happens to a journalled delivery after its sender has its 2xx (INTERFACE.md "Delivery
+// rules": asynchronously and idempotently). RETURN_REQUESTED opens to a ReturnRequest and
+// CREDIT_NOTE_CREATED to a ReceiptEnvelope, each with whichever historical key the item was
+// encrypted for; unknown events are shown, never fatal. A delivery that cannot be decrypted
+// stays in the journal with its error. The outcome is journalled after it was reported, so
+// a crash in between shows the event again at the next start rather than never.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ReturnRequest } from '../contract/returns.js';
+import { validate, type Issue } from '../contract/validate.js';
+import { isKnownWebhookEvent, ReceiptEnvelope, WebhookEvent } from '../contract/webhook.js';
+import type { EncryptedItem } from '../crypto/hybrid.js';
+import type { IOStreams } from '../io/streams.js';
+import type { Decryptor } from './decryptor.js';
+import type { ProcessedOutcome, StoredDelivery } from './journal.js';
+
+/** One line of `svc webhook listen --json` (CLI.md). */
+export interface EventReport {
+  id: string;
+  event: string | null;
+  receivedAt: string;
+  verified: true;
+  duplicate: boolean;
+  /** The decrypted plaintext; null for duplicates, unknown events and failures. */
+  data: unknown;
+  error?: string;
+}
+
+export interface ProcessedEvent {
+  report: EventReport;
+  /** The human line's description: receipt and items, credit note and documents, or why not. */
+  summary: string;
+  /** What the forward target answered, when there is one. */
+  forwarded?: string | undefined;
+}
+
+export interface Decoded {
+  event: string | null;
+  data: unknown;
+  error?: string;
+  summary: string;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses, validates and decrypts one delivery body; every failure becomes `error`, never a throw. */
+export async function decodeDelivery(raw: Buffer, decryptor: Pick<Decryptor, 'decrypt'>): Promise<Decoded> {
+  let body: unknown;
+  try {
+    body = JSON.parse(utf8.decode(raw));
+  } catch {
+    return { event: null, data: null, error: 'the body is not UTF-8 JSON', summary: 'not an event' };
+  }
+  const named = (body as { event?: unknown } | null)?.event;
+  const name = typeof named === 'string' && named !== '' ? named : null;
+  const parsed = validate(WebhookEvent, body);
+  if (!parsed.success) {
+    return { event: name, data: null, error: `not a valid ${name ?? 'event'} delivery: ${describeIssues(parsed.issues)}`, summary: 'invalid delivery' };
+  }
+  const event = parsed.data;
+  if (!isKnownWebhookEvent(event)) return { event: event.event, data: null, summary: 'unknown event: recorded, nothing to process' };
+
+  if (event.event === 'RETURN_REQUESTED') {
+    const item = event.data.creditNoteInitiationRequest;
+    const opened = await open(
+      { ciphertext: item.encryptedCreditNoteInitiationRequest, wrappedKey: item.encryptedSymmetricKey, publicKey: item.publicKey },
+      decryptor,
+      (value) => validate(ReturnRequest, value),
+      'return request',
+    );
+    if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `receipt ${item.serviceReceiptId}` };
+    const items = opened.value.lineItems.length;
+    return {
+      event: event.event,
+      data: opened.value,
+      summary: `receipt ${opened.value.serviceReceiptId}  ${items} item${items === 1 ? '' : 's'}`,
+    };
+  }
+  const note = event.data.encryptedCreditNote;
+  const opened = await open(
+    { ciphertext: note.encryptedEnvelope, wrappedKey: note.encryptedEnvelopeKey, publicKey: note.publicKey },
+    decryptor,
+    (value) => validate(ReceiptEnvelope, value),
+    'receipt envelope',
+  );
+  if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `credit note ${note.serviceReceiptId}` };
+  return {
+    event: event.event,
+    data: opened.value,
+    summary: `credit note ${note.serviceReceiptId}  ${Object.keys(opened.value.documents).join(', ')}`,
+  };
+}
+
+async function open<T>(
+  item: EncryptedItem,
+  decryptor: Pick<Decryptor, 'decrypt'>,
+  check: (value: unknown) => { success: true; data: T } | { success: false; issues: Issue[] },
+  what: string,
+): Promise<{ value: T } | { error: string }> {
+  const outcome = await decryptor.decrypt(item);
+  if (!outcome.ok) return { error: outcome.error };
+  const checked = check(outcome.value);
+  // Only paths and rule texts: the plaintext is customer data.
+  return checked.success ? { value: checked.data } : { error: `the decrypted ${what} is invalid: ${describeIssues(checked.issues)}` };
+}
+
+function describeIssues(issues: readonly Issue[]): string {
+  const shown = issues.slice(0, 3).map((i) => `${i.path || '(root)'} ${i.message}`);
+  return shown.join('; ') + (issues.length > 3 ? ` (and ${issues.length - 3} more)` : '');
+}
+
+/** `--> EVENT  <id>  <summary>` (stderr of `listen` and `replay`), plus where it was forwarded. */
+function eventLines(processed: ProcessedEvent): string {
+  const { report, summary, forwarded } = processed;
+  const head = `--> ${report.event ?? '(no event)'}  ${shortId(report.id)}  `;
+  const body = report.duplicate
+    ? `duplicate of the delivery received ${report.receivedAt}: not processed again`
+    : summary + (report.error === undefined ? '' : `  error: ${report.error}`);
+  return `${head}${body}\n${forwarded === undefined ? '' : `    forwarded to ${forwarded}\n`}`;
+}
+
+/** The human line on stderr, and with --json the CLI.md object as one line on stdout. */
+export function writeEvent(io: IOStreams, processed: ProcessedEvent): void {
+  io.stderr.write(eventLines(processed));
+  if (io.json) io.stdout.write(`${JSON.stringify(processed.report)}\n`);
+}
+
+/** The first 12 hex digits: unique enough to read, and accepted by `svc webhook replay`. */
+export function shortId(id: string): string {
+  return id.slice(0, 12);
+}
+
+export interface ProcessorOptions {
+  decryptor: Pick<Decryptor, 'decrypt'>;
+  markProcessed(id: string, outcome: ProcessedOutcome): Promise<void>;
+  /** Re-posts the delivery; resolves with where to and the answer ("URL: 200 OK"); never rejects. */
+  forward?: ((delivery: StoredDelivery) => Promise<string>) | undefined;
+  report(processed: ProcessedEvent): void;
+  warn(text: string): void;
+  /** True while deliveries are being answered; processing then takes only a share of the time. */
+  busy?: (() => boolean) | undefined;
+}
+
+export interface Processor {
+  /** Processes a new delivery in arrival order; a duplicate is only reported. */
+  enqueue(delivery: StoredDelivery, duplicate: boolean): void;
+  /** Resolves once the queue is empty. */
+  idle(): Promise<void>;
+  /**
+   * Finishes the batch in hand (its events are decrypted already) and leaves the rest
+   * unprocessed for the next start; resolves how many were left.
+   */
+  stop(): Promise<number>;
+}
+
+/** Events decrypted together: one message to a worker thread. */
+export const PROCESSING_BATCH = 32;
+// Acknowledging is what the sender waits for; processing can wait. During a burst it gets
+// one part in four of the time (a pause three times as long as its last batch took), and
+// all of it once deliveries stop arriving.
+const BUSY_PAUSE_FACTOR = 3;
+const MAX_PAUSE_MS = 250;
+
+export function createProcessor(opts: ProcessorOptions): Processor {
+  // A head index instead of shift(): a backlog of thousands would make shift() quadratic.
+  let queue: StoredDelivery[] = [];
+  let head = 0;
+  let running: Promise<void> | undefined;
+  let stopping = false;
+
+  async function finish(delivery: StoredDelivery, decoded: Decoded): Promise<void> {
+    const { entry } = delivery;
+    const forwarded = opts.forward && (await opts.forward(delivery));
+    const report: EventReport = {
+      id: entry.id,
+      event: decoded.event ?? entry.event,
+      receivedAt: entry.receivedAt,
+      verified: true,
+      duplicate: false,
+      data: decoded.data,
+      ...(decoded.error === undefined ? {} : { error: decoded.error }),
+    };
+    opts.report({ report, summary: decoded.summary, forwarded });
+    // Not awaited: the next event need not wait for this marker's fsync, and markers of
+    // consecutive events share one (group commit). The journal flushes them before it closes.
+    opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error }).catch((error: unknown) => {
+      opts.warn(
+        `warning: could not journal that ${shortId(entry.id)} was processed (${error instanceof Error ? error.message : String(error)}); it will be processed again at the next start`,
+      );
+    });
+  }
+
+  async function drain(): Promise<void> {
+    // Deliveries enqueued together (the backlog at start) make one batch.
+    await Promise.resolve();
+    while (head < queue.length && !stopping) {
+      const batch = queue.slice(head, head + PROCESSING_BATCH);
+      const started = performance.now();
+      const decoded = await Promise.all(batch.map((delivery) => decodeDelivery(delivery.raw, opts.decryptor)));
+      for (const [i, delivery] of batch.entries()) await finish(delivery, decoded[i] as Decoded);
+      head += batch.length;
+      if (!stopping && opts.busy?.()) await sleep(Math.min(MAX_PAUSE_MS, (performance.now() - started) * BUSY_PAUSE_FACTOR));
+    }
+    queue = queue.slice(head);
+    head = 0;
+    running = undefined;
+  }
+
+  return {
+    enqueue(delivery, duplicate) {
+      if (duplicate) {
+        const { entry } = delivery;
+        opts.report({
+          report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null },
+          summary: '',
+        });
+        return;
+      }
+      queue.push(delivery);
+      running ??= drain();
+    },
+    async idle() {
+      while (running) await running;
+    },
+    async stop() {
+      stopping = true;
+      while (running) await running;
+      return queue.length - head;
+    },
+  };
+}

@@ -1,0 +1,191 @@
+// The HTTP end of `svc webhook listen` (INTERFACE.md "Delivery rules", CONTRACT.md §3): a
+// delivery is answered 2xx only once its signature verified over the exact raw bytes and
+// the journal has it on disk. Everything refused is refused before anything is stored:
+// 400 for a missing, malformed, non-matching or out-of-window signature, 413 past 1 MiB
+// (without reading further), 415 for a body that is not JSON, 404/405 off the one route.
+// A journal that cannot be written answers 503, so the sender retries.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../clock.js';
+import { SvcError } from '../errors.js';
+import { eventNameOf, JOURNALLED_HEADERS, type Journal, type StoredDelivery } from './journal.js';
+import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
+
+/** CONTRACT.md §4: bodies over 1 MiB are refused. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+
+const SIGNATURE_PROBLEMS: Readonly<Record<SignatureFailure, string>> = {
+  missing: 'the X-Service-Signature header is missing',
+  malformed: 'the X-Service-Signature header is not of the form t=<unix seconds>,v1=<hex>',
+  no_match: 'no signature matches a known secret over the exact body',
+  stale: 'the signature is older than the tolerance',
+  future: 'the signature time is ahead of this clock by more than the tolerance',
+};
+
+export interface ReceiverOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The one path deliveries are accepted on, e.g. /webhooks. */
+  path: string;
+  journal: Pick<Journal, 'record'>;
+  /** Every secret a delivery may be signed with, read per request. */
+  secrets(): readonly string[];
+  /**
+   * Called when no secret matched: looks for secrets added since (a subscription made while
+   * listening) and resolves true when there are new ones, so the check runs once more.
+   */
+  refreshSecrets?: (() => Promise<boolean>) | undefined;
+  clock: Clock;
+  toleranceSeconds?: number;
+  maxBodyBytes?: number;
+  /** A delivery that was just acknowledged; called after the 2xx is sent. */
+  onDelivery(delivery: StoredDelivery, duplicate: boolean): void;
+  /** The journal refused a delivery (it was answered 503). */
+  onJournalError(error: unknown): void;
+}
+
+export interface RunningReceiver {
+  /** http://HOST:PORT/PATH, with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  /** Requests are being answered right now. */
+  busy(): boolean;
+  /**
+   * Stops accepting connections, lets requests in progress finish (their journal writes
+   * included), then closes every connection. Resolves when none is left.
+   */
+  close(): Promise<void>;
+}
+
+export async function startReceiver(opts: ReceiverOptions): Promise<RunningReceiver> {
+  const max = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const tolerance = opts.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
+  const active = new Set<Promise<void>>();
+  let closing = false;
+
+  const reply = (res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    // While closing, a kept-alive connection would only be cut under the next request.
+    const close = closing || status === 413 ? { connection: 'close' } : {};
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, ...close });
+    res.end(text);
+  };
+  const refuse = (res: ServerResponse, status: number, error: string, description: string, headers?: Record<string, string>) =>
+    reply(res, status, { error, error_description: description, timestamp: new Date(opts.clock.now()).toISOString() }, headers);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const pathname = (req.url ?? '/').split('?', 1)[0];
+    if (pathname !== opts.path) return refuse(res, 404, 'not_found', `deliveries are accepted at POST ${opts.path} only`);
+    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'deliveries are POST requests', { allow: 'POST' });
+    if (!JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
+      return refuse(res, 415, 'unsupported_media_type', 'a delivery has Content-Type: application/json');
+    }
+    const tooLarge = () => refuse(res, 413, 'payload_too_large', `the body is larger than ${max} bytes`);
+    if (Number(req.headers['content-length'] ?? 0) > max) return tooLarge();
+    // Node joins repeated headers with ", ", which the strict grammar then refuses as malformed.
+    const header = req.headers['x-service-signature'];
+    // No need to read a body that cannot be accepted.
+    if (typeof header !== 'string' || header === '') return refuse(res, 400, 'invalid_signature', SIGNATURE_PROBLEMS.missing);
+
+    const raw = await readBody(req, max);
+    if (raw === 'aborted') return;
+    if (raw === 'too_large') return tooLarge();
+
+    const check = () => verifySignature(header, raw, opts.secrets(), Math.floor(opts.clock.now() / 1000), tolerance);
+    let verified = check();
+    if (!verified.ok && verified.reason === 'no_match' && (await opts.refreshSecrets?.())) verified = check();
+    if (!verified.ok) return refuse(res, 400, 'invalid_signature', SIGNATURE_PROBLEMS[verified.reason]);
+
+    const headers: Record<string, string> = {};
+    for (const name of JOURNALLED_HEADERS) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    let recorded;
+    try {
+      recorded = await opts.journal.record(raw, headers, eventNameOf(raw));
+    } catch (error) {
+      opts.onJournalError(error);
+      return refuse(res, 503, 'unavailable', 'the delivery could not be stored; retry later', { 'retry-after': '1' });
+    }
+    const { entry, duplicate } = recorded;
+    reply(res, 200, { received: true, id: entry.id, duplicate });
+    opts.onDelivery({ entry, raw, headers }, duplicate);
+  }
+
+  const server: Server = createServer((req, res) => {
+    const handled = handle(req, res).catch(() => {
+      if (!res.headersSent) refuse(res, 500, 'server_error', 'the receiver failed; retry later');
+      else res.destroy();
+    });
+    active.add(handled);
+    void handled.finally(() => active.delete(handled));
+  });
+  // Bounds on slow or stalled senders; a real sender finishes a 1 MiB body far sooner.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(bindError(error, opts.host, opts.port)));
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  const settle = async () => {
+    while (active.size > 0) await Promise.allSettled([...active]);
+  };
+  return {
+    url: `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}${opts.path}`,
+    port,
+    busy: () => active.size > 0,
+    async close() {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await settle();
+      server.closeAllConnections();
+      // Requests that arrived on a kept-alive connection before it was cut.
+      await settle();
+      await closed;
+    },
+  };
+}
+
+type BodyOutcome = Buffer | 'too_large' | 'aborted';
+
+/** The exact bytes of the body, or why there are none; stops reading at the limit. */
+function readBody(req: IncomingMessage, max: number): Promise<BodyOutcome> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.off('data', onData);
+        req.pause();
+        resolve('too_large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', () => resolve('aborted'));
+    req.once('aborted', () => resolve('aborted'));
+  });
+}
+
+function bindError(error: Error, host: string, port: number): SvcError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new SvcError(`port ${port} is in use`, { hint: 'stop what is using it, or pick another with --port (0 picks a free one)', cause: error });
+  }
+  if (code === 'EACCES') return new SvcError(`not allowed to listen on ${host}:${port}`, { hint: 'use a port above 1023', cause: error });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new SvcError(`${host} is not an address of this machine`, { hint: 'use --host 127.0.0.1', cause: error });
+  }
+  return new SvcError(`cannot listen on ${host}:${port} (${code ?? error.message})`, { cause: error });
+}

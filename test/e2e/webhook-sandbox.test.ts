@@ -1,0 +1,116 @@
+// Issue 6 end to end on the built binary against the sandbox: `svc webhook listen
+// --subscribe` creates a subscription pointing at itself, the sandbox's delivery worker
+// signs with that subscription's secret, and the listener verifies, journals and decrypts
+// RETURN_REQUESTED and CREDIT_NOTE_CREATED; `events`, `list` and `replay` see the same.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
+
+const dirs = tempDirs();
+let sandbox: SandboxProcess;
+let home: SvcHome;
+let env: Record<string, string>;
+let receiptFile: string;
+
+async function svc(args: string[]) {
+  const result = await runSvc(args, { home, env });
+  expect(result.exitCode, `svc ${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return result;
+}
+const json = async <T>(args: string[]): Promise<T> => JSON.parse((await svc([...args, '--json'])).stdout) as T;
+
+beforeAll(async () => {
+  const fixture = await fixtureWithOwnRedirect(dirs);
+  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
+  home = await makeSvcHome(dirs);
+  env = { SVC_BASE_URL: sandbox.url };
+  const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
+  receiptFile = join(await dirs.make('svc-receipt-'), 'groceries-today.json');
+  await writeFile(receiptFile, JSON.stringify({ ...groceries, issueDate: new Date().toISOString() }));
+  const { result } = await loginAutoApproved(home, sandbox.url, fixture);
+  expect(result.exitCode, result.stderr).toBe(0);
+  await svc(['keys', 'generate', '--upload']);
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  await dirs.cleanup();
+});
+
+interface ListenEvent {
+  id: string;
+  event: string;
+  verified: boolean;
+  duplicate: boolean;
+  data: { serviceReceiptId?: string; lineItems?: unknown[]; envelopeVersion?: number; documents?: Record<string, unknown> } | null;
+  error?: string;
+}
+
+describe('svc webhook listen --subscribe against the sandbox', () => {
+  it('receives, verifies, journals and decrypts the sandbox deliveries', async () => {
+    const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--json'], {
+      env: svcEnv(home, env),
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+      forceKillAfterDelay: 5_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const until = async (seen: () => boolean, what: string) => {
+      for (const deadline = Date.now() + 20_000; !seen(); ) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${what}:\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    const events = () =>
+      stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as ListenEvent);
+
+    try {
+      await until(() => /listening on http:\/\/\S+/.test(stderr), 'listening line');
+      const url = /listening on (\S+)/.exec(stderr)?.[1];
+      const subscriptions = await json<{ id: string; notificationUrl: string; secretStored: boolean; onService: boolean }[]>(['webhook', 'list']);
+      expect(subscriptions).toEqual([expect.objectContaining({ notificationUrl: url, secretStored: true, onService: true })]);
+
+      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com']);
+      const requested = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
+      await until(() => events().some((e) => e.event === 'RETURN_REQUESTED'), 'RETURN_REQUESTED');
+      const returned = events().find((e) => e.event === 'RETURN_REQUESTED');
+      expect(returned).toMatchObject({ verified: true, duplicate: false, data: { serviceReceiptId } });
+      expect(returned?.error).toBeUndefined();
+      expect(stderr).toMatch(new RegExp(`--> RETURN_REQUESTED {2}[0-9a-f]{12} {2}receipt ${serviceReceiptId} {2}1 item`));
+
+      await svc(['credit-note', 'accept', requested.requestId]);
+      const issued = await json<{ serviceReceiptId: string }>(['credit-note', 'issue', requested.requestId, '--yes']);
+      await until(() => events().some((e) => e.event === 'CREDIT_NOTE_CREATED'), 'CREDIT_NOTE_CREATED');
+      const created = events().find((e) => e.event === 'CREDIT_NOTE_CREATED');
+      expect(created?.error).toBeUndefined();
+      expect(created?.data?.envelopeVersion).toBe(1);
+      expect(Object.keys(created?.data?.documents ?? {}).sort()).toEqual(['SERVICE', 'UBL_CREDIT_NOTE']);
+      expect(stderr).toContain(`credit note ${issued.serviceReceiptId}  SERVICE, UBL_CREDIT_NOTE`);
+    } finally {
+      child.kill('SIGTERM');
+      const stopped = await child;
+      expect([stopped.exitCode, stopped.signal], stderr).toEqual([0, undefined]);
+    }
+
+    const journalled = await json<{ id: string; event: string; processed: boolean; error?: string }[]>(['webhook', 'events']);
+    expect(journalled.map((e) => [e.event, e.processed, e.error])).toEqual([
+      ['CREDIT_NOTE_CREATED', true, undefined],
+      ['RETURN_REQUESTED', true, undefined],
+    ]);
+    const replayed = await json<ListenEvent>(['webhook', 'replay', journalled[1]!.id.slice(0, 12)]);
+    expect(replayed).toMatchObject({ event: 'RETURN_REQUESTED', data: events()[0]?.data });
+    // Customer data never reaches the journal: only ciphertext.
+    const journal = await readFile(join(home.stateDir, 'local', 'webhooks', 'journal.ndjson'), 'utf8');
+    expect(journal).not.toContain('4001234567890');
+  });
+});

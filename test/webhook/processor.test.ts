@@ -1,0 +1,252 @@
+// What happens after the 2xx: decryption with the profile's keys (historical ones too),
+// the event lines, the processed markers, restarts and forwarding.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/clock.js';
+import { bodyId } from '../../src/crypto/hash.js';
+import { encryptJson } from '../../src/crypto/hybrid.js';
+import { openJournal } from '../../src/webhook/journal.js';
+import { inProcessDecryptor } from '../../src/webhook/decryptor.js';
+import { createProcessor, decodeDelivery, PROCESSING_BATCH, type ProcessedEvent } from '../../src/webhook/processor.js';
+import { signPayload } from '../../src/webhook/signature.js';
+import { journalPathOf } from '../../src/webhook/subscriptions.js';
+import { closeHarnesses, harness, NOW } from '../commands/receipts-setup.js';
+import {
+  CURRENT_KEY,
+  creditNoteCreatedBody,
+  deliver,
+  envelope,
+  events,
+  FOREIGN_KEY,
+  installKeys,
+  NOW_SECONDS,
+  OLD_KEY,
+  readJournalFile,
+  returnRequest,
+  returnRequestedBody,
+  SECRET,
+  startListening,
+  until,
+  withSecret,
+  type Listening,
+} from './setup.js';
+
+const running: Listening[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((l) => l.stop()));
+  await closeHarnesses();
+});
+
+async function listening(opts: { keys?: typeof OLD_KEY[]; forwardTo?: string } = {}) {
+  const h = await harness({ json: true });
+  await withSecret(h.f);
+  await installKeys(await h.f.secrets(), opts.keys ?? [OLD_KEY, CURRENT_KEY]);
+  const l = await startListening(h, opts.forwardTo === undefined ? {} : { forwardTo: opts.forwardTo });
+  running.push(l);
+  return { h, l };
+}
+
+/** Delivers each body and waits until each has its event line and its processed marker. */
+async function deliverAll(h: Awaited<ReturnType<typeof harness>>, l: Listening, bodies: Buffer[]) {
+  for (const body of bodies) expect((await deliver(l.url, body)).status).toBe(200);
+  await until(() => events(h).length >= bodies.length, 'the event lines');
+  await until(async () => (await readJournalFile(l.journalPath)).processed.length >= bodies.length, 'the markers');
+  return events(h);
+}
+
+describe('known events', () => {
+  it('opens RETURN_REQUESTED to the return request, and CREDIT_NOTE_CREATED to the receipt envelope', async () => {
+    const { h, l } = await listening();
+    const returned = returnRequestedBody('sr-1');
+    const created = creditNoteCreatedBody('cn-1');
+    const [first, second] = await deliverAll(h, l, [returned, created]);
+    expect(first).toEqual({
+      id: bodyId(returned),
+      event: 'RETURN_REQUESTED',
+      receivedAt: new Date(NOW).toISOString(),
+      verified: true,
+      duplicate: false,
+      data: returnRequest('sr-1'),
+    });
+    expect(second).toEqual({ id: bodyId(created), event: 'CREDIT_NOTE_CREATED', receivedAt: new Date(NOW).toISOString(), verified: true, duplicate: false, data: envelope() });
+    const stderr = h.streams.stderr();
+    expect(stderr).toContain(`--> RETURN_REQUESTED  ${bodyId(returned).slice(0, 12)}  receipt sr-1  2 items\n`);
+    expect(stderr).toContain(`--> CREDIT_NOTE_CREATED  ${bodyId(created).slice(0, 12)}  credit note cn-1  SERVICE, UBL_CREDIT_NOTE\n`);
+    expect((await readJournalFile(l.journalPath)).processed.map((p) => [p.id, p.ok])).toEqual([
+      [bodyId(returned), true],
+      [bodyId(created), true],
+    ]);
+  });
+
+  it('decrypts with a historical key after a rotation, and tries every key when the item names none', async () => {
+    const { h, l } = await listening({ keys: [OLD_KEY, CURRENT_KEY] });
+    const lines = await deliverAll(h, l, [returnRequestedBody('sr-old', OLD_KEY, { items: 1 }), returnRequestedBody('sr-unnamed', OLD_KEY, { omitKey: true })]);
+    expect(lines.map((e) => [e.data, e.error])).toEqual([
+      [returnRequest('sr-old', 1), undefined],
+      [returnRequest('sr-unnamed'), undefined],
+    ]);
+    expect(h.streams.stderr()).toContain('receipt sr-old  1 item\n');
+  });
+
+  it('keeps and reports a delivery that cannot be decrypted, without stopping', async () => {
+    const { h, l } = await listening({ keys: [CURRENT_KEY] });
+    const foreign = returnRequestedBody('sr-foreign', FOREIGN_KEY);
+    const good = returnRequestedBody('sr-good');
+    const [bad, ok] = await deliverAll(h, l, [foreign, good]);
+    expect(bad).toMatchObject({ id: bodyId(foreign), event: 'RETURN_REQUESTED', data: null });
+    expect(bad!.error).toMatch(/^cannot decrypt: no private key matches/);
+    expect(ok).toMatchObject({ data: returnRequest('sr-good') });
+    const journal = await readJournalFile(l.journalPath);
+    expect(journal.deliveries.map((d) => d.id)).toContain(bodyId(foreign));
+    expect(journal.processed.find((p) => p.id === bodyId(foreign))).toMatchObject({ ok: false, error: bad!.error });
+    expect(h.streams.stderr()).toMatch(/receipt sr-foreign {2}error: cannot decrypt: no private key matches/);
+  });
+
+  it('reports a known event whose data is incomplete', async () => {
+    const { h, l } = await listening();
+    const body = Buffer.from(JSON.stringify({ event: 'RETURN_REQUESTED', data: { creditNoteInitiationRequest: { serviceReceiptId: 'sr-1' } } }));
+    const [line] = await deliverAll(h, l, [body]);
+    expect(line).toMatchObject({ event: 'RETURN_REQUESTED', data: null });
+    expect(line!.error).toContain('not a valid RETURN_REQUESTED delivery: data.creditNoteInitiationRequest.');
+  });
+});
+
+describe('unknown events', () => {
+  it('are journalled and shown, not fatal', async () => {
+    const { h, l } = await listening();
+    const body = Buffer.from(JSON.stringify({ event: 'RECEIPT_DELIVERED', data: { serviceReceiptId: 'sr-1' } }));
+    const [line] = await deliverAll(h, l, [body, returnRequestedBody('sr-2')]);
+    expect(line).toEqual({ id: bodyId(body), event: 'RECEIPT_DELIVERED', receivedAt: new Date(NOW).toISOString(), verified: true, duplicate: false, data: null });
+    expect(h.streams.stderr()).toContain('--> RECEIPT_DELIVERED');
+    expect((await readJournalFile(l.journalPath)).deliveries[0]).toMatchObject({ id: bodyId(body), event: 'RECEIPT_DELIVERED' });
+  });
+});
+
+describe('restarts', () => {
+  it('processes a delivery journalled but not processed before the restart, exactly once', async () => {
+    const h = await harness({ json: true });
+    await withSecret(h.f);
+    await installKeys(await h.f.secrets(), [CURRENT_KEY]);
+    // What a crash between the fsync and the processing leaves behind.
+    const journal = await openJournal(journalPathOf(h.f), { clock: fixedClock(NOW) });
+    const body = returnRequestedBody('sr-crash');
+    await journal.record(body, { 'content-type': 'application/json' }, 'RETURN_REQUESTED');
+    await journal.close();
+
+    const first = await startListening(h);
+    await until(() => events(h).length === 1, 'the backlog event');
+    expect(events(h)[0]).toMatchObject({ id: bodyId(body), duplicate: false, data: returnRequest('sr-crash') });
+    expect(h.streams.stderr()).toContain('processing 1 journalled delivery the last run left unprocessed');
+    await first.stop();
+
+    const second = await startListening(h);
+    // The sender's retry of the same delivery after the restart.
+    expect((await deliver(second.url, body)).body).toMatchObject({ duplicate: true });
+    await until(() => events(h).length === 2, 'the duplicate line');
+    await second.stop();
+    expect(events(h).map((e) => e.duplicate)).toEqual([false, true]);
+    expect((await readJournalFile(journalPathOf(h.f))).processed).toHaveLength(1);
+  });
+
+  it('stopping finishes the batch in hand and leaves the rest unprocessed for the next start', async () => {
+    const h = await harness();
+    const journal = await openJournal(journalPathOf(h.f), { clock: fixedClock(NOW) });
+    const bodies = Array.from({ length: PROCESSING_BATCH + 2 }, (_, i) => returnRequestedBody(`sr-${i}`));
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inHand: () => void = () => {};
+    const decrypting = new Promise<void>((resolve) => {
+      inHand = resolve;
+    });
+    const reported: ProcessedEvent[] = [];
+    const processor = createProcessor({
+      decryptor: inProcessDecryptor(async () => {
+        inHand();
+        await gate;
+        return [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }];
+      }),
+      markProcessed: (id, outcome) => journal.markProcessed(id, outcome),
+      report: (p) => reported.push(p),
+      warn: () => {},
+    });
+    const entries = [];
+    for (const body of bodies) entries.push((await journal.record(body, {}, 'RETURN_REQUESTED')).entry);
+    // A backlog at start: all queued at once, so the first batch is a full one.
+    entries.forEach((entry, i) => processor.enqueue({ entry, raw: bodies[i]!, headers: {} }, false));
+    await decrypting;
+    const stopping = processor.stop();
+    release();
+    expect(await stopping).toBe(2);
+    await journal.close();
+    expect(reported.map((r) => r.report.id)).toEqual(bodies.slice(0, PROCESSING_BATCH).map((b) => bodyId(b)));
+    const reopened = await openJournal(journalPathOf(h.f), { clock: fixedClock(NOW) });
+    expect(reopened.takeUnprocessed().map((d) => d.entry.id)).toEqual(bodies.slice(PROCESSING_BATCH).map((b) => bodyId(b)));
+    await reopened.close();
+  });
+});
+
+describe('--forward-to', () => {
+  it('re-posts the original raw body and headers to the local app after journalling, and shows its answer', async () => {
+    const received: { body: Buffer; headers: IncomingMessage['headers'] }[] = [];
+    const app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ body: Buffer.concat(chunks), headers: req.headers });
+        res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    try {
+      const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
+      const { h, l } = await listening({ forwardTo: appUrl });
+      const body = returnRequestedBody('sr-1');
+      await deliverAll(h, l, [body]);
+      expect(received).toHaveLength(1);
+      expect(received[0]!.body.equals(body)).toBe(true);
+      expect(received[0]!.headers['content-type']).toBe('application/json');
+      expect(received[0]!.headers['x-service-signature']).toBe(signPayload(SECRET, body, NOW_SECONDS));
+      expect(h.streams.stderr()).toContain(`    forwarded to ${appUrl}: 202 Accepted\n`);
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+    }
+  });
+
+  it('shows an app that is down, and still processes the event', async () => {
+    const { h, l } = await listening({ forwardTo: 'http://127.0.0.1:9/hooks' });
+    const [line] = await deliverAll(h, l, [returnRequestedBody('sr-1')]);
+    expect(line).toMatchObject({ data: returnRequest('sr-1') });
+    expect(h.streams.stderr()).toContain('forwarded to http://127.0.0.1:9/hooks: failed: ECONNREFUSED');
+  });
+
+  it('refuses a target that is not on this machine', async () => {
+    const h = await harness();
+    await withSecret(h.f);
+    await expect(startListening(h, { forwardTo: 'https://example.com/hooks' })).rejects.toThrow('is not an http(s) address on this machine');
+  });
+});
+
+describe('decodeDelivery', () => {
+  it('names no plaintext in its errors', async () => {
+    const sealed = encryptJson({ ...returnRequest('sr-1'), refundPreference: 'CASH-4111111111111111' }, CURRENT_KEY.publicKey);
+    const item = {
+      created_at: new Date(NOW).toISOString(),
+      serviceReceiptId: 'sr-1',
+      publicKey: CURRENT_KEY.publicKey,
+      encryptedCreditNoteInitiationRequest: sealed.ciphertext,
+      encryptedSymmetricKey: sealed.wrappedKey,
+    };
+    const body = Buffer.from(JSON.stringify({ event: 'RETURN_REQUESTED', data: { creditNoteInitiationRequest: item } }));
+    const decoded = await decodeDelivery(body, inProcessDecryptor(async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }]));
+    expect(decoded.data).toBeNull();
+    expect(decoded.error).toContain('the decrypted return request is invalid: refundPreference');
+    expect(decoded.error).not.toContain('4111');
+  });
+
+  it('reports a body that is not JSON', async () => {
+    expect(await decodeDelivery(Buffer.from('not json'), inProcessDecryptor(async () => []))).toMatchObject({ event: null, data: null, error: 'the body is not UTF-8 JSON' });
+  });
+});

@@ -1,6 +1,9 @@
 // CONTRACT.md §4: every error body, OAuth and non-OAuth alike.
 import { z } from 'zod';
 
+/** CONTRACT.md §4: a request body over this is 413 `payload_too_large` (service and webhook receivers alike). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 export const ErrorDetail = z.looseObject({
   path: z.string(),
   message: z.string(),

@@ -11,10 +11,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
-import { STATUS_OF_CODE, type ErrorCode } from '../contract/error.js';
+import { MAX_BODY_BYTES, STATUS_OF_CODE, type ErrorCode } from '../contract/error.js';
 import { validate } from '../contract/validate.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 // A body over the cap is still read, and thrown away, up to this much, so that the 413
 // reaches the client: closing a socket with unread data makes TCP reset the connection,
 // and the client may lose the response. Past this, reading stops and the connection is

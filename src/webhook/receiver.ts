@@ -10,9 +10,9 @@ import type { Clock } from '../clock.js';
 import { SvcError } from '../errors.js';
 import { eventNameOf, JOURNALLED_HEADERS, type Journal, type StoredDelivery } from './journal.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
+import { MAX_BODY_BYTES } from '../contract/error.js';
 
 /** CONTRACT.md §4: bodies over 1 MiB are refused. */
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 

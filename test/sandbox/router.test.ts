@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fixedClock } from '../../src/clock.js';
-import { createRouter, html, HttpError, json, MAX_BODY_BYTES, redirect, type Router } from '../../src/sandbox/router.js';
+import { MAX_BODY_BYTES } from '../../src/contract/error.js';
+import { createRouter, html, HttpError, json, redirect, type Router } from '../../src/sandbox/router.js';
 
 const NOW = Date.UTC(2030, 0, 2, 3, 4, 5);
 const STAMP = new Date(NOW).toISOString();

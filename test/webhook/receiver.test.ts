@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import { bodyId } from '../../src/crypto/hash.js';
 import { nodeJournalFs, openJournal, type JournalFs } from '../../src/webhook/journal.js';
-import { MAX_BODY_BYTES, startReceiver } from '../../src/webhook/receiver.js';
+import { MAX_BODY_BYTES } from '../../src/contract/error.js';
+import { startReceiver } from '../../src/webhook/receiver.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { closeHarnesses, harness, NOW } from '../commands/receipts-setup.js';
 import {

@@ -14,6 +14,7 @@ import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
+import { processStopSignal } from '../foreground.js';
 
 export interface PollOptions {
   status?: string | undefined;
@@ -145,9 +146,10 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
   const controller = new AbortController();
   const stop = () => controller.abort();
   // Ctrl-C ends the watch like the end of the list: the command returns, nothing exits.
+  const interrupt = deps.signal ? undefined : processStopSignal();
   if (deps.signal?.aborted) stop();
   else if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
-  else process.once('SIGINT', stop);
+  else void interrupt?.stopped.then(stop);
   const signal = controller.signal;
   const sleep = deps.sleep ?? sleepUnlessAborted;
   const redraw = f.io.stdoutIsTTY && !f.io.json;
@@ -171,7 +173,7 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
     }
   } finally {
     deps.signal?.removeEventListener('abort', stop);
-    process.off('SIGINT', stop);
+    interrupt?.dispose();
   }
 }
 

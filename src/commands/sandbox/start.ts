@@ -8,6 +8,7 @@ import type { Factory } from '../../factory.js';
 import { note, println } from '../../io/streams.js';
 import { bundledFixturePath } from '../../sandbox/fixture.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.js';
+import { parsePort, processStopSignal, type StopSignal } from '../foreground.js';
 
 export interface StartOptions {
   port: string;
@@ -16,30 +17,6 @@ export interface StartOptions {
   autoApprove?: boolean | undefined;
   webhookRetryBaseMs?: string | undefined;
   webhookMaxAttempts?: string | undefined;
-}
-
-export interface StopSignal {
-  /** Resolves with the name of the signal that asked to stop. */
-  stopped: Promise<string>;
-  dispose(): void;
-}
-
-/** SIGINT or SIGTERM, once: a second Ctrl-C during shutdown gets Node's default (exit at once). */
-export function processStopSignal(): StopSignal {
-  let dispose = () => {};
-  const stopped = new Promise<string>((resolveStop) => {
-    const stop = (signal: NodeJS.Signals) => {
-      dispose();
-      resolveStop(signal);
-    };
-    dispose = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  return { stopped, dispose };
 }
 
 export async function run(opts: StartOptions, f: Factory, listenForStop: () => StopSignal = processStopSignal): Promise<void> {
@@ -64,12 +41,6 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   const signal = await stop.stopped;
   note(f.io, `${signal}: stopping the sandbox`);
   await sandbox.close();
-}
-
-function parsePort(value: string): number {
-  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(port <= 65535)) throw new UsageError(`--port: "${value}" is not a port number from 0 to 65535`, { hint: '--port 0 picks a free port' });
-  return port;
 }
 
 function parseWhole(value: string, flag: string, min: number): number {

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { run, type StopSignal } from '../../../src/commands/sandbox/start.js';
+import type { StopSignal } from '../../../src/commands/foreground.js';
+import { run } from '../../../src/commands/sandbox/start.js';
 import { SvcError, UsageError } from '../../../src/errors.js';
 import { createFactory } from '../../../src/factory.js';
 import { testStreams } from '../../../src/io/test-streams.js';

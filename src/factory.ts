@@ -13,6 +13,7 @@ import type { Settings } from './config/settings.js';
 import type { ConfigStore } from './config/store.js';
 import type { ApiClient } from './api/client.js';
 import { createPrompter, type Prompter } from './io/prompter.js';
+import { processStopSignal, type StopSignal } from './io/stop-signal.js';
 import { systemStreams, type IOStreams } from './io/streams.js';
 import type { SecretStore } from './secrets/store.js';
 
@@ -36,6 +37,8 @@ export interface Factory {
   readonly paths: Paths;
   readonly clock: Clock;
   readonly debug: boolean;
+  /** How a command that runs until stopped learns to stop (default: SIGINT or SIGTERM). */
+  readonly stopSignal: () => StopSignal;
   /** Shows a URL to the user in place of the system browser (the demo plays the browser). */
   readonly openUrl: ((url: string) => Promise<void>) | undefined;
   config(): Promise<ConfigStore>;
@@ -68,6 +71,7 @@ export interface FactoryParts {
   secrets?: SecretStore;
   api?: ApiClient;
   openUrl?: (url: string) => Promise<void>;
+  stopSignal?: () => StopSignal;
 }
 
 export function createFactory(parts: FactoryParts): Factory {
@@ -117,6 +121,7 @@ export function createFactory(parts: FactoryParts): Factory {
     clock: parts.clock ?? systemClock,
     debug,
     openUrl: parts.openUrl,
+    stopSignal: parts.stopSignal ?? processStopSignal,
     config,
     settings,
     secrets,

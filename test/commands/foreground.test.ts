@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parsePort, processStopSignal } from '../../src/commands/foreground.js';
+import { parsePort } from '../../src/commands/foreground.js';
+import { processStopSignal } from '../../src/io/stop-signal.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('processStopSignal', () => {

@@ -26,6 +26,8 @@ describe('svc demo', () => {
       '$ svc credit-note poll',
       "--note 'the carton leaks'",
       '$ svc credit-note issue',
+      '$ svc webhook listen',
+      '$ svc webhook events',
       '$ svc token validate',
       '$ svc sandbox clock advance 1h',
     ]) {
@@ -37,6 +39,12 @@ describe('svc demo', () => {
     // The credit note reached the same three devices, and the request ended COMPLETED.
     expect(result.stdout.match(/\tCREDIT_NOTE\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
     expect(result.stdout).toMatch(/\tCOMPLETED\t/);
+    // The receiver got both events and decrypted them.
+    expect(result.stderr).toMatch(/--> RETURN_REQUESTED +\w+ +receipt \S+ +1 item/);
+    expect(result.stderr).toMatch(/--> CREDIT_NOTE_CREATED +\w+ +credit note \S+ +SERVICE, UBL_CREDIT_NOTE/);
+    // Each step's output stays under its own `$ svc` line.
+    const journal = result.stdout.split('$ svc webhook events\n')[1]?.split('\n\n')[0] ?? '';
+    expect(journal).toMatch(/\tCREDIT_NOTE_CREATED\t.*\tprocessed\n[^\n]+\tRETURN_REQUESTED\t.*\tprocessed/);
     expect(result.stdout).toContain('\nvalid\n');
     // The demo kept to its own temporary config and secrets.
     expect(await readdir(home.configDir)).toEqual([]);

@@ -14,7 +14,6 @@ import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
-import { processStopSignal } from '../foreground.js';
 
 export interface PollOptions {
   status?: string | undefined;
@@ -146,7 +145,7 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
   const controller = new AbortController();
   const stop = () => controller.abort();
   // Ctrl-C ends the watch like the end of the list: the command returns, nothing exits.
-  const interrupt = deps.signal ? undefined : processStopSignal();
+  const interrupt = deps.signal ? undefined : f.stopSignal();
   if (deps.signal?.aborted) stop();
   else if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
   else void interrupt?.stopped.then(stop);

@@ -63,6 +63,9 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['sandbox', 'deliveries', receiptId]);
     await demo.svc(['receipt', 'list']);
 
+    heading('A local webhook receiver: signatures checked on the raw body, journalled before 2xx, decrypted');
+    const listener = await demo.background(['webhook', 'listen', '--port', String(await freeLoopbackPort()), '--subscribe']);
+
     heading('A customer asks to return the milk; the request arrives encrypted for our key');
     const requestId = (
       await demo.svc(['sandbox', 'trigger', 'return-request', receiptId, '--item', '4001234567890:1', '--note', 'the carton leaks'])
@@ -75,6 +78,11 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     const creditNoteId = (await demo.svc(['credit-note', 'issue', requestId, '--yes', '--complete'])).trim();
     await demo.svc(['sandbox', 'deliveries', creditNoteId]);
     await demo.svc(['credit-note', 'poll', '--status', 'COMPLETED']);
+
+    heading('Both events reached the receiver, verified and decrypted');
+    await listener.waitFor(/--> RETURN_REQUESTED[\s\S]*--> CREDIT_NOTE_CREATED|--> CREDIT_NOTE_CREATED[\s\S]*--> RETURN_REQUESTED/);
+    await listener.stop();
+    await demo.svc(['webhook', 'events']);
 
     heading('Or by email, as a PDF');
     await demo.svc(['receipt', 'email', '--file', receipt, '--to', 'alice@example.com']);

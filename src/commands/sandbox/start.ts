@@ -8,7 +8,8 @@ import type { Factory } from '../../factory.js';
 import { note, println } from '../../io/streams.js';
 import { bundledFixturePath } from '../../sandbox/fixture.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.js';
-import { parsePort, processStopSignal, type StopSignal } from '../foreground.js';
+import type { StopSignal } from '../../io/stop-signal.js';
+import { parsePort } from '../foreground.js';
 
 export interface StartOptions {
   port: string;
@@ -19,7 +20,7 @@ export interface StartOptions {
   webhookMaxAttempts?: string | undefined;
 }
 
-export async function run(opts: StartOptions, f: Factory, listenForStop: () => StopSignal = processStopSignal): Promise<void> {
+export async function run(opts: StartOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
   const port = parsePort(opts.port);
   const host = parseHost(opts.host);
   const fixture = opts.fixture === undefined ? bundledFixturePath() : resolve(opts.fixture);

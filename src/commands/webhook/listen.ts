@@ -11,7 +11,8 @@ import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { note } from '../../io/streams.js';
 import { resolveProfileName } from '../../config/settings.js';
-import { parsePort, processStopSignal, type StopSignal } from '../foreground.js';
+import type { StopSignal } from '../../io/stop-signal.js';
+import { parsePort } from '../foreground.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
 import { openJournal } from '../../webhook/journal.js';
@@ -27,7 +28,7 @@ export interface ListenOptions {
   subscribe?: boolean | undefined;
 }
 
-export async function run(opts: ListenOptions, f: Factory, listenForStop: () => StopSignal = processStopSignal): Promise<void> {
+export async function run(opts: ListenOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
   const port = parsePort(opts.port);
   const path = parsePath(opts.path);
   const forwardUrl = opts.forwardTo === undefined ? undefined : parseForwardUrl(opts.forwardTo);

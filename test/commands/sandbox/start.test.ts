@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { StopSignal } from '../../../src/commands/foreground.js';
+import type { StopSignal } from '../../../src/io/stop-signal.js';
 import { run } from '../../../src/commands/sandbox/start.js';
 import { SvcError, UsageError } from '../../../src/errors.js';
 import { createFactory } from '../../../src/factory.js';

@@ -1,10 +1,18 @@
 #!/usr/bin/env node
-// Enable Node's on-disk compile cache (Node 22.1+) before the bundle is parsed; a no-op elsewhere.
+// `svc --version` answers before anything else is loaded: scripts call it to check the
+// tool, and it needs neither the command tree nor the compile cache.
 import module from 'node:module';
 
-try {
-  module.enableCompileCache?.();
-} catch {
-  // The cache is an optimisation only.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  const { readFileSync } = await import('node:fs');
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  // Node's on-disk compile cache (Node 22.1+) before the bundle is parsed; a no-op elsewhere.
+  try {
+    module.enableCompileCache?.();
+  } catch {
+    // The cache is an optimisation only.
+  }
+  await import('../dist/main.js');
 }
-await import('../dist/main.js');

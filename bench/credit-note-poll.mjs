@@ -72,7 +72,9 @@ try {
   for (let run = 0; run < RUNS; run++) {
     rsaRates.push(rsaRate(privateKeyPem));
     const started = process.hrtime.bigint();
-    const polled = await svc(['credit-note', 'poll', '--json'], ['--import', probe]);
+    // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to see where the time goes.
+    const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const polled = await svc(['credit-note', 'poll', '--json'], ['--import', probe, ...extra]);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const items = JSON.parse(polled.stdout);
     const unread = items.filter((i) => i.returnRequest === undefined).length;

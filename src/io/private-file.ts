@@ -1,8 +1,9 @@
-// The merchant's own files in the state directory (receipt records, webhook journals and
-// subscriptions): per profile, owner-only, and written whole or not at all.
+// Files only their owner may read, written whole or not at all: the merchant's own records
+// in the state directory (receipts, credit notes, webhook journals and subscriptions, per
+// profile) and the opt-in secret file.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { resolveProfileName } from '../config/settings.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
@@ -37,17 +38,26 @@ export async function privateDir(dir: string): Promise<void> {
 }
 
 /**
- * Writes `dir/name` atomically (temp file + fsync + rename; 0600 file, 0700 directory and
- * profile directory); returns its path. File system failures are thrown as they are, for
- * the caller to say what was being written.
+ * Writes `dir/name` atomically, creating the directory and the one above it owner-only
+ * (the profile directory); returns its path. File system failures are thrown as they are,
+ * for the caller to say what was being written.
  */
 export async function writePrivateFile(dir: string, name: string, data: string): Promise<string> {
   await privateDir(dirname(dir));
   await privateDir(dir);
   const path = join(dir, name);
-  const temp = join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  await replacePrivateFile(path, data);
+  return path;
+}
+
+/**
+ * Replaces `path` whole or not at all: a temporary file in the same directory, created 0600
+ * (so the content never sits in a readable file), fsync'd, then renamed over it. A failure
+ * removes the temporary file and is thrown as it is.
+ */
+export async function replacePrivateFile(path: string, data: string): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    // The mode applies at creation, so the content never sits in a readable file.
     const handle = await open(temp, 'wx', 0o600);
     try {
       await handle.writeFile(data, 'utf8');
@@ -60,5 +70,4 @@ export async function writePrivateFile(dir: string, name: string, data: string):
     await rm(temp, { force: true });
     throw error;
   }
-  return path;
 }

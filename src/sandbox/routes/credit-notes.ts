@@ -22,7 +22,7 @@ import { findReceipt, recordDeliveries, type DeliveryRecord, type StoredDocument
 import { coverageProblems, requireMatch } from '../recipients.js';
 import { queueJson, requireQueueRecord, setStatusByIssuer, statusAnswer } from '../returns.js';
 import { HttpError, json, validated, type Reply, type RouteRequest, type Router } from '../router.js';
-import { findTemplate } from '../templates.js';
+import { requireTemplate } from '../templates.js';
 
 const ENVELOPE_VERSION = 1;
 const SCOPE = { scope: 'write_receipts', apiKey: true } as const;
@@ -73,12 +73,7 @@ function issueCreditNote(sandbox: Sandbox, caller: Caller, submission: CreditNot
   if (match.customerId !== parent.customerId) {
     throw invalid('matchId', "resolves someone other than the parent receipt's owner: resolve with the parent's serviceReceiptId");
   }
-  const template = findTemplate(sandbox, companyId, submission.templateHash, 'CREDIT_NOTE');
-  if (!template) {
-    throw new HttpError('unknown_template', 'the templateHash names no credit note template issued to this company', {
-      details: [{ path: 'templateHash', message: 'is not the hash of a credit note template from POST /credit-note/template' }],
-    });
-  }
+  const template = requireTemplate(sandbox, companyId, submission.templateHash, 'CREDIT_NOTE');
   const problems = coverageProblems(match, submission.encryptedCreditNotes, companyId, 'encryptedCreditNotes');
   if (problems.length > 0) throw new HttpError('validation_failed', 'the entries do not match the resolved recipients', { details: problems });
   // Checked before anything is delivered: the elected device could not seal the envelope.

@@ -12,7 +12,7 @@ import { idempotent } from '../idempotency.js';
 import { listDeliveries, recordDeliveries, saveReceipt, type DeliveryRecord, type StoredDocument } from '../receipts.js';
 import { coverageProblems, requireMatch } from '../recipients.js';
 import { HttpError, json, validated, type Reply, type Router } from '../router.js';
-import { findTemplate } from '../templates.js';
+import { requireTemplate } from '../templates.js';
 
 const DeliveriesQuery = z.object({ serviceReceiptId: z.string().min(1).optional() });
 
@@ -29,12 +29,7 @@ export function register(router: Router, sandbox: Sandbox): void {
 
 function submit(sandbox: Sandbox, { companyId, clientId }: Caller, submission: ReceiptSubmission): Reply {
   const match = requireMatch(sandbox, companyId, submission.matchId);
-  const template = findTemplate(sandbox, companyId, submission.templateHash, 'RECEIPT');
-  if (!template) {
-    throw new HttpError('unknown_template', 'the templateHash names no receipt template issued to this company', {
-      details: [{ path: 'templateHash', message: 'is not the hash of a receipt template from POST /receipt/template' }],
-    });
-  }
+  const template = requireTemplate(sandbox, companyId, submission.templateHash, 'RECEIPT');
   const problems = coverageProblems(match, submission.encryptedReceipts, companyId, 'encryptedReceipts');
   if (problems.length > 0) throw new HttpError('validation_failed', 'the entries do not match the resolved recipients', { details: problems });
 

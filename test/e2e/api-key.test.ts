@@ -4,6 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSvcHome, repoRoot, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { receiptDatedToday } from './merchant.js';
 
 const dirs = tempDirs();
 let sandbox: SandboxProcess;
@@ -22,9 +23,7 @@ beforeAll(async () => {
   const keyFile = join(await dirs.make('svc-key-'), 'company.pem');
   await writeFile(keyFile, company.encryptionKey.privateKeyPem, { mode: 0o600 });
   env = { SVC_BASE_URL: sandbox.url, SVC_API_KEY: company.apiKey, SVC_PRIVATE_KEY_FILE: keyFile };
-  const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
-  receiptFile = join(await dirs.make('svc-receipt-'), 'groceries.json');
-  await writeFile(receiptFile, JSON.stringify({ ...groceries, issueDate: new Date().toISOString() }));
+  receiptFile = await receiptDatedToday(dirs);
 });
 afterAll(async () => {
   await sandbox?.stop();

@@ -4,26 +4,17 @@
 // CREDIT_NOTE_CREATED whose envelope decrypts with the integration's private key to a
 // ReceiptEnvelope whose SERVICE document is the credit note the devices got.
 import { createDecipheriv, constants, privateDecrypt } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
-import { fixtureWithOwnRedirect, loginAutoApproved, type OAuthFixture } from './oauth-fixture.js';
+import { repoRoot, runSvc, tempDirs } from './helpers.js';
+import { startMerchant, type Merchant } from './merchant.js';
 
 const dirs = tempDirs();
-let sandbox: SandboxProcess;
-let fixture: OAuthFixture;
-let home: SvcHome;
-let env: Record<string, string>;
-let receiptFile: string;
+let m: Merchant;
 const customerFile = join(repoRoot, 'fixtures', 'customers', 'alice.json');
-
-async function svc(args: string[]) {
-  const result = await runSvc(args, { home, env });
-  expect(result.exitCode, `svc ${args.join(' ')}\n${result.stderr}`).toBe(0);
-  return result;
-}
-const json = async <T>(args: string[]): Promise<T> => JSON.parse((await svc([...args, '--json'])).stdout) as T;
+const svc = (args: string[]) => m.svc(args);
+const json = <T>(args: string[]) => m.json<T>(args);
 
 /** CONTRACT.md §2 with node:crypto alone: the test's own oracle. */
 function decrypt(ciphertextB64: string, wrappedKeyB64: string, privateKeyPem: string): unknown {
@@ -36,7 +27,7 @@ function decrypt(ciphertextB64: string, wrappedKeyB64: string, privateKeyPem: st
 
 /** The integration's private keys, from the file backend of this test's config directory. */
 async function integrationKeys(): Promise<string[]> {
-  const secrets = JSON.parse(await readFile(join(home.configDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+  const secrets = JSON.parse(await readFile(join(m.home.configDir, 'secrets.json'), 'utf8')) as Record<string, string>;
   return Object.entries(secrets)
     .filter(([k]) => k.startsWith('local/private-key/'))
     .map(([, v]) => v);
@@ -51,27 +42,17 @@ interface QueueItem {
 }
 
 beforeAll(async () => {
-  fixture = await fixtureWithOwnRedirect(dirs);
-  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
-  home = await makeSvcHome(dirs);
-  env = { SVC_BASE_URL: sandbox.url };
-  // Returns are only accepted within 30 days of the purchase: a receipt issued today.
-  const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
-  receiptFile = join(await dirs.make('svc-receipt-'), 'groceries-today.json');
-  await writeFile(receiptFile, JSON.stringify({ ...groceries, issueDate: new Date().toISOString() }));
-  const { result } = await loginAutoApproved(home, sandbox.url, fixture);
-  expect(result.exitCode, result.stderr).toBe(0);
-  await svc(['keys', 'generate', '--upload']);
+  m = await startMerchant(dirs);
 });
 afterAll(async () => {
-  await sandbox?.stop();
+  await m?.sandbox.stop();
   await dirs.cleanup();
 });
 
 describe('a return, from the customer to the credit note', () => {
   it('poll → accept → issue → complete, delivered to every device, one CREDIT_NOTE_CREATED', async () => {
     const { serviceReceiptId } = await json<{ serviceReceiptId: string }>([
-      'receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com', '--customer', customerFile,
+      'receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com', '--customer', customerFile,
     ]);
     const requested = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1', '--note', 'leaking carton']);
 
@@ -96,13 +77,13 @@ describe('a return, from the customer to the credit note', () => {
       ['CREDIT_NOTE', 'DELIVERED'],
       ['CREDIT_NOTE', 'DELIVERED'],
     ]);
-    const seed = JSON.parse(await readFile(fixture.path, 'utf8')) as { customers: { devices: { id: string; privateKeyPem: string }[] }[] };
+    const seed = JSON.parse(await readFile(m.fixture.path, 'utf8')) as { customers: { devices: { id: string; privateKeyPem: string }[] }[] };
     const devicePem = new Map(seed.customers.flatMap((c) => c.devices).map((d) => [d.id, d.privateKeyPem]));
     const first = deliveries[0];
     const creditNote = decrypt(first?.entry.encryptedCreditNote ?? '', first?.entry.encryptedSymmetricKey ?? '', devicePem.get(first?.recipientId ?? '') ?? '');
 
     // Exactly one CREDIT_NOTE_CREATED for it, whose envelope opens with the integration's key.
-    const events = (await (await fetch(`${sandbox.url}/sandbox/events?event=CREDIT_NOTE_CREATED`)).json()) as {
+    const events = (await (await fetch(`${m.sandbox.url}/sandbox/events?event=CREDIT_NOTE_CREATED`)).json()) as {
       data: { encryptedCreditNote: { serviceReceiptId: string; encryptedEnvelope: string; encryptedEnvelopeKey: string; envelopeVersion: number; finalHash: string } };
     }[];
     const created = events.filter((e) => e.data.encryptedCreditNote.serviceReceiptId === creditNoteId);
@@ -125,7 +106,7 @@ describe('a return, from the customer to the credit note', () => {
   });
 
   it('a request encrypted before `svc keys rotate` still decrypts after it', async () => {
-    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com']);
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
     const before = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
     await svc(['keys', 'rotate']);
     const after = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
@@ -138,12 +119,12 @@ describe('a return, from the customer to the credit note', () => {
   });
 
   it('refuses an over-return across two credit notes before sending anything', async () => {
-    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com']);
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
     // The eggs line has quantity 1: a first credit note takes it, a second asks for it again.
     const first = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4005555000104:1']);
     await svc(['credit-note', 'issue', first.requestId, '--yes']);
     const second = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4005555000104:1']);
-    const refused = await runSvc(['credit-note', 'issue', second.requestId, '--yes', '--debug'], { home, env });
+    const refused = await runSvc(['credit-note', 'issue', second.requestId, '--yes', '--debug'], { home: m.home, env: m.env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/4005555000104/);
     expect(refused.stderr).not.toMatch(/> POST \S+\/credit-note\/(template|encrypted)/);

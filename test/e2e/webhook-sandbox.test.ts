@@ -2,40 +2,23 @@
 // --subscribe` creates a subscription pointing at itself, the sandbox's delivery worker
 // signs with that subscription's secret, and the listener verifies, journals and decrypts
 // RETURN_REQUESTED and CREDIT_NOTE_CREATED; `events`, `list` and `replay` see the same.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
-import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
+import { repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { startMerchant, type Merchant } from './merchant.js';
 
 const dirs = tempDirs();
-let sandbox: SandboxProcess;
-let home: SvcHome;
-let env: Record<string, string>;
-let receiptFile: string;
-
-async function svc(args: string[]) {
-  const result = await runSvc(args, { home, env });
-  expect(result.exitCode, `svc ${args.join(' ')}\n${result.stderr}`).toBe(0);
-  return result;
-}
-const json = async <T>(args: string[]): Promise<T> => JSON.parse((await svc([...args, '--json'])).stdout) as T;
+let m: Merchant;
+const svc = (args: string[]) => m.svc(args);
+const json = <T>(args: string[]) => m.json<T>(args);
 
 beforeAll(async () => {
-  const fixture = await fixtureWithOwnRedirect(dirs);
-  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
-  home = await makeSvcHome(dirs);
-  env = { SVC_BASE_URL: sandbox.url };
-  const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
-  receiptFile = join(await dirs.make('svc-receipt-'), 'groceries-today.json');
-  await writeFile(receiptFile, JSON.stringify({ ...groceries, issueDate: new Date().toISOString() }));
-  const { result } = await loginAutoApproved(home, sandbox.url, fixture);
-  expect(result.exitCode, result.stderr).toBe(0);
-  await svc(['keys', 'generate', '--upload']);
+  m = await startMerchant(dirs);
 });
 afterAll(async () => {
-  await sandbox?.stop();
+  await m?.sandbox.stop();
   await dirs.cleanup();
 });
 
@@ -51,7 +34,7 @@ interface ListenEvent {
 describe('svc webhook listen --subscribe against the sandbox', () => {
   it('receives, verifies, journals and decrypts the sandbox deliveries', async () => {
     const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--json'], {
-      env: svcEnv(home, env),
+      env: svcEnv(m.home, m.env),
       extendEnv: false,
       cwd: repoRoot,
       reject: false,
@@ -80,7 +63,7 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       const subscriptions = await json<{ id: string; notificationUrl: string; secretStored: boolean; onService: boolean }[]>(['webhook', 'list']);
       expect(subscriptions).toEqual([expect.objectContaining({ notificationUrl: url, secretStored: true, onService: true })]);
 
-      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', receiptFile, '--email', 'alice@example.com']);
+      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
       const requested = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
       await until(() => events().some((e) => e.event === 'RETURN_REQUESTED'), 'RETURN_REQUESTED');
       const returned = events().find((e) => e.event === 'RETURN_REQUESTED');
@@ -110,7 +93,7 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
     const replayed = await json<ListenEvent>(['webhook', 'replay', journalled[1]!.id.slice(0, 12)]);
     expect(replayed).toMatchObject({ event: 'RETURN_REQUESTED', data: events()[0]?.data });
     // Customer data never reaches the journal: only ciphertext.
-    const journal = await readFile(join(home.stateDir, 'local', 'webhooks', 'journal.ndjson'), 'utf8');
+    const journal = await readFile(join(m.home.stateDir, 'local', 'webhooks', 'journal.ndjson'), 'utf8');
     expect(journal).not.toContain('4001234567890');
   });
 });

@@ -1,0 +1,54 @@
+// The merchant most end-to-end tests start from: a sandbox (auto-approving, with its own
+// loopback redirect), a logged-in profile with an uploaded key pair, and a receipt request
+// dated today (returns are accepted only within 30 days of the purchase).
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, type SandboxProcess, type SvcHome, type SvcResult, type TempDirs } from './helpers.js';
+import { fixtureWithOwnRedirect, loginAutoApproved, type OAuthFixture } from './oauth-fixture.js';
+
+export interface Merchant {
+  sandbox: SandboxProcess;
+  fixture: OAuthFixture;
+  home: SvcHome;
+  /** SVC_BASE_URL of the sandbox. */
+  env: Record<string, string>;
+  /** fixtures/receipts/groceries.json with today's issueDate. */
+  receiptFile: string;
+  /** Runs `svc ARGS` and expects exit 0. */
+  svc(args: readonly string[]): Promise<SvcResult>;
+  /** Runs `svc ARGS --json` and parses stdout. */
+  json<T>(args: readonly string[]): Promise<T>;
+}
+
+export async function receiptDatedToday(dirs: TempDirs): Promise<string> {
+  const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
+  const file = join(await dirs.make('svc-receipt-'), 'groceries-today.json');
+  await writeFile(file, JSON.stringify({ ...groceries, issueDate: new Date().toISOString() }));
+  return file;
+}
+
+/** Stop `merchant.sandbox` in afterAll. */
+export async function startMerchant(dirs: TempDirs): Promise<Merchant> {
+  const fixture = await fixtureWithOwnRedirect(dirs);
+  const sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
+  const home = await makeSvcHome(dirs);
+  const env = { SVC_BASE_URL: sandbox.url };
+  const svc = async (args: readonly string[]) => {
+    const result = await runSvc(args, { home, env });
+    expect(result.exitCode, `svc ${args.join(' ')}\n${result.stderr}`).toBe(0);
+    return result;
+  };
+  const { result } = await loginAutoApproved(home, sandbox.url, fixture);
+  expect(result.exitCode, result.stderr).toBe(0);
+  await svc(['keys', 'generate', '--upload']);
+  return {
+    sandbox,
+    fixture,
+    home,
+    env,
+    receiptFile: await receiptDatedToday(dirs),
+    svc,
+    json: async <T>(args: readonly string[]) => JSON.parse((await svc([...args, '--json'])).stdout) as T,
+  };
+}

@@ -34,6 +34,19 @@ describe('decodeBase64Strict', () => {
     expect(() => decodeBase64Strict(stray)).toThrow(InvalidBase64Error);
   });
 
+  it('accepts exactly the canonical standard padded Base64 texts', () => {
+    // The definition, spelled out: the alphabet and padding, and the encoder's own spelling.
+    const grammar = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+    const canonical = (s: string) => grammar.test(s) && Buffer.from(s, 'base64').toString('base64') === s;
+    const near = fc.string({ unit: fc.constantFrom(...'AQgw+/=-_ \n\u00e9!'), maxLength: 12 });
+    fc.assert(
+      fc.property(fc.oneof(near, fc.string({ maxLength: 12 }), fc.uint8Array({ maxLength: 9 }).map(encodeBase64)), (s) => {
+        expect(isBase64(s)).toBe(canonical(s));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('is a TypeError so non-crypto callers need not know the class', () => {
     expect(() => decodeBase64Strict('*')).toThrow(TypeError);
   });

@@ -2,6 +2,7 @@
 // ApiError, bounded retries with full jitter, token renewal after a 401, and a --debug
 // trace that goes through src/io/redact.ts so it is safe to paste into an issue.
 import { STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
@@ -54,10 +55,20 @@ export interface RawResponse {
   body: Buffer;
 }
 
+/** A 2xx answer whose body is read as it arrives: long lists that are worked on meanwhile. */
+export interface StreamedResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as UTF-8 text, piece by piece; a broken connection is an UnavailableError (exit 5). */
+  text: AsyncIterable<string>;
+}
+
 export interface ApiClient {
   readonly baseUrl: string;
   request<T = unknown>(opts: RequestOptions<T>): Promise<T>;
   requestRaw(opts: RawRequestOptions): Promise<RawResponse>;
+  /** Like request, but a 2xx body is handed over unread (retries and errors as for request). */
+  requestStream(opts: RawRequestOptions): Promise<StreamedResponse>;
   close(): Promise<void>;
 }
 
@@ -125,7 +136,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     if (opts.debug) opts.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
 
-  async function send(req: RawRequestOptions, accept: string): Promise<RawResponse> {
+  async function send(req: RawRequestOptions, accept: string, stream = false): Promise<Exchanged> {
     const sent: Sent = {
       method: req.method,
       path: pathOf(req.path),
@@ -154,9 +165,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
 
     for (;;) {
       const headers = await buildHeaders(req, sent, userAgent);
-      let res: RawResponse;
+      let res: Exchanged;
       try {
-        res = await exchange(dispatcher, sent, headers, opts.clock, trace, opts.debug);
+        res = await exchange(dispatcher, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream });
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
@@ -193,18 +204,19 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       if (!req.schema) return value as T;
       const parsed = req.schema.safeParse(value);
       if (parsed.success) return parsed.data;
-      const issues = parsed.error.issues.slice(0, 3).map((issue) => {
-        const at = issue.path.map((p) => String(p)).join('.') || '(root)';
-        return `${at}: ${issue.message}`;
-      });
-      const more = parsed.error.issues.length > 3 ? ` (and ${parsed.error.issues.length - 3} more)` : '';
-      throw new SvcError(
-        `unexpected response from the service for ${req.method} ${pathOf(req.path)}: ${issues.join('; ')}${more}`,
-        { hint: 'the service may be newer than this svc; try upgrading svc' },
+      throw unexpectedResponse(
+        req.method,
+        pathOf(req.path),
+        parsed.error.issues.map((issue) => ({ path: issue.path.map((p) => String(p)).join('.'), message: issue.message })),
       );
     },
-    requestRaw(req: RawRequestOptions): Promise<RawResponse> {
-      return send(req, req.accept ?? '*/*');
+    async requestRaw(req: RawRequestOptions): Promise<RawResponse> {
+      const { status, headers, body } = await send(req, req.accept ?? '*/*');
+      return { status, headers, body };
+    },
+    async requestStream(req: RawRequestOptions): Promise<StreamedResponse> {
+      const { status, headers, stream } = await send(req, req.accept ?? 'application/json', true);
+      return { status, headers, text: textOf(stream, baseUrl) };
     },
     async close() {
       if (!opts.dispatcher) await dispatcher.close();
@@ -237,14 +249,24 @@ async function buildHeaders(req: RawRequestOptions, sent: Sent, userAgent: strin
   return headers;
 }
 
+/** An answer; with `stream`, a 2xx one's body is left unread in `stream`. */
+interface Exchanged extends RawResponse {
+  stream?: Readable;
+}
+
+interface ExchangeOptions {
+  clock: Clock;
+  trace: (text: string) => void;
+  debug: boolean;
+  stream: boolean;
+}
+
 async function exchange(
   dispatcher: Dispatcher,
   sent: Sent,
   headers: Record<string, string>,
-  clock: Clock,
-  trace: (text: string) => void,
-  debug: boolean,
-): Promise<RawResponse> {
+  { clock, trace, debug, stream }: ExchangeOptions,
+): Promise<Exchanged> {
   if (debug) {
     trace(`> ${sent.method} ${redactUrl(sent.url)}`);
     for (const [name, value] of Object.entries(redactHeaders(headers))) trace(`> ${name}: ${String(value)}`);
@@ -253,9 +275,15 @@ async function exchange(
   const started = clock.now();
   let res: Dispatcher.ResponseData;
   let body: Buffer;
+  let streamed: Readable | undefined;
   try {
     res = await request(sent.url, { dispatcher, method: sent.method, headers, body: sent.body });
-    body = Buffer.from(await res.body.arrayBuffer());
+    if (stream && res.statusCode >= 200 && res.statusCode < 300) {
+      streamed = res.body;
+      body = Buffer.alloc(0);
+    } else {
+      body = Buffer.from(await res.body.arrayBuffer());
+    }
   } catch (error) {
     trace(`! ${sent.method} ${sent.path} failed after ${clock.now() - started} ms: ${transportCode(error) ?? 'error'}`);
     throw error;
@@ -263,9 +291,21 @@ async function exchange(
   if (debug) {
     trace(`< ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${clock.now() - started} ms)`);
     for (const [name, value] of Object.entries(redactHeaders(res.headers))) trace(`< ${name}: ${String(value)}`);
-    if (body.length > 0) trace(prefixLines('< ', describeBody(body, res.headers['content-type'])));
+    if (streamed !== undefined) trace('< (body read as it arrives, not shown)');
+    else if (body.length > 0) trace(prefixLines('< ', describeBody(body, res.headers['content-type'])));
   }
-  return { status: res.statusCode, headers: res.headers, body };
+  return { status: res.statusCode, headers: res.headers, body, ...(streamed && { stream: streamed }) };
+}
+
+async function* textOf(stream: Readable | undefined, baseUrl: string): AsyncGenerator<string> {
+  if (stream === undefined) return;
+  stream.setEncoding('utf8');
+  try {
+    for await (const piece of stream) yield piece as string;
+  } catch (error) {
+    const code = transportCode(error);
+    throw code === undefined ? error : unreachable(baseUrl, code, 1, error);
+  }
 }
 
 function describeBody(body: Buffer, contentType: string | string[] | undefined): string {
@@ -294,13 +334,26 @@ function prefixLines(prefix: string, text: string): string {
     .join('\n');
 }
 
+/** A 2xx answer that breaks the contract: the first three issues, each with its path. */
+export function unexpectedResponse(method: Method, path: string, issues: readonly { path: string; message: string }[]): SvcError {
+  const shown = issues.slice(0, 3).map((issue) => `${issue.path || '(root)'}: ${issue.message}`);
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return new SvcError(`unexpected response from the service for ${method} ${path}: ${shown.join('; ')}${more}`, {
+    hint: 'the service may be newer than this svc; try upgrading svc',
+  });
+}
+
+/** A 2xx answer that is not JSON where JSON was asked for. */
+export function notJsonResponse(method: Method, path: string, contentType: string | string[] | undefined): SvcError {
+  return new SvcError(`unexpected response from the service for ${method} ${path}: not JSON (content-type ${String(contentType ?? 'none')})`);
+}
+
 function parseJson(res: RawResponse, method: Method, path: string): unknown {
   if (res.body.length === 0) return undefined;
   try {
     return JSON.parse(res.body.toString('utf8'));
   } catch {
-    const type = String(res.headers['content-type'] ?? 'none');
-    throw new SvcError(`unexpected response from the service for ${method} ${path}: not JSON (content-type ${type})`);
+    throw notJsonResponse(method, path, res.headers['content-type']);
   }
 }
 

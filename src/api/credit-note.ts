@@ -11,6 +11,7 @@ import {
 import { UblDocument, type CreditNoteTemplateRequest } from '../contract/template.js';
 import { ApiError, ExitCode, NotFoundError, SvcError } from '../errors.js';
 import type { Caller } from './caller.js';
+import type { StreamedResponse } from './client.js';
 
 /** The service refused a status change, or the request is in a state that allows no such step (exit 7). */
 export class RequestStateError extends SvcError {
@@ -20,6 +21,11 @@ export class RequestStateError extends SvcError {
 /** The outstanding return requests of the caller's company, as the service lists them. */
 export function listReturnRequests(caller: Caller): Promise<QueueItem[]> {
   return caller.api.request({ method: 'GET', path: '/credit-note', auth: caller.auth, schema: QueueItems });
+}
+
+/** The same list as it arrives, for reading a long queue while it downloads (credit-notes/queue.ts). */
+export function streamReturnRequests(caller: Caller): Promise<StreamedResponse> {
+  return caller.api.requestStream({ method: 'GET', path: '/credit-note', auth: caller.auth });
 }
 
 /** One queue item by its requestId; NotFoundError (exit 6) when the queue does not hold it. */

@@ -142,6 +142,53 @@ describe('successful requests', () => {
   });
 });
 
+describe('requestStream', () => {
+  async function text(pieces: AsyncIterable<string>): Promise<string> {
+    let all = '';
+    for await (const piece of pieces) all += piece;
+    return all;
+  }
+
+  it('hands over a 2xx body unread, as UTF-8 text, after a retried 5xx and a renewed token', async () => {
+    const { client, pool, sleeps } = setup();
+    const body = JSON.stringify([{ note: 'Grüße, 返品' }]);
+    pool.intercept({ path: '/credit-note' }).reply(503, errorBody('temporarily_unavailable', 'later'));
+    pool.intercept({ path: '/credit-note', headers: { authorization: 'Bearer old' } }).reply(401, errorBody('invalid_token', 'expired'));
+    pool
+      .intercept({ path: '/credit-note', headers: { authorization: 'Bearer new', accept: 'application/json' } })
+      .reply(200, Buffer.from(body), { headers: JSON_HEADERS });
+    let renewed = false;
+    const auth: TokenSource = {
+      token: async () => (renewed ? 'new' : 'old'),
+      invalidate: async () => {
+        renewed = true;
+      },
+    };
+    const res = await client.requestStream({ method: 'GET', path: '/credit-note', auth });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(await text(res.text)).toBe(body);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('reads an error answer whole and throws it as for request()', async () => {
+    const { client, pool } = setup();
+    pool.intercept({ path: '/credit-note' }).reply(403, errorBody('insufficient_scope', 'needs write_receipts'));
+    const error = await rejection(client.requestStream({ method: 'GET', path: '/credit-note' }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(403);
+  });
+
+  it('notes in the --debug trace that the body is not shown', async () => {
+    const { client, pool, streams } = setup({ debug: true });
+    pool.intercept({ path: '/credit-note' }).reply(200, '[{"secret":"x"}]', { headers: JSON_HEADERS });
+    const res = await client.requestStream({ method: 'GET', path: '/credit-note' });
+    await text(res.text);
+    expect(streams.stderr()).toContain('< (body read as it arrives, not shown)');
+    expect(streams.stderr()).not.toContain('secret');
+  });
+});
+
 describe('error answers', () => {
   const cases = [
     { status: 400, code: 'validation_failed', exit: ExitCode.usage },

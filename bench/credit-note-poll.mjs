@@ -62,7 +62,7 @@ try {
   const rssFile = join(work, 'rss.json');
   // Records the process's peak RSS (kilobytes, threads included) as it exits.
   const probe = `data:text/javascript,${encodeURIComponent(
-    `import { writeFileSync } from 'node:fs'; process.on('exit', () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));`,
+    `import { writeFileSync } from 'node:fs'; process.on('exit', () => writeFileSync(${JSON.stringify(rssFile)}, JSON.stringify((({ maxRSS, userCPUTime, systemCPUTime }) => ({ maxRSS, cpuMs: (userCPUTime + systemCPUTime) / 1000 }))(process.resourceUsage()))));`,
   )}`;
 
   console.log(`credit-note-poll: ${ITEMS} queued return requests, ${RUNS} runs, ${availableParallelism()} cores, Node ${process.version}`);
@@ -79,10 +79,10 @@ try {
     const items = JSON.parse(polled.stdout);
     const unread = items.filter((i) => i.returnRequest === undefined).length;
     if (items.length !== ITEMS || unread > 0) throw new Error(`poll returned ${items.length} items, ${unread} not decrypted`);
-    const kib = Number(readFileSync(rssFile, 'utf8'));
+    const { maxRSS: kib, cpuMs } = JSON.parse(readFileSync(rssFile, 'utf8'));
     peakKiB = Math.max(peakKiB, kib);
     rates.push(ITEMS / seconds);
-    console.log(`  run ${run + 1}: ${seconds.toFixed(2)} s, ${Math.round(ITEMS / seconds)} items/s, RSS ${(kib / 1024).toFixed(0)} MiB; RSA-OAEP ${Math.round(rsaRates.at(-1))}/s`);
+    console.log(`  run ${run + 1}: ${seconds.toFixed(2)} s, ${Math.round(ITEMS / seconds)} items/s, RSS ${(kib / 1024).toFixed(0)} MiB, CPU ${(cpuMs / 1000).toFixed(2)} s (${((cpuMs / 1000) * rsaRates.at(-1) / ITEMS).toFixed(2)}× the unwraps' own); RSA-OAEP ${Math.round(rsaRates.at(-1))}/s`);
   }
   const rate = median(rates);
   const rsa = median(rsaRates);

@@ -18,16 +18,40 @@ const PIECE_CHARS = 64 * 1024;
  */
 export async function writeJsonArray(io: IOStreams, items: readonly unknown[]): Promise<void> {
   if (items.length === 0) return writeJson(io, items);
-  let piece = '[\n';
-  for (const [index, item] of items.entries()) {
-    // JSON has no raw line breaks inside strings, so indenting every line break nests an item.
-    piece += `${index === 0 ? '' : ',\n'}  ${JSON.stringify(item, null, 2).replace(/\n/g, '\n  ')}`;
-    if (index === items.length - 1) piece += '\n]\n';
-    if (piece.length >= PIECE_CHARS || index === items.length - 1) {
+  await writeJsonArrayText(io, (function* () {
+    for (const item of items) yield jsonArrayElement(item);
+  })());
+}
+
+/** One element of a --json array as writeJson indents it, for writeJsonArrayText. */
+export function jsonArrayElement(item: unknown): string {
+  // JSON has no raw line breaks inside strings, so indenting every line break nests an item.
+  return `  ${JSON.stringify(item, null, 2).replace(/\n/g, '\n  ')}`;
+}
+
+/** jsonArrayElement of each item, joined by ",\n": what JSON.stringify(items, null, 2) has between its brackets. */
+export function jsonArrayElements(items: readonly unknown[]): string {
+  return items.length === 0 ? '' : JSON.stringify(items, null, 2).slice(2, -2);
+}
+
+/**
+ * writeJsonArray for elements already turned into text (jsonArrayElement), several per
+ * string joined by ",\n" if the producer likes (worker threads do); empty strings are skipped.
+ */
+export async function writeJsonArrayText(io: IOStreams, elements: Iterable<string>): Promise<void> {
+  let piece = '';
+  let any = false;
+  for (const element of elements) {
+    if (element === '') continue;
+    piece += `${any ? ',\n' : '[\n'}${element}`;
+    any = true;
+    if (piece.length >= PIECE_CHARS) {
       if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
       piece = '';
     }
   }
+  piece += any ? '\n]\n' : '[]\n';
+  if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
 }
 
 export interface Column<T> {

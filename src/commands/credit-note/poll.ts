@@ -4,15 +4,15 @@
 // a terminal shows the table redrawn in place, anything else gets only the changes, one
 // line (or JSON object) each, so the output can feed a script.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
-import { listReturnRequests } from '../../api/credit-note.js';
+import { listReturnRequests, streamReturnRequests } from '../../api/credit-note.js';
 import { QueueItemStatus, type QueueItem, type ReturnRequest } from '../../contract/returns.js';
 import { age, itemsSummary, truncate } from '../../credit-notes/display.js';
-import { readQueue, type ReadItem } from '../../credit-notes/queue.js';
+import { readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
 import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { writeJsonArray, writeList, type Column } from '../../io/output.js';
+import { writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 
 export interface PollOptions {
@@ -45,17 +45,20 @@ export function run(opts: PollOptions, f: Factory): Promise<void> {
 export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
   const status = statusFilter(opts.status);
   const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
-  const caller = await writeReceiptsCaller(f);
-  const fetchQueue = queueReader(caller, opts.decrypt ? await keyring(f) : undefined, status);
+  const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? keyring(f) : undefined]);
 
-  if (!opts.watch) {
-    const { shown } = await fetchQueue();
+  if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status), intervalMs, decrypt: opts.decrypt, deps });
+  if (keys === undefined) {
+    const all = await listReturnRequests(caller);
+    const shown = status === undefined ? all : all.filter((i) => i.status === status);
     if (f.io.json) return writeJsonArray(f.io, shown);
-    await writeList(f.io, shown, columns(f, opts.decrypt));
-    reportUnreadable(f, shown);
-    return;
+    return writeList(f.io, shown, columns(f, false));
   }
-  await watch(f, { fetchQueue, intervalMs, decrypt: opts.decrypt, deps });
+  // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
+  const read = await readQueueStream(await streamReturnRequests(caller), keys, { status, asJson: f.io.json });
+  if (f.io.json) return writeJsonArrayText(f.io, read.json);
+  await writeList(f.io, read.items, columns(f, true));
+  reportUnreadable(f, read.unreadable, read.shown);
 }
 
 /** --status: one of the six statuses, in any case. */
@@ -126,11 +129,8 @@ function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
   ];
 }
 
-function reportUnreadable(f: Factory, items: readonly PolledItem[]): void {
-  const failed = items.filter((i) => i.decryptError !== undefined).length;
-  if (failed > 0) {
-    note(f.io, `${failed} of ${items.length} request(s) could not be read; see \`svc keys list\` for the keys this profile holds`);
-  }
+function reportUnreadable(f: Factory, failed: number, of: number): void {
+  if (failed > 0) note(f.io, `${failed} of ${of} request(s) could not be read; see \`svc keys list\` for the keys this profile holds`);
 }
 
 interface WatchParts {

@@ -69,6 +69,19 @@ export class DecryptError extends SvcError {
   }
 }
 
+/**
+ * The item names the public key it was encrypted for, and no private key held belongs to it:
+ * a key generated since the keys were loaded may be in the store now.
+ */
+export class MissingKeyError extends DecryptError {
+  /** The fingerprint (CONTRACT.md §1) of the item's public key. */
+  readonly keyId: string;
+  constructor(keyId: string) {
+    super(`cannot decrypt: no private key matches the item's public key ${keyId}`);
+    this.keyId = keyId;
+  }
+}
+
 export interface ApiErrorInit {
   status: number;
   code: string;

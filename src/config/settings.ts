@@ -38,6 +38,11 @@ export function resolveProfileName(flags: SettingsInputs['flags'], env: Settings
   ]) ?? { value: DEFAULT_PROFILE, source: 'default' };
 }
 
+/** The Grant SVC_GRANT_ID names; it applies to whichever profile a command runs with. */
+export function environmentGrant(env: SettingsInputs['env']): string | undefined {
+  return pick([[env.SVC_GRANT_ID, 'env']])?.value;
+}
+
 export function resolveSettings({ flags, env, config }: SettingsInputs): Settings {
   const profile = resolveProfileName(flags, env);
   const stored = config.profile(profile.value);
@@ -68,7 +73,7 @@ export function resolveSettings({ flags, env, config }: SettingsInputs): Setting
       [builtin.redirectUri, 'default'],
     ]),
     grant: pick([
-      [env.SVC_GRANT_ID, 'env'],
+      [environmentGrant(env), 'env'],
       [stored.grant, 'profile'],
     ]),
     scopes: pick([

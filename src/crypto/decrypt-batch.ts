@@ -1,16 +1,20 @@
 // One unit of work of a decryption batch, shared by the in-process path and the worker
 // threads: the outcome is plain data (structured-cloneable), and a failure is a message,
 // never an exception, so one bad item cannot stop a batch.
-import { SvcError } from '../errors.js';
+import { MissingKeyError, SvcError } from '../errors.js';
 import { decryptWithKeyring, type EncryptedItem, type KeyringEntry } from './hybrid.js';
 
-export type DecryptOutcome = { ok: true; value: unknown; keyId: string } | { ok: false; error: string };
+export type DecryptOutcome =
+  | { ok: true; value: unknown; keyId: string }
+  /** `missingKeyId`: the item names a public key (this fingerprint) that no key held belongs to. */
+  | { ok: false; error: string; missingKeyId?: string };
 
 export function decryptOutcome(item: EncryptedItem, keys: readonly KeyringEntry[]): DecryptOutcome {
   try {
     const { value, keyId } = decryptWithKeyring(item, keys);
     return { ok: true, value, keyId };
   } catch (error) {
+    if (error instanceof MissingKeyError) return { ok: false, error: error.message, missingKeyId: error.keyId };
     // DecryptError messages name no key material; anything else is a bug, reported without its text.
     return { ok: false, error: error instanceof SvcError ? error.message : 'cannot decrypt: unexpected failure' };
   }
@@ -27,7 +31,12 @@ export interface BatchResult {
   outcomes: DecryptOutcome[];
 }
 
-/** The worker's `workerData`: the keyring, given once per worker. */
+/**
+ * The worker's `workerData`: the keyring, given once per worker. A listener whose keyring
+ * was reloaded posts it again as a message, which replaces it and is not answered.
+ */
 export interface WorkerSetup {
   keys: KeyringEntry[];
 }
+
+export type WorkerMessage = BatchRequest | WorkerSetup;

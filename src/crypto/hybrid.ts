@@ -4,7 +4,7 @@
 // reason names no plaintext and no key material.
 import { constants, createCipheriv, createDecipheriv, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { DecryptError } from '../errors.js';
+import { DecryptError, MissingKeyError } from '../errors.js';
 import { decodeBase64Strict, encodeBase64 } from './base64.js';
 import { keyFingerprint, privateKeyFromPem, publicKeyFromBase64 } from './keys.js';
 
@@ -168,7 +168,7 @@ export function decryptWithKeyring(
       throw new DecryptError("cannot decrypt: the item's public key is not a valid RSA public key");
     }
     const entry = keys.find((k) => fingerprintOfPrivate(k.privateKeyPem) === wanted);
-    if (!entry) throw new DecryptError(`cannot decrypt: no private key matches the item's public key ${wanted}`);
+    if (!entry) throw new MissingKeyError(wanted);
     return { value: decryptJson(item.ciphertext, item.wrappedKey, entry.privateKeyPem), keyId: entry.keyId };
   }
   if (keys.length === 0) throw new DecryptError('cannot decrypt: no private keys available');

@@ -160,6 +160,16 @@ export function loadKeyring(f: Factory): Promise<KeyringEntry[]> {
   return loading;
 }
 
+/**
+ * Reads the keyring from the store again, for a process that outlives key changes made
+ * elsewhere (`svc keys rotate` in another terminal while `svc webhook listen` runs); later
+ * `loadKeyring` calls of the factory get this one.
+ */
+export function reloadKeyring(f: Factory): Promise<KeyringEntry[]> {
+  keyrings.delete(f);
+  return loadKeyring(f);
+}
+
 async function readKeyring(f: Factory): Promise<KeyringEntry[]> {
   const store = await f.secrets();
   const keys = await readIndex(f, store);

@@ -3,7 +3,9 @@
 // under a burst, so a listener keeps one worker thread (the decryption pool's entry,
 // src/crypto/decrypt-worker.ts) and feeds it batches of whatever is waiting. Where there is
 // no built worker (sources under tsx or vitest), or it dies, events are decrypted in-process,
-// one per event-loop turn so that requests are still answered in between.
+// one per event-loop turn so that requests are still answered in between. An item encrypted
+// for a key the ring lacks is decrypted once more if `reloadFor` brings a new ring
+// (src/webhook/keyring.ts: a key rotated in another terminal).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { decryptOutcome, type BatchRequest, type BatchResult, type DecryptOutcome, type WorkerSetup } from '../crypto/decrypt-batch.js';
@@ -14,6 +16,16 @@ export type { DecryptOutcome } from '../crypto/decrypt-batch.js';
 
 export type KeyringSource = () => Promise<readonly KeyringEntry[]>;
 
+export interface DecryptorOptions {
+  /**
+   * Asked when an item names a key the ring lacks; resolves once the source gives whatever
+   * ring it could find (a new array when the keys changed). Never rejects.
+   */
+  reloadFor?: ((keyId: string) => Promise<void>) | undefined;
+  /** The worker entry; default: the built one beside the bundle, when there is one. */
+  workerFile?: string | undefined;
+}
+
 export interface Decryptor {
   /** Never rejects: a failure, the keyring's included, is an outcome. */
   decrypt(item: EncryptedItem): Promise<DecryptOutcome>;
@@ -21,7 +33,7 @@ export interface Decryptor {
 }
 
 /** In this thread, one item per event-loop turn, in the order asked. */
-export function inProcessDecryptor(keyring: KeyringSource): Decryptor {
+export function inProcessDecryptor(keyring: KeyringSource, opts: Pick<DecryptorOptions, 'reloadFor'> = {}): Decryptor {
   let last: Promise<unknown> = Promise.resolve();
   return {
     decrypt(item) {
@@ -33,7 +45,9 @@ export function inProcessDecryptor(keyring: KeyringSource): Decryptor {
         } catch (error) {
           return { ok: false, error: error instanceof Error ? error.message : String(error) };
         }
-        return decryptOutcome(item, keys);
+        const first = decryptOutcome(item, keys);
+        const fresh = await reloadedRing(first, keys, keyring, opts.reloadFor);
+        return fresh ? decryptOutcome(item, fresh) : first;
       });
       last = outcome;
       return outcome;
@@ -45,11 +59,28 @@ export function inProcessDecryptor(keyring: KeyringSource): Decryptor {
 }
 
 /**
+ * The ring to decrypt `outcome`'s item with once more: when the item named a key that `keys`
+ * lacks and a reload brought another ring. Undefined otherwise.
+ */
+async function reloadedRing(
+  outcome: DecryptOutcome,
+  keys: readonly KeyringEntry[],
+  keyring: KeyringSource,
+  reloadFor: DecryptorOptions['reloadFor'],
+): Promise<readonly KeyringEntry[] | undefined> {
+  if (outcome.ok || outcome.missingKeyId === undefined || !reloadFor) return undefined;
+  await reloadFor(outcome.missingKeyId);
+  const fresh = await keyring().catch(() => keys);
+  return fresh === keys ? undefined : fresh;
+}
+
+/**
  * A worker thread when the built one is there and the keyring loads; otherwise in-process
  * (where a keyring that fails to load is reported per event).
  */
-export async function createDecryptor(keyring: KeyringSource, workerFile: string | undefined = bundledWorkerFile()): Promise<Decryptor> {
-  const fallback = inProcessDecryptor(keyring);
+export async function createDecryptor(keyring: KeyringSource, opts: DecryptorOptions = {}): Promise<Decryptor> {
+  const fallback = inProcessDecryptor(keyring, opts);
+  const workerFile = opts.workerFile ?? bundledWorkerFile();
   if (workerFile === undefined) return fallback;
   let keys: readonly KeyringEntry[];
   try {
@@ -57,7 +88,7 @@ export async function createDecryptor(keyring: KeyringSource, workerFile: string
   } catch {
     return fallback;
   }
-  return threadDecryptor(keys, workerFile, fallback);
+  return threadDecryptor(keyring, keys, workerFile, fallback, opts.reloadFor);
 }
 
 interface Waiting {
@@ -65,11 +96,19 @@ interface Waiting {
   resolve(outcome: DecryptOutcome): void;
 }
 
-function threadDecryptor(keys: readonly KeyringEntry[], workerFile: string, fallback: Decryptor): Decryptor {
+function threadDecryptor(
+  keyring: KeyringSource,
+  keys: readonly KeyringEntry[],
+  workerFile: string,
+  fallback: Decryptor,
+  reloadFor: DecryptorOptions['reloadFor'],
+): Decryptor {
   const setup: WorkerSetup = { keys: [...keys] };
   let worker: Worker | undefined = new Worker(workerFile, { workerData: setup });
   // The listener must be able to end while the thread waits for work.
   worker.unref();
+  /** The ring the thread decrypts with. */
+  let workerKeys = keys;
   let waiting: Waiting[] = [];
   let inFlight: Waiting[] | undefined;
   let batch = 0;
@@ -88,10 +127,39 @@ function threadDecryptor(keys: readonly KeyringEntry[], workerFile: string, fall
     inFlight = undefined;
     waiting = [];
   };
+  // Items whose key the thread lacked stay in flight, so that nothing is sent meanwhile; once
+  // the keyring was read again they go to the thread again with the new ring, or are answered.
+  const retry = async (missing: { waiting: Waiting; outcome: DecryptOutcome }[]) => {
+    const used = workerKeys;
+    const rings = await Promise.all(missing.map((m) => reloadedRing(m.outcome, used, keyring, reloadFor)));
+    const fresh = rings.find((ring) => ring !== undefined);
+    // Abandoned meanwhile: the in-process fallback has these items now.
+    if (!worker) return;
+    inFlight = undefined;
+    if (fresh) {
+      const update: WorkerSetup = { keys: [...fresh] };
+      worker.postMessage(update);
+      workerKeys = fresh;
+      waiting = [...missing.map((m) => m.waiting), ...waiting];
+    } else {
+      for (const m of missing) m.waiting.resolve(m.outcome);
+    }
+    send();
+  };
   worker.on('message', (result: BatchResult) => {
     const done = inFlight ?? [];
+    const missing: { waiting: Waiting; outcome: DecryptOutcome }[] = [];
+    done.forEach((w, i) => {
+      const outcome = result.outcomes[i] ?? { ok: false, error: 'cannot decrypt: the worker gave no answer' };
+      if (reloadFor && !outcome.ok && outcome.missingKeyId !== undefined) missing.push({ waiting: w, outcome });
+      else w.resolve(outcome);
+    });
+    if (missing.length > 0) {
+      inFlight = missing.map((m) => m.waiting);
+      void retry(missing);
+      return;
+    }
     inFlight = undefined;
-    done.forEach((w, i) => w.resolve(result.outcomes[i] ?? { ok: false, error: 'cannot decrypt: the worker gave no answer' }));
     send();
   });
   worker.on('error', abandon);

@@ -1,6 +1,7 @@
 // The whole login and token flow with --debug, in both flows: no client secret, code,
 // verifier, access token or refresh token may appear in stdout or stderr, except the
-// token that `svc token get` exists to print.
+// token that `svc token get` exists to print. And `svc auth logout --all` takes every one
+// of them out of the file store again, leaving the key pairs.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,5 +78,58 @@ describe('no secret reaches stdout or stderr, even with --debug', () => {
     expect(stored.length).toBeGreaterThanOrEqual(flow === 'code' ? 2 : 1);
     const secrets = [fixture.clientSecret, code, token, ...stored];
     expectNoSecrets(others, secrets);
+  });
+});
+
+describe('svc auth logout --all', () => {
+  it("removes every profile's tokens, refresh tokens and client secret from the file store, and keeps the keys", async () => {
+    const home = await makeSvcHome(dirs);
+    const storedKeys = async () => Object.keys(JSON.parse(await readFile(join(home.configDir, 'secrets.json'), 'utf8')) as object).sort();
+    const svc = async (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => {
+      const result = await runSvc(args, { home, ...opts });
+      expect(result.exitCode, `svc ${args.join(' ')}\n${result.stderr}`).toBe(0);
+      return result;
+    };
+    // `local`: a grant-flow and a code-flow login, and a key pair.
+    for (const flow of ['grant', 'code']) {
+      const { result } = await loginAutoApproved(home, sandbox.url, fixture, ['--flow', flow]);
+      expect(result.exitCode, result.stderr).toBe(0);
+    }
+    await svc(['token', 'get'], { env: { SVC_BASE_URL: sandbox.url } });
+    await svc(['keys', 'generate']);
+    // `shop` (in the config file) and the built-in `sandbox` (not in it, no base URL): a client secret each.
+    await svc(['--profile', 'shop', 'config', 'set', 'base-url', 'https://shop.example']);
+    await svc(['--profile', 'shop', 'auth', 'set-secret', '--stdin'], { input: 'cs_shop_e2e_0123456789' });
+    await svc(['--profile', 'sandbox', 'auth', 'set-secret', '--stdin'], { input: 'cs_sandbox_e2e_0123456789' });
+
+    const before = await storedKeys();
+    const login = (key: string) => /^[^/]+\/(token|refresh-token)\/|^[^/]+\/client-secret$/.test(key);
+    // The check below has teeth: there were tokens, a refresh token and client secrets.
+    expect(before.filter((k) => /^local\/token\//.test(k)).length).toBeGreaterThanOrEqual(2);
+    expect(before).toEqual(expect.arrayContaining(['shop/client-secret', 'sandbox/client-secret']));
+    expect(before.filter((k) => k.startsWith('local/refresh-token/')).length).toBeGreaterThanOrEqual(2);
+    const keys = before.filter((k) => k.startsWith('local/private-key/') || k === 'local/keys-index');
+    expect(keys).toHaveLength(2);
+
+    const loggedIn = (JSON.parse((await svc(['grants', 'list', '--json'])).stdout) as unknown[]).length;
+    const tokens = before.filter((k) => k.startsWith('local/token/')).length;
+    const refreshTokens = before.filter((k) => k.startsWith('local/refresh-token/')).length;
+
+    const out = await svc(['auth', 'logout', '--all']);
+    expect(out.stdout).toBe('');
+    const lines = out.stderr.split('\n').filter((l) => l.startsWith('logged out'));
+    expect(lines).toEqual([
+      `logged out of profile "local": removed ${loggedIn} Grants, cached tokens of ${tokens} Grants, ${refreshTokens} refresh tokens, no stored client secret`,
+      'logged out of profile "shop": removed 0 Grants, cached tokens of 0 Grants, the client secret',
+      'logged out of profile "sandbox": removed 0 Grants, cached tokens of 0 Grants, the client secret',
+    ]);
+    const after = await storedKeys();
+    expect(after.filter(login)).toEqual([]);
+    expect(after).toEqual(before.filter((k) => !login(k)));
+    expect(after).toEqual(expect.arrayContaining(keys));
+
+    const grants = JSON.parse((await svc(['grants', 'list', '--json'])).stdout) as unknown[];
+    expect(grants).toEqual([]);
+    expect((await svc(['keys', 'list', '--json'])).stdout).toContain(keys.find((k) => k.startsWith('local/private-key/'))!.slice('local/private-key/'.length));
   });
 });

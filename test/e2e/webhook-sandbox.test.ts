@@ -31,35 +31,65 @@ interface ListenEvent {
   error?: string;
 }
 
-describe('svc webhook listen --subscribe against the sandbox', () => {
-  it('receives, verifies, journals and decrypts the sandbox deliveries', async () => {
-    const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--json'], {
-      env: svcEnv(m.home, m.env),
-      extendEnv: false,
-      cwd: repoRoot,
-      reject: false,
-      stdin: 'ignore',
-      forceKillAfterDelay: 5_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const until = async (seen: () => boolean, what: string) => {
-      for (const deadline = Date.now() + 20_000; !seen(); ) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${what}:\n${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
-    const events = () =>
+interface Listener {
+  url: string;
+  stderr(): string;
+  /** The event objects of --json so far. */
+  events(): ListenEvent[];
+  until(seen: () => boolean, what: string): Promise<void>;
+  /** SIGTERM; expects a clean exit. */
+  stop(): Promise<void>;
+}
+
+/** `svc webhook listen --port 0 --subscribe --json`, once it accepts deliveries. */
+async function startListener(): Promise<Listener> {
+  const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--json'], {
+    env: svcEnv(m.home, m.env),
+    extendEnv: false,
+    cwd: repoRoot,
+    reject: false,
+    stdin: 'ignore',
+    forceKillAfterDelay: 5_000,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const until = async (seen: () => boolean, what: string) => {
+    for (const deadline = Date.now() + 20_000; !seen(); ) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${what}:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const stopped = await child;
+    expect([stopped.exitCode, stopped.signal], stderr).toEqual([0, undefined]);
+  };
+  try {
+    await until(() => /listening on http:\/\/\S+/.test(stderr), 'listening line');
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+  return {
+    url: /listening on (\S+)/.exec(stderr)?.[1] ?? '',
+    stderr: () => stderr,
+    events: () =>
       stdout
         .split('\n')
         .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as ListenEvent);
+        .map((l) => JSON.parse(l) as ListenEvent),
+    until,
+    stop,
+  };
+}
 
+describe('svc webhook listen --subscribe against the sandbox', () => {
+  it('receives, verifies, journals and decrypts the sandbox deliveries', async () => {
+    const listener = await startListener();
+    const { url, until, events, stderr } = listener;
     try {
-      await until(() => /listening on http:\/\/\S+/.test(stderr), 'listening line');
-      const url = /listening on (\S+)/.exec(stderr)?.[1];
       const subscriptions = await json<{ id: string; notificationUrl: string; secretStored: boolean; onService: boolean }[]>(['webhook', 'list']);
       expect(subscriptions).toEqual([expect.objectContaining({ notificationUrl: url, secretStored: true, onService: true })]);
 
@@ -69,7 +99,7 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       const returned = events().find((e) => e.event === 'RETURN_REQUESTED');
       expect(returned).toMatchObject({ verified: true, duplicate: false, data: { serviceReceiptId } });
       expect(returned?.error).toBeUndefined();
-      expect(stderr).toMatch(new RegExp(`--> RETURN_REQUESTED {2}[0-9a-f]{12} {2}receipt ${serviceReceiptId} {2}1 item`));
+      expect(stderr()).toMatch(new RegExp(`--> RETURN_REQUESTED {2}[0-9a-f]{12} {2}receipt ${serviceReceiptId} {2}1 item`));
 
       await svc(['credit-note', 'accept', requested.requestId]);
       const issued = await json<{ serviceReceiptId: string }>(['credit-note', 'issue', requested.requestId, '--yes']);
@@ -78,11 +108,9 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       expect(created?.error).toBeUndefined();
       expect(created?.data?.envelopeVersion).toBe(1);
       expect(Object.keys(created?.data?.documents ?? {}).sort()).toEqual(['SERVICE', 'UBL_CREDIT_NOTE']);
-      expect(stderr).toContain(`credit note ${issued.serviceReceiptId}  SERVICE, UBL_CREDIT_NOTE`);
+      expect(stderr()).toContain(`credit note ${issued.serviceReceiptId}  SERVICE, UBL_CREDIT_NOTE`);
     } finally {
-      child.kill('SIGTERM');
-      const stopped = await child;
-      expect([stopped.exitCode, stopped.signal], stderr).toEqual([0, undefined]);
+      await listener.stop();
     }
 
     const journalled = await json<{ id: string; event: string; processed: boolean; error?: string }[]>(['webhook', 'events']);
@@ -95,5 +123,23 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
     // Customer data never reaches the journal: only ciphertext.
     const journal = await readFile(join(m.home.stateDir, 'local', 'webhooks', 'journal.ndjson'), 'utf8');
     expect(journal).not.toContain('4001234567890');
+  });
+
+  // Runs after the test above, so the profile has a subscription of an earlier listener too.
+  it('decrypts a delivery for a key rotated in another terminal while it listens', async () => {
+    const listener = await startListener();
+    try {
+      const rotated = await json<{ previousKeyId: string; keyId: string }>(['keys', 'rotate']);
+      expect(rotated.keyId).not.toBe(rotated.previousKeyId);
+      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+      await json(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
+      await listener.until(() => listener.events().some((e) => e.event === 'RETURN_REQUESTED'), 'RETURN_REQUESTED');
+      const returned = listener.events().find((e) => e.event === 'RETURN_REQUESTED');
+      // Encrypted for the new key, which the listener did not have when it started.
+      expect(returned?.error, listener.stderr()).toBeUndefined();
+      expect(returned).toMatchObject({ verified: true, duplicate: false, data: { serviceReceiptId } });
+    } finally {
+      await listener.stop();
+    }
   });
 });

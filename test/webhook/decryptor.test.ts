@@ -1,12 +1,20 @@
 // The listener's decryption thread, with stand-in worker files that speak the decryption
-// pool's protocol (the real one is only built into dist/, which the e2e test drives).
+// pool's protocol, and the real worker bundled from the sources with esbuild (dist/ is
+// driven by the e2e tests).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encryptJson } from '../../src/crypto/hybrid.js';
-import { createDecryptor, type Decryptor } from '../../src/webhook/decryptor.js';
-import { CURRENT_KEY, returnRequest } from './setup.js';
+import { fixedClock } from '../../src/clock.js';
+import { memoryConfigStore } from '../../src/config/store.js';
+import { encryptJson, type EncryptedItem } from '../../src/crypto/hybrid.js';
+import { createFactory } from '../../src/factory.js';
+import { testStreams } from '../../src/io/test-streams.js';
+import { memorySecretStore } from '../../src/secrets/store.js';
+import { createDecryptor, inProcessDecryptor, type Decryptor } from '../../src/webhook/decryptor.js';
+import { watchKeyring } from '../../src/webhook/keyring.js';
+import { CURRENT_KEY, FOREIGN_KEY, installKeys, OLD_KEY, returnRequest, type TestKey } from './setup.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -24,7 +32,7 @@ async function workerFile(source: string): Promise<string> {
 const keyring = async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }];
 
 async function decryptor(file: string): Promise<Decryptor> {
-  const d = await createDecryptor(keyring, file);
+  const d = await createDecryptor(keyring, { workerFile: file });
   cleanup.push(() => d.close());
   return d;
 }
@@ -59,8 +67,80 @@ describe('createDecryptor', () => {
   it('reports a keyring that cannot be loaded per item, in-process', async () => {
     const d = await createDecryptor(async () => {
       throw new Error('the key index is damaged');
-    }, await workerFile('throw new Error("never started");'));
+    }, { workerFile: await workerFile('throw new Error("never started");') });
     cleanup.push(() => d.close());
     expect(await d.decrypt({ ciphertext: 'x', wrappedKey: 'y' })).toEqual({ ok: false, error: 'the key index is damaged' });
   });
+});
+
+async function realWorkerFile(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-decrypt-worker-'));
+  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  const outfile = join(dir, 'decrypt-worker.mjs');
+  await build({
+    entryPoints: [join(import.meta.dirname, '../../src/crypto/decrypt-worker.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+function sealedFor(key: TestKey, serviceReceiptId: string): EncryptedItem {
+  const sealed = encryptJson(returnRequest(serviceReceiptId), key.publicKey);
+  return { ciphertext: sealed.ciphertext, wrappedKey: sealed.wrappedKey, publicKey: key.publicKey };
+}
+
+/** A profile with OLD_KEY in an in-memory store, and the listener's keyring over it. */
+async function profileWithOldKey() {
+  const store = memorySecretStore();
+  await installKeys(store, [OLD_KEY]);
+  const f = createFactory({
+    env: {},
+    globals: { json: false, input: false, debug: false, color: false },
+    io: testStreams().io,
+    clock: fixedClock(Date.UTC(2025, 0, 1)),
+    config: memoryConfigStore(),
+    secrets: store,
+  });
+  return { store, keyring: watchKeyring(f) };
+}
+
+describe('a key stored after the decryptor was made (`svc keys rotate` while listening)', () => {
+  const makers: [string, (k: ReturnType<typeof watchKeyring>) => Promise<Decryptor>][] = [
+    ['in-process', async (k) => inProcessDecryptor(k.current, { reloadFor: k.reloadFor })],
+    ['on the worker thread', async (k) => createDecryptor(k.current, { reloadFor: k.reloadFor, workerFile: await realWorkerFile() })],
+  ];
+  for (const [where, make] of makers) {
+    it(`decrypts the items for it once the keyring was read again, ${where}`, async () => {
+      const { store, keyring } = await profileWithOldKey();
+      const d = await make(keyring);
+      cleanup.push(() => d.close());
+      expect(await d.decrypt(sealedFor(OLD_KEY, 'sr-old'))).toMatchObject({ ok: true, keyId: OLD_KEY.keyId });
+
+      await installKeys(store, [OLD_KEY, CURRENT_KEY]);
+      const outcomes = await Promise.all([sealedFor(CURRENT_KEY, 'sr-new-1'), sealedFor(CURRENT_KEY, 'sr-new-2'), sealedFor(OLD_KEY, 'sr-old-2')].map((item) => d.decrypt(item)));
+      expect(outcomes).toEqual([
+        { ok: true, value: returnRequest('sr-new-1'), keyId: CURRENT_KEY.keyId },
+        { ok: true, value: returnRequest('sr-new-2'), keyId: CURRENT_KEY.keyId },
+        { ok: true, value: returnRequest('sr-old-2'), keyId: OLD_KEY.keyId },
+      ]);
+      // Later items for the new key need no further read.
+      expect(await d.decrypt(sealedFor(CURRENT_KEY, 'sr-new-3'))).toMatchObject({ ok: true, keyId: CURRENT_KEY.keyId });
+    });
+
+    it(`still reports an item for a key the store does not hold, ${where}`, async () => {
+      const { keyring } = await profileWithOldKey();
+      const d = await make(keyring);
+      cleanup.push(() => d.close());
+      expect(await d.decrypt(sealedFor(FOREIGN_KEY, 'sr-foreign'))).toEqual({
+        ok: false,
+        error: `cannot decrypt: no private key matches the item's public key ${FOREIGN_KEY.keyId}`,
+        missingKeyId: FOREIGN_KEY.keyId,
+      });
+      expect(await d.decrypt(sealedFor(OLD_KEY, 'sr-old'))).toMatchObject({ ok: true, keyId: OLD_KEY.keyId });
+    });
+  }
 });

@@ -89,6 +89,18 @@ describe('known events', () => {
     expect(h.streams.stderr()).toContain('receipt sr-old  1 item\n');
   });
 
+  it('decrypts an event for a key stored while listening (`svc keys rotate` in another terminal)', async () => {
+    const { h, l } = await listening({ keys: [OLD_KEY] });
+    await installKeys(await h.f.secrets(), [OLD_KEY, CURRENT_KEY]);
+    const rotated = returnRequestedBody('sr-rotated');
+    const [line] = await deliverAll(h, l, [rotated]);
+    expect(line).toMatchObject({ id: bodyId(rotated), data: returnRequest('sr-rotated') });
+    expect(line!.error).toBeUndefined();
+    const journal = await readJournalFile(l.journalPath);
+    expect(journal.deliveries.map((d) => d.id)).toEqual([bodyId(rotated)]);
+    expect(journal.processed).toMatchObject([{ id: bodyId(rotated), ok: true }]);
+  });
+
   it('keeps and reports a delivery that cannot be decrypted, without stopping', async () => {
     const { h, l } = await listening({ keys: [CURRENT_KEY] });
     const foreign = returnRequestedBody('sr-foreign', FOREIGN_KEY);

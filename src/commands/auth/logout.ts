@@ -1,10 +1,15 @@
 // `svc auth logout`: forgets what logins left behind: cached access tokens, refresh tokens
 // and the client secret in the secret store, Grants and companies in the profile. Other
-// settings (base URL, client ID, redirect URI, scopes) stay.
+// settings (base URL, client ID, redirect URI, scopes) stay, and so does every other secret:
+// private keys, webhook signing secrets, the API key. `--all` does this for every profile
+// svc knows by name: the current one, those of the config file and the built-in ones (a
+// client secret may be stored for `sandbox` without any setting in the config file).
 import { CLIENT_SECRET_KEY } from '../../auth/credentials.js';
 import { refreshTokenKey } from '../../auth/flows.js';
 import { forgetAuthorizations, knownIds, readAuthorizations } from '../../auth/profile.js';
 import { profileTokenCache } from '../../auth/session.js';
+import { BUILTIN_PROFILES } from '../../config/defaults.js';
+import { environmentGrant, resolveProfileName } from '../../config/settings.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -13,7 +18,7 @@ import { envVariableFor } from '../../secrets/env.js';
 import type { SecretStore } from '../../secrets/store.js';
 
 export interface LogoutOptions {
-  /** Every profile of the config file, not only the current one. */
+  /** Every profile, not only the current one. */
   all: boolean;
 }
 
@@ -28,16 +33,18 @@ export interface LogoutResult {
 }
 
 export async function run(opts: LogoutOptions, f: Factory): Promise<void> {
-  const settings = await f.settings();
-  const current = settings.profile.value;
+  // Only the profile name: logging out needs no base URL, and a profile may lack one.
+  const current = resolveProfileName(f.globals, f.env).value;
   const config = await f.config();
-  const names = opts.all ? [...new Set([current, ...config.profileNames()])] : [current];
+  const names = opts.all ? [...new Set([current, ...config.profileNames(), ...Object.keys(BUILTIN_PROFILES)])] : [current];
+  // SVC_GRANT_ID may name a Grant no profile stored; its tokens are cached all the same.
+  const extra = environmentGrant(f.env);
   const results: LogoutResult[] = [];
   for (const name of names) {
     const secrets = name === current ? await f.secrets() : await secretsOf(f, name);
-    // SVC_GRANT_ID may name a Grant the profile never stored; its tokens are cached all the same.
-    const extra = name === current ? settings.grant?.value : undefined;
-    results.push(await logout(f, config, name, secrets, extra));
+    const result = await logout(f, config, name, secrets, extra);
+    // Of the other profiles, only those that had something to remove are worth a line.
+    if (name === current || removedAnything(result)) results.push(result);
   }
   if (f.io.json) writeJson(f.io, results);
   else for (const r of results) note(f.io, describe(r));
@@ -55,8 +62,14 @@ async function logout(f: Factory, config: ConfigStore, profile: string, secrets:
   for (const company of auth.companies) if (await secrets.delete(refreshTokenKey(company.merchant_id))) refreshTokens += 1;
   const clientSecret = await secrets.delete(CLIENT_SECRET_KEY);
   // Metadata last: if the store fails above, the profile still lists what is left to delete.
-  forgetAuthorizations(config, profile);
-  return { profile, grants: auth.grants.length + auth.companies.length, tokens, refreshTokens, clientSecret };
+  // A profile with none is left alone, so that no empty one is added to the config file.
+  const grants = auth.grants.length + auth.companies.length;
+  if (grants > 0 || auth.grant !== undefined) forgetAuthorizations(config, profile);
+  return { profile, grants, tokens, refreshTokens, clientSecret };
+}
+
+function removedAnything(r: LogoutResult): boolean {
+  return r.grants > 0 || r.tokens > 0 || r.refreshTokens > 0 || r.clientSecret;
 }
 
 // The factory's store is bound to the current profile; another profile's keys need their own.

@@ -1,9 +1,9 @@
 // `svc webhook listen`: a local receiver in the foreground until SIGINT or SIGTERM. It
-// verifies, journals (fsync before the 2xx) and then decrypts each delivery; see
-// src/webhook/. Output: the line `listening on http://HOST:PORT/PATH` on stderr once
-// deliveries are accepted (scripts and tests wait for it; with --json stdout carries only
-// events), then one `--> EVENT ...` line per event on stderr, and with --json one CLI.md
-// event object per line on stdout.
+// verifies, journals (fsync before the 2xx) and then decrypts each delivery, reading the
+// keys again for a key generated since it started; see src/webhook/. Output: the line
+// `listening on http://HOST:PORT/PATH` on stderr once deliveries are accepted (scripts and
+// tests wait for it; with --json stdout carries only events), then one `--> EVENT ...` line
+// per event on stderr, and with --json one CLI.md event object per line on stdout.
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
 import { loadKeyring } from '../../crypto/keystore.js';
@@ -16,6 +16,7 @@ import { parsePort } from '../foreground.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
 import { openJournal } from '../../webhook/journal.js';
+import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent } from '../../webhook/processor.js';
 import { startReceiver, type RunningReceiver } from '../../webhook/receiver.js';
 import { journalPathOf, subscribe, watchSecrets } from '../../webhook/subscriptions.js';
@@ -48,7 +49,8 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
     stop.dispose();
     throw error;
   });
-  const decryptor = await createDecryptor(() => loadKeyring(f));
+  const keyring = watchKeyring(f);
+  const decryptor = await createDecryptor(keyring.current, { reloadFor: keyring.reloadFor });
   let receiver: RunningReceiver | undefined;
   const forwarder = forwardUrl && createForwarder(forwardUrl);
   const processor = createProcessor({

@@ -1,0 +1,108 @@
+// `svc credit-note issue` end to end on the built binary, where a unit test cannot reach:
+// two processes issuing against one receipt at the same moment, with nothing but the
+// state directory between them.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBarrierProxy } from './barrier-proxy.js';
+import { runSvc, tempDirs, type SvcResult } from './helpers.js';
+import { startMerchant, type Merchant } from './merchant.js';
+
+const dirs = tempDirs();
+let m: Merchant;
+const json = <T>(args: string[]) => m.json<T>(args);
+
+/** Quantity 1 on the groceries receipt. */
+const EGGS = '4005555000104';
+/** Quantity 1 too. */
+const BREAD = '4009876543210';
+
+beforeAll(async () => {
+  m = await startMerchant(dirs);
+});
+afterAll(async () => {
+  await m?.sandbox.stop();
+  await dirs.cleanup();
+});
+
+/** Every credit note the sandbox holds, by the deliveries it made for them. */
+async function sandboxCreditNotes(): Promise<Set<string>> {
+  const deliveries = await json<{ serviceReceiptId: string; kind: string }[]>(['sandbox', 'deliveries']);
+  return new Set(deliveries.filter((d) => d.kind === 'CREDIT_NOTE').map((d) => d.serviceReceiptId));
+}
+
+/** This machine's record of the credit notes issued against a receipt (any profile). */
+async function localCreditNotes(serviceReceiptId: string): Promise<{ serviceReceiptId: string; requestId: string; documentNumber: string }[]> {
+  const notes = [];
+  for (const profile of await readdir(m.home.stateDir)) {
+    const file = join(m.home.stateDir, profile, 'credit-notes', `${encodeURIComponent(serviceReceiptId)}.json`);
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text !== undefined) notes.push(...(JSON.parse(text) as { creditNotes: { serviceReceiptId: string; requestId: string; documentNumber: string }[] }).creditNotes);
+  }
+  return notes;
+}
+
+/**
+ * `svc credit-note issue REQUEST_ID --yes` for every request at once, from one machine.
+ * Each is held at the credit note template until all have got there (or 5 s passed):
+ * without a lock around the whole issue all get there, each having checked the return
+ * against a record without the others' credit notes.
+ */
+async function issueAtOnce(requestIds: readonly string[]): Promise<{ results: SvcResult[]; atTemplateTogether: number; outcomes: string }> {
+  const proxy = await startBarrierProxy(m.sandbox.url, {
+    hold: (method, path) => method === 'POST' && path === '/credit-note/template',
+    parties: requestIds.length,
+    waitMs: 5_000,
+  });
+  const results = await Promise.all(
+    requestIds.map((id) => runSvc(['credit-note', 'issue', id, '--yes'], { home: m.home, env: { SVC_BASE_URL: proxy.url }, timeout: 60_000 })),
+  ).finally(() => proxy.close());
+  const outcomes = results.map((r) => `exit ${r.exitCode}\n${r.stderr}`).join('\n---\n');
+  return { results, atTemplateTogether: proxy.arrived(), outcomes };
+}
+
+async function returnRequest(serviceReceiptId: string, item: string): Promise<string> {
+  return (await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', item])).requestId;
+}
+
+describe('two issues against the same receipt at once', () => {
+  it('issue one credit note; the other sees it and is refused as an over-return (exit 2)', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    // Two requests for the whole eggs line: either alone is fine, both together return 2 of 1.
+    const requests = [await returnRequest(serviceReceiptId, `${EGGS}:1`), await returnRequest(serviceReceiptId, `${EGGS}:1`)];
+    const before = await sandboxCreditNotes();
+
+    const { results, atTemplateTogether, outcomes } = await issueAtOnce(requests);
+    const issued = results.filter((r) => r.exitCode === 0);
+    const refused = results.filter((r) => r.exitCode === 2);
+    expect(issued, outcomes).toHaveLength(1);
+    expect(refused, outcomes).toHaveLength(1);
+    expect(refused[0]?.stderr).toContain(
+      `lineItems.0 (productId ${EGGS}): quantity 1 is more than the 0 that can still be returned (bought 1; 1 already credited by`,
+    );
+    expect(refused[0]?.stderr).toContain(`waiting for another credit note against receipt ${serviceReceiptId}`);
+    // Only the process holding the lock got as far as the template.
+    expect(atTemplateTogether).toBe(1);
+
+    const creditNoteId = issued[0]?.stdout.trim();
+    const after = await sandboxCreditNotes();
+    expect([...after].filter((id) => !before.has(id))).toEqual([creditNoteId]);
+    expect((await localCreditNotes(serviceReceiptId)).map((n) => n.serviceReceiptId)).toEqual([creditNoteId]);
+  });
+
+  it('for different lines: both issued, one after the other, with their own document numbers', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const requests = [await returnRequest(serviceReceiptId, `${EGGS}:1`), await returnRequest(serviceReceiptId, `${BREAD}:1`)];
+
+    const { results, outcomes } = await issueAtOnce(requests);
+    expect(results.map((r) => r.exitCode), outcomes).toEqual([0, 0]);
+    // The one that waited had shown its credit note as -1 as well; checked again under the lock it is -2.
+    expect(outcomes).toMatch(/was credited by CN-R-2025-000871-1 after this credit note was shown; issuing it as it is now:\ncredit note CN-R-2025-000871-2 /);
+    const local = await localCreditNotes(serviceReceiptId);
+    expect(local.map((n) => n.serviceReceiptId).sort()).toEqual(results.map((r) => r.stdout.trim()).sort());
+    expect(local.map((n) => [n.documentNumber, n.requestId])).toEqual([
+      ['CN-R-2025-000871-1', expect.any(String)],
+      ['CN-R-2025-000871-2', expect.any(String)],
+    ]);
+  });
+});

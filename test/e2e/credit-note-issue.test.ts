@@ -1,12 +1,13 @@
-// `svc credit-note issue` end to end on the built binary, where a unit test cannot reach:
-// two processes issuing against one receipt at the same moment, with nothing but the
-// state directory between them.
+// `svc credit-note issue` end to end on the built binary: two processes issuing against one
+// receipt at the same moment, with nothing but the state directory between them; and a
+// return accepted only in part, credited with --item, as the customer's devices get it.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBarrierProxy } from './barrier-proxy.js';
 import { runSvc, tempDirs, type SvcResult } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
+import { decrypt, devicePrivateKeys } from './oracle.js';
 
 const dirs = tempDirs();
 let m: Merchant;
@@ -16,6 +17,9 @@ const json = <T>(args: string[]) => m.json<T>(args);
 const EGGS = '4005555000104';
 /** Quantity 1 too. */
 const BREAD = '4009876543210';
+const MILK = '4001234567890';
+/** 6 × 0.59, VAT 19 %. */
+const WATER = '4001111222333';
 
 beforeAll(async () => {
   m = await startMerchant(dirs);
@@ -32,12 +36,19 @@ async function sandboxCreditNotes(): Promise<Set<string>> {
 }
 
 /** This machine's record of the credit notes issued against a receipt (any profile). */
-async function localCreditNotes(serviceReceiptId: string): Promise<{ serviceReceiptId: string; requestId: string; documentNumber: string }[]> {
+interface LocalCreditNote {
+  serviceReceiptId: string;
+  requestId: string;
+  documentNumber: string;
+  lines: { productId: string; quantity: number }[];
+}
+
+async function localCreditNotes(serviceReceiptId: string): Promise<LocalCreditNote[]> {
   const notes = [];
   for (const profile of await readdir(m.home.stateDir)) {
     const file = join(m.home.stateDir, profile, 'credit-notes', `${encodeURIComponent(serviceReceiptId)}.json`);
     const text = await readFile(file, 'utf8').catch(() => undefined);
-    if (text !== undefined) notes.push(...(JSON.parse(text) as { creditNotes: { serviceReceiptId: string; requestId: string; documentNumber: string }[] }).creditNotes);
+    if (text !== undefined) notes.push(...(JSON.parse(text) as { creditNotes: LocalCreditNote[] }).creditNotes);
   }
   return notes;
 }
@@ -104,5 +115,53 @@ describe('two issues against the same receipt at once', () => {
       ['CN-R-2025-000871-1', expect.any(String)],
       ['CN-R-2025-000871-2', expect.any(String)],
     ]);
+  });
+});
+
+describe('a return accepted in part', () => {
+  it('accept --partial → issue --item: the credit note holds only that part, prorated; --complete completes the request', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>([
+      'sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:2`, '--item', `${WATER}:3`,
+    ]);
+    await m.svc(['credit-note', 'accept', requestId, '--partial']);
+
+    // Without the part named, nothing is credited.
+    const unnamed = await runSvc(['credit-note', 'issue', requestId, '--yes'], { home: m.home, env: m.env });
+    expect(unnamed.exitCode, unnamed.stderr).toBe(2);
+    expect(unnamed.stderr).toContain(`return request ${requestId} is PARTIALLY_ACCEPTED: name the part you accepted with --item PRODUCT_ID:QTY`);
+    expect(unnamed.stderr).toContain(`hint: it asks for --item ${MILK}:2 --item ${WATER}:3`);
+    const tooMany = await runSvc(['credit-note', 'issue', requestId, '--yes', '--item', `${WATER}:4`], { home: m.home, env: m.env });
+    expect(tooMany.exitCode, tooMany.stderr).toBe(2);
+    expect(tooMany.stderr).toContain(`productId ${WATER}: quantity 4 is more than the 3 the request asks for`);
+
+    const before = await sandboxCreditNotes();
+    const issued = await json<{ serviceReceiptId: string; totalAmount: number; lines: unknown[]; status: string }>([
+      'credit-note', 'issue', requestId, '--yes', '--complete', '--item', `${WATER}:2`,
+    ]);
+    // Water 2 of 6: net 1.18, VAT 19 % of 0.67 prorated 0.2233 → 0.22.
+    expect(issued).toMatchObject({ totalAmount: 1.4, status: 'COMPLETED', lines: [{ productId: WATER, quantity: 2, subtotal: 1.18, total: 1.4 }] });
+    expect([...(await sandboxCreditNotes())].filter((id) => !before.has(id))).toEqual([issued.serviceReceiptId]);
+
+    // What every device of the customer decrypts: one credit note line, the part accepted.
+    const deliveries = await json<{ recipientId: string; status: string; entry: Record<string, string> }[]>(['sandbox', 'deliveries', issued.serviceReceiptId]);
+    expect(deliveries.length).toBeGreaterThan(0);
+    const keys = await devicePrivateKeys(m.fixture.path);
+    for (const d of deliveries) {
+      expect(d.status).toBe('DELIVERED');
+      const creditNote = decrypt(d.entry.encryptedCreditNote ?? '', d.entry.encryptedSymmetricKey ?? '', keys.get(d.recipientId) ?? '') as {
+        creditNoteLine: { creditedQuantity: { value: number }; lineExtensionAmount: { value: number }; item: { sellersItemIdentification: { id: { value: string } } } }[];
+        legalMonetaryTotal: { lineExtensionAmount: { value: number }; payableAmount: { value: number } };
+      };
+      expect(creditNote.creditNoteLine.map((l) => [l.item.sellersItemIdentification.id.value, l.creditedQuantity.value, l.lineExtensionAmount.value])).toEqual([
+        [WATER, 2, 1.18],
+      ]);
+      expect(creditNote.legalMonetaryTotal).toMatchObject({ lineExtensionAmount: { value: 1.18 }, payableAmount: { value: 1.4 } });
+    }
+
+    const queue = await json<{ requestId: string; status: string }[]>(['credit-note', 'poll']);
+    expect(queue.find((q) => q.requestId === requestId)?.status).toBe('COMPLETED');
+    const [recorded] = await localCreditNotes(serviceReceiptId);
+    expect(recorded).toMatchObject({ serviceReceiptId: issued.serviceReceiptId, lines: [{ productId: WATER, quantity: 2 }] });
   });
 });

@@ -1,5 +1,6 @@
 // `svc credit-note issue REQUEST_ID`: the whole of INTERFACE.md "RETURN_REQUESTED"
-// processing. The request is decrypted and checked against the merchant's own record of the
+// processing. The request (or the part of it named with --item, which a PARTIALLY_ACCEPTED
+// request needs) is decrypted and checked against the merchant's own record of the
 // receipt, the credit note is computed from that record (never from the customer's figures)
 // and shown, and only after the merchant confirms does anything reach the service:
 // template → resolve the owner's current devices → inject the customer → encrypt per device
@@ -22,6 +23,7 @@ import type { Recipient } from '../../contract/recipient.js';
 import { ReturnRequest, type QueueItem } from '../../contract/returns.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { parseOrThrow } from '../../contract/validate.js';
+import { approvedPart, type ApprovedPart } from '../../credit-notes/approved.js';
 import { checkReturn, quantityOf, type Allocation } from '../../credit-notes/check.js';
 import { computeCreditNote, type ComputedCreditNote } from '../../credit-notes/compute.js';
 import { encryptedPart } from '../../credit-notes/queue.js';
@@ -41,6 +43,7 @@ import { note, println } from '../../io/streams.js';
 import { injectCustomer, supplierPartyIdOf } from '../../receipts/document.js';
 import { encryptForRecipients } from '../../receipts/encrypt.js';
 import { loadReceiptRecord, ReceiptRecord } from '../../receipts/records.js';
+import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
 
 export interface IssueOptions {
@@ -48,6 +51,8 @@ export interface IssueOptions {
   /** A receipt record JSON file, for a receipt another machine issued. */
   original?: string | undefined;
   documentNumber?: string | undefined;
+  /** PRODUCT_ID:QTY, repeatable: credit only these (required for a PARTIALLY_ACCEPTED request); none: all of the request. */
+  item?: string[] | undefined;
   yes?: boolean | undefined;
   complete?: boolean | undefined;
 }
@@ -65,10 +70,11 @@ interface Original {
   request: ReceiptTemplateRequest;
 }
 
-/** The decrypted request and the receipt it is for: what the check starts from. */
+/** The decrypted request, the part of it to credit and the receipt it is for: what the check starts from. */
 interface Opened {
   item: QueueItem;
   returnRequest: ReturnRequest;
+  approved: ApprovedPart;
   original: Original;
 }
 
@@ -97,9 +103,10 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
   if (opts.documentNumber !== undefined && opts.documentNumber.trim() === '') {
     throw new UsageError('--document-number must not be empty');
   }
+  const items = (opts.item ?? []).map(parseItem);
   const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
   const caller = await writeReceiptsCaller(f);
-  const opened = await openRequest(f, caller, opts);
+  const opened = await openRequest(f, caller, opts, items);
   const receipt = opened.item.serviceReceiptId;
   const shown = prepare(opened, await loadCreditNotes(f, receipt), terms);
   preview(f, shown.credit, shown.returnRequest);
@@ -118,11 +125,11 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
         note(f.io, `waiting for another credit note against receipt ${receipt} to be issued first (a lock left by a process that died is taken over after ${staleMs / 1000} s)`),
     },
   );
-  const status = opts.complete ? await completeRequest(f, caller, prepared.item, issued.result) : undefined;
+  const status = opts.complete ? await completeRequest(f, caller, prepared, issued.result) : undefined;
   report(f, prepared, issued, status);
 }
 
-async function openRequest(f: Factory, caller: Caller, opts: IssueOptions): Promise<Opened> {
+async function openRequest(f: Factory, caller: Caller, opts: IssueOptions, items: readonly ItemQuantity[]): Promise<Opened> {
   const item = await findReturnRequest(caller, opts.requestId);
   if (CLOSED.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
@@ -130,13 +137,14 @@ async function openRequest(f: Factory, caller: Caller, opts: IssueOptions): Prom
     });
   }
   const returnRequest = await decryptRequest(f, item);
+  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items });
   const original = await originalReceipt(f, opts.original, item);
-  return { item, returnRequest, original };
+  return { item, returnRequest, approved, original };
 }
 
 /** The request checked against the earlier credit notes of its receipt, and the credit note computed from the merchant's record. */
 function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: Terms): Prepared {
-  const { item, returnRequest, original } = opened;
+  const { item, returnRequest, approved, original } = opened;
   const earlier = previous.find((n) => n.requestId === item.requestId);
   if (earlier) {
     throw new RequestStateError(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId})`, {
@@ -151,6 +159,7 @@ function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: T
     previous,
     now: terms.now,
     windowDays: terms.windowDays,
+    approved: approved.lines,
   });
   const credit = computeCreditNote({
     original: original.request,
@@ -332,10 +341,11 @@ function asCreditNoteEntry({ encryptedReceipt, ...entry }: EncryptedReceiptEntry
   return { ...entry, encryptedCreditNote: encryptedReceipt };
 }
 
-/** --complete: PENDING must be accepted before it can be completed (CONTRACT.md §6). */
-async function completeRequest(f: Factory, caller: Caller, item: QueueItem, result: CreditNoteSubmissionResult): Promise<string> {
+/** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (CONTRACT.md §6). */
+async function completeRequest(f: Factory, caller: Caller, prepared: Prepared, result: CreditNoteSubmissionResult): Promise<string> {
+  const { item, approved } = prepared;
   try {
-    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, 'ACCEPTED');
+    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, approved.whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED');
     return (await setReturnRequestStatus(caller, item.requestId, 'COMPLETED')).status;
   } catch (error) {
     note(f.io, `the credit note was issued as ${result.serviceReceiptId}, but request ${item.requestId} was not marked COMPLETED`);

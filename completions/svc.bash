@@ -212,8 +212,8 @@ _svc_spec() {
       ;;
     'svc credit-note issue')
       subcommands=''
-      flags='--original --document-number --yes --complete --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--original --document-number --profile --base-url'
+      flags='--original --document-number --item --yes --complete --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--original --document-number --item --profile --base-url'
       args=('')
       ;;
     'svc credit-note template')

@@ -125,6 +125,8 @@ export interface LockOptions {
   /** A lock file older than this belongs to a process that died; it is taken over. */
   staleMs: number;
   pollMs: number;
+  /** Called once if the lock is held by a live process, before waiting for it. */
+  onWait?: () => void;
 }
 
 /**
@@ -134,6 +136,7 @@ export interface LockOptions {
  */
 export async function withFileLock<T>(path: string, work: () => Promise<T>, opts: LockOptions): Promise<T> {
   await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  let waiting = false;
   for (;;) {
     try {
       const handle = await open(path, 'wx', 0o600);
@@ -154,6 +157,10 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>, opts
     if (Date.now() - mtime > opts.staleMs) {
       await rm(path, { force: true });
       continue;
+    }
+    if (!waiting) {
+      waiting = true;
+      opts.onWait?.();
     }
     await new Promise((resolve) => setTimeout(resolve, opts.pollMs));
   }

@@ -32,6 +32,15 @@ export interface ReturnCheck {
   previous: readonly CreditNoteRecord[];
   now: number;
   windowDays: number;
+  /** The part of the request to credit (see approved.ts); default: every line as requested. */
+  approved?: readonly ApprovedLine[];
+}
+
+/** How much of one line of the return request is credited. */
+export interface ApprovedLine {
+  /** Index in the request's `lineItems`. */
+  line: number;
+  quantity: number;
 }
 
 /** The part of one original line a credit note takes, in scaled quantities. */
@@ -81,14 +90,17 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   const requestedEarlier = new Map<string, number>();
   const allocations = new Map<number, Allocation>();
 
-  request.lineItems.forEach((item, index) => {
+  const approved = check.approved ?? request.lineItems.map((item, line) => ({ line, quantity: item.quantity }));
+  for (const { line: index, quantity } of approved) {
+    const item = request.lineItems[index];
+    if (item === undefined) throw new RangeError(`no line ${index} in return request ${check.requestId}`);
     const path = `lineItems.${index} (productId ${item.productId})`;
     const lines = products.flatMap((p, i) => (p.identifier === item.productId ? [i] : []));
     if (lines.length === 0) {
       issues.push({ path, message: `is not a product of receipt ${document}` });
-      return;
+      continue;
     }
-    const wanted = scaledQuantity(item.quantity);
+    const wanted = scaledQuantity(quantity);
     const available = lines.reduce((sum, i) => sum + Math.max(0, remaining[i] ?? 0), 0);
     const earlier = requestedEarlier.get(item.productId) ?? 0;
     requestedEarlier.set(item.productId, earlier + wanted);
@@ -101,9 +113,9 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
       if (earlier > 0) parts.push(`${quantityOf(earlier)} asked for on earlier lines of this request`);
       issues.push({
         path,
-        message: `quantity ${item.quantity} is more than the ${quantityOf(Math.max(0, available))} that can still be returned (${parts.join('; ')})`,
+        message: `quantity ${quantity} is more than the ${quantityOf(Math.max(0, available))} that can still be returned (${parts.join('; ')})`,
       });
-      return;
+      continue;
     }
     let left = wanted;
     for (const line of lines) {
@@ -116,7 +128,7 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
       allocations.set(line, allocation);
       if (left === 0) break;
     }
-  });
+  }
 
   issues.push(...bankIssues(request));
   if (issues.length > 0) {

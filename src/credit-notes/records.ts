@@ -1,13 +1,14 @@
 // The merchant's own record of every credit note this machine issued, one JSON file per
 // original receipt in <stateDir>/<profile>/credit-notes/<serviceReceiptId>.json. The next
 // return against that receipt is checked against it, so a damaged file stops an issue
-// rather than letting an over-return through, and appends happen under a lock so that
-// two issues at once cannot drop each other's record.
+// rather than letting an over-return through. A credit note is issued with the receipt's
+// lock held from reading the earlier credit notes to recording the new one, so that two
+// issues at once can neither both pass the quantity check nor drop each other's record.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { withFileLock } from '../auth/token-cache.js';
+import { STALE_LOCK_MS, withFileLock } from '../auth/token-cache.js';
 import { NonEmptyString, Sha256Hex } from '../contract/common.js';
 import { CreditNoteSubmissionResult } from '../contract/credit-note.js';
 import { SvcError } from '../errors.js';
@@ -66,27 +67,55 @@ export async function loadCreditNotes(f: Factory, parentServiceReceiptId: string
   return (await readLedger(ledgerPath(f, parentServiceReceiptId), parentServiceReceiptId)).creditNotes;
 }
 
-/** Appends a credit note to its receipt's file (atomically, under a lock); returns the path. */
-export async function recordCreditNote(f: Factory, parentServiceReceiptId: string, record: CreditNoteRecord): Promise<string> {
+/** The credit notes of one receipt, as `withCreditNoteLedger` hands them to its work. */
+export interface CreditNoteLedger {
+  /** Issued against the receipt so far, oldest first, read once the lock was held. */
+  readonly previous: readonly CreditNoteRecord[];
+  /** Appends a credit note to the receipt's file (atomically); returns the path. Only while the work runs. */
+  record(record: CreditNoteRecord): Promise<string>;
+}
+
+export interface LedgerLockOptions {
+  /** Called once if another process holds the receipt's lock, before waiting for it (at most `staleMs` if that process died). */
+  onWait?: (staleMs: number) => void;
+}
+
+/**
+ * Runs `work` holding the lock of the receipt's credit notes in this profile: another
+ * process's `work` for the same receipt runs wholly before or wholly after it. The holder
+ * keeps the lock fresh while it works, so a lock left by a process that died is taken over
+ * once it is STALE_LOCK_MS old.
+ */
+export async function withCreditNoteLedger<T>(
+  f: Factory,
+  parentServiceReceiptId: string,
+  work: (ledger: CreditNoteLedger) => Promise<T>,
+  opts: LedgerLockOptions = {},
+): Promise<T> {
   const path = ledgerPath(f, parentServiceReceiptId);
   const lock = join(f.paths.stateDir, 'locks', `credit-notes-${createHash('sha256').update(path).digest('hex').slice(0, 32)}.lock`);
   return withFileLock(
     lock,
     async () => {
-      const ledger = await readLedger(path, parentServiceReceiptId);
-      const next: Ledger = { ...ledger, creditNotes: [...ledger.creditNotes, record] };
-      try {
-        return await writePrivateFile(creditNotesDir(f), pathSegment(parentServiceReceiptId, 'serviceReceiptId') + RECORD_SUFFIX, `${JSON.stringify(next, null, 2)}\n`);
-      } catch (error) {
-        if (error instanceof SvcError) throw error;
-        throw new SvcError(`cannot write the credit note record ${path} (${fsErrorCode(error)})`, {
-          hint: `the credit note was issued as ${record.serviceReceiptId}; free space or fix the permissions of ${creditNotesDir(f)}`,
-          cause: error,
-        });
-      }
+      const { creditNotes } = await readLedger(path, parentServiceReceiptId);
+      return work({ previous: creditNotes, record: (record) => appendRecord(f, path, parentServiceReceiptId, record) });
     },
-    { staleMs: 30_000, pollMs: 50 },
+    { staleMs: STALE_LOCK_MS, pollMs: 50, onWait: () => opts.onWait?.(STALE_LOCK_MS) },
   );
+}
+
+async function appendRecord(f: Factory, path: string, parentServiceReceiptId: string, record: CreditNoteRecord): Promise<string> {
+  const ledger = await readLedger(path, parentServiceReceiptId);
+  const next: Ledger = { ...ledger, creditNotes: [...ledger.creditNotes, record] };
+  try {
+    return await writePrivateFile(creditNotesDir(f), pathSegment(parentServiceReceiptId, 'serviceReceiptId') + RECORD_SUFFIX, `${JSON.stringify(next, null, 2)}\n`);
+  } catch (error) {
+    if (error instanceof SvcError) throw error;
+    throw new SvcError(`cannot write the credit note record ${path} (${fsErrorCode(error)})`, {
+      hint: `the credit note was issued as ${record.serviceReceiptId}; free space or fix the permissions of ${creditNotesDir(f)}`,
+      cause: error,
+    });
+  }
 }
 
 async function readLedger(path: string, parentServiceReceiptId: string): Promise<Ledger> {

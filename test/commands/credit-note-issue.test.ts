@@ -8,11 +8,12 @@ import type { CreditNoteSubmission } from '../../src/contract/credit-note.js';
 import type { CustomerDetails } from '../../src/contract/receipt.js';
 import type { ReturnRequest } from '../../src/contract/returns.js';
 import { CreditNoteTemplateRequest, type ReceiptTemplateRequest, type UblDocument } from '../../src/contract/template.js';
-import { loadCreditNotes } from '../../src/credit-notes/records.js';
+import { loadCreditNotes, withCreditNoteLedger, type CreditNoteRecord } from '../../src/credit-notes/records.js';
 import { documentHash } from '../../src/crypto/hash.js';
 import { decryptJson } from '../../src/crypto/hybrid.js';
 import { toMinor } from '../../src/crypto/money.js';
 import { ExitCode, UsageError, ValidationError } from '../../src/errors.js';
+import type { Prompter } from '../../src/io/prompter.js';
 import { injectCustomer } from '../../src/receipts/document.js';
 import { saveReceiptRecord, type ReceiptRecord } from '../../src/receipts/records.js';
 import { discountedLine, groceries } from '../credit-notes/fixtures.js';
@@ -338,5 +339,118 @@ describe('credit-note issue: other refusals', () => {
     expect(again).toBeInstanceOf(RequestStateError);
     expect((again as RequestStateError).exitCode).toBe(ExitCode.conflict);
     expect((again as RequestStateError).message).toBe('return request req-2 was already credited by CN-R-2025-000871-1 (cn-1)');
+  });
+});
+
+describe('credit-note issue: checked again once the receipt is locked', () => {
+  /** What another svc process records against sr-1 while this one waits for the merchant's answer. */
+  function creditedMeanwhile(productId: string, originalLine: number, quantity: number): CreditNoteRecord {
+    return {
+      serviceReceiptId: 'cn-other',
+      requestId: 'req-other',
+      documentNumber: 'CN-OTHER',
+      issuedAt: new Date(NOW).toISOString(),
+      lines: [{ originalLine, productId, quantity }],
+      templateRequest: { documentNumber: 'CN-OTHER', currency: 'EUR', invoiceSubtotal: 1.19, totalAmount: 1.28 },
+      templateHash: 'a'.repeat(64),
+      finalHash: 'b'.repeat(64),
+      matchId: 'match-other',
+      recipients: [{ recipientId: 'device-1', receiverType: 'DEVICE', keyId: 'k' }],
+      submission: { serviceReceiptId: 'cn-other', parentServiceReceiptId: 'sr-1', templateHash: 'a'.repeat(64), createdAt: new Date(NOW).toISOString() },
+    };
+  }
+
+  /** A merchant who says yes, while another process records `meanwhile` (through the same lock). */
+  function confirmWhile(h: Harness, meanwhile: CreditNoteRecord): void {
+    const confirm = async () => {
+      await withCreditNoteLedger(h.f, 'sr-1', (ledger) => ledger.record(meanwhile));
+      return true;
+    };
+    h.f.prompter = () => ({ confirm }) as unknown as Prompter;
+  }
+
+  it('an over-return made by a credit note recorded during the confirmation is refused (exit 2), nothing submitted', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2]]), keys.current.publicKey)]);
+    confirmWhile(h, creditedMeanwhile(MILK, 0, 1));
+    const error = (await issue({ requestId: 'req-1' }, h.f).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.exitCode).toBe(ExitCode.usage);
+    expect(error.issues).toEqual([
+      { path: `lineItems.0 (productId ${MILK})`, message: 'quantity 2 is more than the 1 that can still be returned (bought 2; 1 already credited by CN-OTHER)' },
+    ]);
+    expect(h.sent).toEqual([]);
+    expect((await loadCreditNotes(h.f, 'sr-1')).map((n) => n.serviceReceiptId)).toEqual(['cn-other']);
+  });
+
+  it('a credit note that changed since the merchant confirmed it is not issued (exit 7)', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    confirmWhile(h, creditedMeanwhile(MILK, 0, 1));
+    const error = (await issue({ requestId: 'req-1' }, h.f).catch((e: unknown) => e)) as RequestStateError;
+    expect(error).toBeInstanceOf(RequestStateError);
+    expect(error.exitCode).toBe(ExitCode.conflict);
+    expect(error.message).toBe('receipt sr-1 was credited by CN-OTHER after this credit note was shown, which changes it');
+    expect(error.hint).toBe('nothing was submitted; run `svc credit-note issue req-1` again to see the new figures');
+    expect(h.sent).toEqual([]);
+  });
+});
+
+describe('credit-note issue --item: a part of the request', () => {
+  it('credits only the named products and quantities, prorated, and records only those', async () => {
+    const h = await shop({ json: true });
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2], [WATER, 6]]), keys.current.publicKey, { status: 'PARTIALLY_ACCEPTED' })]);
+    replyIssue(h);
+    await issue(opts('req-1', { item: [`${WATER}:2`] }), h.f);
+    const template = h.sent[0]!.body as CreditNoteTemplateRequest;
+    // Water 2 of 6: 1.18 + tax 0.2233 → 0.22.
+    expect(template.products.map((p) => [p.identifier, p.quantity, p.subtotal, p.total])).toEqual([[WATER, 2, 1.18, 1.4]]);
+    expect(template).toMatchObject({ invoiceSubtotal: 1.18, totalTaxAmount: 0.22, totalAmount: 1.4 });
+    expect(JSON.parse(h.streams.stdout())).toMatchObject({ totalAmount: 1.4, lines: [{ productId: WATER, quantity: 2, subtotal: 1.18, total: 1.4 }] });
+    const [recorded] = await loadCreditNotes(h.f, 'sr-1');
+    expect(recorded?.lines).toEqual([{ originalLine: 5, productId: WATER, quantity: 2 }]);
+  });
+
+  it('--complete on a PENDING request credited in part accepts it in part, then completes it', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2]]), keys.current.publicKey)]);
+    replyIssue(h);
+    replyStatus(h, 'req-1');
+    replyStatus(h, 'req-1');
+    await issue(opts('req-1', { item: [`${MILK}:1`], complete: true }), h.f);
+    expect(h.sent.slice(3).map((s) => s.body)).toEqual([{ status: 'PARTIALLY_ACCEPTED' }, { status: 'COMPLETED' }]);
+  });
+
+  it('a PARTIALLY_ACCEPTED request without --item is a usage error (exit 2), nothing submitted', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2], [WATER, 1]]), keys.current.publicKey, { status: 'PARTIALLY_ACCEPTED' })]);
+    const error = (await issue(opts('req-1'), h.f).catch((e: unknown) => e)) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.exitCode).toBe(ExitCode.usage);
+    expect(error.message).toBe('return request req-1 is PARTIALLY_ACCEPTED: name the part you accepted with --item PRODUCT_ID:QTY');
+    expect(error.hint).toBe(`it asks for --item ${MILK}:2 --item ${WATER}:1; keep what you accepted, lowering the quantities`);
+    expect(h.sent).toEqual([]);
+  });
+
+  it('a product the request does not ask for, or more than it asks for, exits 2 naming it; nothing submitted', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1], [WATER, 2]]), keys.current.publicKey, { status: 'PARTIALLY_ACCEPTED' })]);
+    const error = (await issue(opts('req-1', { item: ['4009876543210:1', `${WATER}:3`] }), h.f).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.exitCode).toBe(ExitCode.usage);
+    expect(error.issues).toEqual([
+      { path: 'productId 4009876543210', message: `is not a line of return request req-1, which asks for ${MILK}:1, ${WATER}:2` },
+      { path: `productId ${WATER}`, message: 'quantity 3 is more than the 2 the request asks for' },
+    ]);
+    expect(h.sent).toEqual([]);
+    expect(await loadCreditNotes(h.f, 'sr-1')).toEqual([]);
+  });
+
+  it('a malformed --item is refused before any request', async () => {
+    const h = await shop();
+    const error = await issue(opts('req-1', { item: [`${MILK}:0`] }), h.f).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(`--item: "${MILK}:0" is not PRODUCT_ID:QTY with a positive quantity`);
+    expect(tokenSourceFor).not.toHaveBeenCalled();
   });
 });

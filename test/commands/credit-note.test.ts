@@ -73,6 +73,9 @@ describe('argv → options', () => {
     expect(await parseArgv(['credit-note', 'issue', 'req-1', '--original', 'r.json', '--document-number', 'CN-9', '--yes', '--complete'])).toEqual([
       { requestId: 'req-1', original: 'r.json', documentNumber: 'CN-9', yes: true, complete: true },
     ]);
+    expect(await parseArgv(['credit-note', 'issue', 'req-1', '--item', 'SKU-1:2', '--item', 'urn:sku:7:0.5'])).toEqual([
+      { requestId: 'req-1', item: ['SKU-1:2', 'urn:sku:7:0.5'] },
+    ]);
     expect(await parseArgv(['credit-note', 'template', '--file', '-'])).toEqual([{ file: '-' }]);
   });
 });

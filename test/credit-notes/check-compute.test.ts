@@ -65,6 +65,17 @@ describe('checkReturn', () => {
     ]);
   });
 
+  it('takes only the approved part, naming each line by its place in the request', () => {
+    const request = returnOf(groceries(), [['4001234567890', 2], ['4009876543210', 2]]);
+    expect(checkReturn(check({ returnRequest: request, approved: [{ line: 0, quantity: 1 }] }))).toEqual([
+      { originalLine: 0, productId: '4001234567890', quantity: 1_000_000, creditedBefore: 0 },
+    ]);
+    const previous = [earlier('CN-1', 0, '4001234567890', 1)];
+    expect(issuesOf(() => checkReturn(check({ returnRequest: request, previous, approved: [{ line: 0, quantity: 1.5 }, { line: 1, quantity: 1 }] })))).toEqual([
+      { path: 'lineItems.0 (productId 4001234567890)', message: 'quantity 1.5 is more than the 1 that can still be returned (bought 2; 1 already credited by CN-1)' },
+    ]);
+  });
+
   it('names an unknown product, an over-return and the receipt id, each at its line', () => {
     const request = returnOf(groceries(), [['4001234567890', 1], ['NOT-SOLD', 1], ['4009876543210', 2]], { receiptId: 'R-OTHER' });
     expect(issuesOf(() => checkReturn(check({ returnRequest: request })))).toEqual([

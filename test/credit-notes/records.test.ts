@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryConfigStore } from '../../src/config/store.js';
-import { creditNotesDir, loadCreditNotes, recordCreditNote, type CreditNoteRecord } from '../../src/credit-notes/records.js';
+import { creditNotesDir, loadCreditNotes, withCreditNoteLedger, type CreditNoteRecord } from '../../src/credit-notes/records.js';
 import { SvcError } from '../../src/errors.js';
 import { createFactory, type Factory } from '../../src/factory.js';
 import { testStreams } from '../../src/io/test-streams.js';
@@ -27,6 +27,9 @@ afterEach(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
+/** Records a credit note under the receipt's lock, with nothing else done while holding it. */
+const record = (receipt: string, creditNote: CreditNoteRecord) => withCreditNoteLedger(f, receipt, (ledger) => ledger.record(creditNote));
+
 function note(id: string, requestId: string): CreditNoteRecord {
   return {
     serviceReceiptId: id,
@@ -49,8 +52,8 @@ describe('credit note records', () => {
   });
 
   it('append per original receipt, owner-only, even when written at once', async () => {
-    await Promise.all([recordCreditNote(f, 'sr-1', note('cn-1', 'r-1')), recordCreditNote(f, 'sr-1', note('cn-2', 'r-2'))]);
-    await recordCreditNote(f, 'sr-2', note('cn-3', 'r-3'));
+    await Promise.all([record('sr-1', note('cn-1', 'r-1')), record('sr-1', note('cn-2', 'r-2'))]);
+    await record('sr-2', note('cn-3', 'r-3'));
     const dir = join(stateDir, 'shop', 'credit-notes');
     expect(creditNotesDir(f)).toBe(dir);
     expect((await loadCreditNotes(f, 'sr-1')).map((n) => n.serviceReceiptId).sort()).toEqual(['cn-1', 'cn-2']);
@@ -61,11 +64,54 @@ describe('credit note records', () => {
   });
 
   it('refuse to go on from a damaged file, which would hide earlier credits', async () => {
-    await recordCreditNote(f, 'sr-1', note('cn-1', 'r-1'));
+    await record('sr-1', note('cn-1', 'r-1'));
     await writeFile(join(creditNotesDir(f), 'sr-1.json'), '{"version":1');
     const error = await loadCreditNotes(f, 'sr-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SvcError);
     expect((error as SvcError).message).toMatch(/is damaged, so earlier credits for receipt sr-1 are unknown/);
-    await expect(recordCreditNote(f, 'sr-1', note('cn-2', 'r-2'))).rejects.toBeInstanceOf(SvcError);
+    await expect(record('sr-1', note('cn-2', 'r-2'))).rejects.toBeInstanceOf(SvcError);
+  });
+});
+
+describe('the lock of a receipt', () => {
+  it('runs one work at a time per receipt: the second sees what the first recorded, after waiting for it', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let firstIn!: () => void;
+    const firstHolds = new Promise<void>((resolve) => (firstIn = resolve));
+    const first = withCreditNoteLedger(f, 'sr-1', async (ledger) => {
+      firstIn();
+      await released;
+      await ledger.record(note('cn-1', 'r-1'));
+      return ledger.previous.length;
+    });
+    await firstHolds;
+    const waits: number[] = [];
+    const second = withCreditNoteLedger(f, 'sr-1', async (ledger) => ledger.previous.map((n) => n.serviceReceiptId), { onWait: (ms) => waits.push(ms) });
+    // Another receipt's lock is another lock.
+    expect(await withCreditNoteLedger(f, 'sr-2', async (ledger) => ledger.previous)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(waits).toEqual([30_000]);
+    release();
+    expect(await first).toBe(0);
+    expect(await second).toEqual(['cn-1']);
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    let lockFile = '';
+    await withCreditNoteLedger(f, 'sr-1', async () => {
+      const [name] = await readdir(join(stateDir, 'locks'));
+      lockFile = join(stateDir, 'locks', name ?? '');
+    });
+    await writeFile(lockFile, '99999999\n');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lockFile, old, old);
+    const waits: number[] = [];
+    const started = Date.now();
+    await withCreditNoteLedger(f, 'sr-1', (ledger) => ledger.record(note('cn-1', 'r-1')), { onWait: (ms) => waits.push(ms) });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(waits).toEqual([]);
+    expect((await loadCreditNotes(f, 'sr-1')).map((n) => n.serviceReceiptId)).toEqual(['cn-1']);
+    expect(await readdir(join(stateDir, 'locks'))).toEqual([]);
   });
 });

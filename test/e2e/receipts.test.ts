@@ -1,13 +1,13 @@
 // Issue 4 end to end on the built binary: a receipt sent to a customer with three devices
 // reaches all three, and what each device decrypts (with the fixture's private keys and an
 // independent implementation of CONTRACT.md §2) is the template plus the customer party.
-import { createDecipheriv, constants, privateDecrypt } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSvcHome, repoRoot, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
 import { fixtureWithOwnRedirect, loginAutoApproved, type OAuthFixture } from './oauth-fixture.js';
+import { decrypt, devicePrivateKeys } from './oracle.js';
 import { requireTools } from './require-tools.js';
 
 const dirs = tempDirs();
@@ -30,15 +30,6 @@ afterAll(async () => {
   await sandbox?.stop();
   await dirs.cleanup();
 });
-
-/** CONTRACT.md §2, written out with node:crypto alone. */
-function decrypt(ciphertextB64: string, wrappedKeyB64: string, privateKeyPem: string): unknown {
-  const key = privateDecrypt({ key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(wrappedKeyB64, 'base64'));
-  const raw = Buffer.from(ciphertextB64, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), { authTagLength: 16 });
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return JSON.parse(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8'));
-}
 
 interface Delivery {
   serviceReceiptId: string;
@@ -78,8 +69,7 @@ describe('receipt send to a customer with three devices', () => {
       },
     };
 
-    const seed = JSON.parse(await readFile(fixture.path, 'utf8')) as { customers: { devices: { id: string; privateKeyPem: string }[] }[] };
-    const devices = new Map(seed.customers.flatMap((c) => c.devices).map((d) => [d.id, d.privateKeyPem]));
+    const devices = await devicePrivateKeys(fixture.path);
     const wrappedKeys = new Set<string>();
     for (const d of deliveries) {
       const pem = devices.get(d.recipientId);

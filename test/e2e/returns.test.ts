@@ -3,27 +3,18 @@
 // then shows the credit note delivered to every device of the owner, and one
 // CREDIT_NOTE_CREATED whose envelope decrypts with the integration's private key to a
 // ReceiptEnvelope whose SERVICE document is the credit note the devices got.
-import { createDecipheriv, constants, privateDecrypt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runSvc, tempDirs } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
+import { decrypt, devicePrivateKeys } from './oracle.js';
 
 const dirs = tempDirs();
 let m: Merchant;
 const customerFile = join(repoRoot, 'fixtures', 'customers', 'alice.json');
 const svc = (args: string[]) => m.svc(args);
 const json = <T>(args: string[]) => m.json<T>(args);
-
-/** CONTRACT.md §2 with node:crypto alone: the test's own oracle. */
-function decrypt(ciphertextB64: string, wrappedKeyB64: string, privateKeyPem: string): unknown {
-  const key = privateDecrypt({ key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(wrappedKeyB64, 'base64'));
-  const raw = Buffer.from(ciphertextB64, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), { authTagLength: 16 });
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return JSON.parse(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8'));
-}
 
 /** The integration's private keys, from the file backend of this test's config directory. */
 async function integrationKeys(): Promise<string[]> {
@@ -77,8 +68,7 @@ describe('a return, from the customer to the credit note', () => {
       ['CREDIT_NOTE', 'DELIVERED'],
       ['CREDIT_NOTE', 'DELIVERED'],
     ]);
-    const seed = JSON.parse(await readFile(m.fixture.path, 'utf8')) as { customers: { devices: { id: string; privateKeyPem: string }[] }[] };
-    const devicePem = new Map(seed.customers.flatMap((c) => c.devices).map((d) => [d.id, d.privateKeyPem]));
+    const devicePem = await devicePrivateKeys(m.fixture.path);
     const first = deliveries[0];
     const creditNote = decrypt(first?.entry.encryptedCreditNote ?? '', first?.entry.encryptedSymmetricKey ?? '', devicePem.get(first?.recipientId ?? '') ?? '');
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import { collect, type CommandContext } from '../context.js';
 
 export function registerCreditNote(program: Command, ctx: CommandContext): void {
   const cn = program.command('credit-note').description('work the return queue and issue credit notes');
@@ -46,9 +46,10 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .argument('<request-id>')
     .option('--original <path>', 'the original receipt record, if this machine did not issue it')
     .option('--document-number <n>', 'document number of the credit note')
+    .option('--item <product-id:qty>', 'credit only this much of a requested product (repeatable; required when PARTIALLY_ACCEPTED)', collect)
     .option('--yes', 'do not ask for confirmation')
     .option('--complete', 'set the request COMPLETED afterwards')
-    .action((requestId: string, flags: { original?: string; documentNumber?: string; yes?: boolean; complete?: boolean }, cmd: Command) =>
+    .action((requestId: string, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; complete?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
   cn.command('template')

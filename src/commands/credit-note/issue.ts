@@ -1,9 +1,12 @@
 // `svc credit-note issue REQUEST_ID`: the whole of INTERFACE.md "RETURN_REQUESTED"
-// processing. The request is decrypted and checked against the merchant's own record of the
+// processing. The request (or the part of it named with --item, which a PARTIALLY_ACCEPTED
+// request needs) is decrypted and checked against the merchant's own record of the
 // receipt, the credit note is computed from that record (never from the customer's figures)
 // and shown, and only after the merchant confirms does anything reach the service:
 // template → resolve the owner's current devices → inject the customer → encrypt per device
 // → submit with one Idempotency-Key → record locally, so the next over-return is caught.
+// From that check to the record the receipt's lock is held (and the check made again once
+// it is), so two issues against one receipt at once cannot both credit its last items.
 import { randomUUID } from 'node:crypto';
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import {
@@ -20,10 +23,11 @@ import type { Recipient } from '../../contract/recipient.js';
 import { ReturnRequest, type QueueItem } from '../../contract/returns.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { parseOrThrow } from '../../contract/validate.js';
+import { approvedPart, type ApprovedPart } from '../../credit-notes/approved.js';
 import { checkReturn, quantityOf, type Allocation } from '../../credit-notes/check.js';
 import { computeCreditNote, type ComputedCreditNote } from '../../credit-notes/compute.js';
 import { encryptedPart } from '../../credit-notes/queue.js';
-import { loadCreditNotes, recordCreditNote, type CreditNoteRecord } from '../../credit-notes/records.js';
+import { loadCreditNotes, withCreditNoteLedger, type CreditNoteLedger, type CreditNoteRecord } from '../../credit-notes/records.js';
 import { documentHash } from '../../crypto/hash.js';
 import { decryptOutcome } from '../../crypto/decrypt-batch.js';
 import { keyFingerprint } from '../../crypto/keys.js';
@@ -39,6 +43,7 @@ import { note, println } from '../../io/streams.js';
 import { injectCustomer, supplierPartyIdOf } from '../../receipts/document.js';
 import { encryptForRecipients } from '../../receipts/encrypt.js';
 import { loadReceiptRecord, ReceiptRecord } from '../../receipts/records.js';
+import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
 
 export interface IssueOptions {
@@ -46,6 +51,8 @@ export interface IssueOptions {
   /** A receipt record JSON file, for a receipt another machine issued. */
   original?: string | undefined;
   documentNumber?: string | undefined;
+  /** PRODUCT_ID:QTY, repeatable: credit only these (required for a PARTIALLY_ACCEPTED request); none: all of the request. */
+  item?: string[] | undefined;
   yes?: boolean | undefined;
   complete?: boolean | undefined;
 }
@@ -63,13 +70,27 @@ interface Original {
   request: ReceiptTemplateRequest;
 }
 
-/** Everything checked and computed before the merchant is asked to confirm. */
-interface Prepared {
+/** The decrypted request, the part of it to credit and the receipt it is for: what the check starts from. */
+interface Opened {
   item: QueueItem;
   returnRequest: ReturnRequest;
+  approved: ApprovedPart;
   original: Original;
+}
+
+/** The request checked against the earlier credit notes, and the credit note computed from them. */
+interface Prepared extends Opened {
+  previous: readonly CreditNoteRecord[];
   allocations: Allocation[];
   credit: ComputedCreditNote;
+}
+
+/** What the check and the credit note depend on besides the request and the earlier credit notes. */
+interface Terms {
+  documentNumber: string | undefined;
+  /** One instant for the preview and the check under the lock, so that both compute the same credit note from the same records. */
+  now: number;
+  windowDays: number;
 }
 
 interface Issued {
@@ -82,17 +103,33 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
   if (opts.documentNumber !== undefined && opts.documentNumber.trim() === '') {
     throw new UsageError('--document-number must not be empty');
   }
-  const windowDays = returnWindowDays(f);
+  const items = (opts.item ?? []).map(parseItem);
+  const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
   const caller = await writeReceiptsCaller(f);
-  const prepared = await prepare(f, caller, opts, windowDays);
-  preview(f, prepared.credit, prepared.returnRequest);
-  await confirm(f, opts, prepared.credit);
-  const issued = await submit(f, caller, prepared);
-  const status = opts.complete ? await completeRequest(f, caller, prepared.item, issued.result) : undefined;
+  const opened = await openRequest(f, caller, opts, items);
+  const receipt = opened.item.serviceReceiptId;
+  const shown = prepare(opened, await loadCreditNotes(f, receipt), terms);
+  preview(f, shown.credit, shown.returnRequest);
+  await confirm(f, opts, shown.credit);
+  const { prepared, issued } = await withCreditNoteLedger(
+    f,
+    receipt,
+    async (ledger) => {
+      // Another issue may have credited the receipt since the preview; none can now.
+      const prepared = prepare(opened, ledger.previous, terms);
+      if (!sameCreditNote(shown, prepared)) changedSincePreview(f, opts, shown, prepared);
+      return { prepared, issued: await submit(f, caller, prepared, ledger) };
+    },
+    {
+      onWait: (staleMs) =>
+        note(f.io, `waiting for another credit note against receipt ${receipt} to be issued first (a lock left by a process that died is taken over after ${staleMs / 1000} s)`),
+    },
+  );
+  const status = opts.complete ? await completeRequest(f, caller, prepared, issued.result) : undefined;
   report(f, prepared, issued, status);
 }
 
-async function prepare(f: Factory, caller: Caller, opts: IssueOptions, windowDays: number): Promise<Prepared> {
+async function openRequest(f: Factory, caller: Caller, opts: IssueOptions, items: readonly ItemQuantity[]): Promise<Opened> {
   const item = await findReturnRequest(caller, opts.requestId);
   if (CLOSED.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
@@ -100,8 +137,14 @@ async function prepare(f: Factory, caller: Caller, opts: IssueOptions, windowDay
     });
   }
   const returnRequest = await decryptRequest(f, item);
+  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items });
   const original = await originalReceipt(f, opts.original, item);
-  const previous = await loadCreditNotes(f, item.serviceReceiptId);
+  return { item, returnRequest, approved, original };
+}
+
+/** The request checked against the earlier credit notes of its receipt, and the credit note computed from the merchant's record. */
+function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: Terms): Prepared {
+  const { item, returnRequest, approved, original } = opened;
   const earlier = previous.find((n) => n.requestId === item.requestId);
   if (earlier) {
     throw new RequestStateError(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId})`, {
@@ -114,22 +157,49 @@ async function prepare(f: Factory, caller: Caller, opts: IssueOptions, windowDay
     returnRequest,
     original: { serviceReceiptId: original.record.serviceReceiptId, request: original.request },
     previous,
-    now: f.clock.now(),
-    windowDays,
+    now: terms.now,
+    windowDays: terms.windowDays,
+    approved: approved.lines,
   });
   const credit = computeCreditNote({
     original: original.request,
     allocations,
     previous,
-    documentNumber: opts.documentNumber?.trim() ?? `CN-${original.request.documentNumber}-${previous.length + 1}`,
-    issueDate: new Date(f.clock.now()).toISOString(),
+    documentNumber: terms.documentNumber ?? `CN-${original.request.documentNumber}-${previous.length + 1}`,
+    issueDate: new Date(terms.now).toISOString(),
     note: `Credit for return request ${item.requestId}`,
   });
-  return { item, returnRequest, original, allocations, credit };
+  return { ...opened, previous, allocations, credit };
+}
+
+function sameCreditNote(a: Prepared, b: Prepared): boolean {
+  return JSON.stringify(a.credit.request) === JSON.stringify(b.credit.request);
+}
+
+/**
+ * Credit notes recorded since the preview left enough to return, but changed the figures
+ * (the document number, a cent of a prorated share). With --yes the new figures are shown
+ * and issued; a merchant who confirmed the old ones is asked to look again.
+ */
+function changedSincePreview(f: Factory, opts: IssueOptions, shown: Prepared, prepared: Prepared): void {
+  const seen = new Set(shown.previous.map((n) => n.serviceReceiptId));
+  const others = prepared.previous.filter((n) => !seen.has(n.serviceReceiptId)).map((n) => n.documentNumber);
+  const receipt = prepared.item.serviceReceiptId;
+  const what =
+    others.length > 0
+      ? `receipt ${receipt} was credited by ${others.join(', ')} after this credit note was shown`
+      : `the credit note records of receipt ${receipt} changed after this credit note was shown`;
+  if (!opts.yes) {
+    throw new RequestStateError(`${what}, which changes it`, {
+      hint: `nothing was submitted; run \`svc credit-note issue ${prepared.item.requestId}\` again to see the new figures`,
+    });
+  }
+  note(f.io, `${what}; issuing it as it is now:`);
+  preview(f, prepared.credit, prepared.returnRequest);
 }
 
 /** The issuance sequence, then the local record that lets the next return be checked against this one. */
-async function submit(f: Factory, caller: Caller, prepared: Prepared): Promise<Issued> {
+async function submit(f: Factory, caller: Caller, prepared: Prepared, ledger: CreditNoteLedger): Promise<Issued> {
   const { item, original, allocations, credit } = prepared;
   const { document: template, templateHash } = await hashedTemplate(f, 'creating the credit note template', () =>
     createCreditNoteTemplate(caller, credit.request),
@@ -170,7 +240,7 @@ async function submit(f: Factory, caller: Caller, prepared: Prepared): Promise<I
     recipients: recipients.map((r) => ({ recipientId: r.recipientId, receiverType: r.receiverType, keyId: keyFingerprint(r.publicKey) })),
     submission: result,
   };
-  const path = await recordCreditNote(f, item.serviceReceiptId, record);
+  const path = await ledger.record(record);
   note(f.io, `credit note ${record.documentNumber} issued to ${recipients.length} device(s); record saved in ${path}`);
   return { result, finalHash, recipients: recipients.length };
 }
@@ -271,10 +341,11 @@ function asCreditNoteEntry({ encryptedReceipt, ...entry }: EncryptedReceiptEntry
   return { ...entry, encryptedCreditNote: encryptedReceipt };
 }
 
-/** --complete: PENDING must be accepted before it can be completed (CONTRACT.md §6). */
-async function completeRequest(f: Factory, caller: Caller, item: QueueItem, result: CreditNoteSubmissionResult): Promise<string> {
+/** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (CONTRACT.md §6). */
+async function completeRequest(f: Factory, caller: Caller, prepared: Prepared, result: CreditNoteSubmissionResult): Promise<string> {
+  const { item, approved } = prepared;
   try {
-    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, 'ACCEPTED');
+    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, approved.whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED');
     return (await setReturnRequestStatus(caller, item.requestId, 'COMPLETED')).status;
   } catch (error) {
     note(f.io, `the credit note was issued as ${result.serviceReceiptId}, but request ${item.requestId} was not marked COMPLETED`);

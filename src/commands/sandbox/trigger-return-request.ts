@@ -2,11 +2,12 @@
 // its owner asks to return items (CONTRACT.md §7), so an integration can rehearse
 // RETURN_REQUESTED, `svc credit-note poll` and the credit note that answers it.
 import { QueueItem, RefundPreference } from '../../contract/returns.js';
-import type { ReturnRequestTrigger, ReturnRequestTriggerItem } from '../../contract/sandbox-returns.js';
+import type { ReturnRequestTrigger } from '../../contract/sandbox-returns.js';
 import { ApiError, NotFoundError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
+import { parseItem } from '../item-flag.js';
 
 export interface TriggerReturnRequestOptions {
   serviceReceiptId: string;
@@ -15,19 +16,6 @@ export interface TriggerReturnRequestOptions {
   refund?: string | undefined;
   note?: string | undefined;
   reason?: string | undefined;
-}
-
-/** `SKU-1:2` → `{ productId: 'SKU-1', quantity: 2 }`; the last colon splits, so product ids may contain colons. */
-export function parseItem(value: string): ReturnRequestTriggerItem {
-  const at = value.lastIndexOf(':');
-  const productId = value.slice(0, Math.max(at, 0));
-  const quantity = value.slice(at + 1);
-  if (at <= 0 || !/^\d+(\.\d+)?$/.test(quantity) || Number(quantity) <= 0) {
-    throw new UsageError(`--item: "${value}" is not PRODUCT_ID:QTY with a positive quantity`, {
-      hint: 'for example --item SKU-MUG:1; repeat --item for more products',
-    });
-  }
-  return { productId, quantity: Number(quantity) };
 }
 
 export function triggerBody(opts: TriggerReturnRequestOptions): ReturnRequestTrigger {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../../src/api/client.js';
 import { fixedClock } from '../../../src/clock.js';
 import { run as cancel } from '../../../src/commands/sandbox/trigger-cancel.js';
-import { parseItem, run as returnRequest, triggerBody } from '../../../src/commands/sandbox/trigger-return-request.js';
+import { run as returnRequest, triggerBody } from '../../../src/commands/sandbox/trigger-return-request.js';
 import { decryptJson } from '../../../src/crypto/hybrid.js';
-import { ApiError, NotFoundError, UsageError } from '../../../src/errors.js';
+import { ApiError, NotFoundError } from '../../../src/errors.js';
 import { createFactory } from '../../../src/factory.js';
 import { testStreams } from '../../../src/io/test-streams.js';
 import { START, issueReceipt, startHarness, type Harness } from '../../sandbox/receipt-helpers.js';
@@ -27,12 +27,6 @@ describe('svc sandbox trigger return-request | cancel', () => {
     const f = createFactory({ env: {}, globals: { json, input: false, debug: false, color: false }, io: streams.io, api });
     return { streams, f, close: () => api.close() };
   }
-
-  it('parses --item PRODUCT_ID:QTY, splitting at the last colon', () => {
-    expect(parseItem('SKU-MUG:1')).toEqual({ productId: 'SKU-MUG', quantity: 1 });
-    expect(parseItem('urn:sku:7:2.5')).toEqual({ productId: 'urn:sku:7', quantity: 2.5 });
-    for (const bad of ['SKU-MUG', ':1', 'SKU:0', 'SKU:-1', 'SKU:one', 'SKU:']) expect(() => parseItem(bad)).toThrow(UsageError);
-  });
 
   it('maps the flags to the trigger body, checking --refund', () => {
     expect(triggerBody({ serviceReceiptId, item: ['A:1', 'B:2'], refund: 'bank_transfer', reason: 'defective', note: 'n' })).toEqual({

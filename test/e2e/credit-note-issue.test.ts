@@ -1,0 +1,167 @@
+// `svc credit-note issue` end to end on the built binary: two processes issuing against one
+// receipt at the same moment, with nothing but the state directory between them; and a
+// return accepted only in part, credited with --item, as the customer's devices get it.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBarrierProxy } from './barrier-proxy.js';
+import { runSvc, tempDirs, type SvcResult } from './helpers.js';
+import { startMerchant, type Merchant } from './merchant.js';
+import { decrypt, devicePrivateKeys } from './oracle.js';
+
+const dirs = tempDirs();
+let m: Merchant;
+const json = <T>(args: string[]) => m.json<T>(args);
+
+/** Quantity 1 on the groceries receipt. */
+const EGGS = '4005555000104';
+/** Quantity 1 too. */
+const BREAD = '4009876543210';
+const MILK = '4001234567890';
+/** 6 × 0.59, VAT 19 %. */
+const WATER = '4001111222333';
+
+beforeAll(async () => {
+  m = await startMerchant(dirs);
+});
+afterAll(async () => {
+  await m?.sandbox.stop();
+  await dirs.cleanup();
+});
+
+/** Every credit note the sandbox holds, by the deliveries it made for them. */
+async function sandboxCreditNotes(): Promise<Set<string>> {
+  const deliveries = await json<{ serviceReceiptId: string; kind: string }[]>(['sandbox', 'deliveries']);
+  return new Set(deliveries.filter((d) => d.kind === 'CREDIT_NOTE').map((d) => d.serviceReceiptId));
+}
+
+/** This machine's record of the credit notes issued against a receipt (any profile). */
+interface LocalCreditNote {
+  serviceReceiptId: string;
+  requestId: string;
+  documentNumber: string;
+  lines: { productId: string; quantity: number }[];
+}
+
+async function localCreditNotes(serviceReceiptId: string): Promise<LocalCreditNote[]> {
+  const notes = [];
+  for (const profile of await readdir(m.home.stateDir)) {
+    const file = join(m.home.stateDir, profile, 'credit-notes', `${encodeURIComponent(serviceReceiptId)}.json`);
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text !== undefined) notes.push(...(JSON.parse(text) as { creditNotes: LocalCreditNote[] }).creditNotes);
+  }
+  return notes;
+}
+
+/**
+ * `svc credit-note issue REQUEST_ID --yes` for every request at once, from one machine.
+ * Each is held at the credit note template until all have got there (or 5 s passed):
+ * without a lock around the whole issue all get there, each having checked the return
+ * against a record without the others' credit notes.
+ */
+async function issueAtOnce(requestIds: readonly string[]): Promise<{ results: SvcResult[]; atTemplateTogether: number; outcomes: string }> {
+  const proxy = await startBarrierProxy(m.sandbox.url, {
+    hold: (method, path) => method === 'POST' && path === '/credit-note/template',
+    parties: requestIds.length,
+    waitMs: 5_000,
+  });
+  const results = await Promise.all(
+    requestIds.map((id) => runSvc(['credit-note', 'issue', id, '--yes'], { home: m.home, env: { SVC_BASE_URL: proxy.url }, timeout: 60_000 })),
+  ).finally(() => proxy.close());
+  const outcomes = results.map((r) => `exit ${r.exitCode}\n${r.stderr}`).join('\n---\n');
+  return { results, atTemplateTogether: proxy.arrived(), outcomes };
+}
+
+async function returnRequest(serviceReceiptId: string, item: string): Promise<string> {
+  return (await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', item])).requestId;
+}
+
+describe('two issues against the same receipt at once', () => {
+  it('issue one credit note; the other sees it and is refused as an over-return (exit 2)', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    // Two requests for the whole eggs line: either alone is fine, both together return 2 of 1.
+    const requests = [await returnRequest(serviceReceiptId, `${EGGS}:1`), await returnRequest(serviceReceiptId, `${EGGS}:1`)];
+    const before = await sandboxCreditNotes();
+
+    const { results, atTemplateTogether, outcomes } = await issueAtOnce(requests);
+    const issued = results.filter((r) => r.exitCode === 0);
+    const refused = results.filter((r) => r.exitCode === 2);
+    expect(issued, outcomes).toHaveLength(1);
+    expect(refused, outcomes).toHaveLength(1);
+    expect(refused[0]?.stderr).toContain(
+      `lineItems.0 (productId ${EGGS}): quantity 1 is more than the 0 that can still be returned (bought 1; 1 already credited by`,
+    );
+    expect(refused[0]?.stderr).toContain(`waiting for another credit note against receipt ${serviceReceiptId}`);
+    // Only the process holding the lock got as far as the template.
+    expect(atTemplateTogether).toBe(1);
+
+    const creditNoteId = issued[0]?.stdout.trim();
+    const after = await sandboxCreditNotes();
+    expect([...after].filter((id) => !before.has(id))).toEqual([creditNoteId]);
+    expect((await localCreditNotes(serviceReceiptId)).map((n) => n.serviceReceiptId)).toEqual([creditNoteId]);
+  });
+
+  it('for different lines: both issued, one after the other, with their own document numbers', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const requests = [await returnRequest(serviceReceiptId, `${EGGS}:1`), await returnRequest(serviceReceiptId, `${BREAD}:1`)];
+
+    const { results, outcomes } = await issueAtOnce(requests);
+    expect(results.map((r) => r.exitCode), outcomes).toEqual([0, 0]);
+    // The one that waited had shown its credit note as -1 as well; checked again under the lock it is -2.
+    expect(outcomes).toMatch(/was credited by CN-R-2025-000871-1 after this credit note was shown; issuing it as it is now:\ncredit note CN-R-2025-000871-2 /);
+    const local = await localCreditNotes(serviceReceiptId);
+    expect(local.map((n) => n.serviceReceiptId).sort()).toEqual(results.map((r) => r.stdout.trim()).sort());
+    expect(local.map((n) => [n.documentNumber, n.requestId])).toEqual([
+      ['CN-R-2025-000871-1', expect.any(String)],
+      ['CN-R-2025-000871-2', expect.any(String)],
+    ]);
+  });
+});
+
+describe('a return accepted in part', () => {
+  it('accept --partial → issue --item: the credit note holds only that part, prorated; --complete completes the request', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>([
+      'sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:2`, '--item', `${WATER}:3`,
+    ]);
+    await m.svc(['credit-note', 'accept', requestId, '--partial']);
+
+    // Without the part named, nothing is credited.
+    const unnamed = await runSvc(['credit-note', 'issue', requestId, '--yes'], { home: m.home, env: m.env });
+    expect(unnamed.exitCode, unnamed.stderr).toBe(2);
+    expect(unnamed.stderr).toContain(`return request ${requestId} is PARTIALLY_ACCEPTED: name the part you accepted with --item PRODUCT_ID:QTY`);
+    expect(unnamed.stderr).toContain(`hint: it asks for --item ${MILK}:2 --item ${WATER}:3`);
+    const tooMany = await runSvc(['credit-note', 'issue', requestId, '--yes', '--item', `${WATER}:4`], { home: m.home, env: m.env });
+    expect(tooMany.exitCode, tooMany.stderr).toBe(2);
+    expect(tooMany.stderr).toContain(`productId ${WATER}: quantity 4 is more than the 3 the request asks for`);
+
+    const before = await sandboxCreditNotes();
+    const issued = await json<{ serviceReceiptId: string; totalAmount: number; lines: unknown[]; status: string }>([
+      'credit-note', 'issue', requestId, '--yes', '--complete', '--item', `${WATER}:2`,
+    ]);
+    // Water 2 of 6: net 1.18, VAT 19 % of 0.67 prorated 0.2233 → 0.22.
+    expect(issued).toMatchObject({ totalAmount: 1.4, status: 'COMPLETED', lines: [{ productId: WATER, quantity: 2, subtotal: 1.18, total: 1.4 }] });
+    expect([...(await sandboxCreditNotes())].filter((id) => !before.has(id))).toEqual([issued.serviceReceiptId]);
+
+    // What every device of the customer decrypts: one credit note line, the part accepted.
+    const deliveries = await json<{ recipientId: string; status: string; entry: Record<string, string> }[]>(['sandbox', 'deliveries', issued.serviceReceiptId]);
+    expect(deliveries.length).toBeGreaterThan(0);
+    const keys = await devicePrivateKeys(m.fixture.path);
+    for (const d of deliveries) {
+      expect(d.status).toBe('DELIVERED');
+      const creditNote = decrypt(d.entry.encryptedCreditNote ?? '', d.entry.encryptedSymmetricKey ?? '', keys.get(d.recipientId) ?? '') as {
+        creditNoteLine: { creditedQuantity: { value: number }; lineExtensionAmount: { value: number }; item: { sellersItemIdentification: { id: { value: string } } } }[];
+        legalMonetaryTotal: { lineExtensionAmount: { value: number }; payableAmount: { value: number } };
+      };
+      expect(creditNote.creditNoteLine.map((l) => [l.item.sellersItemIdentification.id.value, l.creditedQuantity.value, l.lineExtensionAmount.value])).toEqual([
+        [WATER, 2, 1.18],
+      ]);
+      expect(creditNote.legalMonetaryTotal).toMatchObject({ lineExtensionAmount: { value: 1.18 }, payableAmount: { value: 1.4 } });
+    }
+
+    const queue = await json<{ requestId: string; status: string }[]>(['credit-note', 'poll']);
+    expect(queue.find((q) => q.requestId === requestId)?.status).toBe('COMPLETED');
+    const [recorded] = await localCreditNotes(serviceReceiptId);
+    expect(recorded).toMatchObject({ serviceReceiptId: issued.serviceReceiptId, lines: [{ productId: WATER, quantity: 2 }] });
+  });
+});

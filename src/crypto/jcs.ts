@@ -11,6 +11,27 @@ export function canonicalize(value: unknown): string {
   return text;
 }
 
+export interface CanonicalMember {
+  name: string;
+  /** `"name":value` exactly as it appears in the object's canonical text. */
+  text: string;
+}
+
+/**
+ * The members of a plain object's canonical text, in canonical order, so that a caller can
+ * assemble the object's text from them, with members of its own: the canonical text is
+ * "{" + texts joined by "," + "}". Members with no JSON representation are left out.
+ */
+export function canonicalMembers(value: object): CanonicalMember[] {
+  const record = value as Record<string, unknown>;
+  const members: CanonicalMember[] = [];
+  for (const name of Object.keys(record).sort()) {
+    const member = serialize(record[name], name, new Set([value]));
+    if (member !== undefined) members.push({ name, text: `${quote(name)}:${member}` });
+  }
+  return members;
+}
+
 // Characters JSON.stringify escapes (and lone surrogates, which it writes as \udXXX).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 

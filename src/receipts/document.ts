@@ -21,20 +21,23 @@ export function injectCustomer<T extends object>(
   return { ...template, accountingCustomerParty: customerParty(customer) };
 }
 
-function customerParty(customer: CustomerDetails): CustomerParty {
+/** The `accountingCustomerParty` of a final document for `customer`. */
+export function customerParty(customer: CustomerDetails): CustomerParty {
   // An empty string is treated as not given: a party with a blank name helps no one.
   const given = (value: string | undefined) => (value ? value : undefined);
   const name = given(customer.name);
   const email = given(customer.email);
   const phone = given(customer.phone);
   const address = given(customer.address);
+  // Members are added in JCS order (names sorted, strings only), so JSON.stringify of the
+  // result is already its canonical text: receipts/final-document.ts relies on it.
   const party: NonNullable<CustomerParty['party']> = {};
-  if (name) party.partyName = [{ name }];
   if (email || phone) {
     party.contact = {};
     if (email) party.contact.electronicMail = email;
     if (phone) party.contact.telephone = phone;
   }
+  if (name) party.partyName = [{ name }];
   if (address) party.postalAddress = { addressLine: [{ line: address }] };
   return Object.keys(party).length === 0 ? {} : { party };
 }

@@ -3,10 +3,9 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
 import type { CustomerDetails, EncryptedReceiptEntry } from '../contract/receipt.js';
 import { ReceiverType, type Recipient } from '../contract/recipient.js';
-import { sha256Hex } from '../crypto/hash.js';
 import { sealAesGcm, wrapKey, type Sealed } from '../crypto/hybrid.js';
-import { canonicalize } from '../crypto/jcs.js';
 import { publicKeyFromBase64 } from '../crypto/keys.js';
+import type { FinalDocument } from './final-document.js';
 
 export type EncryptionRecipient = Pick<Recipient, 'recipientId' | 'receiverType' | 'publicKey'>;
 
@@ -18,16 +17,14 @@ const AES_KEY_BYTES = 32;
  * same entry with the document under `encryptedCreditNote`.
  */
 export function encryptForRecipients(
-  finalDoc: unknown,
+  finalDoc: FinalDocument,
   customer: CustomerDetails,
   recipients: readonly EncryptionRecipient[],
   supplierPartyId: string,
 ): EncryptedReceiptEntry[] {
-  // Serialized once for all recipients. The canonical form is what finalHash covers, and it
-  // is plain JSON, so the device's plaintext hashes to finalHash byte for byte.
-  const canonical = canonicalize(finalDoc);
-  const finalHash = sha256Hex(canonical);
-  const documentBytes = Buffer.from(canonical, 'utf8');
+  // The canonical text, serialized once for all recipients: what finalHash covers, and plain
+  // JSON, so the device's plaintext hashes to finalHash byte for byte.
+  const { bytes: documentBytes, finalHash } = finalDoc;
   const customerBytes = Buffer.from(JSON.stringify(customer), 'utf8');
   return recipients.map((recipient) => {
     const key = publicKeyFromBase64(recipient.publicKey);

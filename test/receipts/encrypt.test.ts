@@ -5,6 +5,7 @@ import { documentHash, sha256Hex } from '../../src/crypto/hash.js';
 import { decryptJson, openAesGcm, unwrapKey } from '../../src/crypto/hybrid.js';
 import { injectCustomer } from '../../src/receipts/document.js';
 import { encryptForRecipients } from '../../src/receipts/encrypt.js';
+import { canonicalTemplate, finalDocument } from '../../src/receipts/final-document.js';
 
 interface Device {
   recipientId: string;
@@ -36,11 +37,12 @@ const template = {
   verificationNonce: 'n-1',
 };
 const customer = { name: 'Alice Example', email: 'alice@example.com', phone: '+4915100000001', address: 'Lindenstraße 12' };
+const finalFor = (c: typeof customer | Record<string, never>) => finalDocument(canonicalTemplate(template), c);
 
 describe('encryptForRecipients', () => {
   it('round-trips the final document and the customer details for every recipient', () => {
     const finalDoc = injectCustomer(template, customer);
-    const entries = encryptForRecipients(finalDoc, customer, devices, 'company-1');
+    const entries = encryptForRecipients(finalFor(customer), customer, devices, 'company-1');
     expect(entries).toHaveLength(devices.length);
     entries.forEach((entry, i) => {
       const device = devices[i]!;
@@ -58,14 +60,14 @@ describe('encryptForRecipients', () => {
   });
 
   it('sends plaintext whose SHA-256 is the finalHash', () => {
-    const [entry] = encryptForRecipients(injectCustomer(template, customer), customer, devices.slice(0, 1), 'company-1');
+    const [entry] = encryptForRecipients(finalFor(customer), customer, devices.slice(0, 1), 'company-1');
     const aesKey = unwrapKey(entry!.encryptedSymmetricKey, devices[0]!.privateKeyPem);
     expect(sha256Hex(openAesGcm(entry!.encryptedReceipt, aesKey))).toBe(entry!.finalHash);
   });
 
   it('uses a fresh AES key and IV for every ciphertext', () => {
     const same = devices.map((d) => ({ ...devices[0]!, recipientId: d.recipientId }));
-    const entries = encryptForRecipients(injectCustomer(template, customer), customer, same, 'company-1');
+    const entries = encryptForRecipients(finalFor(customer), customer, same, 'company-1');
     const ciphertexts = entries.flatMap((e) => [e.encryptedReceipt, e.encryptedCustomerDetails]);
     const ivs = ciphertexts.map((c) => Buffer.from(c, 'base64').subarray(0, 12).toString('hex'));
     const keys = entries.flatMap((e) => [e.encryptedSymmetricKey, e.encryptedCustomerAesKey]).map((k) =>
@@ -75,16 +77,16 @@ describe('encryptForRecipients', () => {
   });
 
   it('lets no device open another device\'s entry', () => {
-    const [first] = encryptForRecipients(template, {}, devices.slice(0, 1), 'company-1');
+    const [first] = encryptForRecipients(finalFor({}), {}, devices.slice(0, 1), 'company-1');
     expect(() => decryptJson(first!.encryptedReceipt, first!.encryptedSymmetricKey, devices[1]!.privateKeyPem)).toThrow(/cannot decrypt/);
   });
 
   it('leaves out a receiver type the entry schema does not know', () => {
-    const [entry] = encryptForRecipients(template, {}, [{ ...devices[0]!, receiverType: 'KIOSK' }], 'company-1');
+    const [entry] = encryptForRecipients(finalFor({}), {}, [{ ...devices[0]!, receiverType: 'KIOSK' }], 'company-1');
     expect(entry).not.toHaveProperty('receiverType');
   });
 
   it('returns no entries for no recipients', () => {
-    expect(encryptForRecipients(template, {}, [], 'company-1')).toEqual([]);
+    expect(encryptForRecipients(finalFor({}), {}, [], 'company-1')).toEqual([]);
   });
 });

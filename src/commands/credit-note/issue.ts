@@ -28,7 +28,6 @@ import { checkReturn, quantityOf, type Allocation } from '../../credit-notes/che
 import { computeCreditNote, type ComputedCreditNote } from '../../credit-notes/compute.js';
 import { encryptedPart } from '../../credit-notes/queue.js';
 import { loadCreditNotes, withCreditNoteLedger, type CreditNoteLedger, type CreditNoteRecord } from '../../credit-notes/records.js';
-import { documentHash } from '../../crypto/hash.js';
 import { decryptOutcome } from '../../crypto/decrypt-batch.js';
 import { keyFingerprint } from '../../crypto/keys.js';
 import { loadKeyring } from '../../crypto/keystore.js';
@@ -40,8 +39,9 @@ import { writeJson } from '../../io/output.js';
 import { maskLast4 } from '../../io/redact.js';
 import { withSpinner } from '../../io/spinner.js';
 import { note, println } from '../../io/streams.js';
-import { injectCustomer, supplierPartyIdOf } from '../../receipts/document.js';
+import { supplierPartyIdOf } from '../../receipts/document.js';
 import { encryptForRecipients } from '../../receipts/encrypt.js';
+import { finalDocument } from '../../receipts/final-document.js';
 import { loadReceiptRecord, ReceiptRecord } from '../../receipts/records.js';
 import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
@@ -201,7 +201,7 @@ function changedSincePreview(f: Factory, opts: IssueOptions, shown: Prepared, pr
 /** The issuance sequence, then the local record that lets the next return be checked against this one. */
 async function submit(f: Factory, caller: Caller, prepared: Prepared, ledger: CreditNoteLedger): Promise<Issued> {
   const { item, original, allocations, credit } = prepared;
-  const { document: template, templateHash } = await hashedTemplate(f, 'creating the credit note template', () =>
+  const { document: template, templateHash, canonical } = await hashedTemplate(f, 'creating the credit note template', () =>
     createCreditNoteTemplate(caller, credit.request),
   );
   const match = await withSpinner(f.io, `resolving the devices of receipt ${item.serviceReceiptId}`, () =>
@@ -213,8 +213,8 @@ async function submit(f: Factory, caller: Caller, prepared: Prepared, ledger: Cr
   );
   const recipients = encryptable(f, match.recipients);
   const customer = original.record.customer;
-  const finalDoc = injectCustomer(template, customer);
-  const finalHash = documentHash(finalDoc);
+  const finalDoc = finalDocument(canonical, customer);
+  const { finalHash } = finalDoc;
   const submission: CreditNoteSubmission = {
     matchId: match.matchId,
     parentServiceReceiptId: item.serviceReceiptId,

@@ -9,7 +9,6 @@ import { resolveRecipient, type RecipientLookup } from '../../api/recipient.js';
 import { CustomerDetails, type ReceiptSubmission, type ReceiptSubmissionResult } from '../../contract/receipt.js';
 import type { Recipient } from '../../contract/recipient.js';
 import { parseOrThrow } from '../../contract/validate.js';
-import { documentHash } from '../../crypto/hash.js';
 import { keyFingerprint } from '../../crypto/keys.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -17,8 +16,9 @@ import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson, writeRecord } from '../../io/output.js';
 import { withSpinner } from '../../io/spinner.js';
 import { note, println } from '../../io/streams.js';
-import { injectCustomer, supplierPartyIdOf } from '../../receipts/document.js';
+import { supplierPartyIdOf } from '../../receipts/document.js';
 import { encryptForRecipients } from '../../receipts/encrypt.js';
+import { finalDocument } from '../../receipts/final-document.js';
 import { saveReceiptRecord } from '../../receipts/records.js';
 import type { IdentifierFlags } from '../recipient/index.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
@@ -44,12 +44,12 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
     opts.customer === undefined ? {} : parseOrThrow(CustomerDetails, await readJsonInput(opts.customer, f), inputName(opts.customer));
 
   const caller = await writeReceiptsCaller(f);
-  const { document: template, templateHash } = await fetchTemplate(f, caller, request);
+  const { document: template, templateHash, canonical } = await fetchTemplate(f, caller, request);
   const match = await withSpinner(f.io, `resolving ${lookup.kind} ${lookup.display}`, () => resolveRecipient(caller, lookup));
   const recipients = encryptable(f, match.recipients, lookup);
 
-  const finalDoc = injectCustomer(template, customer);
-  const finalHash = documentHash(finalDoc);
+  const finalDoc = finalDocument(canonical, customer);
+  const { finalHash } = finalDoc;
   const submission: ReceiptSubmission = {
     matchId: match.matchId,
     templateHash,

@@ -4,7 +4,7 @@ import type { Caller } from '../../api/caller.js';
 import { createReceiptTemplate } from '../../api/receipt.js';
 import { ReceiptTemplateRequest, type UblDocument } from '../../contract/template.js';
 import { parseOrThrow } from '../../contract/validate.js';
-import { documentHash } from '../../crypto/hash.js';
+import { canonicalTemplate, type CanonicalTemplate } from '../../receipts/final-document.js';
 import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { withSpinner } from '../../io/spinner.js';
@@ -22,6 +22,8 @@ export interface Template {
   document: UblDocument;
   /** CONTRACT.md §1: over the whole response body. */
   templateHash: string;
+  /** Its canonical text, ready for the final document (receipts/final-document.ts). */
+  canonical: CanonicalTemplate;
 }
 
 /** `POST /receipt/template`; the service's warnings go to stderr. */
@@ -33,5 +35,6 @@ export function fetchTemplate(f: Factory, caller: Caller, request: ReceiptTempla
 export async function hashedTemplate(f: Factory, doing: string, create: () => Promise<UblDocument>): Promise<Template> {
   const document = await withSpinner(f.io, doing, create);
   for (const warning of document.warnings ?? []) note(f.io, `warning: ${warning}`);
-  return { document, templateHash: documentHash(document) };
+  const canonical = canonicalTemplate(document);
+  return { document, templateHash: canonical.templateHash, canonical };
 }

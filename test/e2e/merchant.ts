@@ -21,6 +21,15 @@ export interface Merchant {
   json<T>(args: readonly string[]): Promise<T>;
 }
 
+/** An item of `svc credit-note poll --json`, as far as the tests read it. */
+export interface PolledItem {
+  requestId: string;
+  serviceReceiptId: string;
+  status: string;
+  returnRequest?: { serviceReceiptId: string; lineItems: { productId: string; quantity: number }[] };
+  decryptError?: string;
+}
+
 export async function receiptDatedToday(dirs: TempDirs): Promise<string> {
   const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
   const file = join(await dirs.make('svc-receipt-'), 'groceries-today.json');

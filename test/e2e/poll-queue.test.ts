@@ -3,18 +3,11 @@
 // rows, and with --status only those of that status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDirs } from './helpers.js';
-import { startMerchant, type Merchant } from './merchant.js';
+import { startMerchant, type Merchant, type PolledItem } from './merchant.js';
 
 const dirs = tempDirs();
 let m: Merchant;
 const COUNT = 300;
-
-interface Polled {
-  requestId: string;
-  status: string;
-  returnRequest?: { serviceReceiptId: string };
-  decryptError?: string;
-}
 
 beforeAll(async () => {
   m = await startMerchant(dirs);
@@ -36,7 +29,7 @@ describe('credit-note poll on a long queue', () => {
     const accepted = await m.json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
     await m.svc(['credit-note', 'accept', accepted.requestId]);
 
-    const polled = await m.json<Polled[]>(['credit-note', 'poll']);
+    const polled = await m.json<PolledItem[]>(['credit-note', 'poll']);
     expect(polled).toHaveLength(COUNT + 1);
     expect(polled.filter((p) => p.decryptError !== undefined)).toEqual([]);
     expect(new Set(polled.map((p) => p.returnRequest?.serviceReceiptId))).toEqual(new Set([serviceReceiptId]));
@@ -48,7 +41,7 @@ describe('credit-note poll on a long queue', () => {
     // REQUEST ID, RECEIPT, STATUS, AGE, ITEMS, REFUND, NOTE: every row decrypted.
     expect(rows.filter((r) => r.split('\t')[4] === '-' || r.split('\t')[6]?.startsWith('error:'))).toEqual([]);
 
-    const onlyAccepted = await m.json<Polled[]>(['credit-note', 'poll', '--status', 'accepted']);
+    const onlyAccepted = await m.json<PolledItem[]>(['credit-note', 'poll', '--status', 'accepted']);
     expect(onlyAccepted.map((p) => [p.requestId, p.status])).toEqual([[accepted.requestId, 'ACCEPTED']]);
     expect(onlyAccepted[0]?.returnRequest?.serviceReceiptId).toBe(serviceReceiptId);
   });

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runSvc, tempDirs } from './helpers.js';
-import { startMerchant, type Merchant } from './merchant.js';
+import { startMerchant, type Merchant, type PolledItem } from './merchant.js';
 import { decrypt, devicePrivateKeys } from './oracle.js';
 
 const dirs = tempDirs();
@@ -22,14 +22,6 @@ async function integrationKeys(): Promise<string[]> {
   return Object.entries(secrets)
     .filter(([k]) => k.startsWith('local/private-key/'))
     .map(([, v]) => v);
-}
-
-interface QueueItem {
-  requestId: string;
-  serviceReceiptId: string;
-  status: string;
-  returnRequest?: { serviceReceiptId: string; lineItems: { productId: string; quantity: number }[] };
-  decryptError?: string;
 }
 
 beforeAll(async () => {
@@ -47,7 +39,7 @@ describe('a return, from the customer to the credit note', () => {
     ]);
     const requested = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1', '--note', 'leaking carton']);
 
-    const queue = await json<QueueItem[]>(['credit-note', 'poll']);
+    const queue = await json<PolledItem[]>(['credit-note', 'poll']);
     const item = queue.find((q) => q.requestId === requested.requestId);
     expect(item?.status).toBe('PENDING');
     expect(item?.decryptError).toBeUndefined();
@@ -58,7 +50,7 @@ describe('a return, from the customer to the credit note', () => {
     const issued = await json<{ serviceReceiptId: string }>(['credit-note', 'issue', requested.requestId, '--yes', '--complete']);
     const creditNoteId = issued.serviceReceiptId;
 
-    const after = await json<QueueItem[]>(['credit-note', 'poll']);
+    const after = await json<PolledItem[]>(['credit-note', 'poll']);
     expect(after.find((q) => q.requestId === requested.requestId)?.status).toBe('COMPLETED');
 
     // Every device of the owner got the credit note.
@@ -100,7 +92,7 @@ describe('a return, from the customer to the credit note', () => {
     const before = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
     await svc(['keys', 'rotate']);
     const after = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
-    const queue = await json<QueueItem[]>(['credit-note', 'poll']);
+    const queue = await json<PolledItem[]>(['credit-note', 'poll']);
     for (const id of [before.requestId, after.requestId]) {
       const item = queue.find((q) => q.requestId === id);
       expect(item?.decryptError, id).toBeUndefined();

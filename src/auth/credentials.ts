@@ -31,7 +31,7 @@ function environmentSecret(f: Factory): string | undefined {
 
 // The built-in secret belongs to the built-in client ID (the sandbox fixture's); sent with
 // any other client ID it would only earn an invalid_client.
-function builtinSecret(profile: string, clientId: string): string | undefined {
+export function builtinSecret(profile: string, clientId: string): string | undefined {
   const builtin = BUILTIN_PROFILES[profile];
   return builtin?.clientId === clientId ? builtin.clientSecret : undefined;
 }

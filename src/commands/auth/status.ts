@@ -1,15 +1,18 @@
 // A diagnostic, like `gh auth status`: it reports everything it can find out, and when
 // something is broken (the secret store cannot be opened or read) it still prints the
 // report, then fails with that error, so scripts see exit 1 and people see the hint.
+import { builtinSecret } from '../../auth/credentials.js';
 import { readAuthorizations } from '../../auth/profile.js';
 import { profileTokenCache } from '../../auth/session.js';
 import type { Setting } from '../../config/settings.js';
+import { listKeys } from '../../crypto/keystore.js';
 import { SvcError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { envVariableFor } from '../../secrets/env.js';
 import { chooseSecretBackend } from '../../secrets/open.js';
 import type { SecretBackend, SecretStore } from '../../secrets/store.js';
+import { readLocalSubscriptions } from '../../webhook/subscriptions.js';
 
 export type StatusOptions = Record<string, never>;
 
@@ -19,10 +22,16 @@ export const STATUS_KEYS = ['client-secret', 'api-key', 'webhook-secret', 'priva
 export interface SecretState {
   /** null when the store could not be asked. */
   set: boolean | null;
-  source: 'env' | SecretBackend | null;
+  /** 'default': the built-in sandbox client's secret, for the built-in profile's client ID. */
+  source: 'env' | SecretBackend | 'default' | null;
   /** The environment variable the value comes from. */
   variable?: string;
   error?: string;
+  /** private-key: the key pairs of `svc keys` (each its own entry), and the current one's ID. */
+  keyPairs?: number | null;
+  currentKeyId?: string | null;
+  /** webhook-secret: the subscriptions of `svc webhook subscribe`, each with its own secret. */
+  subscriptions?: number | null;
 }
 
 export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
@@ -52,6 +61,22 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
       }
     }
   }
+
+  // Entries beside the single ones: key pairs and subscription secrets, counted, never read.
+  const clientSecret = states.find(([key]) => key === 'client-secret')?.[1];
+  const clientId = settings.clientId?.value;
+  if (clientSecret?.set === false && clientId !== undefined && builtinSecret(settings.profile.value, clientId) !== undefined) {
+    clientSecret.set = true;
+    clientSecret.source = 'default';
+  }
+  const privateKey = states.find(([key]) => key === 'private-key')?.[1];
+  if (privateKey) {
+    const keys = store ? await listKeys(f).catch(() => null) : null;
+    privateKey.keyPairs = keys?.length ?? null;
+    privateKey.currentKeyId = keys?.find((k) => k.current)?.keyId ?? null;
+  }
+  const webhookSecret = states.find(([key]) => key === 'webhook-secret')?.[1];
+  if (webhookSecret) webhookSecret.subscriptions = (await readLocalSubscriptions(f).catch(() => null))?.length ?? null;
 
   const authorizations = await describeAuthorizations(f, settings.profile.value, store);
   const show = (s: Setting | undefined) => (s ? `${s.value} (${s.source})` : 'not set');
@@ -138,8 +163,19 @@ function describeTokens(tokens: AuthorizationState['tokens'], now: number): stri
 }
 
 function describeState(state: SecretState): string {
+  const extra = [
+    state.keyPairs ? `${state.keyPairs} key pair(s) of \`svc keys\`, current ${state.currentKeyId ?? 'none'}` : undefined,
+    state.subscriptions ? `${state.subscriptions} subscription secret(s)` : undefined,
+  ].filter((e) => e !== undefined);
+  const single = singleState(state);
+  if (extra.length === 0) return single;
+  return state.set === false ? extra.join('; ') : [single, ...extra].join('; ');
+}
+
+function singleState(state: SecretState): string {
   if (state.set === null) return state.error ? `unknown: ${state.error}` : 'unknown (secret store unavailable)';
   if (!state.set) return 'not set';
+  if (state.source === 'default') return 'set (built-in sandbox client secret)';
   return state.source === 'env' ? `set (env ${state.variable ?? ''})` : `set (${state.source ?? ''})`;
 }
 

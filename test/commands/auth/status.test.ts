@@ -1,8 +1,12 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/auth/status.js';
 import { fixedClock } from '../../../src/clock.js';
 import { memoryConfigStore, type ProfileConfig } from '../../../src/config/store.js';
 import { SecretStoreError, UsageError } from '../../../src/errors.js';
+import { generateAndStore } from '../../../src/crypto/keystore.js';
 import { createFactory, type Factory } from '../../../src/factory.js';
 import { testStreams } from '../../../src/io/test-streams.js';
 import { memorySecretStore, type SecretStore } from '../../../src/secrets/store.js';
@@ -59,13 +63,33 @@ describe('auth status', () => {
       secrets: {
         'client-secret': { set: true, source: 'memory' },
         'api-key': { set: true, source: 'env', variable: 'SVC_API_KEY' },
-        'webhook-secret': { set: false, source: null },
-        'private-key': { set: false, source: null },
+        'webhook-secret': { set: false, source: null, subscriptions: 0 },
+        'private-key': { set: false, source: null, keyPairs: 0, currentKeyId: null },
       },
       authorizations: [],
     });
     expect(t.stdout()).not.toContain(SECRET);
     expect(t.stderr()).toBe('');
+  });
+
+  it('counts the key pairs and subscription secrets, and names the built-in sandbox client secret', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'svc-status-'));
+    try {
+      const subscriptions = join(state, 'local', 'webhooks');
+      await mkdir(subscriptions, { recursive: true });
+      const subscription = (id: string) => ({ id, name: id, notificationUrl: 'https://example.com/hook', events: ['RETURN_REQUESTED'], createdAt: '2026-11-21T09:00:00Z' });
+      await writeFile(join(subscriptions, 'subscriptions.json'), JSON.stringify({ version: 1, subscriptions: [subscription('s-1'), subscription('s-2')] }));
+      const { t, f } = setup({ env: { SVC_STATE_DIR: state }, profile: { clientId: 'app_sandbox_pos' }, secrets: memorySecretStore() });
+      await generateAndStore(f);
+      const current = await generateAndStore(f);
+      await run({}, f);
+      expect(t.stdout()).toMatch(/^client-secret {3}set \(built-in sandbox client secret\)$/m);
+      expect(t.stdout()).toMatch(new RegExp(`^private-key {5}2 key pair\\(s\\) of \`svc keys\`, current ${current.keyId}$`, 'm'));
+      expect(t.stdout()).toMatch(/^webhook-secret {2}2 subscription secret\(s\)$/m);
+      expect(t.stdout()).not.toContain('PRIVATE KEY');
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
   });
 
   it('still reports what it can when the store cannot be opened, then fails with that error', async () => {

@@ -20,7 +20,7 @@ export function decryptOutcome(item: EncryptedItem, keys: readonly KeyringEntry[
   }
 }
 
-/** What the pool sends a worker: a batch of items, answered with outcomes in the same order. */
+/** What the decryptor sends its worker: a batch of items, answered with outcomes in the same order. */
 export interface BatchRequest {
   batch: number;
   items: EncryptedItem[];

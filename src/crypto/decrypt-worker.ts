@@ -1,4 +1,4 @@
-// Worker thread entry of the decryption pool (src/crypto/decrypt-pool.ts). Built as its own
+// Worker thread entry of the webhook decryptor (src/webhook/decryptor.ts). Built as its own
 // file (scripts/build.mjs) because `new Worker()` loads a path, not a module of the bundle.
 import { parentPort, workerData } from 'node:worker_threads';
 import { decryptOutcome, type BatchResult, type WorkerMessage, type WorkerSetup } from './decrypt-batch.js';

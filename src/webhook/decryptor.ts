@@ -9,8 +9,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { decryptOutcome, type BatchRequest, type BatchResult, type DecryptOutcome, type WorkerSetup } from '../crypto/decrypt-batch.js';
-import { bundledWorkerFile } from '../crypto/decrypt-pool.js';
 import type { EncryptedItem, KeyringEntry } from '../crypto/hybrid.js';
+import { bundledWorker } from '../workers/bundled.js';
 
 export type { DecryptOutcome } from '../crypto/decrypt-batch.js';
 
@@ -80,7 +80,7 @@ async function reloadedRing(
  */
 export async function createDecryptor(keyring: KeyringSource, opts: DecryptorOptions = {}): Promise<Decryptor> {
   const fallback = inProcessDecryptor(keyring, opts);
-  const workerFile = opts.workerFile ?? bundledWorkerFile();
+  const workerFile = opts.workerFile ?? bundledWorker('crypto/decrypt-worker.js', import.meta.url);
   if (workerFile === undefined) return fallback;
   let keys: readonly KeyringEntry[];
   try {

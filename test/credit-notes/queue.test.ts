@@ -2,16 +2,14 @@
 // and from the answer as it streams in. The pool runs the real worker, bundled from the
 // sources with esbuild for this test (no dist/ needed), so what runs on the threads is the
 // code under test.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamedResponse } from '../../src/api/client.js';
 import type { QueueItem } from '../../src/contract/returns.js';
 import { readQueue, readQueueStream } from '../../src/credit-notes/queue.js';
-import { bundledWorkerFile } from '../../src/crypto/decrypt-pool.js';
 import { encryptJson, type KeyringEntry } from '../../src/crypto/hybrid.js';
 import { generateKeyPair, keyFingerprint } from '../../src/crypto/keys.js';
 import { writeJsonArray, writeJsonArrayText } from '../../src/io/output.js';
@@ -158,20 +156,5 @@ describe('readQueueStream', () => {
     await expect(readQueueStream(answer(text()), keys, { threads: 1 })).rejects.toThrow(
       'unexpected response from the service for GET /credit-note: not JSON (content-type application/json)',
     );
-  });
-});
-
-describe('bundledWorkerFile', () => {
-  it('finds dist/crypto/decrypt-worker.js from a chunk of the bundle, not from sources', async () => {
-    const root = join(dir, 'package');
-    await mkdir(join(root, 'dist', 'crypto'), { recursive: true });
-    await mkdir(join(root, 'dist', 'chunks'), { recursive: true });
-    await mkdir(join(root, 'src', 'crypto'), { recursive: true });
-    await writeFile(join(root, 'package.json'), '{}');
-    await writeFile(join(root, 'dist', 'crypto', 'decrypt-worker.js'), '');
-    const worker = join(root, 'dist', 'crypto', 'decrypt-worker.js');
-    expect(bundledWorkerFile(pathToFileURL(join(root, 'dist', 'chunks', 'chunk-X.js')))).toBe(worker);
-    expect(bundledWorkerFile(pathToFileURL(join(root, 'dist', 'main.js')))).toBe(worker);
-    expect(bundledWorkerFile(pathToFileURL(join(root, 'src', 'crypto', 'decrypt-pool.ts')))).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
-// Cold start of `svc --version` and `svc --help` against bare `node -e 0`. The three are
-// interleaved in one loop so that a noisy neighbour or a CPU frequency change hits all of
-// them alike; medians, because one slow outlier should not move the result.
-import { spawnSync } from 'node:child_process';
+// Cold start of `svc --version` and `svc --help` against bare `node -e 0`, and of a command
+// that makes one request (`svc sandbox outbox` against a sandbox started here) against bare
+// Node making the same request with node:http. All are interleaved in one loop so that a
+// noisy neighbour or a CPU frequency change hits them alike; medians, because one slow
+// outlier should not move the result.
+import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -13,15 +15,36 @@ if (!Number.isInteger(runs) || runs < 10) {
 }
 const warmups = 3;
 
+const sandbox = spawn(process.execPath, [svc, 'sandbox', 'start', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+const sandboxUrl = await new Promise((resolve, reject) => {
+  let seen = '';
+  sandbox.stdout.on('data', (chunk) => {
+    seen += chunk;
+    const match = /^listening on (http:\/\/\S+)$/m.exec(seen);
+    if (match) resolve(match[1]);
+  });
+  sandbox.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before listening`)));
+});
+// Its pipe would keep this process alive: it is stopped with the last line, or on any exit.
+process.on('exit', () => sandbox.kill('SIGTERM'));
+sandbox.stdout.unref?.();
+sandbox.unref();
+const oneRequest = `require('node:http').get(${JSON.stringify(`${sandboxUrl}/sandbox/outbox`)}, (res) => res.resume())`;
+
 const cases = [
   { name: 'node -e 0', args: ['-e', '0'] },
   { name: 'svc --version', args: [svc, '--version'], target: 1.3 },
   { name: 'svc --help', args: [svc, '--help'], target: 1.6 },
+  { name: 'node http.get', args: ['-e', oneRequest] },
+  { name: 'svc sandbox outbox', args: [svc, 'sandbox', 'outbox', '--json'], against: 3 },
 ];
 
 function timeOnce(args) {
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', SVC_BASE_URL: sandboxUrl },
+  });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) {
     throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.toString().trim()}`);
@@ -46,9 +69,9 @@ for (let i = 0; i < runs; i++) {
 const medians = samples.map(median);
 const [baseline] = medians;
 console.log(`startup: ${runs} interleaved runs each (after ${warmups} warm-up), Node ${process.version}`);
-console.log(`  ${'command'.padEnd(16)} ${'median ms'.padStart(9)} ${'min ms'.padStart(8)}`);
+console.log(`  ${'command'.padEnd(18)} ${'median ms'.padStart(9)} ${'min ms'.padStart(8)}`);
 cases.forEach((c, k) => {
-  console.log(`  ${c.name.padEnd(16)} ${medians[k].toFixed(1).padStart(9)} ${Math.min(...samples[k]).toFixed(1).padStart(8)}`);
+  console.log(`  ${c.name.padEnd(18)} ${medians[k].toFixed(1).padStart(9)} ${Math.min(...samples[k]).toFixed(1).padStart(8)}`);
 });
 const [load] = loadavg();
 if (load > availableParallelism() / 2) {
@@ -56,6 +79,10 @@ if (load > availableParallelism() / 2) {
 }
 // A report, not a gate: wall-clock ratios on shared CI runners are too noisy to fail a build on.
 for (const [k, c] of cases.entries()) {
+  if (c.against !== undefined) {
+    const ratio = medians[k] / medians[c.against];
+    console.log(`startup ${c.name.replace('svc ', '')}: ${ratio.toFixed(2)}x ${cases[c.against].name} (one request; reported, no target)`);
+  }
   if (c.target === undefined) continue;
   const ratio = medians[k] / baseline;
   const verdict = ratio <= c.target ? 'ok' : 'MISSED';

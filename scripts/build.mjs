@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 // Worker entry points must be files of their own (new Worker(url) loads them by path).
 const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts', 'src/credit-notes/queue-worker.ts'].filter((p) => existsSync(p));
@@ -24,6 +25,26 @@ const lazyChildProcess = {
   },
 };
 
+// undici's HTTP/1.1 client requires its HTTP/2 one at load time, and with it node:http2 and
+// node:tls, about 12 ms of every command that makes a request; svc never negotiates h2. The
+// HTTP/2 client gets a stand-in that loads it (still from the bundle) on first use. Should a
+// newer undici move the file, the stand-in is simply not used.
+const lazyHttp2Client = {
+  name: 'lazy-undici-h2',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer)
+        ? { path: 'undici/lib/dispatcher/client-h2.js', namespace: 'lazy-h2', pluginData: dirname(args.importer) }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-h2' }, (args) => ({
+      contents: "let real; module.exports = function connectH2(...args) { return (real ??= require('./client-h2.js'))(...args); };",
+      loader: 'js',
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
 await rm('dist', { recursive: true, force: true });
 await build({
   entryPoints,
@@ -39,7 +60,7 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   // Native addons, browsers and packages that read their own data files stay in node_modules.
   external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit'],
-  plugins: [lazyChildProcess],
+  plugins: [lazyChildProcess, lazyHttp2Client],
   // Bundled CommonJS dependencies call require(); give them one in ESM output.
   banner: {
     js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",

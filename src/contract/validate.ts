@@ -21,6 +21,11 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wha
 
 /** Like `schema.safeParse`, with this module's messages; the sandbox answers 400 with `issues` as `details`. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): Validated<z.output<S>> {
+  // Without parse options zod takes its compiled fast path, about 3x faster (a queue of
+  // thousands is validated item by item); the messages matter only for a value that fails,
+  // which is parsed again with them. The error map changes messages, never the verdict.
+  const fast = schema.safeParse(value);
+  if (fast.success) return { success: true, data: fast.data };
   const result = schema.safeParse(value, { error: contractErrorMap });
   return result.success ? { success: true, data: result.data } : { success: false, issues: issuesOf(result.error) };
 }

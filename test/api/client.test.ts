@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
@@ -505,5 +506,36 @@ describe('close', () => {
     await client.close();
     pool.intercept({ path: '/x' }).reply(200, {});
     expect(await client.request({ method: 'GET', path: '/x' })).toEqual({});
+  });
+});
+
+describe('a body cut off', () => {
+  it('is UnavailableError (exit 8) while the streamed text is read', async () => {
+    // Headers and part of a long body, then the connection drops.
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      res.write('[{"requestId":"r-1"}');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const client = createApiClient({ baseUrl: `http://127.0.0.1:${address.port}`, io: testStreams().io, debug: false, clock: fixedClock(0) });
+    try {
+      const res = await client.requestStream({ method: 'GET', path: '/credit-note' });
+      const pieces: string[] = [];
+      const error = await rejection(
+        (async () => {
+          for await (const piece of res.text) pieces.push(piece);
+        })(),
+      );
+      expect(pieces.join('')).toBe('[{"requestId":"r-1"}');
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect(exitCodeOf(error)).toBe(ExitCode.unavailable);
+      expect((error as UnavailableError).message).toMatch(new RegExp(`^cannot reach the service at http://127.0.0.1:${address.port} \\(UND_ERR_SOCKET\\)$`));
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

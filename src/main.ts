@@ -5,6 +5,7 @@ import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
 import { ExitCode, SvcError, exitCodeOf } from './errors.js';
 import type { Factory } from './factory.js';
+import { printable } from './io/printable.js';
 import { colorEnabled } from './io/streams.js';
 import { buildProgram } from './root.js';
 
@@ -49,15 +50,17 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   }
 }
 
+// Messages quote what the service or a customer's device sent (a product ID, a receipt ID):
+// printable() keeps their control characters off the terminal.
 function printError(error: unknown, red: (s: string) => string, debug: boolean): void {
   if (error instanceof SvcError) {
-    process.stderr.write(`${red('error:')} ${error.message}\n`);
-    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-    if (debug && error.cause instanceof Error) process.stderr.write(`cause: ${error.cause.message}\n`);
+    process.stderr.write(`${red('error:')} ${printable(error.message)}\n`);
+    if (error.hint) process.stderr.write(`hint: ${printable(error.hint)}\n`);
+    if (debug && error.cause instanceof Error) process.stderr.write(`cause: ${printable(error.cause.message)}\n`);
     return;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${red('error:')} unexpected failure: ${message}\n`);
+  process.stderr.write(`${red('error:')} unexpected failure: ${printable(message)}\n`);
   if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('hint: run again with --debug for details\n');
 }

@@ -1,6 +1,7 @@
 // The one exporter (gh's json_flags): every command that prints data goes through here,
 // so --json, TTY tables and piped plain rows behave the same everywhere.
 import { once } from 'node:events';
+import { printable } from './printable.js';
 import type { IOStreams } from './streams.js';
 
 /** --json: the value as JSON on stdout, nothing else there. */
@@ -89,10 +90,13 @@ export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: r
 /** A single resource: JSON with --json, otherwise "key  value" lines. */
 export function writeRecord(io: IOStreams, fields: readonly [string, string][], json: unknown): void {
   if (io.json) return writeJson(io, json);
-  const width = Math.max(0, ...fields.map(([k]) => k.length));
-  for (const [k, v] of fields) io.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+  // One line per field: a line break in a value (a customer's note) must not read as another field.
+  const lines = fields.map(([k, v]) => [oneLine(k), oneLine(v)] as const);
+  const width = Math.max(0, ...lines.map(([k]) => k.length));
+  for (const [k, v] of lines) io.stdout.write(`${k.padEnd(width)}  ${v}\n`);
 }
 
-function oneLine(s: string): string {
-  return s.replace(/[\t\r\n]+/g, ' ');
+/** A table cell or record value: on one line, with no control characters (see printable). */
+export function oneLine(s: string): string {
+  return printable(s.replace(/[\t\r\n]+/g, ' '));
 }

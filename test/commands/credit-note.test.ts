@@ -276,6 +276,27 @@ describe('credit-note show', () => {
     });
   });
 
+  it("prints no control character of the customer's text, and keeps each field on its line", async () => {
+    const h = await keyed();
+    const note = 'ok\x1b[2J\x1b]0;owned\x07\nstatus           COMPLETED\u202e';
+    const hostile = request({ customerNote: note, lineItems: [{ productId: 'P\x1b[31m', quantity: 1, reasonCode: 'X\r' }] });
+    replyQueue(h, [queueItem('req-1', hostile, keys.current.publicKey)]);
+    await show({ requestId: 'req-1', reveal: false }, h.f);
+    const out = h.streams.stdout();
+    expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
+    expect(out).toMatch(/^note +ok\\x1b\[2J\\x1b\]0;owned\\x07 status +COMPLETED\\u202e$/m);
+    expect(out).toMatch(/^line 1 +P\\x1b\[31m × 1 · X {2}\(unknown reason code\)$/m);
+    expect(out.match(/^status /gm)).toHaveLength(1);
+  });
+
+  it('poll rows carry no control character of the customer\'s text', async () => {
+    const h = await keyed();
+    replyQueue(h, [queueItem('req-1', request({ customerNote: 'hi\x1b[2J' }), keys.current.publicKey)]);
+    await pollRun(pollOpts, h.f);
+    expect(h.streams.stdout()).toContain('hi\\x1b[2J');
+    expect(h.streams.stdout()).not.toContain('\x1b');
+  });
+
   it('is NotFoundError (exit 6) for a request that is not in the queue', async () => {
     const h = await keyed();
     replyQueue(h, [queueItem('req-1', request(), keys.current.publicKey)]);

@@ -111,4 +111,19 @@ describe('a return, from the customer to the credit note', () => {
     expect(refused.stderr).toMatch(/4005555000104/);
     expect(refused.stderr).not.toMatch(/> POST \S+\/credit-note\/(template|encrypted)/);
   });
+
+  it("a customer's control characters never reach the terminal, in output or in errors", async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>([
+      'sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', 'EVIL\x1b[2J:1', '--note', 'hi\x1b]0;owned\x07',
+    ]);
+    const shown = await svc(['credit-note', 'show', requestId]);
+    expect(shown.stdout).toMatch(/^note +hi\\x1b\]0;owned\\x07$/m);
+    expect(shown.stdout).not.toContain('\x1b');
+    // Not a product of the receipt: the error names it.
+    const refused = await runSvc(['credit-note', 'issue', requestId, '--yes'], { home: m.home, env: m.env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('productId EVIL\\x1b[2J');
+    expect(refused.stderr).not.toContain('\x1b');
+  });
 });

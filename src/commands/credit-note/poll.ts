@@ -12,7 +12,7 @@ import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
+import { oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 
 export interface PollOptions {
@@ -194,7 +194,7 @@ function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, str
       const line = previous === undefined ? { change, ...item } : { change, previousStatus: previous, ...item };
       f.io.stdout.write(`${JSON.stringify(line)}\n`);
     } else {
-      const cells = cols.map((c) => c.value(item).replace(/[\t\r\n]+/g, ' '));
+      const cells = cols.map((c) => oneLine(c.value(item)));
       println(f.io, [change, ...cells, ...(previous === undefined ? [] : [`was ${previous}`])].join('\t'));
     }
   }

@@ -23,6 +23,8 @@ export function quantityOf(scaled: number): number {
 
 export interface ReturnCheck {
   requestId: string;
+  /** The queue item's status: what the merchant can still do with a refused request depends on it. */
+  status: string;
   /** The queue item's receipt. */
   serviceReceiptId: string;
   returnRequest: ReturnRequest;
@@ -132,11 +134,20 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
 
   issues.push(...bankIssues(request));
   if (issues.length > 0) {
-    throw new ValidationError(`return request ${check.requestId}`, issues, {
-      hint: `nothing was submitted; reject it with \`svc credit-note reject ${check.requestId}\`, or fix the receipt record`,
-    });
+    throw new ValidationError(`return request ${check.requestId}`, issues, { hint: refusedHint(check.requestId, check.status) });
   }
   return [...allocations.values()];
+}
+
+/** Only a PENDING request can still be rejected (CONTRACT.md §6); an accepted one can only be completed. */
+function refusedHint(requestId: string, status: string): string {
+  if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
+    return (
+      `nothing was submitted; the request is ${status}, so it can no longer be rejected: credit only the part that passes ` +
+      `with --item PRODUCT_ID:QTY, settle it another way and run \`svc credit-note complete ${requestId}\`, or fix the receipt record`
+    );
+  }
+  return `nothing was submitted; reject it with \`svc credit-note reject ${requestId}\`, or fix the receipt record`;
 }
 
 /** The refund preference is the customer's request, but an IBAN to pay to must be a real one. */

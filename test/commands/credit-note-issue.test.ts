@@ -263,6 +263,23 @@ describe('credit-note issue: refused before anything is submitted', () => {
   it('an unknown product', async () => {
     const { error } = await refused(returnRequest([[MILK, 1], ['CANDY-1', 1]]));
     expect(error.issues).toEqual([{ path: 'lineItems.1 (productId CANDY-1)', message: 'is not a product of receipt R-2025-000871' }]);
+    expect(error.hint).toBe('nothing was submitted; reject it with `svc credit-note reject req-1`, or fix the receipt record');
+  });
+
+  it('an accepted request, which can no longer be rejected: the hint says what is left', async () => {
+    for (const status of ['ACCEPTED', 'PARTIALLY_ACCEPTED']) {
+      const h = await shop();
+      replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1], ['CANDY-1', 1]]), keys.current.publicKey, { status })]);
+      const more = status === 'PARTIALLY_ACCEPTED' ? { item: ['CANDY-1:1'] } : {};
+      const error = (await issue(opts('req-1', more), h.f).catch((e: unknown) => e)) as ValidationError;
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.hint).not.toContain('svc credit-note reject');
+      expect(error.hint).toBe(
+        `nothing was submitted; the request is ${status}, so it can no longer be rejected: credit only the part that passes ` +
+          'with --item PRODUCT_ID:QTY, settle it another way and run `svc credit-note complete req-1`, or fix the receipt record',
+      );
+      expect(h.sent).toEqual([]);
+    }
   });
 
   it('a return after the 30-day window, by the clock', async () => {
@@ -339,6 +356,15 @@ describe('credit-note issue: other refusals', () => {
     expect(again).toBeInstanceOf(RequestStateError);
     expect((again as RequestStateError).exitCode).toBe(ExitCode.conflict);
     expect((again as RequestStateError).message).toBe('return request req-2 was already credited by CN-R-2025-000871-1 (cn-1)');
+    expect((again as RequestStateError).hint).toBe('mark it done with `svc credit-note complete req-2`');
+
+    // Still PENDING (issued without --complete): COMPLETED is not a move from PENDING, accepting comes first.
+    replyQueue(h, [queueItem('req-2', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    const pending = (await issue(opts('req-2'), h.f).catch((e: unknown) => e)) as RequestStateError;
+    expect(pending).toBeInstanceOf(RequestStateError);
+    expect(pending.hint).toBe(
+      'mark it done: accept it with `svc credit-note accept req-2` (add --partial if only part was credited), then `svc credit-note complete req-2`',
+    );
   });
 });
 

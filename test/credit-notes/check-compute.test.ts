@@ -13,6 +13,7 @@ const DAY = 86_400_000;
 function check(overrides: Partial<ReturnCheck> & Pick<ReturnCheck, 'returnRequest'>, receipt = groceries()): ReturnCheck {
   return {
     requestId: 'req-1',
+    status: 'PENDING',
     serviceReceiptId: 'sr-1',
     original: { serviceReceiptId: 'sr-1', request: receipt },
     previous: [],

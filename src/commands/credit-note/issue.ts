@@ -148,11 +148,12 @@ function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: T
   const earlier = previous.find((n) => n.requestId === item.requestId);
   if (earlier) {
     throw new RequestStateError(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId})`, {
-      hint: `mark it done with \`svc credit-note complete ${item.requestId}\``,
+      hint: markDoneHint(item),
     });
   }
   const allocations = checkReturn({
     requestId: item.requestId,
+    status: item.status,
     serviceReceiptId: item.serviceReceiptId,
     returnRequest,
     original: { serviceReceiptId: original.record.serviceReceiptId, request: original.request },
@@ -170,6 +171,13 @@ function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: T
     note: `Credit for return request ${item.requestId}`,
   });
   return { ...opened, previous, allocations, credit };
+}
+
+/** A credited request is closed with COMPLETED, which only an accepted one can move to (CONTRACT.md §6). */
+function markDoneHint(item: QueueItem): string {
+  const complete = `\`svc credit-note complete ${item.requestId}\``;
+  if (item.status !== 'PENDING') return `mark it done with ${complete}`;
+  return `mark it done: accept it with \`svc credit-note accept ${item.requestId}\` (add --partial if only part was credited), then ${complete}`;
 }
 
 function sameCreditNote(a: Prepared, b: Prepared): boolean {

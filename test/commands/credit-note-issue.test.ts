@@ -171,6 +171,27 @@ describe('credit-note issue: a successful issue', () => {
     });
   });
 
+  it('never gives two credit notes of a receipt one document number', async () => {
+    const h = await shop();
+    // The first takes the number the second would get by default.
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    replyIssue(h, 'cn-1');
+    await issue(opts('req-1', { documentNumber: 'CN-R-2025-000871-2' }), h.f);
+    replyQueue(h, [queueItem('req-2', returnRequest([[WATER, 1]]), keys.current.publicKey)]);
+    replyIssue(h, 'cn-2');
+    await issue(opts('req-2'), h.f);
+    expect((await loadCreditNotes(h.f, 'sr-1')).map((n) => n.documentNumber)).toEqual(['CN-R-2025-000871-2', 'CN-R-2025-000871-3']);
+
+    const sent = h.sent.length;
+    replyQueue(h, [queueItem('req-3', returnRequest([[WATER, 1]]), keys.current.publicKey)]);
+    const error = (await issue(opts('req-3', { documentNumber: 'CN-R-2025-000871-3' }), h.f).catch((e: unknown) => e)) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.exitCode).toBe(ExitCode.usage);
+    expect(error.message).toBe('--document-number CN-R-2025-000871-3 is already the number of credit note cn-2 of this receipt');
+    expect(h.sent).toHaveLength(sent);
+    expect(await loadCreditNotes(h.f, 'sr-1')).toHaveLength(2);
+  });
+
   it('prints the bare serviceReceiptId and shows the computed credit note on stderr', async () => {
     const h = await shop();
     replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]], { refundPreference: 'BANK_TRANSFER', refundBankAccount: { iban: 'DE89370400440532013000' } }), keys.current.publicKey)]);

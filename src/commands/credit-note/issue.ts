@@ -166,11 +166,29 @@ function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: T
     original: original.request,
     allocations,
     previous,
-    documentNumber: terms.documentNumber ?? `CN-${original.request.documentNumber}-${previous.length + 1}`,
+    documentNumber: documentNumberFor(original.request.documentNumber, previous, terms.documentNumber),
     issueDate: new Date(terms.now).toISOString(),
     note: `Credit for return request ${item.requestId}`,
   });
   return { ...opened, previous, allocations, credit };
+}
+
+/**
+ * --document-number, or the next `CN-<receipt>-<n>`; never the number of an earlier credit
+ * note of the receipt, which would leave two documents with one number in the books.
+ */
+function documentNumberFor(receiptNumber: string, previous: readonly CreditNoteRecord[], chosen: string | undefined): string {
+  if (chosen !== undefined) {
+    const earlier = previous.find((n) => n.documentNumber === chosen);
+    if (earlier === undefined) return chosen;
+    throw new UsageError(`--document-number ${chosen} is already the number of credit note ${earlier.serviceReceiptId} of this receipt`, {
+      hint: 'nothing was submitted; give another number, or leave out --document-number for the next free one',
+    });
+  }
+  const taken = new Set(previous.map((n) => n.documentNumber));
+  let n = previous.length + 1;
+  while (taken.has(`CN-${receiptNumber}-${n}`)) n++;
+  return `CN-${receiptNumber}-${n}`;
 }
 
 /** A credited request is closed with COMPLETED, which only an accepted one can move to (CONTRACT.md §6). */

@@ -128,7 +128,7 @@ export function exitCodeForStatus(status: number, code?: string): ExitCode {
 function hintFor(status: number, code: string): string | undefined {
   if (code === 'invalid_grant' || code === 'invalid_token' || code === 'invalid_client' || status === 401)
     return 'run `svc auth login`';
-  if (status === 403) return 'check the Grant\'s scopes and stores with `svc grants show`';
+  if (status === 403) return 'check the Grants\' scopes and stores with `svc grants list --details`';
   if (status === 429) return 'the service is rate limiting: wait and try again';
   return undefined;
 }

@@ -66,6 +66,12 @@ describe('exit codes (CLI.md)', () => {
     expect(new ApiError({ status: 401, code: 'invalid_token' }).hint).toMatch(/svc auth login/);
   });
 
+  it('hints at a 403 with a command that runs as written (`grants show` needs a GRANT_ID)', () => {
+    for (const code of ['insufficient_scope', 'grant_not_permitting']) {
+      expect(new ApiError({ status: 403, code }).hint).toBe("check the Grants' scopes and stores with `svc grants list --details`");
+    }
+  });
+
   it('a validation error lists each field path', () => {
     const e = new ValidationError('receipt.json', [
       { path: 'totalTaxAmount', message: 'must equal the sum of taxes' },

@@ -239,6 +239,18 @@ describe('credit-note issue: a successful issue', () => {
     await issue(opts('req-1', { original: file }), h.f);
     expect(h.streams.stdout()).toBe('cn-1\n');
   });
+
+  it('--original given the receipt (a template request) rather than its record says what it takes', async () => {
+    const h = await shop({ record: false });
+    const file = join(h.stateDir, 'groceries.json');
+    await writeFile(file, JSON.stringify(groceries()));
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey, { status: 'ACCEPTED' })]);
+    const error = (await issue(opts('req-1', { original: file }), h.f).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues.map((i) => i.path)).toContain('templateRequest');
+    expect(error.hint).toBe('--original takes the receipt record `svc receipt send` kept: its element of `svc receipt list --json` on the machine that issued it');
+    expect(h.sent).toEqual([]);
+  });
 });
 
 describe('credit-note issue: refused before anything is submitted', () => {

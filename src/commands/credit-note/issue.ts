@@ -22,7 +22,7 @@ import type { EncryptedReceiptEntry } from '../../contract/receipt.js';
 import type { Recipient } from '../../contract/recipient.js';
 import { ReturnRequest, type QueueItem } from '../../contract/returns.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
-import { parseOrThrow } from '../../contract/validate.js';
+import { parseOrThrow, validate } from '../../contract/validate.js';
 import { approvedPart, type ApprovedPart } from '../../credit-notes/approved.js';
 import { checkReturn, quantityOf, type Allocation } from '../../credit-notes/check.js';
 import { computeCreditNote, type ComputedCreditNote } from '../../credit-notes/compute.js';
@@ -289,7 +289,13 @@ async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnReques
 async function originalReceipt(f: Factory, file: string | undefined, item: QueueItem): Promise<Original> {
   let record: ReceiptRecord;
   if (file !== undefined) {
-    record = parseOrThrow(ReceiptRecord, await readJsonInput(file, f), inputName(file));
+    const parsed = validate(ReceiptRecord, await readJsonInput(file, f));
+    if (!parsed.success) {
+      throw new ValidationError(inputName(file), parsed.issues, {
+        hint: '--original takes the receipt record `svc receipt send` kept: its element of `svc receipt list --json` on the machine that issued it',
+      });
+    }
+    record = parsed.data;
   } else {
     try {
       record = await loadReceiptRecord(f, item.serviceReceiptId);

@@ -17,7 +17,8 @@ export interface EmailOptions {
 }
 
 export async function run(opts: EmailOptions, f: Factory): Promise<void> {
-  const to = parseOrThrow(ReceiptEmailRequest.shape.to, opts.to.trim(), '--to');
+  // Checked as the request member, so the message names `to` rather than "(root)".
+  const { to } = parseOrThrow(ReceiptEmailRequest.pick({ to: true }), { to: opts.to.trim() }, '--to');
   const request = await readTemplateRequest(f, opts.file);
   const caller = await writeReceiptsCaller(f);
   const { document } = await fetchTemplate(f, caller, request);

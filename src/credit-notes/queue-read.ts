@@ -9,6 +9,7 @@ import { validate, type Issue } from '../contract/validate.js';
 import { decryptWithKeyring, type EncryptedItem, type KeyringEntry } from '../crypto/hybrid.js';
 import { SvcError } from '../errors.js';
 import { jsonArrayElements } from '../io/output.js';
+import { maskedRequest } from './display.js';
 
 export type ReadItem = QueueItem & ({ returnRequest: ReturnRequest; decryptError?: never } | { decryptError: string; returnRequest?: never });
 
@@ -23,6 +24,8 @@ export type ReadJob =
       status?: QueueItemStatus | undefined;
       /** Return each item as its --json text (jsonArrayElement) instead of as data. */
       asJson?: boolean;
+      /** Bank account details masked to their last 4 (credit-notes/display.ts maskedRequest). */
+      masked?: boolean;
     };
 
 export type ReadResult =
@@ -60,7 +63,8 @@ export function readBatch(job: ReadJob, keys: readonly KeyringEntry[]): ReadResu
     status = job.status;
     items = status === undefined ? checked : checked.filter((i) => i.status === status);
   }
-  const read = items.map((item) => readItem(item, keys));
+  const masked = 'text' in job && job.masked === true;
+  const read = items.map((item) => (masked ? maskedItem(readItem(item, keys)) : readItem(item, keys)));
   const unreadable = read.filter((r) => r.decryptError !== undefined).length;
   if ('text' in job && job.asJson) {
     return { ok: true, count, items: [], json: jsonArrayElements(read), shown: read.length, unreadable };
@@ -78,6 +82,11 @@ function checkItems(values: readonly unknown[], first: number): QueueItem[] | { 
     items.push(parsed.data);
   }
   return items;
+}
+
+/** The item with its request's bank account details masked, as poll shows it. */
+export function maskedItem(item: ReadItem): ReadItem {
+  return item.returnRequest === undefined ? item : { ...item, returnRequest: maskedRequest(item.returnRequest) };
 }
 
 /** The parts of a queue item that `decryptWithKeyring` needs. */

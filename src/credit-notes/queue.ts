@@ -16,7 +16,7 @@ import { bundledWorker } from '../workers/bundled.js';
 import { createWorkerPool, type WorkerPool } from '../workers/pool.js';
 import { readBatch, type ReadItem, type ReadJob, type ReadResult } from './queue-read.js';
 
-export { encryptedPart, type ReadItem } from './queue-read.js';
+export { encryptedPart, maskedItem, type ReadItem } from './queue-read.js';
 
 /** Below this many items the queue is read on this thread. */
 export const IN_PROCESS_BELOW = 64;
@@ -54,6 +54,8 @@ export interface StreamedQueueOptions extends PoolOptions {
   status?: QueueItemStatus | undefined;
   /** Return the items as --json texts (io/output.ts jsonArrayElement) rather than as data. */
   asJson?: boolean;
+  /** Mask bank account details to their last 4, as every list of requests shows them. */
+  masked?: boolean;
 }
 
 export interface StreamedQueue {
@@ -90,7 +92,7 @@ export async function readQueueStream(
     answered?.();
   };
   const send = (elements: string[]) => {
-    const job: ReadJob = { text: elements.join(','), first, status: opts.status, asJson: opts.asJson ?? false };
+    const job: ReadJob = { text: elements.join(','), first, status: opts.status, asJson: opts.asJson ?? false, masked: opts.masked ?? false };
     first += elements.length;
     const result = pool ? pool.run(job) : Promise.resolve().then(() => readBatch(job, keys));
     unanswered += 1;

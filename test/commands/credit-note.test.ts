@@ -123,8 +123,9 @@ describe('credit-note poll', () => {
       'decrypted, but not a valid return request: lineItems must have at least one entry',
       undefined,
     ]);
-    // poll --json is the plaintext as decrypted (CLI.md); show masks.
-    expect((out[4]!.returnRequest as ReturnRequest).refundBankAccount?.iban).toBe(VALID_IBAN);
+    // The decrypted plaintext (CLI.md), with the bank account masked as everywhere it is printed.
+    expect((out[4]!.returnRequest as ReturnRequest).refundBankAccount).toEqual({ iban: '•••• 3000', accountHolder: 'Alice Example', bic: 'COBADEFFXXX' });
+    expect(h.output()).not.toContain(VALID_IBAN);
     expect(h.output()).not.toContain('PRIVATE KEY');
   });
 
@@ -190,6 +191,7 @@ describe('credit-note poll', () => {
       replyQueue(h, [
         queueItem('req-1', request(), keys.current.publicKey, { status: 'ACCEPTED' }),
         queueItem('req-2', request(), strangerKey),
+        queueItem('req-3', bankRequest(), keys.current.publicKey),
       ]);
       const stop = new AbortController();
       const waits: number[] = [];
@@ -208,14 +210,18 @@ describe('credit-note poll', () => {
           ['new', 'req-1', 'PENDING', undefined],
           ['status', 'req-1', 'ACCEPTED', 'PENDING'],
           ['new', 'req-2', 'PENDING', undefined],
+          ['new', 'req-3', 'PENDING', undefined],
         ]);
         expect(events[1]!.returnRequest).toEqual(request());
         expect(events[2]!.decryptError).toMatch(/^cannot decrypt/);
+        expect((events[3]!.returnRequest as ReturnRequest).refundBankAccount?.iban).toBe('•••• 3000');
+        expect(h.output()).not.toContain(VALID_IBAN);
       } else {
         expect(lines.map((l) => l.split('\t').slice(0, 4).concat(l.split('\t').slice(-1)))).toEqual([
           ['new', 'req-1', 'sr-1', 'PENDING', expect.stringContaining('The milk')],
           ['status', 'req-1', 'sr-1', 'ACCEPTED', 'was PENDING'],
           ['new', 'req-2', 'sr-1', 'PENDING', expect.stringMatching(/^error: cannot decrypt/)],
+          ['new', 'req-3', 'sr-1', 'PENDING', expect.any(String)],
         ]);
       }
     }

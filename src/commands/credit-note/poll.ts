@@ -7,7 +7,7 @@ import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { listReturnRequests, streamReturnRequests } from '../../api/credit-note.js';
 import { QueueItemStatus, type QueueItem, type ReturnRequest } from '../../contract/returns.js';
 import { age, itemsSummary, truncate } from '../../credit-notes/display.js';
-import { readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
+import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
 import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
@@ -55,7 +55,8 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     return writeList(f.io, shown, columns(f, false));
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
-  const read = await readQueueStream(await streamReturnRequests(caller), keys, { status, asJson: f.io.json });
+  // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
+  const read = await readQueueStream(await streamReturnRequests(caller), keys, { status, asJson: f.io.json, masked: true });
   if (f.io.json) return writeJsonArrayText(f.io, read.json);
   await writeList(f.io, read.items, columns(f, true));
   reportUnreadable(f, read.unreadable, read.shown);
@@ -100,7 +101,7 @@ function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, status: Q
     const all = await listReturnRequests(caller);
     const shown = status === undefined ? all : all.filter((i) => i.status === status);
     if (keys === undefined) return { all, shown };
-    const fresh = await readQueue(shown.filter((i) => !read.has(i.requestId)), keys);
+    const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
     for (const item of fresh) {
       read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }

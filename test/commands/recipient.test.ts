@@ -130,6 +130,15 @@ describe('recipient resolve', () => {
     });
 
     it.each([
+      [{ card: '4111 1111 1111 111x' }, '--card', 'cardNumber: must be a card number of 12 to 19 digits (spaces and dashes are fine)'],
+      [{ iban: 'DE89-3704-0044-0532-0130-00' }, '--iban', 'iban: must be an IBAN, such as DE89 3704 0044 0532 0130 00 (spaces and lower case are fine)'],
+    ])('says what %j accepts, not the compact form it sends', async (flags, flag, line) => {
+      const h = await harness();
+      const error = await resolve(flags, h.f).catch((e: unknown) => e);
+      expect((error as ValidationError).message).toBe(`${flag} is invalid:\n  ${line}`);
+    });
+
+    it.each([
       [{ card: '4111 1111 1111 111x' }, '--card', 'cardNumber', '4111 1111 1111 111x'],
       [{ iban: 'DE89-3704-0044-0532-0130-00' }, '--iban', 'iban', 'DE89-3704'],
       [{ email: 'alice at example.com' }, '--email', 'email', 'alice at'],

@@ -3,8 +3,8 @@
 // an error message would end up in terminal scrollback and CI logs.
 import type { RecipientLookup } from '../../api/recipient.js';
 import { ResolveRecipientRequest } from '../../contract/recipient.js';
-import { parseOrThrow } from '../../contract/validate.js';
-import { UsageError } from '../../errors.js';
+import { validate } from '../../contract/validate.js';
+import { UsageError, ValidationError } from '../../errors.js';
 import { maskLast4 } from '../../io/redact.js';
 import type { IdentifierFlags } from './index.js';
 
@@ -16,6 +16,8 @@ interface LookupKind {
   flag: string;
   kind: string;
   build(value: string): Pick<RecipientLookup, 'request' | 'display' | 'secret'>;
+  /** What the flag accepts, where that is more than the contract's compact form. */
+  expected?: string;
 }
 
 // People write these with spaces and dashes; the request carries the compact form.
@@ -32,6 +34,7 @@ const KINDS: Record<keyof LookupFlags, LookupKind> = {
   iban: {
     flag: '--iban',
     kind: 'IBAN',
+    expected: 'must be an IBAN, such as DE89 3704 0044 0532 0130 00 (spaces and lower case are fine)',
     build: (v) => {
       const iban = v.replace(/\s/g, '').toUpperCase();
       return { request: { iban }, display: maskLast4(iban), secret: iban };
@@ -40,6 +43,7 @@ const KINDS: Record<keyof LookupFlags, LookupKind> = {
   card: {
     flag: '--card',
     kind: 'card',
+    expected: 'must be a card number of 12 to 19 digits (spaces and dashes are fine)',
     build: (v) => {
       const cardNumber = v.replace(/[\s-]/g, '');
       return { request: { cardNumber }, display: maskLast4(cardNumber), secret: cardNumber };
@@ -62,8 +66,10 @@ export function lookupFromFlags(flags: LookupFlags, allowed: readonly (keyof Loo
       hint: 'the customer is identified by exactly one of them',
     });
   }
-  const { flag, kind, build } = KINDS[name];
+  const { flag, kind, build, expected } = KINDS[name];
   const lookup = build(flags[name] ?? '');
-  parseOrThrow(ResolveRecipientRequest, lookup.request, flag);
+  const checked = validate(ResolveRecipientRequest, lookup.request);
+  // The contract's message describes the compact form sent; the flag takes more than that.
+  if (!checked.success) throw new ValidationError(flag, checked.issues.map((i) => ({ path: i.path, message: expected ?? i.message })));
   return { ...lookup, kind };
 }

@@ -10,7 +10,7 @@ import type { ReturnRequest } from '../../src/contract/returns.js';
 import type { CreditNoteTemplateRequest } from '../../src/contract/template.js';
 import { documentHash } from '../../src/crypto/hash.js';
 import { generateKeyPair } from '../../src/crypto/keys.js';
-import { DecryptError, ExitCode, NotFoundError, UsageError, ValidationError } from '../../src/errors.js';
+import { AuthError, DecryptError, ExitCode, NotFoundError, UsageError, ValidationError } from '../../src/errors.js';
 import { merchantKeys, queueItem, replyQueue, replyStatus, withKeys, type MerchantKeys } from './credit-note-setup.js';
 import { apiError, closeHarnesses, harness, parseArgv, readFixture, templateFor, type Harness } from './receipts-setup.js';
 
@@ -127,6 +127,18 @@ describe('credit-note poll', () => {
     expect((out[4]!.returnRequest as ReturnRequest).refundBankAccount).toEqual({ iban: '•••• 3000', accountHolder: 'Alice Example', bic: 'COBADEFFXXX' });
     expect(h.output()).not.toContain(VALID_IBAN);
     expect(h.output()).not.toContain('PRIVATE KEY');
+  });
+
+  it('warns of a profile without keys only once the login is there: without one, that is the error', async () => {
+    const h = await harness();
+    replyQueue(h, []);
+    await pollRun(pollOpts, h.f);
+    expect(h.streams.stderr()).toContain('warning: this profile has no private keys');
+
+    const loggedOut = await harness();
+    tokenSourceFor.mockRejectedValueOnce(new AuthError('not logged in', { hint: 'run `svc auth login`' }));
+    await expect(pollRun(pollOpts, loggedOut.f)).rejects.toBeInstanceOf(AuthError);
+    expect(loggedOut.streams.stderr()).toBe('');
   });
 
   it('prints a table on a terminal and tab-separated rows otherwise, errors in the NOTE column', async () => {

@@ -45,7 +45,9 @@ export function run(opts: PollOptions, f: Factory): Promise<void> {
 export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
   const status = statusFilter(opts.status);
   const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
-  const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? keyring(f) : undefined]);
+  const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? loadKeyring(f) : undefined]);
+  // After the login is known to be there: without one, that is the thing to fix first.
+  if (keys?.length === 0) note(f.io, 'warning: this profile has no private keys, so no request can be decrypted; create one with `svc keys generate --upload`');
 
   if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status), intervalMs, decrypt: opts.decrypt, deps });
   if (keys === undefined) {
@@ -76,12 +78,6 @@ function intervalOf(value: string): number {
   const seconds = Number(value);
   if (value.trim() !== '' && Number.isFinite(seconds) && seconds >= MIN_INTERVAL_SECONDS) return Math.round(seconds * 1000);
   throw new UsageError(`--interval ${value} is not a number of seconds of at least ${MIN_INTERVAL_SECONDS}`, { hint: 'e.g. --interval 30' });
-}
-
-async function keyring(f: Factory): Promise<KeyringEntry[]> {
-  const keys = await loadKeyring(f);
-  if (keys.length === 0) note(f.io, 'warning: this profile has no private keys, so no request can be decrypted; create one with `svc keys generate --upload`');
-  return keys;
 }
 
 interface Polled {

@@ -4,7 +4,7 @@ import { StatusUpdateResponse } from '../../contract/returns.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
-import { note } from '../../io/streams.js';
+import { println } from '../../io/streams.js';
 
 export interface TriggerCancelOptions {
   requestId: string;
@@ -31,5 +31,5 @@ export async function run(opts: TriggerCancelOptions, f: Factory): Promise<void>
     throw error;
   }
   if (f.io.json) writeJson(f.io, result);
-  else note(f.io, `return request ${result.requestId} is ${result.status}`);
+  else println(f.io, `return request ${result.requestId} is ${result.status}`);
 }

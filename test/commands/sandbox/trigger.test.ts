@@ -77,7 +77,7 @@ describe('svc sandbox trigger return-request | cancel', () => {
     const { requestId } = (await h.call<{ requestId: string }>('POST', `/sandbox/receipts/${serviceReceiptId}/return-requests`)).body;
     const t = harness();
     await cancel({ requestId }, t.f);
-    expect(t.streams.stderr()).toContain(`return request ${requestId} is CANCELLED`);
+    expect(t.streams.stdout()).toContain(`return request ${requestId} is CANCELLED`);
 
     const json = harness(true);
     await cancel({ requestId }, json.f);

@@ -6,6 +6,10 @@ import module from 'node:module';
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const { readFileSync } = await import('node:fs');
+  // A reader that has gone (`svc --version | true`) is no failure; src/main.ts does the same.
+  process.stdout.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else {
   // Node's on-disk compile cache (Node 22.1+) before the bundle is parsed; a no-op elsewhere.

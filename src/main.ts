@@ -65,4 +65,17 @@ function printError(error: unknown, red: (s: string) => string, debug: boolean):
   else process.stderr.write('hint: run again with --debug for details\n');
 }
 
+/**
+ * A reader that stops early (`svc … | head -1`, a pager quit) closes the pipe: that is not
+ * svc failing, so it ends quietly, as `gh` does, instead of with Node's EPIPE stack trace.
+ */
+function endQuietlyWhenThePipeCloses(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+    throw error;
+  });
+}
+
+endQuietlyWhenThePipeCloses(process.stdout);
+endQuietlyWhenThePipeCloses(process.stderr);
 process.exitCode = await main(process.argv.slice(2), process.env);

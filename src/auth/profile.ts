@@ -63,16 +63,35 @@ function nextDefault(current: string | undefined, added: readonly string[]): str
   return current;
 }
 
-/** Adds or replaces Grants by ID; returns the profile's default afterwards. */
-export function saveGrants(config: ConfigStore, profile: string, grants: readonly Grant[]): string | undefined {
+export interface SavedGrants {
+  /** The profile's default afterwards. */
+  grant: string | undefined;
+  /** Earlier Grants replaced by a new one of the same company (their cached tokens are stale). */
+  superseded: string[];
+}
+
+/**
+ * Adds or replaces Grants by ID. There is one Grant per approved company, so a new Grant of
+ * a company replaces the profile's earlier ones (revoked, or replaced by this approval), and
+ * a default that named one of them moves to the new one: otherwise a login after a
+ * revocation would leave the revoked Grant the default, and every command would keep
+ * failing with "run `svc auth login`".
+ */
+export function saveGrants(config: ConfigStore, profile: string, grants: readonly Grant[]): SavedGrants {
   const ids = grants.map((g) => g.grant_id);
-  let chosen: string | undefined;
+  const successorOf = new Map(grants.map((g) => [g.issuer_company_id, g.grant_id]));
+  const saved: SavedGrants = { grant: undefined, superseded: [] };
   config.updateProfile(profile, (p) => {
-    chosen = nextDefault(p.grant, ids);
-    const kept = (p.grants ?? []).filter((g) => !ids.includes(g.grant_id));
-    return { ...p, grants: [...kept, ...grants], grant: chosen };
+    const earlier = (p.grants ?? []).filter((g) => !ids.includes(g.grant_id));
+    const superseded = earlier.filter((g) => successorOf.has(g.issuer_company_id));
+    const replacedDefault = superseded.find((g) => g.grant_id === p.grant);
+    const current = replacedDefault ? successorOf.get(replacedDefault.issuer_company_id) : p.grant;
+    saved.grant = nextDefault(current, ids);
+    saved.superseded = superseded.map((g) => g.grant_id);
+    const kept = earlier.filter((g) => !successorOf.has(g.issuer_company_id));
+    return { ...p, grants: [...kept, ...grants], grant: saved.grant };
   });
-  return chosen;
+  return saved;
 }
 
 /** Adds or replaces companies by merchant ID; returns the profile's default afterwards. */

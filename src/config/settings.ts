@@ -43,7 +43,21 @@ export function environmentGrant(env: SettingsInputs['env']): string | undefined
   return pick([[env.SVC_GRANT_ID, 'env']])?.value;
 }
 
-export function resolveSettings({ flags, env, config }: SettingsInputs): Settings {
+/** The settings of a profile that may have no base URL yet: what `svc config` shows. */
+export type ProfileSettings = Omit<Settings, 'baseUrl'> & { baseUrl: Setting | undefined };
+
+export function resolveSettings(inputs: SettingsInputs): Settings {
+  const settings = resolveProfileSettings(inputs);
+  const { profile, baseUrl } = settings;
+  if (!baseUrl) {
+    throw new UsageError(`profile "${profile.value}" has no base URL`, {
+      hint: `run \`svc config set base-url https://… --profile ${profile.value}\`, or pass --base-url`,
+    });
+  }
+  return { ...settings, baseUrl };
+}
+
+export function resolveProfileSettings({ flags, env, config }: SettingsInputs): ProfileSettings {
   const profile = resolveProfileName(flags, env);
   const stored = config.profile(profile.value);
   const builtin = BUILTIN_PROFILES[profile.value] ?? {};
@@ -53,13 +67,10 @@ export function resolveSettings({ flags, env, config }: SettingsInputs): Setting
     [stored.baseUrl, 'profile'],
     [builtin.baseUrl, 'default'],
   ]);
-  if (!baseUrl) {
-    throw new UsageError(`profile "${profile.value}" has no base URL`, {
-      hint: `run \`svc config set base-url https://… --profile ${profile.value}\`, or pass --base-url`,
-    });
+  if (baseUrl) {
+    const what = { flag: '--base-url', env: 'SVC_BASE_URL', profile: `base-url of profile "${profile.value}"`, default: 'base-url' }[baseUrl.source];
+    baseUrl.value = validateBaseUrl(baseUrl.value, what);
   }
-  const what = { flag: '--base-url', env: 'SVC_BASE_URL', profile: `base-url of profile "${profile.value}"`, default: 'base-url' }[baseUrl.source];
-  baseUrl.value = validateBaseUrl(baseUrl.value, what);
   return {
     profile,
     baseUrl,

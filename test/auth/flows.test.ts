@@ -114,8 +114,8 @@ describe('auth login, grant flow', () => {
   });
 
   it('keeps Grants of earlier logins and the chosen default when several come back', async () => {
-    const other = { ...GRANT, grant_id: 'g-2', company_legal_name: 'Sample Foods GmbH' };
-    const third = { ...GRANT, grant_id: 'g-3' };
+    const other = { ...GRANT, grant_id: 'g-2', issuer_company_id: 'c-2', company_legal_name: 'Sample Foods GmbH' };
+    const third = { ...GRANT, grant_id: 'g-3', issuer_company_id: 'c-3', company_legal_name: 'Third Shop' };
     const { f, pool, config } = make({
       profiles: { local: { grants: [{ ...GRANT, grant_version: 0 }], grant: GRANT.grant_id } },
       secrets: { 'client-secret': CLIENT_SECRET },
@@ -124,6 +124,22 @@ describe('auth login, grant flow', () => {
     await login({ ...LOGIN, clientSecretStdin: false }, f, { openUrl: approvingBrowser({}) });
     expect(config.profile('local').grants?.map((g) => g.grant_id)).toEqual([GRANT.grant_id, 'g-2', 'g-3']);
     expect(config.profile('local').grant).toBe(GRANT.grant_id);
+  });
+
+  it("replaces an earlier Grant of the same company, default and cached tokens included (a re-login after a revocation)", async () => {
+    const other = { ...GRANT, grant_id: 'g-2', issuer_company_id: 'c-2', company_legal_name: 'Sample Foods GmbH' };
+    const renewed = { ...GRANT, grant_id: 'g-renewed' };
+    const revokedToken = JSON.stringify({ write_receipts: { access_token: 'tok-revoked', token_type: 'bearer', expires_at: new Date(NOW + 600_000).toISOString(), scope: 'write_receipts' } });
+    const { f, pool, config, secrets } = make({
+      profiles: { local: { grants: [GRANT, other], grant: GRANT.grant_id } },
+      secrets: { 'client-secret': CLIENT_SECRET, [`token/${GRANT.grant_id}`]: revokedToken },
+    });
+    pool.intercept({ path: '/oauth2/authorization-code/exchange', method: 'POST' }).reply(() => json({ grants: [renewed, { ...other, grant_id: 'g-2b' }] }));
+    const result = await login({ ...LOGIN, clientSecretStdin: false }, f, { openUrl: approvingBrowser({}) });
+    expect(config.profile('local').grants?.map((g) => g.grant_id)).toEqual(['g-renewed', 'g-2b']);
+    expect(config.profile('local').grant).toBe('g-renewed');
+    expect(result.grant).toBe('g-renewed');
+    expect(Object.keys(secrets.dump()).filter((key) => key.startsWith('token/'))).toEqual([]);
   });
 
   it('stops with exit 3 when the administrator denies, and makes no token request', async () => {

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, tempDirs, type SvcHome } from './helpers.js';
+import { execa } from 'execa';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome } from './helpers.js';
 
 const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 
@@ -34,6 +35,29 @@ describe('svc', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/missing required argument/i);
   });
+
+  it.each(['--version', '--help', 'completion zsh', 'config list'])(
+    'a reader that closes the pipe early (`svc %s | head`) ends it quietly with exit 0',
+    async (line) => {
+      const args = line.split(' ');
+      const dirs = tempDirs();
+      try {
+        const child = execa('node', [svcBin, ...args], {
+          env: svcEnv(await makeSvcHome(dirs)),
+          extendEnv: false,
+          cwd: repoRoot,
+          reject: false,
+          stdin: 'ignore',
+        });
+        child.stdout.destroy();
+        const result = await child;
+        expect(result.stderr).toBe('');
+        expect(result.exitCode).toBe(0);
+      } finally {
+        await dirs.cleanup();
+      }
+    },
+  );
 
   it('refuses http:// for a host that is not loopback (exit 2)', async () => {
     const result = await runSvc(['config', 'set', 'base-url', 'http://example.com']);

@@ -4,7 +4,7 @@
 import { builtinSecret } from '../../auth/credentials.js';
 import { readAuthorizations } from '../../auth/profile.js';
 import { profileTokenCache } from '../../auth/session.js';
-import type { Setting } from '../../config/settings.js';
+import { resolveProfileSettings, type Setting } from '../../config/settings.js';
 import { listKeys } from '../../crypto/keystore.js';
 import { SvcError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -35,7 +35,8 @@ export interface SecretState {
 }
 
 export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
-  const settings = await f.settings();
+  // Not f.settings(): a profile without a base URL yet is worth a status too.
+  const settings = resolveProfileSettings({ flags: f.globals, env: f.env, config: await f.config() });
   let store: SecretStore | undefined;
   let failure: SvcError | undefined;
   try {
@@ -95,7 +96,7 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
     ],
     {
       profile: settings.profile,
-      baseUrl: settings.baseUrl,
+      baseUrl: settings.baseUrl ?? null,
       clientId: settings.clientId ?? null,
       secretStore: store
         ? { backend: store.backend, description: store.describe() }

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { println } from '../../io/streams.js';
-import { SETTING_OF } from './list.js';
+import { SETTING_OF, profileSettings } from './list.js';
 
 export interface GetOptions {
   key: string;
@@ -12,11 +12,12 @@ export interface GetOptions {
 
 export async function run(opts: GetOptions, f: Factory): Promise<void> {
   const key = parseConfigKey(opts.key);
-  const settings = await f.settings();
+  const settings = await profileSettings(f);
   const setting = settings[SETTING_OF[key]] as Setting | undefined;
   if (!setting) {
+    const profile = settings.profile.source === 'default' ? '' : ` --profile ${settings.profile.value}`;
     throw new NotFoundError(`${key} is not set for profile "${settings.profile.value}"`, {
-      hint: `run \`svc config set ${key} VALUE\``,
+      hint: `run \`svc config set ${key} VALUE${profile}\``,
     });
   }
   if (f.io.json) writeJson(f.io, { key, value: setting.value, source: setting.source });

@@ -1,11 +1,11 @@
 import { CONFIG_KEYS, type ConfigKey } from '../../config/keys.js';
-import type { Setting, Settings } from '../../config/settings.js';
+import { resolveProfileSettings, type ProfileSettings, type Setting } from '../../config/settings.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 
 export type ListOptions = Record<string, never>;
 
-const SETTING_OF: Record<ConfigKey, keyof Settings> = {
+const SETTING_OF: Record<ConfigKey, keyof ProfileSettings> = {
   'base-url': 'baseUrl',
   'client-id': 'clientId',
   'redirect-uri': 'redirectUri',
@@ -13,8 +13,16 @@ const SETTING_OF: Record<ConfigKey, keyof Settings> = {
   scopes: 'scopes',
 };
 
+/**
+ * The profile's settings without the factory's demand for a base URL: `svc config` is how a
+ * profile that has none is inspected and given one.
+ */
+export async function profileSettings(f: Factory): Promise<ProfileSettings> {
+  return resolveProfileSettings({ flags: f.globals, env: f.env, config: await f.config() });
+}
+
 export async function run(_opts: ListOptions, f: Factory): Promise<void> {
-  const settings = await f.settings();
+  const settings = await profileSettings(f);
   const rows = (Object.keys(CONFIG_KEYS) as ConfigKey[]).map((key) => {
     const s = settings[SETTING_OF[key]] as Setting | undefined;
     return { key, value: s?.value ?? null, source: s?.source ?? null };

@@ -3,6 +3,7 @@
 import { fetchGrantDetails } from '../../auth/grant-details.js';
 import { readAuthorizations } from '../../auth/profile.js';
 import type { GrantDetails } from '../../contract/oauth.js';
+import { ExitCode, SvcError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -30,7 +31,19 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
 async function listDetails(f: Factory, grantIds: readonly string[], companies: number): Promise<void> {
   if (companies > 0) note(f.io, 'code-flow companies have no Grant details; they are left out');
   const details: GrantDetails[] = [];
-  for (const id of grantIds) details.push(await fetchGrantDetails(f, id));
+  // One revoked (or otherwise refused) Grant must not hide the stores of the others: they are
+  // listed, and the command fails with the first refusal (each names its Grant), any further
+  // ones noted on stderr.
+  let refused: SvcError | undefined;
+  for (const id of grantIds) {
+    try {
+      details.push(await fetchGrantDetails(f, id));
+    } catch (error) {
+      if (!(error instanceof SvcError && GRANT_REFUSALS.includes(error.exitCode))) throw error;
+      if (refused) note(f.io, `error: ${error.message}`);
+      else refused = error;
+    }
+  }
   const rows = details.flatMap((d) => d.stores.map((store) => ({ grant: d, store })));
   await writeList(
     f.io,
@@ -45,4 +58,7 @@ async function listDetails(f: Factory, grantIds: readonly string[], companies: n
     ],
     details,
   );
+  if (refused) throw refused;
 }
+
+const GRANT_REFUSALS: readonly ExitCode[] = [ExitCode.auth, ExitCode.forbidden, ExitCode.notFound];

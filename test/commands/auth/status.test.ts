@@ -147,4 +147,21 @@ describe('auth status', () => {
     expect(human.t.stdout()).toContain('grant           g-1 Example Retail Ltd (default); write_receipts token expires in 600s');
     expect(t.stdout() + human.t.stdout()).not.toContain('tok-very-secret');
   });
+
+  it('reports a profile that has no base URL yet instead of failing', async () => {
+    const t = testStreams({ json: true });
+    const f = createFactory({
+      env: {},
+      globals: { ...globals, profile: 'production', json: true },
+      io: t.io,
+      config: memoryConfigStore({ production: { clientId: 'app_prod' } }),
+      secrets: memorySecretStore(),
+    });
+    await run({}, f);
+    expect(JSON.parse(t.stdout())).toMatchObject({
+      profile: { value: 'production', source: 'flag' },
+      baseUrl: null,
+      clientId: { value: 'app_prod', source: 'profile' },
+    });
+  });
 });

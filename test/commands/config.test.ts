@@ -1,0 +1,51 @@
+// `svc config list|get` read a profile as it is, including one without a base URL yet.
+import { describe, expect, it } from 'vitest';
+import { run as get } from '../../src/commands/config/get.js';
+import { run as list } from '../../src/commands/config/list.js';
+import { memoryConfigStore, type ProfileConfig } from '../../src/config/store.js';
+import { NotFoundError } from '../../src/errors.js';
+import { createFactory } from '../../src/factory.js';
+import { testStreams } from '../../src/io/test-streams.js';
+
+function setup(opts: { profile?: string; json?: boolean; env?: Record<string, string>; profiles?: Record<string, ProfileConfig> } = {}) {
+  const t = testStreams({ json: Boolean(opts.json) });
+  const f = createFactory({
+    env: opts.env ?? {},
+    globals: { profile: opts.profile, json: Boolean(opts.json), input: false, debug: false, color: false },
+    io: t.io,
+    config: memoryConfigStore(opts.profiles ?? {}),
+  });
+  return { t, f };
+}
+
+describe('svc config on a profile without a base URL', () => {
+  it('list shows base-url as unset instead of failing', async () => {
+    const { t, f } = setup({ profile: 'production', json: true, profiles: { production: { clientId: 'app_prod' } } });
+    await list({}, f);
+    expect(JSON.parse(t.stdout())).toEqual({
+      profile: 'production',
+      settings: [
+        { key: 'base-url', value: null, source: null },
+        { key: 'client-id', value: 'app_prod', source: 'profile' },
+        { key: 'redirect-uri', value: 'http://127.0.0.1:8765/callback', source: 'default' },
+        { key: 'grant', value: null, source: null },
+        { key: 'scopes', value: 'write_receipts read_stores manage_client_applications', source: 'default' },
+      ],
+    });
+  });
+
+  it('get prints the keys that are set, and base-url is "not set" (exit 6) rather than a usage error', async () => {
+    const { t, f } = setup({ profile: 'production', profiles: { production: { clientId: 'app_prod' } } });
+    await get({ key: 'client-id' }, f);
+    expect(t.stdout()).toBe('app_prod\n');
+    const error = await get({ key: 'base-url' }, f).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    // The hint must set it for this profile, not for the default one.
+    expect((error as NotFoundError).hint).toBe('run `svc config set base-url VALUE --profile production`');
+  });
+
+  it('still refuses an invalid base URL, naming where it came from', async () => {
+    const { f } = setup({ env: { SVC_BASE_URL: 'http://api.example.com' } });
+    await expect(list({}, f)).rejects.toThrow(/^SVC_BASE_URL: http:\/\/ is refused/);
+  });
+});

@@ -9,6 +9,7 @@ import { ReturnRequest } from '../contract/returns.js';
 import { validate, type Issue } from '../contract/validate.js';
 import { isKnownWebhookEvent, ReceiptEnvelope, WebhookEvent } from '../contract/webhook.js';
 import type { EncryptedItem } from '../crypto/hybrid.js';
+import { oneLine } from '../io/output.js';
 import type { IOStreams } from '../io/streams.js';
 import type { Decryptor } from './decryptor.js';
 import type { ProcessedOutcome, StoredDelivery } from './journal.js';
@@ -111,10 +112,12 @@ function describeIssues(issues: readonly Issue[]): string {
 /** `--> EVENT  <id>  <summary>` (stderr of `listen` and `replay`), plus where it was forwarded. */
 function eventLines(processed: ProcessedEvent): string {
   const { report, summary, forwarded } = processed;
-  const head = `--> ${report.event ?? '(no event)'}  ${shortId(report.id)}  `;
+  // The event's name and summary come from the delivery (a customer's note among them): one
+  // line each, with no character that could drive the terminal.
+  const head = `--> ${oneLine(report.event ?? '(no event)')}  ${shortId(report.id)}  `;
   const body = report.duplicate
     ? `duplicate of the delivery received ${report.receivedAt}: not processed again`
-    : summary + (report.error === undefined ? '' : `  error: ${report.error}`);
+    : oneLine(summary) + (report.error === undefined ? '' : `  error: ${oneLine(report.error)}`);
   return `${head}${body}\n${forwarded === undefined ? '' : `    forwarded to ${forwarded}\n`}`;
 }
 

@@ -8,7 +8,8 @@ import { bodyId } from '../../src/crypto/hash.js';
 import { encryptJson } from '../../src/crypto/hybrid.js';
 import { openJournal } from '../../src/webhook/journal.js';
 import { inProcessDecryptor } from '../../src/webhook/decryptor.js';
-import { createProcessor, decodeDelivery, PROCESSING_BATCH, type ProcessedEvent } from '../../src/webhook/processor.js';
+import { createProcessor, decodeDelivery, PROCESSING_BATCH, writeEvent, type ProcessedEvent } from '../../src/webhook/processor.js';
+import { testStreams } from '../../src/io/test-streams.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { journalPathOf } from '../../src/webhook/subscriptions.js';
 import { closeHarnesses, harness, NOW } from '../commands/receipts-setup.js';
@@ -260,5 +261,18 @@ describe('decodeDelivery', () => {
 
   it('reports a body that is not JSON', async () => {
     expect(await decodeDelivery(Buffer.from('not json'), inProcessDecryptor(async () => []))).toMatchObject({ event: null, data: null, error: 'the body is not UTF-8 JSON' });
+  });
+});
+
+describe('writeEvent', () => {
+  it('prints what a delivery says on one line, with no character that drives the terminal', () => {
+    const t = testStreams({ json: true });
+    const processed: ProcessedEvent = {
+      report: { id: 'a'.repeat(64), event: 'RETURN_REQUESTED\u001b]0;pwned\u0007', receivedAt: '2026-11-21T10:00:00Z', verified: true, duplicate: false, data: null, error: 'bad\nline' },
+      summary: 'receipt sr-1\u001b[2J\r\u202e  2 items',
+    };
+    writeEvent(t.io, processed);
+    expect(t.stderr()).toBe(`--> RETURN_REQUESTED\\x1b]0;pwned\\x07  aaaaaaaaaaaa  receipt sr-1\\x1b[2J \\u202e  2 items  error: bad line\n`);
+    expect(JSON.parse(t.stdout())).toEqual(processed.report);
   });
 });

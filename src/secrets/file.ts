@@ -1,6 +1,6 @@
 // The opt-in plain-text backend (SVC_SECRET_STORE=file) for machines without a usable
 // keychain: one JSON object in a file only its owner can read, replaced atomically so a
-// crash never leaves half a file, and a warning on every write so nobody forgets.
+// crash never leaves half a file, and a warning with the first write of every command so nobody forgets.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SecretStoreError } from '../errors.js';
@@ -40,6 +40,7 @@ export function fileSecretStore(configDir: string, io: IOStreams): SecretStore {
     return values;
   }
 
+  let warned = false;
   async function save(values: Record<string, string>): Promise<void> {
     try {
       await privateDir(configDir);
@@ -51,7 +52,9 @@ export function fileSecretStore(configDir: string, io: IOStreams): SecretStore {
     } catch (error) {
       throw new SecretStoreError(`cannot write ${path} (${fsErrorCode(error)})`, { cause: error });
     }
-    note(io, `warning: secrets are stored in plain text in ${path} (SVC_SECRET_STORE=file)`);
+    // Once per command: a login writes several entries, and one line says it all.
+    if (!warned) note(io, `warning: secrets are stored in plain text in ${path} (SVC_SECRET_STORE=file)`);
+    warned = true;
   }
 
   return {

@@ -128,6 +128,15 @@ export async function cachedToken(f: Factory, want: TokenFor = {}): Promise<Issu
   return { ...token, grant_id: target.id };
 }
 
+/** Drops a cached token the service refused, so that the next `svc token get` asks for a new one. */
+export async function discardCachedToken(f: Factory, token: IssuedToken): Promise<void> {
+  const session = await openSession(f);
+  const tokens = await session.cache.read(token.grant_id);
+  for (const [slot, cached] of Object.entries(tokens)) {
+    if (cached.access_token === token.access_token) await session.cache.discard(token.grant_id, slot, token.access_token);
+  }
+}
+
 /** Every (Grant, scope) with a cached token, SVC_GRANT_ID's included, and every code-flow company. */
 export async function cachedSlots(f: Factory): Promise<Required<TokenFor>[]> {
   const session = await openSession(f);

@@ -100,6 +100,20 @@ describe('svc token validate', () => {
     expect(t.stderr()).not.toContain('tok-old');
   });
 
+  it('drops a cached token the service refuses, so that the next token get asks for a new one', async () => {
+    const { f, t, pool } = make();
+    pool.intercept({ path: '/oauth2/token', method: 'POST' }).reply(() => tokenResponse(TOKEN));
+    await get({ force: false }, f);
+    const v = validation(TOKEN, false);
+    pool.intercept(v).reply(() => v.answer);
+    const error = await rejection(validate({}, f));
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as AuthError).message).toBe(`the cached token of Grant ${GRANT.grant_id} is not valid; it is dropped from the cache`);
+    pool.intercept({ path: '/oauth2/token', method: 'POST' }).reply(() => tokenResponse('tok-new'));
+    await get({ force: false }, f);
+    expect(t.stdout()).toBe(`${TOKEN}\ninvalid\ntok-new\n`);
+  });
+
   it('treats a 401 from the service as invalid', async () => {
     const { f, t, pool } = make({ json: true });
     pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => errorResponse(401, 'invalid_token'));

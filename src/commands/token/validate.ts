@@ -2,7 +2,7 @@
 // an invalid token also fails with exit 4, so `svc token validate - <file && ...` reads naturally.
 import { z } from 'zod';
 import { readSecretFromStdin } from '../../auth/credentials.js';
-import { cachedToken } from '../../auth/session.js';
+import { cachedToken, discardCachedToken } from '../../auth/session.js';
 import { ApiError, AuthError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -14,10 +14,11 @@ export interface ValidateOptions {
 }
 
 export async function run(opts: ValidateOptions, f: Factory): Promise<void> {
+  const cached = opts.token === undefined ? await cachedToken(f) : undefined;
   const token =
     opts.token === '-'
       ? (await readSecretFromStdin(f.io, 'the token', 'pipe the token in: svc token validate - <token.txt')).trim()
-      : (opts.token ?? (await cachedToken(f)).access_token);
+      : (opts.token ?? cached?.access_token ?? '');
   const api = await f.api();
   let valid: boolean;
   try {
@@ -29,5 +30,11 @@ export async function run(opts: ValidateOptions, f: Factory): Promise<void> {
   }
   if (f.io.json) writeJson(f.io, { valid });
   else println(f.io, valid ? 'valid' : 'invalid');
-  if (!valid) throw new AuthError('the token is not valid', { hint: 'get a new one with `svc token get --force`' });
+  if (valid) return;
+  if (cached === undefined) throw new AuthError('the token is not valid', { hint: 'get a new one with `svc token get --force`' });
+  // The cache would go on handing out a token the service refuses (revoked, say).
+  await discardCachedToken(f, cached);
+  throw new AuthError(`the cached token of Grant ${cached.grant_id} is not valid; it is dropped from the cache`, {
+    hint: '`svc token get` gets a new one',
+  });
 }

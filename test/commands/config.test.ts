@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { run as get } from '../../src/commands/config/get.js';
 import { run as list } from '../../src/commands/config/list.js';
+import { run as set } from '../../src/commands/config/set.js';
 import { memoryConfigStore, type ProfileConfig } from '../../src/config/store.js';
 import { NotFoundError } from '../../src/errors.js';
 import { createFactory } from '../../src/factory.js';
@@ -47,5 +48,20 @@ describe('svc config on a profile without a base URL', () => {
   it('still refuses an invalid base URL, naming where it came from', async () => {
     const { f } = setup({ env: { SVC_BASE_URL: 'http://api.example.com' } });
     await expect(list({}, f)).rejects.toThrow(/^SVC_BASE_URL: http:\/\/ is refused/);
+  });
+});
+
+describe('svc config set', () => {
+  it('stores the value, and says when an environment variable overrides it', async () => {
+    const { t, f } = setup({ env: { SVC_BASE_URL: 'http://127.0.0.1:9999' } });
+    await set({ key: 'base-url', value: 'https://api.example.com' }, f);
+    expect((await f.config()).profile('local').baseUrl).toBe('https://api.example.com');
+    expect(t.stderr()).toBe(
+      'set base-url for profile "local"\nnote: SVC_BASE_URL (or --base-url) is set, and takes precedence over the profile\'s base-url while it is\n',
+    );
+
+    const quiet = setup();
+    await set({ key: 'client-id', value: 'app_x' }, quiet.f);
+    expect(quiet.t.stderr()).toBe('set client-id for profile "local"\n');
   });
 });

@@ -45,6 +45,18 @@ describe('svc grants', () => {
     expect(JSON.parse(t.stdout())).toEqual([GRANT, OTHER]);
   });
 
+  it('list names the Grant SVC_GRANT_ID gives when no login recorded it, and --details asks about it', async () => {
+    const { f, t, pool } = make({ profiles: {}, env: { SVC_GRANT_ID: GRANT.grant_id } });
+    await list({ details: false }, f);
+    expect(t.stdout()).toBe('');
+    expect(t.stderr()).toBe(`SVC_GRANT_ID names Grant ${GRANT.grant_id}, which no login of this profile recorded; see it with \`svc grants show ${GRANT.grant_id}\`\n`);
+
+    pool.intercept({ path: '/oauth2/token', method: 'POST' }).reply(() => tokenResponse('tok-stores', 'read_stores'));
+    pool.intercept({ path: `/oauth2/grants/${GRANT.grant_id}`, method: 'GET' }).reply(200, DETAILS, { headers: JSON_HEADERS });
+    await list({ details: true }, f);
+    expect(t.stdout()).toContain('s-11');
+  });
+
   it('list --details fetches each Grant with a read_stores token', async () => {
     const { f, t, pool } = make({ json: true, profiles: { local: { grants: [GRANT] } } });
     let scope = '';

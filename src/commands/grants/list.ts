@@ -17,8 +17,12 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
   const settings = await f.settings();
   const auth = readAuthorizations(await f.config(), settings.profile.value);
   const chosen = settings.grant?.value;
-  if (auth.grants.length + auth.companies.length === 0 && !f.io.json) note(f.io, 'no Grants yet: run `svc auth login`');
-  if (opts.details) return listDetails(f, auth.grants.map((g) => g.grant_id), auth.companies.length);
+  // SVC_GRANT_ID (CI) may name a Grant no login of this profile brought back: it is used all
+  // the same, so it is named, and --details asks the service about it like the others.
+  const fromEnv = settings.grant?.source === 'env' && !auth.grants.some((g) => g.grant_id === chosen) ? chosen : undefined;
+  if (fromEnv !== undefined) note(f.io, `SVC_GRANT_ID names Grant ${fromEnv}, which no login of this profile recorded; see it with \`svc grants show ${fromEnv}\``);
+  else if (auth.grants.length + auth.companies.length === 0 && !f.io.json) note(f.io, 'no Grants yet: run `svc auth login`');
+  if (opts.details) return listDetails(f, [...auth.grants.map((g) => g.grant_id), ...(fromEnv === undefined ? [] : [fromEnv])], auth.companies.length);
 
   await writeList(
     f.io,

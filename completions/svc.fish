@@ -202,7 +202,7 @@ complete -c svc -n '__svc_at webhook listen' -l forward-to -x -d 're-post each v
 complete -c svc -n '__svc_at webhook listen' -l subscribe -d 'create a subscription pointing at this listener'
 complete -c svc -n '__svc_at webhook events' -l limit -x -d 'how many, newest first'
 complete -c svc -n '__svc_at webhook replay' -l forward-to -x -d 're-post the original delivery to a local app'
-complete -c svc -n '__svc_at webhook verify' -l file -r -F -d 'raw request body'
+complete -c svc -n '__svc_at webhook verify' -l file -r -F -d 'raw request body (- for standard input)'
 complete -c svc -n '__svc_at webhook verify' -l signature -x -d 'X-Service-Signature header value'
 complete -c svc -n '__svc_at webhook verify' -l secret-stdin -d 'read the signing secret from stdin'
 complete -c svc -n '__svc_at sandbox' -a 'start' -d 'run the sandbox service in the foreground'

@@ -27,9 +27,18 @@ export async function readJsonInput(path: string, f: Factory): Promise<unknown> 
   }
 }
 
-async function readPath(path: string): Promise<string> {
+/** The exact bytes of a file, or of standard input for `-` (a signed body, say). */
+export async function readBytesInput(path: string, f: Factory): Promise<Buffer> {
+  if (path !== '-') return readPath(path, null);
+  if (f.io.stdinIsTTY) note(f.io, 'reading standard input (end it with Ctrl-D)');
+  return stdinBytes(f);
+}
+
+async function readPath(path: string): Promise<string>;
+async function readPath(path: string, encoding: null): Promise<Buffer>;
+async function readPath(path: string, encoding: 'utf8' | null = 'utf8'): Promise<string | Buffer> {
   try {
-    return await readFile(path, 'utf8');
+    return encoding === null ? await readFile(path) : await readFile(path, encoding);
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown error';
     const why = READ_ERRORS[code] ?? code;
@@ -46,9 +55,13 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
 
 async function readStdin(f: Factory): Promise<string> {
   if (f.io.stdinIsTTY) note(f.io, 'reading JSON from standard input (end it with Ctrl-D)');
+  return (await stdinBytes(f)).toString('utf8');
+}
+
+async function stdinBytes(f: Factory): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of f.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function lineColumn(text: string, offset: number): string {

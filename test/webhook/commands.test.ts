@@ -246,6 +246,18 @@ describe('verify', () => {
     );
   });
 
+  it('reads the exact body bytes from standard input with --file -', async () => {
+    const h = await harness();
+    await withSecret(h.f);
+    const body = Buffer.concat([returnRequestedBody('sr-1'), Buffer.from([0xff, 0x0a])]);
+    h.streams.input.end(body);
+    await verify({ file: '-', signature: signPayload(SECRET, body, NOW_SECONDS) }, h.f);
+    expect(h.streams.stdout()).toMatch(/^valid: signed at /);
+    await expect(verify({ file: '-', signature: 't=1,v1=00', secretStdin: true }, h.f)).rejects.toThrow(
+      '--file - and --secret-stdin cannot both read standard input',
+    );
+  });
+
   it('needs a secret and a readable file', async () => {
     const h = await harness();
     await expect(verify({ file: join(h.stateDir, 'missing.json'), signature: 't=1,v1=00' }, h.f)).rejects.toThrow('cannot read');

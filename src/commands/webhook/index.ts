@@ -38,7 +38,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     );
   wh.command('verify')
     .description('check a signature offline (exit 0 valid, 1 invalid)')
-    .requiredOption('--file <path>', 'raw request body')
+    .requiredOption('--file <path>', 'raw request body (- for standard input)')
     .requiredOption('--signature <header>', 'X-Service-Signature header value')
     .option('--secret-stdin', 'read the signing secret from stdin')
     .action((flags: { file: string; signature: string; secretStdin?: boolean }, cmd: Command) =>

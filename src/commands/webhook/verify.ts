@@ -1,12 +1,11 @@
 // `svc webhook verify`: checks an X-Service-Signature over a saved raw body, offline, with
 // the profile's secrets or one read from stdin. Exit 0 when valid, 1 with the reason when
 // not; the secrets themselves are never printed.
-import { readFile } from 'node:fs/promises';
 import { readSecretFromStdin } from '../../auth/credentials.js';
 import { SvcError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
-import { fsErrorCode } from '../../io/private-file.js';
+import { readBytesInput } from '../../io/input.js';
 import { println } from '../../io/streams.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from '../../webhook/signature.js';
 import { knownSecrets } from '../../webhook/subscriptions.js';
@@ -26,12 +25,10 @@ const REASONS: Readonly<Record<SignatureFailure, string>> = {
 };
 
 export async function run(opts: VerifyOptions, f: Factory): Promise<void> {
-  let body: Buffer;
-  try {
-    body = await readFile(opts.file);
-  } catch (error) {
-    throw new UsageError(`cannot read ${opts.file} (${fsErrorCode(error)})`, { hint: 'give the file holding the exact raw request body', cause: error });
+  if (opts.file === '-' && opts.secretStdin) {
+    throw new UsageError('--file - and --secret-stdin cannot both read standard input', { hint: 'save the body to a file, or set SVC_WEBHOOK_SECRET' });
   }
+  const body = await readBytesInput(opts.file, f);
   const secrets = opts.secretStdin
     ? [await readSecretFromStdin(f.io, 'the signing secret', 'pipe it in: printf %s "$SECRET" | svc webhook verify --secret-stdin ...')]
     : await knownSecrets(f);

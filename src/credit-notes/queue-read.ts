@@ -6,8 +6,8 @@
 // an answer that breaks the contract is (the whole answer is refused, as for any request).
 import { QueueItem, ReturnRequest, type QueueItemStatus } from '../contract/returns.js';
 import { validate, type Issue } from '../contract/validate.js';
-import { decryptWithKeyring, type EncryptedItem, type KeyringEntry } from '../crypto/hybrid.js';
-import { SvcError } from '../errors.js';
+import { decryptOutcome } from '../crypto/decrypt-batch.js';
+import type { EncryptedItem, KeyringEntry } from '../crypto/hybrid.js';
 import { jsonArrayElements } from '../io/output.js';
 import { maskedRequest } from './display.js';
 
@@ -99,15 +99,10 @@ export function encryptedPart(item: QueueItem): EncryptedItem {
 }
 
 /** One item decrypted and checked as a return request, or with the reason it cannot be read. */
-export function readItem(item: QueueItem, keys: readonly KeyringEntry[]): ReadItem {
-  let value: unknown;
-  try {
-    value = decryptWithKeyring(encryptedPart(item), keys).value;
-  } catch (error) {
-    // DecryptError messages name no key material; anything else is a bug, reported without its text.
-    return { ...item, decryptError: error instanceof SvcError ? error.message : 'cannot decrypt: unexpected failure' };
-  }
-  const parsed = validate(ReturnRequest, value);
+function readItem(item: QueueItem, keys: readonly KeyringEntry[]): ReadItem {
+  const outcome = decryptOutcome(encryptedPart(item), keys);
+  if (!outcome.ok) return { ...item, decryptError: outcome.error };
+  const parsed = validate(ReturnRequest, outcome.value);
   if (parsed.success) return { ...item, returnRequest: parsed.data };
   const first = parsed.issues
     .slice(0, 3)

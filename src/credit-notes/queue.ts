@@ -3,10 +3,10 @@
 // with it (CLI.md: `returnRequest` or `decryptError`, never both).
 //
 // RSA-OAEP unwrapping is most of the cost (about 0.3 ms an item), so a queue of thousands is
-// read on worker threads, one per core: batches go out as the answer arrives, each checked
-// against the contract, decrypted and (for --json) rendered on a worker, while this thread
-// only splits the text and collects the results. Short lists stay on this thread, where
-// starting threads would cost more than it saves.
+// read on every core: batches go out as the answer arrives, each checked against the
+// contract, decrypted and (for --json) rendered on a worker thread, or on this one, which
+// splits the text and takes a batch whenever the workers have theirs. Short lists stay on
+// this thread, where starting threads would cost more than it saves.
 import { availableParallelism } from 'node:os';
 import { notJsonResponse, unexpectedResponse, type StreamedResponse } from '../api/client.js';
 import type { QueueItem, QueueItemStatus } from '../contract/returns.js';
@@ -19,7 +19,7 @@ import { readBatch, type ReadItem, type ReadJob, type ReadResult } from './queue
 export { encryptedPart, maskedItem, type ReadItem } from './queue-read.js';
 
 /** Below this many items the queue is read on this thread. */
-export const IN_PROCESS_BELOW = 64;
+const IN_PROCESS_BELOW = 64;
 /** Items per job: big enough that messages are few, small enough that all threads stay busy. */
 const BATCH = 64;
 /** More threads than this mostly add start-up time and memory for a CLI run. */

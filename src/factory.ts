@@ -5,6 +5,7 @@
 //   secrets   <- paths, env, io, profile name (flag > env > default)
 //   api       <- settings, io (--debug trace), clock, secrets (tokens, later issues)
 //   prompter  <- io
+//   ledger    <- paths, profile name, io   (store/: SQLite or PostgreSQL; loaded on first use)
 // Nothing below the factory reads process.env or process.stdout itself.
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
@@ -16,6 +17,7 @@ import { createPrompter, type Prompter } from './io/prompter.js';
 import { processStopSignal, type StopSignal } from './io/stop-signal.js';
 import { systemStreams, type IOStreams } from './io/streams.js';
 import type { SecretStore } from './secrets/store.js';
+import type { LedgerStore } from './store/ledger.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -45,6 +47,8 @@ export interface Factory {
   settings(): Promise<Settings>;
   secrets(): Promise<SecretStore>;
   api(): Promise<ApiClient>;
+  /** The merchant's records and the submissions under way (src/store/). */
+  ledger(): Promise<LedgerStore>;
   prompter(): Prompter;
   /** Releases what the getters opened (keep-alive sockets), so the process can end. */
   dispose(): Promise<void>;
@@ -70,6 +74,7 @@ export interface FactoryParts {
   config?: ConfigStore;
   secrets?: SecretStore;
   api?: ApiClient;
+  ledger?: LedgerStore;
   openUrl?: (url: string) => Promise<void>;
   stopSignal?: () => StopSignal;
 }
@@ -107,8 +112,15 @@ export function createFactory(parts: FactoryParts): Factory {
     const { createApiClient } = await import('./api/client.js');
     return createApiClient({ baseUrl: (await settings()).baseUrl.value, io: io(), debug, clock: f.clock });
   });
+  const ledger = once(async () => {
+    if (parts.ledger) return parts.ledger;
+    ledgerMade = true;
+    const { openLedger } = await import('./store/open.js');
+    return openLedger(f);
+  });
   const prompter = once(() => createPrompter(io()));
   let apiMade = false;
+  let ledgerMade = false;
   const f: Factory = {
     env,
     globals,
@@ -126,9 +138,11 @@ export function createFactory(parts: FactoryParts): Factory {
     settings,
     secrets,
     api,
+    ledger,
     prompter,
     async dispose() {
       if (apiMade) await (await api()).close();
+      if (ledgerMade) await (await ledger().catch(() => undefined))?.close();
     },
   };
   return f;

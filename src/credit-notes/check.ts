@@ -7,7 +7,7 @@ import type { Issue } from '../contract/validate.js';
 import { ValidationError } from '../errors.js';
 import { maskLast4 } from '../io/redact.js';
 import { compactIban, isValidIban } from './iban.js';
-import type { CreditNoteRecord } from './records.js';
+import type { Credited } from '../store/ledger.js';
 
 /** Quantities may be fractional (1.25 KGM); they are added and compared in millionths. */
 export const QTY_SCALE = 1_000_000;
@@ -31,7 +31,7 @@ export interface ReturnCheck {
   /** The local record's receipt and its template request. */
   original: { serviceReceiptId: string; request: ReceiptTemplateRequest };
   /** Credit notes this machine already issued against the receipt. */
-  previous: readonly CreditNoteRecord[];
+  previous: readonly Credited[];
   now: number;
   windowDays: number;
   /** The part of the request to credit (see approved.ts); default: every line as requested. */

@@ -7,13 +7,13 @@ import { CreditNoteTemplateRequest, type Adjustment, type Product, type ProductT
 import { parseOrThrow } from '../contract/validate.js';
 import { fromMinor, prorate, toMinor } from '../crypto/money.js';
 import { quantityOf, scaledQuantity, type Allocation } from './check.js';
-import type { CreditNoteRecord } from './records.js';
+import type { Credited } from '../store/ledger.js';
 
 export interface CreditInput {
   original: ReceiptTemplateRequest;
   allocations: readonly Allocation[];
   /** Earlier credit notes of the receipt, for the share of receipt-level discounts and charges. */
-  previous: readonly CreditNoteRecord[];
+  previous: readonly Credited[];
   documentNumber: string;
   /** ISO 8601 date-time of the credit note. */
   issueDate: string;

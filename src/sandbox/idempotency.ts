@@ -45,8 +45,8 @@ export async function idempotent(
   const seen = records.get(id);
   if (seen && now < seen.expiresAt) {
     if (seen.route !== route) throw conflict(`this Idempotency-Key was used for ${seen.route}; use a new key for a new request`);
-    if (seen.bodyHash !== bodyHash) throw conflict('this Idempotency-Key was used with another request body; use a new key for a new request');
     if (!seen.reply) throw conflict('a request with this Idempotency-Key is still in progress; retry once it has finished');
+    if (seen.bodyHash !== bodyHash) throw reused(seen.reply);
     return { ...seen.reply, headers: { ...seen.reply.headers, 'Idempotent-Replayed': 'true' } };
   }
 
@@ -73,6 +73,22 @@ function idempotencyKey(req: RouteRequest<unknown, unknown, unknown>): string | 
     throw new HttpError('invalid_request', `the Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters, such as a UUID`);
   }
   return key;
+}
+
+/**
+ * CONTRACT §8: the same key with other bytes (a retry from another machine, whose encryption
+ * differs) names the first result, so that the client can report the document as issued.
+ */
+function reused(first: Reply): HttpError {
+  let id: unknown;
+  try {
+    id = (JSON.parse(first.body.toString()) as { serviceReceiptId?: unknown } | null)?.serviceReceiptId;
+  } catch {
+    id = undefined;
+  }
+  return new HttpError('idempotency_key_reused', 'this Idempotency-Key was used with another request body; use a new key for a new request', {
+    details: typeof id === 'string' ? [{ path: 'serviceReceiptId', message: id }] : [],
+  });
 }
 
 function conflict(description: string): HttpError {

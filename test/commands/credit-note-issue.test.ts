@@ -8,14 +8,14 @@ import type { CreditNoteSubmission } from '../../src/contract/credit-note.js';
 import type { CustomerDetails } from '../../src/contract/receipt.js';
 import type { ReturnRequest } from '../../src/contract/returns.js';
 import { CreditNoteTemplateRequest, type ReceiptTemplateRequest, type UblDocument } from '../../src/contract/template.js';
-import { loadCreditNotes, withCreditNoteLedger, type CreditNoteRecord } from '../../src/credit-notes/records.js';
+import { loadCreditNotes, type CreditNoteRecord } from '../../src/credit-notes/records.js';
 import { documentHash } from '../../src/crypto/hash.js';
 import { decryptJson } from '../../src/crypto/hybrid.js';
 import { toMinor } from '../../src/crypto/money.js';
 import { ExitCode, UsageError, ValidationError } from '../../src/errors.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import { injectCustomer } from '../../src/receipts/document.js';
-import { saveReceiptRecord, type ReceiptRecord } from '../../src/receipts/records.js';
+import type { ReceiptRecord } from '../../src/receipts/records.js';
 import { discountedLine, groceries } from '../credit-notes/fixtures.js';
 import { merchantKeys, queueItem, replyQueue, replyStatus, withKeys, type MerchantKeys } from './credit-note-setup.js';
 import { ALICE, NOW, aliceMatch, closeHarnesses, expectHeader, harness, readFixture, templateFor, type Harness } from './receipts-setup.js';
@@ -36,7 +36,8 @@ afterEach(async () => {
 
 const MILK = '4001234567890';
 const WATER = '4001111222333';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** CONTRACT §8: derived from issuer, document type and number. */
+const DERIVED_KEY = /^svc-credit-note-[0-9a-f]{40}$/;
 const alice = () => readFixture('customers/alice.json') as CustomerDetails;
 
 function receiptRecord(request: ReceiptTemplateRequest, serviceReceiptId = 'sr-1'): ReceiptRecord {
@@ -71,7 +72,7 @@ function returnRequest(lines: [string, number][], changes: Partial<ReturnRequest
 async function shop(opts: { json?: boolean; receipt?: ReceiptTemplateRequest; record?: boolean } = {}): Promise<Harness> {
   const h = await harness({ json: opts.json ?? false });
   await withKeys(h, keys);
-  if (opts.record !== false) await saveReceiptRecord(h.f, receiptRecord(opts.receipt ?? groceries()));
+  if (opts.record !== false) await (await h.f.ledger()).importRecords({ receipts: [receiptRecord(opts.receipt ?? groceries())], creditNotes: [] });
   return h;
 }
 
@@ -136,7 +137,7 @@ describe('credit-note issue: a successful issue', () => {
     expect(submission.matchId).toBe('match-cn-1');
     expect(submission.parentServiceReceiptId).toBe('sr-1');
     expect(submission.templateHash).toBe(documentHash(document));
-    expect(expectHeader(submitted!, 'idempotency-key')).toMatch(UUID);
+    expect(expectHeader(submitted!, 'idempotency-key')).toMatch(DERIVED_KEY);
     expect(submission.encryptedCreditNotes).toHaveLength(ALICE.devices.length);
     const finalDoc = injectCustomer(document, alice());
     for (const [i, device] of ALICE.devices.entries()) {
@@ -419,10 +420,10 @@ describe('credit-note issue: checked again once the receipt is locked', () => {
     };
   }
 
-  /** A merchant who says yes, while another process records `meanwhile` (through the same lock). */
+  /** A merchant who says yes, while another process records `meanwhile` in the ledger. */
   function confirmWhile(h: Harness, meanwhile: CreditNoteRecord): void {
     const confirm = async () => {
-      await withCreditNoteLedger(h.f, 'sr-1', (ledger) => ledger.record(meanwhile));
+      await (await h.f.ledger()).importRecords({ receipts: [], creditNotes: [{ parent: 'sr-1', record: meanwhile }] });
       return true;
     };
     h.f.prompter = () => ({ confirm }) as unknown as Prompter;

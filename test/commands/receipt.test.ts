@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { run as email } from '../../src/commands/receipt/email.js';
@@ -12,7 +12,8 @@ import { decryptJson } from '../../src/crypto/hybrid.js';
 import { keyFingerprint } from '../../src/crypto/keys.js';
 import { ExitCode, NotFoundError, UsageError, ValidationError } from '../../src/errors.js';
 import { injectCustomer } from '../../src/receipts/document.js';
-import { loadReceiptRecord, receiptsDir } from '../../src/receipts/records.js';
+import { loadReceiptRecord } from '../../src/receipts/records.js';
+import { profileDir } from '../../src/store/open.js';
 import {
   ALICE,
   COMPANY_ID,
@@ -40,6 +41,8 @@ afterEach(async () => {
 
 const groceries = () => readFixture('receipts/groceries.json') as ReceiptTemplateRequest;
 const alice = () => readFixture('customers/alice.json') as CustomerDetails;
+/** CONTRACT §8: derived from issuer, document type and number. */
+const DERIVED_KEY = /^svc-receipt-[0-9a-f]{40}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const CREATED_AT = new Date(NOW).toISOString();
 
@@ -192,7 +195,7 @@ describe('receipt send', () => {
     expect(resolveCall.body).toEqual({ email: 'alice@example.com' });
 
     // One key for the invocation, reused by the client's retry of the 503.
-    expect(expectHeader(submitted, 'idempotency-key')).toMatch(UUID);
+    expect(expectHeader(submitted, 'idempotency-key')).toMatch(DERIVED_KEY);
     expect(expectHeader(failed, 'idempotency-key')).toBe(expectHeader(submitted, 'idempotency-key'));
     expect(failed.body).toEqual(submitted.body);
 
@@ -270,9 +273,11 @@ describe('receipt send', () => {
     expect(h.sent[1]!.body).toEqual({ cardNumber: ALICE.cardNumber });
     expect(h.streams.stderr()).toContain('issued to 3 device(s) of card •••• 1111');
     expect(h.output()).not.toContain(ALICE.cardNumber);
-    const stored = await readFile(join(receiptsDir(h.f), 'sr-1.json'), 'utf8');
-    expect(stored).not.toContain(ALICE.cardNumber);
-    expect(JSON.parse(stored).lookup).toEqual({ by: 'card', display: '•••• 1111' });
+    const stored = await (await h.f.ledger()).receipt('sr-1');
+    expect(stored?.lookup).toEqual({ by: 'card', display: '•••• 1111' });
+    // Nowhere in the ledger's files either (the record, the intent, the write-ahead log).
+    const dir = profileDir(h.f);
+    for (const name of await readdir(dir)) expect((await readFile(join(dir, name))).toString('latin1')).not.toContain(ALICE.cardNumber);
   });
 
   it('never prints an IBAN in full when nothing matches', async () => {

@@ -46,12 +46,14 @@ describe('Idempotency-Key on POST /receipt/encrypted', () => {
     expect(await deliveryCount()).toBe(2);
   });
 
-  it('answers 409 idempotency_conflict for the same key with another body', async () => {
-    await submit('key-1');
+  it('answers 409 idempotency_key_reused for the same key with another body', async () => {
+    const first = await submit('key-1');
     const other = { ...body, encryptedReceipts: [...(body.encryptedReceipts as unknown[])].reverse() };
     const { status, body: error } = await submit('key-1', other);
     expect(status).toBe(409);
-    expect(error).toMatchObject({ error: 'idempotency_conflict', error_description: expect.stringContaining('another request body') });
+    expect(error).toMatchObject({ error: 'idempotency_key_reused', error_description: expect.stringContaining('another request body') });
+    // CONTRACT §8: the details name the first result.
+    expect((error as { details: unknown }).details).toEqual([{ path: 'serviceReceiptId', message: (first.body as { serviceReceiptId: string }).serviceReceiptId }]);
     expect(await deliveryCount()).toBe(2);
   });
 

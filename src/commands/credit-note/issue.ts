@@ -4,15 +4,16 @@
 // receipt, the credit note is computed from that record (never from the customer's figures)
 // and shown, and only after the merchant confirms does anything reach the service:
 // template → resolve the owner's current devices → inject the customer → encrypt per device
-// → submit with one Idempotency-Key → record locally, so the next over-return is caught.
-// From that check to the record the receipt's lock is held (and the check made again once
-// it is), so two issues against one receipt at once cannot both credit its last items.
-import { randomUUID } from 'node:crypto';
+// → submit with one Idempotency-Key → record in the ledger, so the next over-return is caught.
+// The check is made again inside the ledger's transaction that reserves what the credit
+// note takes (src/store/ledger.ts), counting every reservation still being submitted, so
+// two issues against one receipt, on one machine or on several sharing a database, cannot
+// both credit its last items. The exact request and its key are kept before they are sent:
+// a run killed at any point, or whose answer was lost, is finished by running it again.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import {
   RequestStateError,
   createCreditNoteTemplate,
-  findReturnRequest,
   setReturnRequestStatus,
   submitEncryptedCreditNote,
 } from '../../api/credit-note.js';
@@ -21,18 +22,19 @@ import type { CreditNoteSubmission, CreditNoteSubmissionResult, EncryptedCreditN
 import type { EncryptedReceiptEntry } from '../../contract/receipt.js';
 import type { Recipient } from '../../contract/recipient.js';
 import { ReturnRequest, type QueueItem } from '../../contract/returns.js';
-import { ReceiptTemplateRequest } from '../../contract/template.js';
+import { CreditNoteTemplateRequest, ReceiptTemplateRequest } from '../../contract/template.js';
 import { parseOrThrow, validate } from '../../contract/validate.js';
 import { approvedPart, type ApprovedPart } from '../../credit-notes/approved.js';
 import { checkReturn, quantityOf, type Allocation } from '../../credit-notes/check.js';
 import { computeCreditNote, type ComputedCreditNote } from '../../credit-notes/compute.js';
 import { encryptedPart } from '../../credit-notes/queue.js';
-import { loadCreditNotes, withCreditNoteLedger, type CreditNoteLedger, type CreditNoteRecord } from '../../credit-notes/records.js';
+import type { CreditNoteRecord } from '../../credit-notes/records.js';
+import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { decryptOutcome } from '../../crypto/decrypt-batch.js';
 import { keyFingerprint } from '../../crypto/keys.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { formatMoney } from '../../crypto/money.js';
-import { CancelError, DecryptError, NotFoundError, UsageError, ValidationError } from '../../errors.js';
+import { CancelError, DecryptError, NotFoundError, SvcError, UsageError, ValidationError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
@@ -43,6 +45,8 @@ import { supplierPartyIdOf } from '../../receipts/document.js';
 import { encryptForRecipients } from '../../receipts/encrypt.js';
 import { finalDocument } from '../../receipts/final-document.js';
 import { loadReceiptRecord, ReceiptRecord } from '../../receipts/records.js';
+import { checkIdempotencyKey, contentDigest, derivedIdempotencyKey, sendPrepared, startedBy } from '../../receipts/submission.js';
+import type { Credited, Intent, LedgerStore, ReceiptCredits } from '../../store/ledger.js';
 import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
 
@@ -55,6 +59,10 @@ export interface IssueOptions {
   item?: string[] | undefined;
   yes?: boolean | undefined;
   complete?: boolean | undefined;
+  /** Overrides the key derived from the issuer and the document number. */
+  idempotencyKey?: string | undefined;
+  /** Closes a submission of this request's credit note left under way, instead of resuming it. */
+  abandonPending?: boolean | undefined;
 }
 
 /** Days after the receipt's issue date within which a return is accepted; SVC_RETURN_WINDOW_DAYS overrides. */
@@ -80,7 +88,7 @@ interface Opened {
 
 /** The request checked against the earlier credit notes, and the credit note computed from them. */
 interface Prepared extends Opened {
-  previous: readonly CreditNoteRecord[];
+  previous: readonly Credited[];
   allocations: Allocation[];
   credit: ComputedCreditNote;
 }
@@ -99,38 +107,84 @@ interface Issued {
   recipients: number;
 }
 
+/** What the record needs besides the reservation and the service's answer; kept with the prepared request. */
+interface Built {
+  templateHash: string;
+  finalHash: string;
+  matchId: string;
+  recipients: CreditNoteRecord['recipients'];
+}
+
 export async function run(opts: IssueOptions, f: Factory): Promise<void> {
   if (opts.documentNumber !== undefined && opts.documentNumber.trim() === '') {
     throw new UsageError('--document-number must not be empty');
   }
+  if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
   const items = (opts.item ?? []).map(parseItem);
   const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
   const caller = await writeReceiptsCaller(f);
-  const opened = await openRequest(f, caller, opts, items);
-  const receipt = opened.item.serviceReceiptId;
-  const shown = prepare(opened, await loadCreditNotes(f, receipt), terms);
-  preview(f, shown.credit, shown.returnRequest);
-  await confirm(f, opts, shown.credit);
-  const { prepared, issued } = await withCreditNoteLedger(
-    f,
-    receipt,
-    async (ledger) => {
-      // Another issue may have credited the receipt since the preview; none can now.
-      const prepared = prepare(opened, ledger.previous, terms);
+  const ledger = await f.ledger();
+
+  let intent = await ledger.openIntent('credit-note', opts.requestId);
+  if (intent && opts.abandonPending) {
+    await ledger.abandon(intent.id);
+    note(f.io, `abandoned the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}`);
+    intent = undefined;
+  }
+  let item: QueueItem;
+  let whole = true;
+  if (intent) {
+    note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
+    item = await findQueueItem(f, caller, opts.requestId);
+    // The same command again: the same --item flags as the run that reserved it.
+    whole = item.status !== 'PARTIALLY_ACCEPTED' && items.length === 0;
+  } else {
+    const opened = await openRequest(f, caller, opts, items);
+    ({ item } = opened);
+    whole = opened.approved.whole;
+    const receipt = item.serviceReceiptId;
+    const shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
+    preview(f, shown.credit, shown.returnRequest);
+    await confirm(f, opts, shown.credit);
+    const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits) => {
+      // Another issue may have credited or reserved the receipt since the preview; none can now.
+      const prepared = prepare(opened, creditedOf(credits), terms);
       if (!sameCreditNote(shown, prepared)) changedSincePreview(f, opts, shown, prepared);
-      return { prepared, issued: await submit(f, caller, prepared, ledger) };
-    },
-    {
-      onWait: (staleMs) =>
-        note(f.io, `waiting for another credit note against receipt ${receipt} to be issued first (a lock left by a process that died is taken over after ${staleMs / 1000} s)`),
-    },
-  );
-  const status = opts.complete ? await completeRequest(f, caller, prepared, issued.result) : undefined;
-  report(f, prepared, issued, status);
+      const reservation = creditedBy(prepared);
+      return {
+        kind: 'credit-note',
+        subject: item.requestId,
+        parent: receipt,
+        documentNumber: reservation.documentNumber,
+        digest: contentDigest(reservation),
+        reservation,
+        idempotencyKey: opts.idempotencyKey,
+      };
+    });
+    intent = reserved.intent;
+    if (!reserved.created) note(f.io, `another svc started the credit note of request ${item.requestId} ${startedBy(intent)}; finishing that one`);
+  }
+  const issued = await submit(f, caller, ledger, intent, opts.original);
+  const status = opts.complete ? await completeRequest(f, caller, item, whole, issued.result) : undefined;
+  report(f, intent, item.requestId, issued, status);
+}
+
+function creditedOf(credits: ReceiptCredits): Credited[] {
+  return [...credits.issued, ...credits.reserved.flatMap((i) => (i.reservation ? [{ ...i.reservation, pending: { since: i.createdAt, pid: i.pid } }] : []))];
+}
+
+/** What the credit note takes from its receipt: its reservation while it is submitted. */
+function creditedBy(prepared: Prepared): Credited {
+  return {
+    requestId: prepared.item.requestId,
+    documentNumber: prepared.credit.request.documentNumber,
+    lines: prepared.allocations.map((a) => ({ originalLine: a.originalLine, productId: a.productId, quantity: quantityOf(a.quantity) })),
+    templateRequest: prepared.credit.request,
+  };
 }
 
 async function openRequest(f: Factory, caller: Caller, opts: IssueOptions, items: readonly ItemQuantity[]): Promise<Opened> {
-  const item = await findReturnRequest(caller, opts.requestId);
+  const item = await findQueueItem(f, caller, opts.requestId);
   if (CLOSED.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
       hint: 'see the open requests with `svc credit-note poll --status PENDING`',
@@ -138,16 +192,16 @@ async function openRequest(f: Factory, caller: Caller, opts: IssueOptions, items
   }
   const returnRequest = await decryptRequest(f, item);
   const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items });
-  const original = await originalReceipt(f, opts.original, item);
+  const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId);
   return { item, returnRequest, approved, original };
 }
 
 /** The request checked against the earlier credit notes of its receipt, and the credit note computed from the merchant's record. */
-function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: Terms): Prepared {
+function prepare(opened: Opened, previous: readonly Credited[], terms: Terms): Prepared {
   const { item, returnRequest, approved, original } = opened;
   const earlier = previous.find((n) => n.requestId === item.requestId);
   if (earlier) {
-    throw new RequestStateError(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId})`, {
+    throw new RequestStateError(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, {
       hint: markDoneHint(item),
     });
   }
@@ -177,11 +231,11 @@ function prepare(opened: Opened, previous: readonly CreditNoteRecord[], terms: T
  * --document-number, or the next `CN-<receipt>-<n>`; never the number of an earlier credit
  * note of the receipt, which would leave two documents with one number in the books.
  */
-function documentNumberFor(receiptNumber: string, previous: readonly CreditNoteRecord[], chosen: string | undefined): string {
+function documentNumberFor(receiptNumber: string, previous: readonly Credited[], chosen: string | undefined): string {
   if (chosen !== undefined) {
     const earlier = previous.find((n) => n.documentNumber === chosen);
     if (earlier === undefined) return chosen;
-    throw new UsageError(`--document-number ${chosen} is already the number of credit note ${earlier.serviceReceiptId} of this receipt`, {
+    throw new UsageError(`--document-number ${chosen} is already the number of credit note ${earlier.serviceReceiptId ?? `(being submitted ${pendingSince(earlier)})`} of this receipt`, {
       hint: 'nothing was submitted; give another number, or leave out --document-number for the next free one',
     });
   }
@@ -208,8 +262,8 @@ function sameCreditNote(a: Prepared, b: Prepared): boolean {
  * and issued; a merchant who confirmed the old ones is asked to look again.
  */
 function changedSincePreview(f: Factory, opts: IssueOptions, shown: Prepared, prepared: Prepared): void {
-  const seen = new Set(shown.previous.map((n) => n.serviceReceiptId));
-  const others = prepared.previous.filter((n) => !seen.has(n.serviceReceiptId)).map((n) => n.documentNumber);
+  const seen = new Set(shown.previous.map((n) => n.documentNumber));
+  const others = prepared.previous.filter((n) => !seen.has(n.documentNumber)).map((n) => (n.pending ? `${n.documentNumber} (being submitted ${pendingSince(n)})` : n.documentNumber));
   const receipt = prepared.item.serviceReceiptId;
   const what =
     others.length > 0
@@ -224,51 +278,94 @@ function changedSincePreview(f: Factory, opts: IssueOptions, shown: Prepared, pr
   preview(f, prepared.credit, prepared.returnRequest);
 }
 
-/** The issuance sequence, then the local record that lets the next return be checked against this one. */
-async function submit(f: Factory, caller: Caller, prepared: Prepared, ledger: CreditNoteLedger): Promise<Issued> {
-  const { item, original, allocations, credit } = prepared;
-  const { document: template, templateHash, canonical } = await hashedTemplate(f, 'creating the credit note template', () =>
-    createCreditNoteTemplate(caller, credit.request),
+function pendingSince(credited: Credited): string {
+  return credited.pending ? startedBy({ createdAt: credited.pending.since, pid: credited.pending.pid }) : '';
+}
+
+/**
+ * The issuance sequence under the intent: the request is built (template → devices →
+ * encryption) and kept with its key unless an earlier run kept one; then it is sent and the
+ * credit note recorded with the intent closed. Every step before the record can be killed
+ * and run again.
+ */
+async function submit(f: Factory, caller: Caller, ledger: LedgerStore, intent: Intent, originalFile: string | undefined): Promise<Issued> {
+  const reservation = reservationOf(intent);
+  if (intent.body === undefined) {
+    const built = await build(f, caller, intent, reservation, originalFile);
+    intent = await ledger.prepare(intent.id, built);
+  }
+  const built = intent.context as Built;
+  const what = `credit note ${intent.documentNumber}`;
+  const result = await sendPrepared(ledger, intent, what, (body, key) =>
+    withSpinner(f.io, `submitting for ${built.recipients.length} device(s)`, () => submitEncryptedCreditNote(caller, body as CreditNoteSubmission, key)),
   );
-  const match = await withSpinner(f.io, `resolving the devices of receipt ${item.serviceReceiptId}`, () =>
-    resolveRecipient(caller, {
-      request: { serviceReceiptId: item.serviceReceiptId },
-      kind: 'receipt',
-      display: item.serviceReceiptId,
-    }),
-  );
-  const recipients = encryptable(f, match.recipients);
-  const customer = original.record.customer;
-  const finalDoc = finalDocument(canonical, customer);
-  const { finalHash } = finalDoc;
-  const submission: CreditNoteSubmission = {
-    matchId: match.matchId,
-    parentServiceReceiptId: item.serviceReceiptId,
-    encryptedCreditNotes: encryptForRecipients(finalDoc, customer, recipients, supplierPartyIdOf(template)).map(asCreditNoteEntry),
-    templateHash,
-  };
-  const result = await withSpinner(f.io, `submitting for ${recipients.length} device(s)`, () =>
-    submitEncryptedCreditNote(caller, submission, randomUUID()),
-  );
-  if (result.templateHash !== templateHash) {
-    note(f.io, `warning: the service reports templateHash ${result.templateHash}, this svc computed ${templateHash}`);
+  if (result.templateHash !== built.templateHash) {
+    note(f.io, `warning: the service reports templateHash ${result.templateHash}, this svc computed ${built.templateHash}`);
   }
   const record: CreditNoteRecord = {
     serviceReceiptId: result.serviceReceiptId,
-    requestId: item.requestId,
-    documentNumber: credit.request.documentNumber,
+    requestId: reservation.requestId,
+    documentNumber: reservation.documentNumber,
     issuedAt: new Date(f.clock.now()).toISOString(),
-    lines: allocations.map((a) => ({ originalLine: a.originalLine, productId: a.productId, quantity: quantityOf(a.quantity) })),
-    templateRequest: credit.request,
-    templateHash,
-    finalHash,
-    matchId: match.matchId,
-    recipients: recipients.map((r) => ({ recipientId: r.recipientId, receiverType: r.receiverType, keyId: keyFingerprint(r.publicKey) })),
+    lines: reservation.lines,
+    templateRequest: reservation.templateRequest,
+    templateHash: built.templateHash,
+    finalHash: built.finalHash,
+    matchId: built.matchId,
+    recipients: built.recipients,
     submission: result,
   };
-  const path = await ledger.record(record);
-  note(f.io, `credit note ${record.documentNumber} issued to ${recipients.length} device(s); record saved in ${path}`);
-  return { result, finalHash, recipients: recipients.length };
+  try {
+    await ledger.complete(intent.id, { kind: 'credit-note', record });
+  } catch (error) {
+    throw new SvcError(`${what} was issued as ${result.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`, {
+      hint: `run the same command again once the ledger can be written: it records the credit note without issuing it again`,
+      cause: error,
+    });
+  }
+  note(f.io, `${what} issued to ${built.recipients.length} device(s); recorded in the ledger`);
+  return { result, finalHash: built.finalHash, recipients: built.recipients.length };
+}
+
+function reservationOf(intent: Intent): Credited {
+  if (intent.reservation === undefined || intent.parent === undefined) throw new Error(`credit-note intent ${intent.id} has no reservation`);
+  return intent.reservation;
+}
+
+/** Template → the receipt's current devices → final document → encrypted per device, with the key it goes under. */
+async function build(
+  f: Factory,
+  caller: Caller,
+  intent: Intent,
+  reservation: Credited,
+  originalFile: string | undefined,
+): Promise<{ idempotencyKey: string; body: string; context: Built }> {
+  const parent = intent.parent as string;
+  const request = parseOrThrow(CreditNoteTemplateRequest, reservation.templateRequest, `the reservation of credit note ${intent.documentNumber}`);
+  const { document: template, templateHash, canonical } = await hashedTemplate(f, 'creating the credit note template', () =>
+    createCreditNoteTemplate(caller, request),
+  );
+  const match = await withSpinner(f.io, `resolving the devices of receipt ${parent}`, () =>
+    resolveRecipient(caller, { request: { serviceReceiptId: parent }, kind: 'receipt', display: parent }),
+  );
+  const recipients = encryptable(f, match.recipients);
+  const { record: original } = await originalReceipt(f, originalFile, parent, reservation.requestId);
+  const customer = original.customer;
+  const finalDoc = finalDocument(canonical, customer);
+  const submission: CreditNoteSubmission = {
+    matchId: match.matchId,
+    parentServiceReceiptId: parent,
+    encryptedCreditNotes: encryptForRecipients(finalDoc, customer, recipients, supplierPartyIdOf(template)).map(asCreditNoteEntry),
+    templateHash,
+  };
+  const context: Built = {
+    templateHash,
+    finalHash: finalDoc.finalHash,
+    matchId: match.matchId,
+    recipients: recipients.map((r) => ({ recipientId: r.recipientId, receiverType: r.receiverType, keyId: keyFingerprint(r.publicKey) })),
+  };
+  const idempotencyKey = intent.idempotencyKey ?? derivedIdempotencyKey(supplierPartyIdOf(template), 'credit-note', intent.documentNumber);
+  return { idempotencyKey, body: JSON.stringify(submission), context };
 }
 
 function returnWindowDays(f: Factory): number {
@@ -286,7 +383,7 @@ async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnReques
 }
 
 /** The local record of the receipt (or --original's); a receipt without one is not provably this merchant's. */
-async function originalReceipt(f: Factory, file: string | undefined, item: QueueItem): Promise<Original> {
+async function originalReceipt(f: Factory, file: string | undefined, serviceReceiptId: string, requestId: string): Promise<Original> {
   let record: ReceiptRecord;
   if (file !== undefined) {
     const parsed = validate(ReceiptRecord, await readJsonInput(file, f));
@@ -298,12 +395,12 @@ async function originalReceipt(f: Factory, file: string | undefined, item: Queue
     record = parsed.data;
   } else {
     try {
-      record = await loadReceiptRecord(f, item.serviceReceiptId);
+      record = await loadReceiptRecord(f, serviceReceiptId);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       throw new ValidationError(
-        `return request ${item.requestId}`,
-        [{ path: 'serviceReceiptId', message: `receipt ${item.serviceReceiptId} is not known as one of this merchant's receipts: this profile has no record of it` }],
+        `return request ${requestId}`,
+        [{ path: 'serviceReceiptId', message: `receipt ${serviceReceiptId} is not known as one of this merchant's receipts: this profile has no record of it` }],
         { hint: 'pass --original FILE with its receipt record if another machine issued it; records are kept per profile (--profile)' },
       );
     }
@@ -374,10 +471,9 @@ function asCreditNoteEntry({ encryptedReceipt, ...entry }: EncryptedReceiptEntry
 }
 
 /** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (CONTRACT.md §6). */
-async function completeRequest(f: Factory, caller: Caller, prepared: Prepared, result: CreditNoteSubmissionResult): Promise<string> {
-  const { item, approved } = prepared;
+async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whole: boolean, result: CreditNoteSubmissionResult): Promise<string> {
   try {
-    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, approved.whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED');
+    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED');
     return (await setReturnRequestStatus(caller, item.requestId, 'COMPLETED')).status;
   } catch (error) {
     note(f.io, `the credit note was issued as ${result.serviceReceiptId}, but request ${item.requestId} was not marked COMPLETED`);
@@ -385,24 +481,19 @@ async function completeRequest(f: Factory, caller: Caller, prepared: Prepared, r
   }
 }
 
-function report(f: Factory, prepared: Prepared, issued: Issued, status: string | undefined): void {
+function report(f: Factory, intent: Intent, requestId: string, issued: Issued, status: string | undefined): void {
   if (!f.io.json) return println(f.io, issued.result.serviceReceiptId);
-  const { request, lines } = prepared.credit;
+  const request = reservationOf(intent).templateRequest as CreditNoteTemplateRequest;
   writeJson(f.io, {
     ...issued.result,
-    requestId: prepared.item.requestId,
+    requestId,
     documentNumber: request.documentNumber,
     currency: request.currency,
     invoiceSubtotal: request.invoiceSubtotal,
     totalBeforeTax: request.totalBeforeTax,
     totalTaxAmount: request.totalTaxAmount,
     totalAmount: request.totalAmount,
-    lines: lines.map((l) => ({
-      productId: l.productId,
-      quantity: l.product.quantity,
-      subtotal: l.product.subtotal,
-      total: l.product.total,
-    })),
+    lines: request.products.map((p) => ({ productId: p.identifier, quantity: p.quantity, subtotal: p.subtotal, total: p.total })),
     finalHash: issued.finalHash,
     recipients: issued.recipients,
     ...(status === undefined ? {} : { status }),

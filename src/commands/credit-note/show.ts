@@ -1,10 +1,10 @@
 // `svc credit-note show REQUEST_ID [--reveal]`: one return request, decrypted, in full. Bank
 // details are masked to their last 4 characters unless --reveal, in --json output too.
 import { writeReceiptsCaller } from '../../api/caller.js';
-import { findReturnRequest } from '../../api/credit-note.js';
 import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js';
 import { age, maskedRequest } from '../../credit-notes/display.js';
 import { readQueue } from '../../credit-notes/queue.js';
+import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -17,7 +17,7 @@ export interface ShowOptions {
 
 export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const caller = await writeReceiptsCaller(f);
-  const item = await findReturnRequest(caller, opts.requestId);
+  const item = await findQueueItem(f, caller, opts.requestId);
   const [read] = await readQueue([item], await loadKeyring(f));
   if (read === undefined || read.returnRequest === undefined) {
     throw new DecryptError(`cannot read return request ${opts.requestId}: ${read?.decryptError ?? 'no result'}`);

@@ -14,7 +14,9 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .option('--customer <path>', 'customer details JSON injected into the document')
     .option('--store <id>', 'store the receipt is issued for')
     .option('--dry-run', 'build and encrypt, but do not submit')
-    .action((flags: IdentifierFlags & { file: string; customer?: string; store?: string; dryRun?: boolean }, cmd: Command) =>
+    .option('--idempotency-key <key>', 'Idempotency-Key of the submission (default: derived from the issuer and the document number)')
+    .option('--abandon-pending', 'close a submission of this receipt left under way instead of resuming it')
+    .action((flags: IdentifierFlags & { file: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./send.js'), flags),
     );
   receipt

@@ -1,0 +1,318 @@
+// The embedded engine: one SQLite database per profile (<stateDir>/<profile>/ledger.db) in
+// WAL mode with synchronous=FULL, so a commit is on disk before the call returns and a
+// process killed at any instruction leaves every transaction whole or absent. Writers take
+// the database's write lock at BEGIN (IMMEDIATE), so a check and the intent it allows are
+// one step for every process on the machine; the lock is the operating system's, released
+// when its holder dies, never taken over from a live (even stopped) one.
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { QueueItem } from '../../contract/returns.js';
+import { CreditNoteRecord } from '../../credit-notes/records.js';
+import { ReceiptRecord } from '../../receipts/records.js';
+import { StoreError } from '../errors.js';
+import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded } from './schema.js';
+
+/** The part of libsql's better-sqlite3 API this engine uses. */
+interface Statement {
+  run(...params: unknown[]): { changes: number };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+export interface Database {
+  prepare(sql: string): Statement;
+  exec(sql: string): void;
+  close(): void;
+}
+
+export interface SqliteOptions {
+  /** Called once when another process holds the write lock, before waiting for it. */
+  onWait?: () => void;
+  /** How long one attempt at the write lock blocks before this process yields and says it waits. */
+  busyMs?: number;
+}
+
+/** Opens libsql lazily: commands that never touch the ledger do not load it. */
+export function openDatabase(path: string, timeoutMs: number): Database {
+  const require = createRequire(import.meta.url);
+  const Sqlite = require('libsql') as new (path: string, opts: { timeout: number }) => Database;
+  return new Sqlite(path, { timeout: timeoutMs });
+}
+
+interface IntentRow {
+  id: string;
+  kind: DocumentKind;
+  subject: string;
+  parent: string | null;
+  document_number: string;
+  digest: string;
+  state: Intent['state'];
+  created_at: string;
+  pid: number | null;
+  reservation: string | null;
+  idempotency_key: string | null;
+  body: string | null;
+  context: string | null;
+  result: string | null;
+}
+
+const OPEN = "state IN ('reserved', 'prepared')";
+
+export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): Promise<LedgerStore> {
+  const busyMs = opts.busyMs ?? 200;
+  let db: Database;
+  try {
+    db = openDatabase(path, busyMs);
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON');
+  } catch (error) {
+    throw new StoreError(`cannot open the ledger ${path}: ${messageOf(error)}`, { cause: error });
+  }
+  let waited = false;
+
+  /** Runs `work` inside BEGIN IMMEDIATE … COMMIT, waiting (without blocking the event loop) for another writer. */
+  async function write<T>(work: () => T): Promise<T> {
+    for (;;) {
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        break;
+      } catch (error) {
+        if (!isBusy(error)) throw new StoreError(`cannot write the ledger ${path}: ${messageOf(error)}`, { cause: error });
+        if (!waited) {
+          waited = true;
+          opts.onWait?.();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+    try {
+      const value = work();
+      db.exec('COMMIT');
+      return value;
+    } catch (error) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // Already rolled back by SQLite itself (a failed COMMIT).
+      }
+      throw error;
+    }
+  }
+
+  await write(() => migrateEmbedded(db));
+
+  const intentOf = (row: IntentRow | undefined): Intent | undefined =>
+    row && {
+      id: row.id,
+      kind: row.kind,
+      subject: row.subject,
+      parent: row.parent ?? undefined,
+      documentNumber: row.document_number,
+      digest: row.digest,
+      state: row.state,
+      createdAt: row.created_at,
+      pid: row.pid ?? undefined,
+      reservation: row.reservation === null ? undefined : JSON.parse(row.reservation),
+      idempotencyKey: row.idempotency_key ?? undefined,
+      body: row.body ?? undefined,
+      context: row.context === null ? undefined : JSON.parse(row.context),
+      result: row.result ?? undefined,
+    };
+  const getIntent = (id: string) => intentOf(db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined);
+  const openOf = (kind: DocumentKind, subject: string) =>
+    intentOf(db.prepare(`SELECT * FROM intents WHERE kind = ? AND subject = ? AND ${OPEN}`).get(kind, subject) as IntentRow | undefined);
+
+  function insertIntent(draft: NewIntent): Intent {
+    const id = randomUUID();
+    db.prepare(
+      `INSERT INTO intents (id, kind, subject, parent, document_number, digest, state, created_at, pid, reservation, idempotency_key)
+       VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?)`,
+    ).run(
+      id,
+      draft.kind,
+      draft.subject,
+      draft.parent ?? null,
+      draft.documentNumber,
+      draft.digest,
+      new Date().toISOString(),
+      process.pid,
+      draft.reservation === undefined ? null : JSON.stringify(draft.reservation),
+      draft.idempotencyKey ?? null,
+    );
+    return getIntent(id) as Intent;
+  }
+
+  const creditNotesOf = (parent: string): CreditNoteRecord[] =>
+    (db.prepare('SELECT record FROM credit_notes WHERE parent = ? ORDER BY seq').all(parent) as { record: string }[]).map((r) =>
+      CreditNoteRecord.parse(JSON.parse(r.record)),
+    );
+
+  const creditsOf = (parent: string): ReceiptCredits => ({
+    parent,
+    issued: creditNotesOf(parent),
+    reserved: (db.prepare(`SELECT * FROM intents WHERE kind = 'credit-note' AND parent = ? AND ${OPEN} ORDER BY seq`).all(parent) as IntentRow[]).map(
+      (row) => intentOf(row) as Intent,
+    ),
+  });
+
+  return {
+    engine: 'sqlite',
+    openIntent: async (kind, subject) => openOf(kind, subject),
+    lastIntent: async (kind, subject) =>
+      intentOf(db.prepare('SELECT * FROM intents WHERE kind = ? AND subject = ? ORDER BY seq DESC LIMIT 1').get(kind, subject) as IntentRow | undefined),
+
+    reserveCreditNote: (parent, subject, decide) =>
+      write((): Reserved => {
+        const open = openOf('credit-note', subject);
+        if (open) return { intent: open, created: false };
+        return { intent: insertIntent(decide(creditsOf(parent))), created: true };
+      }),
+
+    reserveReceipt: (draft) =>
+      write((): Reserved => {
+        const open = openOf(draft.kind, draft.subject);
+        if (open) return { intent: open, created: false };
+        return { intent: insertIntent(draft), created: true };
+      }),
+
+    prepare: (id, prepared) =>
+      write(() => {
+        db.prepare(
+          `UPDATE intents SET state = 'prepared', idempotency_key = ?, body = ?, context = ? WHERE id = ? AND state = 'reserved'`,
+        ).run(prepared.idempotencyKey, prepared.body, JSON.stringify(prepared.context), id);
+        const intent = getIntent(id);
+        if (!intent) throw new StoreError(`intent ${id} is not in the ledger`);
+        return intent;
+      }),
+
+    complete: (id, completion) =>
+      write(() => {
+        const intent = getIntent(id);
+        if (!intent) throw new StoreError(`intent ${id} is not in the ledger`);
+        const { record } = completion;
+        if (completion.kind === 'receipt') {
+          db.prepare('INSERT OR IGNORE INTO receipts (service_receipt_id, document_number, issued_at, record) VALUES (?, ?, ?, ?)').run(
+            record.serviceReceiptId,
+            completion.record.templateRequest.documentNumber,
+            record.issuedAt,
+            JSON.stringify(record),
+          );
+        } else {
+          db.prepare(
+            'INSERT OR IGNORE INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
+          ).run(
+            record.serviceReceiptId,
+            intent.parent ?? null,
+            completion.record.requestId,
+            completion.record.documentNumber,
+            record.issuedAt,
+            JSON.stringify(record),
+          );
+        }
+        db.prepare(`UPDATE intents SET state = 'done', result = ? WHERE id = ?`).run(record.serviceReceiptId, id);
+      }),
+
+    abandon: (id) =>
+      write(() => {
+        db.prepare(`UPDATE intents SET state = 'abandoned' WHERE id = ? AND ${OPEN}`).run(id);
+      }),
+
+    receipt: async (serviceReceiptId) => {
+      const row = db.prepare('SELECT record FROM receipts WHERE service_receipt_id = ?').get(serviceReceiptId) as { record: string } | undefined;
+      return row && ReceiptRecord.parse(JSON.parse(row.record));
+    },
+    receipts: async () =>
+      (db.prepare('SELECT record FROM receipts ORDER BY issued_at DESC, seq DESC').all() as { record: string }[]).map((r) =>
+        ReceiptRecord.parse(JSON.parse(r.record)),
+      ),
+    creditNotes: async (parent) => creditNotesOf(parent),
+    credits: async (parent) => creditsOf(parent),
+
+    rememberQueueItems: (items) =>
+      items.length === 0
+        ? Promise.resolve()
+        : write(() => {
+            const now = new Date().toISOString();
+            const upsert = db.prepare(
+              `INSERT INTO queue_items (request_id, item, first_seen, last_seen) VALUES (?, ?, ?, ?)
+               ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
+            );
+            for (const item of items) upsert.run(item.requestId, JSON.stringify(item), now, now);
+          }),
+    queueItem: async (requestId) => {
+      const row = db.prepare('SELECT item FROM queue_items WHERE request_id = ?').get(requestId) as { item: string } | undefined;
+      return row && (JSON.parse(row.item) as QueueItem);
+    },
+
+    importRecords: (records) =>
+      write((): ImportResult => {
+        const result: ImportResult = { inserted: 0, skipped: 0, conflicts: [] };
+        const add = (kind: DocumentKind, table: string, id: string, text: string, insert: () => void) => {
+          const row = db.prepare(`SELECT record FROM ${table} WHERE service_receipt_id = ?`).get(id) as { record: string } | undefined;
+          if (row === undefined) {
+            insert();
+            result.inserted++;
+          } else if (sameJson(row.record, text)) result.skipped++;
+          else result.conflicts.push({ kind, serviceReceiptId: id });
+        };
+        for (const record of records.receipts) {
+          const text = JSON.stringify(record);
+          add('receipt', 'receipts', record.serviceReceiptId, text, () =>
+            db.prepare('INSERT INTO receipts (service_receipt_id, document_number, issued_at, record) VALUES (?, ?, ?, ?)').run(
+              record.serviceReceiptId,
+              record.templateRequest.documentNumber,
+              record.issuedAt,
+              text,
+            ),
+          );
+        }
+        for (const { parent, record } of records.creditNotes) {
+          const text = JSON.stringify(record);
+          add('credit-note', 'credit_notes', record.serviceReceiptId, text, () =>
+            db.prepare(
+              'INSERT INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
+            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text),
+          );
+        }
+        return result;
+      }),
+
+    status: async (): Promise<StoreStatus> => {
+      const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+      return {
+        engine: 'sqlite',
+        location: path,
+        schemaVersion: EMBEDDED_SCHEMA_VERSION,
+        counts: {
+          receipts: count('SELECT count(*) AS n FROM receipts'),
+          creditNotes: count('SELECT count(*) AS n FROM credit_notes'),
+          openIntents: count(`SELECT count(*) AS n FROM intents WHERE ${OPEN}`),
+          queueItems: count('SELECT count(*) AS n FROM queue_items'),
+        },
+      };
+    },
+    close: async () => db.close(),
+  };
+}
+
+/** Equal JSON whatever the order of members: what another writer stored may order them differently. */
+export function sameJson(a: string, b: string): boolean {
+  return canonicalJson(JSON.parse(a)) === canonicalJson(JSON.parse(b));
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || /database is locked/i.test(messageOf(error));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,163 @@
+// The merchant's ledger: every receipt and credit note this profile issued, the submissions
+// under way (intents) and the return requests seen in the queue. One interface, two engines:
+// embedded SQLite (one machine, the default) and PostgreSQL (a team, SVC_DATABASE_URL).
+//
+// Callers say what they mean (reserveCreditNote, prepare, complete), never how it is kept.
+// Every method that changes something is one transaction: a process killed at any
+// instruction leaves either all of a change or none of it, and two processes at once see
+// each other's changes whole.
+//
+// A submission is recorded before anything is sent (an intent), then submitted, then
+// completed with the service's answer:
+//
+//   reserve*  ──► intent "reserved"   (checked: quantities left, counting every open intent)
+//   prepare   ──► intent "prepared"   (the exact bytes and Idempotency-Key to send, kept)
+//   complete  ──► intent "done"       + the receipt or credit note record, in one transaction
+//   abandon   ──► intent "abandoned"  (the explicit way out, --abandon-pending)
+//
+// A re-run finds its open intent and sends the kept bytes with the kept key again, so the
+// service replays its first answer: however often a command is killed or its answer lost,
+// one document is issued and the ledger ends equal to the service.
+import type { QueueItem } from '../contract/returns.js';
+import type { CreditNoteRecord } from '../credit-notes/records.js';
+import type { ReceiptRecord } from '../receipts/records.js';
+
+export type DocumentKind = 'receipt' | 'credit-note';
+export type IntentState = 'reserved' | 'prepared' | 'done' | 'abandoned';
+
+/** What a credit note takes (or will take) from its receipt: enough to check the next return against it. */
+export interface Credited {
+  requestId: string;
+  documentNumber: string;
+  lines: CreditNoteRecord['lines'];
+  templateRequest: CreditNoteRecord['templateRequest'];
+  /** The credit note's own ID; undefined while its submission is under way. */
+  serviceReceiptId?: string | undefined;
+  /** Set for a reservation: the submission under way (when it started, and which process). */
+  pending?: { since: string; pid: number | undefined } | undefined;
+}
+
+export interface Intent {
+  id: string;
+  kind: DocumentKind;
+  /** What the submission is about, unique among open intents of a kind: the receipt's document number, the credit note's request ID. */
+  subject: string;
+  /** The receipt a credit note is for. */
+  parent: string | undefined;
+  documentNumber: string;
+  /** SHA-256 of what the document says (not of its encryption): a re-run with other content is not a resume. */
+  digest: string;
+  state: IntentState;
+  createdAt: string;
+  pid: number | undefined;
+  /** For a credit note: what it takes from its receipt. */
+  reservation: Credited | undefined;
+  /** Set by `prepare`: the request exactly as sent, and its key. */
+  idempotencyKey: string | undefined;
+  body: string | undefined;
+  /** Set by `prepare`: what the record will need besides the service's answer. */
+  context: unknown;
+  /** Set by `complete`: the issued document's serviceReceiptId. */
+  result: string | undefined;
+}
+
+export interface NewIntent {
+  kind: DocumentKind;
+  subject: string;
+  parent?: string | undefined;
+  documentNumber: string;
+  digest: string;
+  reservation?: Credited | undefined;
+  /** Set when the key is known before the body (`--idempotency-key`). */
+  idempotencyKey?: string | undefined;
+}
+
+/** A receipt's credit notes and open reservations, as the check inside `reserveCreditNote` sees them. */
+export interface ReceiptCredits {
+  parent: string;
+  /** Issued credit notes, oldest first. */
+  issued: readonly CreditNoteRecord[];
+  /** Open credit-note intents of the receipt, oldest first. */
+  reserved: readonly Intent[];
+}
+
+export interface Reserved {
+  intent: Intent;
+  /** False: the intent was already open (another run's), and is to be resumed, not started again. */
+  created: boolean;
+}
+
+export type Completion =
+  | { kind: 'receipt'; record: ReceiptRecord }
+  | { kind: 'credit-note'; record: CreditNoteRecord };
+
+export interface ImportedRecords {
+  receipts: readonly ReceiptRecord[];
+  creditNotes: readonly { parent: string; record: CreditNoteRecord }[];
+}
+
+export interface ImportResult {
+  inserted: number;
+  skipped: number;
+  /** What stayed as it was because the ledger holds other content under the same ID. */
+  conflicts: { kind: DocumentKind; serviceReceiptId: string }[];
+}
+
+export interface StoreStatus {
+  engine: 'sqlite' | 'postgres';
+  /** A file path, or the database URL with its password removed. */
+  location: string;
+  schemaVersion: number;
+  counts: Record<string, number>;
+}
+
+export interface LedgerStore {
+  readonly engine: 'sqlite' | 'postgres';
+
+  /** The open intent (reserved or prepared) of a kind and subject, if any. */
+  openIntent(kind: DocumentKind, subject: string): Promise<Intent | undefined>;
+  /** The last intent of a kind and subject whatever its state (the done one of a re-run). */
+  lastIntent(kind: DocumentKind, subject: string): Promise<Intent | undefined>;
+
+  /**
+   * In one transaction: reads the receipt's credit notes and open reservations, lets `decide`
+   * check the return against them (it throws to refuse) and records the intent it returns.
+   * Two calls for one receipt never run at once. When the subject already has an open intent
+   * (a run that was killed, or one under way), `decide` is not called and that intent is
+   * returned with `created: false`, to be resumed.
+   */
+  reserveCreditNote(parent: string, subject: string, decide: (credits: ReceiptCredits) => NewIntent): Promise<Reserved>;
+  /** Records a receipt intent, or returns the subject's open one (`created: false`). */
+  reserveReceipt(intent: NewIntent): Promise<Reserved>;
+  /**
+   * Keeps the exact request for an intent that has none yet, and returns the intent as stored:
+   * of two processes preparing one intent, the first one's bytes win and both send those.
+   */
+  prepare(id: string, prepared: { idempotencyKey: string; body: string; context: unknown }): Promise<Intent>;
+  /** Marks the intent done and writes its record, in one transaction; doing it twice is harmless. */
+  complete(id: string, completion: Completion): Promise<void>;
+  /** Closes an open intent without a document: its reservation stops counting. */
+  abandon(id: string): Promise<void>;
+
+  receipt(serviceReceiptId: string): Promise<ReceiptRecord | undefined>;
+  /** Newest first. */
+  receipts(): Promise<ReceiptRecord[]>;
+  /** Issued credit notes of a receipt, oldest first. */
+  creditNotes(parent: string): Promise<CreditNoteRecord[]>;
+  /** A receipt's credit notes and open reservations as they are now (what `reserveCreditNote` will check again). */
+  credits(parent: string): Promise<ReceiptCredits>;
+
+  /** Keeps queue items as they were first seen (CONTRACT §8 "Outstanding" queue); later sightings refresh them. */
+  rememberQueueItems(items: readonly QueueItem[]): Promise<void>;
+  queueItem(requestId: string): Promise<QueueItem | undefined>;
+
+  /**
+   * Adds records issued elsewhere (the JSON files of an older svc, another machine's ledger),
+   * in one transaction. A record already there is skipped; one whose ID is there with other
+   * content is reported as a conflict and left as it is, never overwritten.
+   */
+  importRecords(records: ImportedRecords): Promise<ImportResult>;
+
+  status(): Promise<StoreStatus>;
+  close(): Promise<void>;
+}

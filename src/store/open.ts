@@ -1,0 +1,34 @@
+// Which ledger a command works with: PostgreSQL when a database URL is set (SVC_DATABASE_URL,
+// or the profile's `database-url`), else the profile's embedded SQLite database. Each engine
+// is loaded only here, only when a command first needs the ledger.
+import { join } from 'node:path';
+import { resolveProfileName } from '../config/settings.js';
+import type { Factory } from '../factory.js';
+import { pathSegment, privateDir } from '../io/private-file.js';
+import { note } from '../io/streams.js';
+import { importLegacyFiles } from './embedded/legacy-files.js';
+import type { LedgerStore } from './ledger.js';
+
+/** <stateDir>/<profile>: the profile's own state (the embedded ledger, the webhook journal). */
+export function profileDir(f: Factory): string {
+  return join(f.paths.stateDir, pathSegment(resolveProfileName(f.globals, f.env).value, 'profile name'));
+}
+
+export async function openLedger(f: Factory): Promise<LedgerStore> {
+  const dir = profileDir(f);
+  await privateDir(f.paths.stateDir);
+  await privateDir(dir);
+  const path = join(dir, 'ledger.db');
+  const { openSqliteLedger } = await import('./embedded/sqlite.js');
+  const store = await openSqliteLedger(path, {
+    onWait: () => note(f.io, `waiting for another svc process to finish writing the ledger ${path}`),
+  });
+  try {
+    const imported = await importLegacyFiles(store, dir);
+    if (imported > 0) note(f.io, `moved ${imported} local record(s) from JSON files into ${path}`);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}

@@ -15,6 +15,11 @@ export interface Merchant {
   env: Record<string, string>;
   /** fixtures/receipts/groceries.json with today's issueDate. */
   receiptFile: string;
+  /**
+   * The same receipt under a document number of its own (R-2025-000871-<n>): a document
+   * number identifies a document (CONTRACT §8), so sending one file twice is one receipt.
+   */
+  newReceiptFile(): Promise<string>;
   /** Runs `svc ARGS` and expects exit 0. */
   svc(args: readonly string[]): Promise<SvcResult>;
   /** Runs `svc ARGS --json` and parses stdout. */
@@ -30,10 +35,10 @@ export interface PolledItem {
   decryptError?: string;
 }
 
-export async function receiptDatedToday(dirs: TempDirs): Promise<string> {
+export async function receiptDatedToday(dirs: TempDirs, documentNumber?: string): Promise<string> {
   const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
   const file = join(await dirs.make('svc-receipt-'), 'groceries-today.json');
-  await writeFile(file, JSON.stringify({ ...groceries, issueDate: new Date().toISOString() }));
+  await writeFile(file, JSON.stringify({ ...groceries, issueDate: new Date().toISOString(), ...(documentNumber === undefined ? {} : { documentNumber }) }));
   return file;
 }
 
@@ -51,7 +56,9 @@ export async function startMerchant(dirs: TempDirs): Promise<Merchant> {
   const { result } = await loginAutoApproved(home, sandbox.url, fixture);
   expect(result.exitCode, result.stderr).toBe(0);
   await svc(['keys', 'generate', '--upload']);
+  let receipts = 0;
   return {
+    newReceiptFile: () => receiptDatedToday(dirs, `R-2025-000871-${++receipts}`),
     sandbox,
     fixture,
     home,

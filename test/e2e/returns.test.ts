@@ -88,7 +88,7 @@ describe('a return, from the customer to the credit note', () => {
   });
 
   it('a request encrypted before `svc keys rotate` still decrypts after it', async () => {
-    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const before = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
     await svc(['keys', 'rotate']);
     const after = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId]);
@@ -101,7 +101,7 @@ describe('a return, from the customer to the credit note', () => {
   });
 
   it('refuses an over-return across two credit notes before sending anything', async () => {
-    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     // The eggs line has quantity 1: a first credit note takes it, a second asks for it again.
     const first = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4005555000104:1']);
     await svc(['credit-note', 'issue', first.requestId, '--yes']);
@@ -113,7 +113,7 @@ describe('a return, from the customer to the credit note', () => {
   });
 
   it("a customer's control characters never reach the terminal, in output or in errors", async () => {
-    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const { requestId } = await json<{ requestId: string }>([
       'sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', 'EVIL\x1b[2J:1', '--note', 'hi\x1b]0;owned\x07',
     ]);

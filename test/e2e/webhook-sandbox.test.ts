@@ -93,7 +93,7 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       const subscriptions = await json<{ id: string; notificationUrl: string; secretStored: boolean; onService: boolean }[]>(['webhook', 'list']);
       expect(subscriptions).toEqual([expect.objectContaining({ notificationUrl: url, secretStored: true, onService: true })]);
 
-      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
       const requested = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
       await until(() => events().some((e) => e.event === 'RETURN_REQUESTED'), 'RETURN_REQUESTED');
       const returned = events().find((e) => e.event === 'RETURN_REQUESTED');
@@ -131,7 +131,7 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
     try {
       const rotated = await json<{ previousKeyId: string; keyId: string }>(['keys', 'rotate']);
       expect(rotated.keyId).not.toBe(rotated.previousKeyId);
-      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', m.receiptFile, '--email', 'alice@example.com']);
+      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
       await json(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
       await listener.until(() => listener.events().some((e) => e.event === 'RETURN_REQUESTED'), 'RETURN_REQUESTED');
       const returned = listener.events().find((e) => e.event === 'RETURN_REQUESTED');

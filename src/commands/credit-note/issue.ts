@@ -279,7 +279,8 @@ function changedSincePreview(f: Factory, opts: IssueOptions, shown: Prepared, pr
 }
 
 function pendingSince(credited: Credited): string {
-  return credited.pending ? startedBy({ createdAt: credited.pending.since, pid: credited.pending.pid }) : '';
+  const { pending } = credited;
+  return pending ? `since ${pending.since}${pending.pid === undefined ? '' : `, pid ${pending.pid}`}` : '';
 }
 
 /**

@@ -85,7 +85,7 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
     for (const line of note.lines) {
       if (line.originalLine >= products.length) continue;
       credited[line.originalLine] = (credited[line.originalLine] ?? 0) + scaledQuantity(line.quantity);
-      creditedBy[line.originalLine]?.add(note.documentNumber);
+      creditedBy[line.originalLine]?.add(note.pending ? `${note.documentNumber} (being submitted)` : note.documentNumber);
     }
   }
   const remaining = products.map((p, i) => scaledQuantity(p.quantity) - (credited[i] ?? 0));

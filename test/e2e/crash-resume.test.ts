@@ -1,0 +1,222 @@
+// "A re-run is always safe": `receipt send` and `credit-note issue` killed with SIGKILL at each
+// step that talks to the service (STYLE.md 12: crash points are named), then run again. A
+// proxy in front of the sandbox holds the step's request — before the service sees it, or
+// after the service answered it — until the kill. Afterwards the service holds exactly one
+// document, and the ledger exactly that one with no submission left open.
+import { readFile } from 'node:fs/promises';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc, svcBin, svcEnv, tempDirs, repoRoot } from './helpers.js';
+import { startHoldProxy, type HoldOptions } from './hold-proxy.js';
+import { readLedgers } from './ledger.js';
+import { startMerchant, type Merchant } from './merchant.js';
+
+const dirs = tempDirs();
+let m: Merchant;
+
+const EGGS = '4005555000104';
+const MILK = '4001234567890';
+
+beforeAll(async () => {
+  m = await startMerchant(dirs);
+});
+afterAll(async () => {
+  await m?.sandbox.stop();
+  await dirs.cleanup();
+});
+
+/** The documents the sandbox holds, by the deliveries it made for them. */
+async function serviceDocuments(kind: 'RECEIPT' | 'CREDIT_NOTE'): Promise<Set<string>> {
+  const deliveries = await m.json<{ serviceReceiptId: string; kind: string }[]>(['sandbox', 'deliveries']);
+  return new Set(deliveries.filter((d) => d.kind === kind).map((d) => d.serviceReceiptId));
+}
+
+/** Runs `svc ARGS` through a proxy that holds one request, and SIGKILLs it once that request is held. */
+async function killAt(args: readonly string[], hold: HoldOptions): Promise<void> {
+  const proxy = await startHoldProxy(m.sandbox.url, hold);
+  try {
+    const child = execa('node', [svcBin, ...args], {
+      env: svcEnv(m.home, { SVC_BASE_URL: proxy.url }),
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+    });
+    const ended = child.then((r) => `svc ended before it was killed (exit ${r.exitCode}):\n${r.stderr}`);
+    const outcome = await Promise.race([proxy.held.then(() => 'held'), ended]);
+    expect(outcome).toBe('held');
+    child.kill('SIGKILL');
+    expect((await child).signal).toBe('SIGKILL');
+  } finally {
+    await proxy.close();
+  }
+}
+
+const post = (path: string) => (method: string, url: string) => method === 'POST' && url.split('?')[0] === path;
+
+const receiptSteps: [string, HoldOptions][] = [
+  ['before the template', { hold: post('/receipt/template'), when: 'before' }],
+  ['after the template', { hold: post('/recipient/resolve'), when: 'before' }],
+  ['before the submission reached the service', { hold: post('/receipt/encrypted'), when: 'before' }],
+  ['after the service accepted the submission, before the record', { hold: post('/receipt/encrypted'), when: 'after' }],
+];
+
+describe('receipt send, killed at each step and run again', () => {
+  it.each(receiptSteps)('killed %s: one receipt on the service, the same one in the ledger', async (_step, hold) => {
+    const file = await m.newReceiptFile();
+    const args = ['receipt', 'send', '--file', file, '--email', 'alice@example.com'];
+    const before = await serviceDocuments('RECEIPT');
+    await killAt(args, hold);
+
+    const rerun = await runSvc([...args, '--json'], { home: m.home, env: m.env });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const { serviceReceiptId } = JSON.parse(rerun.stdout) as { serviceReceiptId: string };
+    const added = [...(await serviceDocuments('RECEIPT'))].filter((id) => !before.has(id));
+    expect(added).toEqual([serviceReceiptId]);
+
+    const ledger = await readLedgers(m.home.stateDir);
+    expect(ledger.open).toEqual([]);
+    const { documentNumber } = JSON.parse(await readFile(file, 'utf8')) as { documentNumber: string };
+    expect(ledger.receipts.filter((r) => r.documentNumber === documentNumber).map((r) => r.serviceReceiptId)).toEqual([serviceReceiptId]);
+
+    // And once more: the finished command reports the same receipt and sends nothing.
+    const again = await runSvc(args, { home: m.home, env: m.env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout.trim()).toBe(serviceReceiptId);
+    expect(again.stderr).toContain('nothing was sent again');
+    expect([...(await serviceDocuments('RECEIPT'))].filter((id) => !before.has(id))).toEqual([serviceReceiptId]);
+  });
+
+  it('the same document number with other content is refused (exit 7), nothing sent', async () => {
+    const file = await m.newReceiptFile();
+    await m.svc(['receipt', 'send', '--file', file, '--email', 'alice@example.com']);
+    const before = await serviceDocuments('RECEIPT');
+    const other = await runSvc(['receipt', 'send', '--file', file, '--email', 'bob@example.com'], { home: m.home, env: m.env });
+    expect(other.exitCode, other.stderr).toBe(7);
+    expect(other.stderr).toMatch(/receipt R-2025-000871-\d+ was already issued as \S+ with other content/);
+    expect(await serviceDocuments('RECEIPT')).toEqual(before);
+  });
+
+  it('a retry from a machine that never saw the first run (a fresh ledger) is reported as already issued (exit 7), never issued twice', async () => {
+    const file = await m.newReceiptFile();
+    const args = ['receipt', 'send', '--file', file, '--email', 'alice@example.com'];
+    const before = await serviceDocuments('RECEIPT');
+    await killAt(args, { hold: post('/receipt/encrypted'), when: 'after' });
+    const [first] = [...(await serviceDocuments('RECEIPT'))].filter((id) => !before.has(id));
+    expect(first).toBeDefined();
+
+    // The same config and secrets (the same login), but none of the first run's state.
+    const fresh = { ...m.home, stateDir: await dirs.make('svc-state-fresh-') };
+    const retry = await runSvc(args, { home: fresh, env: m.env });
+    expect(retry.exitCode, retry.stderr).toBe(7);
+    expect(retry.stderr).toContain(`was already submitted as ${first}`);
+    expect([...(await serviceDocuments('RECEIPT'))].filter((id) => !before.has(id))).toEqual([first]);
+
+    // The first machine, run again, resumes its own submission and records that receipt.
+    const resumed = await runSvc(args, { home: m.home, env: m.env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout.trim()).toBe(first);
+    expect((await readLedgers(m.home.stateDir)).open).toEqual([]);
+  });
+});
+
+const creditNoteSteps: [string, HoldOptions][] = [
+  ['before the template', { hold: post('/credit-note/template'), when: 'before' }],
+  ['after the template', { hold: post('/recipient/resolve'), when: 'before' }],
+  ['before the submission reached the service', { hold: post('/credit-note/encrypted'), when: 'before' }],
+  ['after the service accepted the submission, before the record', { hold: post('/credit-note/encrypted'), when: 'after' }],
+];
+
+async function receiptWithReturn(item: string): Promise<{ serviceReceiptId: string; requestId: string }> {
+  const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+  const { requestId } = await m.json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', item]);
+  return { serviceReceiptId, requestId };
+}
+
+describe('credit-note issue, killed at each step and run again', () => {
+  it.each(creditNoteSteps)('killed %s: one credit note on the service, the same one in the ledger', async (_step, hold) => {
+    const { serviceReceiptId, requestId } = await receiptWithReturn(`${MILK}:2`);
+    const before = await serviceDocuments('CREDIT_NOTE');
+    await killAt(['credit-note', 'issue', requestId, '--yes'], hold);
+
+    // Meanwhile the killed run's reservation counts: another return of the same milk is refused.
+    const { requestId: second } = await m.json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:1`]);
+    const over = await runSvc(['credit-note', 'issue', second, '--yes'], { home: m.home, env: m.env });
+    expect(over.exitCode, over.stderr).toBe(2);
+    expect(over.stderr).toMatch(/quantity 1 is more than the 0 that can still be returned \(bought 2; 2 already credited by CN-R-2025-000871-\d+-1 \(being submitted\)/);
+
+    const rerun = await runSvc(['credit-note', 'issue', requestId, '--yes'], { home: m.home, env: m.env });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toContain('resuming the submission of credit note');
+    const creditNoteId = rerun.stdout.trim();
+    expect([...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id))).toEqual([creditNoteId]);
+
+    const ledger = await readLedgers(m.home.stateDir);
+    expect(ledger.open).toEqual([]);
+    expect(ledger.creditNotes.filter((n) => n.parent === serviceReceiptId).map((n) => [n.serviceReceiptId, n.requestId])).toEqual([[creditNoteId, requestId]]);
+  });
+
+  it('--abandon-pending closes the killed run instead; the derived key still keeps the service from issuing a second', async () => {
+    const { serviceReceiptId, requestId } = await receiptWithReturn(`${EGGS}:1`);
+    const before = await serviceDocuments('CREDIT_NOTE');
+    await killAt(['credit-note', 'issue', requestId, '--yes'], { hold: post('/credit-note/encrypted'), when: 'after' });
+    const [first] = [...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id));
+
+    const abandoned = await runSvc(['credit-note', 'issue', requestId, '--yes', '--abandon-pending'], { home: m.home, env: m.env });
+    expect(abandoned.stderr).toContain('abandoned the submission of credit note');
+    expect(abandoned.exitCode, abandoned.stderr).toBe(7);
+    expect(abandoned.stderr).toContain(`was already submitted as ${first}`);
+    expect([...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id))).toEqual([first]);
+    expect((await readLedgers(m.home.stateDir)).open.filter((i) => i.subject === requestId)).toEqual([]);
+    // Nothing recorded for it on this machine: the service's document is named in the error for the merchant to look up.
+    expect((await readLedgers(m.home.stateDir)).creditNotes.filter((n) => n.parent === serviceReceiptId)).toEqual([]);
+  });
+
+  it('a run stopped (SIGSTOP) while its submission is under way holds its reservation: another return is refused, never more credited than bought', async () => {
+    const { serviceReceiptId, requestId } = await receiptWithReturn(`${EGGS}:1`);
+    const before = await serviceDocuments('CREDIT_NOTE');
+    const proxy = await startHoldProxy(m.sandbox.url, { hold: post('/credit-note/encrypted'), when: 'before' });
+    const child = execa('node', [svcBin, 'credit-note', 'issue', requestId, '--yes'], {
+      env: svcEnv(m.home, { SVC_BASE_URL: proxy.url }),
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+    });
+    try {
+      await proxy.held;
+      child.kill('SIGSTOP');
+      const { requestId: other } = await m.json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${EGGS}:1`]);
+      const second = await runSvc(['credit-note', 'issue', other, '--yes'], { home: m.home, env: m.env });
+      expect(second.exitCode, second.stderr).toBe(2);
+      expect(second.stderr).toMatch(/1 already credited by CN-R-2025-000871-\d+-1 \(being submitted\)/);
+    } finally {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+      await child;
+      await proxy.close();
+    }
+    // The stopped run, finished by running it again: one credit note for the one egg.
+    const rerun = await runSvc(['credit-note', 'issue', requestId, '--yes'], { home: m.home, env: m.env });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect([...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id))).toEqual([rerun.stdout.trim()]);
+  });
+
+  it('twelve issues against the last egg at once: exactly one credit note, the others refused (exit 2), the ledger equal to the service', async () => {
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const requests: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      requests.push((await m.json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${EGGS}:1`])).requestId);
+    }
+    const before = await serviceDocuments('CREDIT_NOTE');
+    const results = await Promise.all(requests.map((id) => runSvc(['credit-note', 'issue', id, '--yes'], { home: m.home, env: m.env, timeout: 90_000 })));
+    const outcomes = results.map((r) => `exit ${r.exitCode}: ${r.stderr.split('\n').slice(-3).join(' | ')}`).join('\n');
+    expect(results.filter((r) => r.exitCode === 0), outcomes).toHaveLength(1);
+    expect(results.filter((r) => r.exitCode === 2), outcomes).toHaveLength(11);
+    const issued = results.find((r) => r.exitCode === 0)?.stdout.trim();
+    expect([...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id))).toEqual([issued]);
+    const ledger = await readLedgers(m.home.stateDir);
+    expect(ledger.creditNotes.filter((n) => n.parent === serviceReceiptId).map((n) => n.serviceReceiptId)).toEqual([issued]);
+    expect(ledger.open).toEqual([]);
+  }, 120_000);
+});

@@ -55,7 +55,9 @@ async function readRecords<T>(dir: string, parse: (value: unknown) => T[]): Prom
     try {
       out.push(...parse(JSON.parse(await readFile(path, 'utf8'))));
     } catch (error) {
-      throw new StoreError(`cannot move ${path} into the ledger: it is not a readable record (${error instanceof Error ? error.message.split('\n')[0] : error})`, {
+      const issue = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
+      const why = issue ? `${issue.path.join('.')}: ${issue.message}` : error instanceof Error ? error.message : String(error);
+      throw new StoreError(`cannot move ${path} into the ledger: it is not a readable record (${why})`, {
         hint: 'restore it from a backup or move it out of the directory; nothing was imported',
       });
     }

@@ -143,7 +143,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
 
   const creditNotesOf = (parent: string): CreditNoteRecord[] =>
     (db.prepare('SELECT record FROM credit_notes WHERE parent = ? ORDER BY seq').all(parent) as { record: string }[]).map((r) =>
-      CreditNoteRecord.parse(JSON.parse(r.record)),
+      decode(CreditNoteRecord, r.record, `a credit note of receipt ${parent}`),
     );
 
   const creditsOf = (parent: string): ReceiptCredits => ({
@@ -218,11 +218,11 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
 
     receipt: async (serviceReceiptId) => {
       const row = db.prepare('SELECT record FROM receipts WHERE service_receipt_id = ?').get(serviceReceiptId) as { record: string } | undefined;
-      return row && ReceiptRecord.parse(JSON.parse(row.record));
+      return row && decode(ReceiptRecord, row.record, `receipt ${serviceReceiptId}`);
     },
     receipts: async () =>
       (db.prepare('SELECT record FROM receipts ORDER BY issued_at DESC, seq DESC').all() as { record: string }[]).map((r) =>
-        ReceiptRecord.parse(JSON.parse(r.record)),
+        decode(ReceiptRecord, r.record, 'a receipt'),
       ),
     creditNotes: async (parent) => creditNotesOf(parent),
     credits: async (parent) => creditsOf(parent),
@@ -292,6 +292,21 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     },
     close: async () => db.close(),
   };
+}
+
+/** A stored record, checked: one that an older or newer svc wrote differently is named, not half-read. */
+function decode<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, text: string, what: string): T {
+  let parsed;
+  try {
+    parsed = schema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.success) return parsed.data;
+  const issue = parsed?.error.issues[0];
+  throw new StoreError(`the ledger's record of ${what} is not readable${issue ? ` (${issue.path.join('.')}: ${issue.message})` : ''}`, {
+    hint: 'it was written by another version of svc or changed by hand; restore the ledger from a backup',
+  });
 }
 
 /** Equal JSON whatever the order of members: what another writer stored may order them differently. */

@@ -70,6 +70,14 @@ export interface NewIntent {
   reservation?: Credited | undefined;
   /** Set when the key is known before the body (`--idempotency-key`). */
   idempotencyKey?: string | undefined;
+  /** The request already built: the intent is recorded prepared, in one step (a receipt reserves nothing). */
+  prepared?: Prepared | undefined;
+}
+
+export interface Prepared {
+  idempotencyKey: string;
+  body: string;
+  context: unknown;
 }
 
 /** A receipt's credit notes and open reservations, as the check inside `reserveCreditNote` sees them. */
@@ -133,7 +141,7 @@ export interface LedgerStore {
    * Keeps the exact request for an intent that has none yet, and returns the intent as stored:
    * of two processes preparing one intent, the first one's bytes win and both send those.
    */
-  prepare(id: string, prepared: { idempotencyKey: string; body: string; context: unknown }): Promise<Intent>;
+  prepare(id: string, prepared: Prepared): Promise<Intent>;
   /** Marks the intent done and writes its record, in one transaction; doing it twice is harmless. */
   complete(id: string, completion: Completion): Promise<void>;
   /** Closes an open intent without a document: its reservation stops counting. */

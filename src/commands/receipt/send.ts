@@ -75,17 +75,11 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   if (last?.state === 'done') return alreadyIssued(f, ledger, last, digest, what);
   if (opts.abandonPending) await abandonOpen(f, ledger, documentNumber, what);
 
-  const reserved = await ledger.reserveReceipt({ kind: 'receipt', subject: documentNumber, documentNumber, digest, idempotencyKey: opts.idempotencyKey });
-  let intent = reserved.intent;
-  if (!reserved.created) {
-    if (intent.digest !== digest) {
-      throw new AlreadySubmittedError(`${what} has a submission under way ${startedBy(intent)} with other content than this one`, {
-        hint: 'finish it by running the command that started it again, or close it with --abandon-pending',
-      });
-    }
-    note(f.io, `resuming the submission of ${what} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
-  }
-  if (intent.body === undefined) {
+  // A receipt reserves nothing, so its intent is recorded once the request is built, with
+  // the request: a run killed before that sent nothing. One left open by an earlier run
+  // (or by another process sending the same receipt) is finished instead.
+  let intent = await ledger.openIntent('receipt', documentNumber);
+  if (!intent) {
     const built = await build(f, caller, request, lookup, customer);
     const context: Prepared = {
       template: built.template,
@@ -94,9 +88,17 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
       matchId: built.submission.matchId,
       recipients: built.recipients.map((r) => ({ recipientId: r.recipientId, receiverType: r.receiverType, keyId: keyFingerprint(r.publicKey) })),
     };
-    const idempotencyKey = intent.idempotencyKey ?? derivedIdempotencyKey(supplierPartyIdOf(built.template), 'receipt', documentNumber);
-    intent = await ledger.prepare(intent.id, { idempotencyKey, body: JSON.stringify(built.submission), context });
-  }
+    const idempotencyKey = opts.idempotencyKey ?? derivedIdempotencyKey(supplierPartyIdOf(built.template), 'receipt', documentNumber);
+    const reserved = await ledger.reserveReceipt({
+      kind: 'receipt',
+      subject: documentNumber,
+      documentNumber,
+      digest,
+      prepared: { idempotencyKey, body: JSON.stringify(built.submission), context },
+    });
+    intent = reserved.intent;
+    if (!reserved.created) resuming(f, intent, digest, what, 'another svc process started');
+  } else resuming(f, intent, digest, what, 'resuming');
   const prepared = intent.context as Prepared;
   const count = prepared.recipients.length;
   const result = await sendPrepared(ledger, intent, what, (body, key) =>
@@ -144,6 +146,16 @@ async function build(f: Factory, caller: Caller, request: ReceiptTemplateRequest
     encryptedReceipts: encryptForRecipients(finalDoc, customer, recipients, supplierPartyIdOf(template)),
   };
   return { template, templateHash, finalHash: finalDoc.finalHash, recipients, submission };
+}
+
+/** An open intent of the same receipt is finished; one of another receipt under the same number is refused. */
+function resuming(f: Factory, intent: Intent, digest: string, what: string, who: string): void {
+  if (intent.digest !== digest) {
+    throw new AlreadySubmittedError(`${what} has a submission under way ${startedBy(intent)} with other content than this one`, {
+      hint: 'finish it by running the command that started it again, or close it with --abandon-pending',
+    });
+  }
+  note(f.io, `${who} the submission of ${what} ${startedBy(intent)}: sending the same request under the same Idempotency-Key`);
 }
 
 /** The record goes in with the intent closed; should that fail, the receipt is issued and a re-run records it. */

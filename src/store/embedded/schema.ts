@@ -51,7 +51,12 @@ const STEPS: readonly string[] = [
 
 export const EMBEDDED_SCHEMA_VERSION = STEPS.length;
 
-/** Brings the database to this svc's schema; call inside a write transaction. */
+/** Whether the database is older than this svc's schema (read without taking the write lock). */
+export function needsMigration(db: Database): boolean {
+  return (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version < EMBEDDED_SCHEMA_VERSION;
+}
+
+/** Brings the database to this svc's schema; call inside a write transaction (it checks again). */
 export function migrateEmbedded(db: Database): void {
   const { user_version: current } = db.prepare('PRAGMA user_version').get() as { user_version: number };
   if (current > EMBEDDED_SCHEMA_VERSION) return; // A newer svc's database: it only ever adds.

@@ -11,7 +11,7 @@ import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded } from './schema.js';
+import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
 /** The part of libsql's better-sqlite3 API this engine uses. */
 interface Statement {
@@ -98,7 +98,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     }
   }
 
-  await write(() => migrateEmbedded(db));
+  if (needsMigration(db)) await write(() => migrateEmbedded(db));
 
   const intentOf = (row: IntentRow | undefined): Intent | undefined =>
     row && {
@@ -124,8 +124,8 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
   function insertIntent(draft: NewIntent): Intent {
     const id = randomUUID();
     db.prepare(
-      `INSERT INTO intents (id, kind, subject, parent, document_number, digest, state, created_at, pid, reservation, idempotency_key)
-       VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?)`,
+      `INSERT INTO intents (id, kind, subject, parent, document_number, digest, state, created_at, pid, reservation, idempotency_key, body, context)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       draft.kind,
@@ -133,10 +133,13 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       draft.parent ?? null,
       draft.documentNumber,
       draft.digest,
+      draft.prepared ? 'prepared' : 'reserved',
       new Date().toISOString(),
       process.pid,
       draft.reservation === undefined ? null : JSON.stringify(draft.reservation),
-      draft.idempotencyKey ?? null,
+      draft.prepared?.idempotencyKey ?? draft.idempotencyKey ?? null,
+      draft.prepared?.body ?? null,
+      draft.prepared ? JSON.stringify(draft.prepared.context) : null,
     );
     return getIntent(id) as Intent;
   }

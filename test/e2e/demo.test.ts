@@ -34,6 +34,8 @@ describe('svc demo', () => {
       expect(result.stdout).toContain(step);
     }
     expect(result.stderr).toMatch(/logged in to profile "local": 2 Grants/);
+    // The re-run of `receipt send`: the same receipt, nothing sent again.
+    expect(result.stderr).toMatch(/receipt \S+ was already issued as \S+ at \S+; nothing was sent again/);
     // Alice has three devices, and each could decrypt its copy.
     expect(result.stdout.match(/\tRECEIPT\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
     // The credit note reached the same three devices, and the request ended COMPLETED.

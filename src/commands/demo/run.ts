@@ -63,6 +63,9 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['sandbox', 'deliveries', receiptId]);
     await demo.svc(['receipt', 'list']);
 
+    heading('Run it again (a CI retry, a lost answer): the same receipt, nothing issued twice');
+    await demo.svc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--customer', customer]);
+
     heading('A local webhook receiver: signatures checked on the raw body, journalled before 2xx, decrypted');
     const listener = await demo.background(['webhook', 'listen', '--port', String(await freeLoopbackPort()), '--subscribe']);
 

@@ -10,13 +10,15 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
   identifierOptions(receipt.command('send').description('encrypt a receipt for every device of a customer and submit it'))
-    .requiredOption('--file <path>', 'template request JSON, or - for stdin')
+    .option('--file <path>', 'template request JSON, or - for stdin')
     .option('--customer <path>', 'customer details JSON injected into the document')
     .option('--store <id>', 'store the receipt is issued for')
     .option('--dry-run', 'build and encrypt, but do not submit')
     .option('--idempotency-key <key>', 'Idempotency-Key of the submission (default: derived from the issuer and the document number)')
     .option('--abandon-pending', 'close a submission of this receipt left under way instead of resuming it')
-    .action((flags: IdentifierFlags & { file: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
+    .option('--batch <file.jsonl>', 'issue one receipt per line (template + recipient); NDJSON results on stdout')
+    .option('--concurrency <n>', 'receipts in flight with --batch (default 8)')
+    .action((flags: IdentifierFlags & { file?: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean; batch?: string; concurrency?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./send.js'), flags),
     );
   receipt

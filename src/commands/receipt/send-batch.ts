@@ -1,0 +1,187 @@
+// `svc receipt send --batch FILE.jsonl`: many receipts in one process, one token, N in
+// flight (CLI.md). Each line is `{ "template": <template request>, one of "email" | "phone"
+// | "iban" | "card", "customer"?: {…}, "store"?: "…" }`, and gets one NDJSON line on stdout
+// as it finishes: `{ "line": N, "serviceReceiptId": "…" }` or `{ "line": N, "error": {…} }`.
+// A bad line is reported with its number and field and stops nothing else. Every receipt
+// goes through the ledger like a single `receipt send` (src/receipts/issue.ts), so a batch
+// killed or interrupted half-way is finished by running it again: what was issued is
+// reported again, what was under way is resumed, and only what is missing is issued.
+import { writeReceiptsCaller } from '../../api/caller.js';
+import { CustomerDetails } from '../../contract/receipt.js';
+import { ReceiptTemplateRequest } from '../../contract/template.js';
+import { validate } from '../../contract/validate.js';
+import { ApiError, ExitCode, SvcError, UsageError, ValidationError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { readBytesInput } from '../../io/input.js';
+import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
+import { AlreadySubmittedError } from '../../receipts/submission.js';
+import { lookupFromFlags } from '../recipient/lookup.js';
+import type { SendOptions } from './send.js';
+
+/** The sandbox refills 50 requests a second per client and a receipt takes 3: a few in flight keep it busy without a wall of 429s. */
+export const DEFAULT_CONCURRENCY = 8;
+const MAX_CONCURRENCY = 64;
+const IDENTIFIERS = ['email', 'phone', 'iban', 'card'] as const;
+
+export interface LineError {
+  code: string;
+  message: string;
+  details?: { path: string; message: string }[];
+}
+
+export type LineResult = { line: number; serviceReceiptId: string } | { line: number; error: LineError };
+
+/** A receipt that failed, and the exit code the batch ends with when all failures agree. */
+class BatchError extends SvcError {
+  override readonly exitCode: ExitCode;
+  constructor(message: string, exitCode: ExitCode, hint: string) {
+    super(message, { hint });
+    this.exitCode = exitCode;
+  }
+}
+
+export async function runBatch(opts: SendOptions, file: string, f: Factory): Promise<void> {
+  for (const flag of ['file', 'customer', 'store', 'idempotencyKey', 'dryRun', ...IDENTIFIERS] as const) {
+    if (opts[flag] !== undefined) {
+      throw new UsageError(`--batch takes everything from its lines: leave out --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, {
+        hint: 'each line is { "template": …, "email" | "phone" | "iban" | "card": …, "customer"?: …, "store"?: … }',
+      });
+    }
+  }
+  const concurrency = concurrencyOf(opts.concurrency);
+  const lines = parseLines((await readBytesInput(file, f)).toString('utf8').replace(/^\ufeff/, ''));
+  const caller = await writeReceiptsCaller(f);
+  const ledger = await f.ledger();
+  const progress = createProgress(f, lines.length);
+  const quiet: IssueUi = { step: (_label, work) => work(), note: () => undefined };
+  const failures: { line: number; exitCode: ExitCode }[] = [];
+
+  const emit = (result: LineResult) => {
+    f.io.stdout.write(`${JSON.stringify(result)}\n`);
+    progress.tick();
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < lines.length) {
+      const entry = lines[next++] as ParsedLine;
+      if ('error' in entry) {
+        failures.push({ line: entry.line, exitCode: ExitCode.usage });
+        emit({ line: entry.line, error: entry.error });
+        continue;
+      }
+      try {
+        const { record } = await issueReceipt(f, caller, ledger, entry.input, quiet);
+        emit({ line: entry.line, serviceReceiptId: record.serviceReceiptId });
+      } catch (error) {
+        failures.push({ line: entry.line, exitCode: error instanceof SvcError ? error.exitCode : ExitCode.failure });
+        emit({ line: entry.line, error: lineError(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, lines.length)) }, worker));
+  progress.done();
+
+  if (failures.length === 0) return;
+  const codes = new Set(failures.map((x) => x.exitCode));
+  const numbers = failures.map((x) => x.line).sort((a, b) => a - b);
+  throw new BatchError(
+    `${failures.length} of ${lines.length} receipts failed (line${numbers.length > 1 ? 's' : ''} ${numbers.slice(0, 20).join(', ')}${numbers.length > 20 ? ', …' : ''})`,
+    codes.size === 1 ? ([...codes][0] as ExitCode) : ExitCode.failure,
+    'each failed line is on stdout with its error; fix those lines and run the same batch again: what was issued is not issued twice',
+  );
+}
+
+type ParsedLine = { line: number; input: ReceiptInput } | { line: number; error: LineError };
+
+/** Every non-blank line, checked before anything is sent; a bad one is kept as its error. */
+export function parseLines(text: string): ParsedLine[] {
+  const out: ParsedLine[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = index + 1;
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      out.push({ line, error: { code: 'invalid_json', message: `line ${line} is not JSON` } });
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      out.push({ line, error: { code: 'validation_failed', message: `line ${line} is not a JSON object`, details: [{ path: '(root)', message: 'expected an object' }] } });
+      return;
+    }
+    try {
+      out.push({ line, input: inputOf(value as Record<string, unknown>) });
+    } catch (error) {
+      out.push({ line, error: lineError(error) });
+    }
+  });
+  return out;
+}
+
+function inputOf(value: Record<string, unknown>): ReceiptInput {
+  const store = value.store;
+  if (store !== undefined && (typeof store !== 'string' || store === '')) throw new ValidationError('the line', [{ path: 'store', message: 'must be a non-empty string' }]);
+  const template = validate(ReceiptTemplateRequest, store === undefined ? value.template : { ...(value.template as object), storeId: store });
+  if (!template.success) throw new ValidationError('the line', template.issues.map((i) => ({ path: i.path ? `template.${i.path}` : 'template', message: i.message })));
+  const customer = validate(CustomerDetails, value.customer ?? {});
+  if (!customer.success) throw new ValidationError('the line', customer.issues.map((i) => ({ path: i.path ? `customer.${i.path}` : 'customer', message: i.message })));
+  const given = IDENTIFIERS.filter((k) => value[k] !== undefined);
+  if (given.length !== 1) {
+    throw new ValidationError('the line', [{ path: given.length > 1 ? given.join(', ') : 'email', message: `give exactly one of ${IDENTIFIERS.join(', ')}` }]);
+  }
+  const kind = given[0] as (typeof IDENTIFIERS)[number];
+  if (typeof value[kind] !== 'string') throw new ValidationError('the line', [{ path: kind, message: 'must be a string' }]);
+  let lookup;
+  try {
+    lookup = lookupFromFlags({ [kind]: value[kind] as string }, [kind]);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ValidationError('the line', error.issues.map((i) => ({ path: kind, message: i.message })));
+    throw error;
+  }
+  return { request: template.data, lookup, customer: customer.data };
+}
+
+/** What a failed line says: a code a script can branch on, a message, the fields at fault. Never a secret. */
+function lineError(error: unknown): LineError {
+  if (error instanceof ValidationError) return { code: 'validation_failed', message: error.message.split('\n')[0] ?? 'invalid', details: [...error.issues] };
+  if (error instanceof AlreadySubmittedError) return { code: 'already_submitted', message: error.message };
+  if (error instanceof ApiError) return { code: error.code, message: error.message.split('\n')[0] ?? error.code, ...(error.details.length > 0 ? { details: [...error.details] } : {}) };
+  if (error instanceof UsageError) return { code: 'invalid_input', message: error.message };
+  if (error instanceof SvcError) return { code: 'failed', message: error.message };
+  return { code: 'failed', message: error instanceof Error ? error.message : String(error) };
+}
+
+function concurrencyOf(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_CONCURRENCY;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY) return n;
+  throw new UsageError(`--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}`, { hint: `the default is ${DEFAULT_CONCURRENCY}` });
+}
+
+/** done/total, rate and ETA on a terminal's stderr, redrawn at most 10 times a second; nothing on a pipe. */
+function createProgress(f: Factory, total: number): { tick(): void; done(): void } {
+  if (!f.io.stderrIsTTY || total === 0) return { tick: () => undefined, done: () => undefined };
+  const started = Date.now();
+  let done = 0;
+  let drawn = 0;
+  const draw = () => {
+    drawn = Date.now();
+    const seconds = Math.max(0.001, (drawn - started) / 1000);
+    const rate = done / seconds;
+    const eta = rate > 0 ? Math.ceil((total - done) / rate) : undefined;
+    const width = 24;
+    const filled = Math.round((done / total) * width);
+    f.io.stderr.write(`\r\x1b[2K[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} · ${rate.toFixed(1)}/s · ETA ${eta === undefined ? '?' : `${eta}s`}`);
+  };
+  draw();
+  return {
+    tick() {
+      done++;
+      if (Date.now() - drawn >= 100 || done === total) draw();
+    },
+    done() {
+      f.io.stderr.write('\r\x1b[2K');
+    },
+  };
+}

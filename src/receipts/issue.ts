@@ -1,0 +1,194 @@
+// Issuing one receipt under an intent of the ledger, shared by `receipt send` and
+// `receipt send --batch`: template → resolve → inject the customer → encrypt per device,
+// recorded with its exact bytes and Idempotency-Key before it is sent, then sent and
+// recorded. A receipt is identified by its document number (CONTRACT §8): the same number
+// and content again is the same receipt (an open intent is finished, a done one reported),
+// the same number with other content is refused.
+import type { Caller } from '../api/caller.js';
+import { createReceiptTemplate, submitEncryptedReceipt } from '../api/receipt.js';
+import { resolveRecipient, type RecipientLookup } from '../api/recipient.js';
+import type { CustomerDetails, ReceiptSubmission } from '../contract/receipt.js';
+import type { Recipient } from '../contract/recipient.js';
+import type { ReceiptTemplateRequest } from '../contract/template.js';
+import { keyFingerprint } from '../crypto/keys.js';
+import { NotFoundError, SvcError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import type { Intent, LedgerStore } from '../store/ledger.js';
+import { supplierPartyIdOf } from './document.js';
+import { encryptForRecipients } from './encrypt.js';
+import { canonicalTemplate } from './final-document.js';
+import { finalDocument } from './final-document.js';
+import type { ReceiptRecord } from './records.js';
+import { AlreadySubmittedError, contentDigest, derivedIdempotencyKey, sendPrepared, startedBy } from './submission.js';
+
+/** How a step shows itself: a spinner and notes for one receipt, nothing per receipt in a batch. */
+export interface IssueUi {
+  step<T>(label: string, work: () => Promise<T>): Promise<T>;
+  note(text: string): void;
+}
+
+export interface ReceiptInput {
+  request: ReceiptTemplateRequest;
+  lookup: RecipientLookup;
+  customer: CustomerDetails;
+  /** Overrides the key derived from the issuer and the document number. */
+  idempotencyKey?: string | undefined;
+  /** Closes a submission of this receipt left under way instead of resuming it. */
+  abandonPending?: boolean | undefined;
+}
+
+export interface Issued {
+  record: ReceiptRecord;
+  /** The receipt was issued by an earlier run: reported again, nothing sent. */
+  earlier: boolean;
+}
+
+/** What the record needs besides the merchant's input and the service's answer; kept with the prepared request. */
+interface Prepared {
+  template: ReceiptRecord['template'];
+  templateHash: string;
+  finalHash: string;
+  matchId: string;
+  recipients: ReceiptRecord['recipients'];
+}
+
+export interface Built {
+  template: ReceiptRecord['template'];
+  templateHash: string;
+  finalHash: string;
+  recipients: Recipient[];
+  submission: ReceiptSubmission;
+}
+
+/** The only algorithm CONTRACT.md §2 defines a wrap for. */
+const SUPPORTED_ALGORITHM = 'RSA_2048';
+
+export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerStore, input: ReceiptInput, ui: IssueUi): Promise<Issued> {
+  const { request, lookup, customer } = input;
+  const documentNumber = request.documentNumber;
+  const what = `receipt ${documentNumber}`;
+  const digest = contentDigest({ request, lookup: lookup.request, customer });
+  const last = await ledger.lastIntent('receipt', documentNumber);
+  if (last?.state === 'done') return { record: await issuedEarlier(ledger, last, digest, what), earlier: true };
+  if (input.abandonPending) await abandonOpen(ledger, documentNumber, what, ui);
+
+  // A receipt reserves nothing, so its intent is recorded once the request is built, with
+  // the request: a run killed before that sent nothing. One left open by an earlier run
+  // (or by another process sending the same receipt) is finished instead.
+  let intent = await ledger.openIntent('receipt', documentNumber);
+  if (!intent) {
+    const built = await buildReceipt(caller, input, ui);
+    const context: Prepared = {
+      template: built.template,
+      templateHash: built.templateHash,
+      finalHash: built.finalHash,
+      matchId: built.submission.matchId,
+      recipients: built.recipients.map((r) => ({ recipientId: r.recipientId, receiverType: r.receiverType, keyId: keyFingerprint(r.publicKey) })),
+    };
+    const idempotencyKey = input.idempotencyKey ?? derivedIdempotencyKey(supplierPartyIdOf(built.template), 'receipt', documentNumber);
+    const reserved = await ledger.reserveReceipt({
+      kind: 'receipt',
+      subject: documentNumber,
+      documentNumber,
+      digest,
+      prepared: { idempotencyKey, body: JSON.stringify(built.submission), context },
+    });
+    intent = reserved.intent;
+    if (!reserved.created) resuming(intent, digest, what, 'another svc process started', ui);
+  } else resuming(intent, digest, what, 'resuming', ui);
+
+  const prepared = intent.context as Prepared;
+  const count = prepared.recipients.length;
+  const result = await sendPrepared(ledger, intent, what, (body, key) =>
+    ui.step(`submitting for ${count} device(s)`, () => submitEncryptedReceipt(caller, body as ReceiptSubmission, key)),
+  );
+  if (result.templateHash !== prepared.templateHash) {
+    ui.note(`warning: the service reports templateHash ${result.templateHash}, this svc computed ${prepared.templateHash}`);
+  }
+  const record: ReceiptRecord = {
+    version: 1,
+    serviceReceiptId: result.serviceReceiptId,
+    issuedAt: new Date(f.clock.now()).toISOString(),
+    templateRequest: request,
+    template: prepared.template,
+    templateHash: prepared.templateHash,
+    finalHash: prepared.finalHash,
+    matchId: prepared.matchId,
+    lookup: { by: lookup.kind, display: lookup.display },
+    recipients: prepared.recipients,
+    customer,
+    submission: result,
+  };
+  await complete(ledger, intent, record);
+  return { record, earlier: false };
+}
+
+/** Template → resolve → final document → encrypted for each device. */
+export async function buildReceipt(caller: Caller, input: Pick<ReceiptInput, 'request' | 'lookup' | 'customer'>, ui: IssueUi): Promise<Built> {
+  const { request, lookup, customer } = input;
+  const template = await ui.step('creating the receipt template', () => createReceiptTemplate(caller, request));
+  for (const warning of template.warnings ?? []) ui.note(`warning: ${warning}`);
+  const canonical = canonicalTemplate(template);
+  const match = await ui.step(`resolving ${lookup.kind} ${lookup.display}`, () => resolveRecipient(caller, lookup));
+  const recipients = encryptable(match.recipients, lookup, ui);
+  const finalDoc = finalDocument(canonical, customer);
+  const submission: ReceiptSubmission = {
+    matchId: match.matchId,
+    templateHash: canonical.templateHash,
+    encryptedReceipts: encryptForRecipients(finalDoc, customer, recipients, supplierPartyIdOf(template)),
+  };
+  return { template, templateHash: canonical.templateHash, finalHash: finalDoc.finalHash, recipients, submission };
+}
+
+/** An open intent of the same receipt is finished; one of another receipt under the same number is refused. */
+function resuming(intent: Intent, digest: string, what: string, who: string, ui: IssueUi): void {
+  if (intent.digest !== digest) {
+    throw new AlreadySubmittedError(`${what} has a submission under way ${startedBy(intent)} with other content than this one`, {
+      hint: 'finish it by running the command that started it again, or close it with --abandon-pending',
+    });
+  }
+  ui.note(`${who} the submission of ${what} ${startedBy(intent)}: sending the same request under the same Idempotency-Key`);
+}
+
+/** The record goes in with the intent closed; should that fail, the receipt is issued and a re-run records it. */
+async function complete(ledger: LedgerStore, intent: Intent, record: ReceiptRecord): Promise<void> {
+  try {
+    await ledger.complete(intent.id, { kind: 'receipt', record });
+  } catch (error) {
+    throw new SvcError(
+      `receipt ${record.templateRequest.documentNumber} was issued as ${record.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`,
+      { hint: 'run the same command again once the ledger can be written: it records the receipt without issuing it again', cause: error },
+    );
+  }
+}
+
+/** A re-run of a finished command: the same receipt is reported again; another one under its number is refused. */
+async function issuedEarlier(ledger: LedgerStore, last: Intent, digest: string, what: string): Promise<ReceiptRecord> {
+  if (last.digest !== digest || last.result === undefined) {
+    throw new AlreadySubmittedError(`${what} was already issued as ${last.result ?? 'a receipt'} with other content`, {
+      hint: 'give the new receipt its own documentNumber; nothing was submitted',
+    });
+  }
+  const record = await ledger.receipt(last.result);
+  if (!record) throw new AlreadySubmittedError(`${what} was already issued as ${last.result}`, { hint: 'nothing was submitted' });
+  return record;
+}
+
+async function abandonOpen(ledger: LedgerStore, documentNumber: string, what: string, ui: IssueUi): Promise<void> {
+  const open = await ledger.openIntent('receipt', documentNumber);
+  if (!open) return;
+  await ledger.abandon(open.id);
+  ui.note(`abandoned the submission of ${what} started ${startedBy(open)}`);
+}
+
+/** Recipients whose key this svc can wrap for; the others are named and left out. */
+function encryptable(recipients: readonly Recipient[], lookup: RecipientLookup, ui: IssueUi): Recipient[] {
+  const usable = recipients.filter((r) => r.keyAlgorithm === SUPPORTED_ALGORITHM);
+  for (const r of recipients) {
+    if (r.keyAlgorithm !== SUPPORTED_ALGORITHM) ui.note(`warning: skipping recipient ${r.recipientId}: key algorithm ${r.keyAlgorithm} is not supported`);
+  }
+  if (usable.length > 0) return usable;
+  throw new NotFoundError(`no device of that ${lookup.kind} can receive an encrypted receipt`, {
+    hint: 'send it by email instead with `svc receipt email --file … --to …`',
+  });
+}

@@ -34,6 +34,8 @@ describe('svc demo', () => {
       expect(result.stdout).toContain(step);
     }
     expect(result.stderr).toMatch(/logged in to profile "local": 2 Grants/);
+    // The batch: three NDJSON results.
+    expect(result.stdout.match(/^\{"line":\d,"serviceReceiptId":"[^"]+"\}$/gm)).toHaveLength(3);
     // The re-run of `receipt send`: the same receipt, nothing sent again.
     expect(result.stderr).toMatch(/receipt \S+ was already issued as \S+ at \S+; nothing was sent again/);
     // Alice has three devices, and each could decrypt its copy.

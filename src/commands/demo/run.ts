@@ -66,6 +66,9 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     heading('Run it again (a CI retry, a lost answer): the same receipt, nothing issued twice');
     await demo.svc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--customer', customer]);
 
+    heading('Many at once: one line per receipt, results as NDJSON, resumable after a crash');
+    await demo.svc(['receipt', 'send', '--batch', await batchFile(home, receipt)]);
+
     heading('A local webhook receiver: signatures checked on the raw body, journalled before 2xx, decrypted');
     const listener = await demo.background(['webhook', 'listen', '--port', String(await freeLoopbackPort()), '--subscribe']);
 
@@ -107,6 +110,15 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
 }
 
 /** The groceries fixture, dated now: returns are accepted only within 30 days of purchase. */
+/** Three receipts of the demo's basket under their own document numbers, one JSON line each. */
+async function batchFile(home: string, receipt: string): Promise<string> {
+  const template = JSON.parse(await readFile(receipt, 'utf8')) as { documentNumber: string };
+  const path = join(home, 'receipts.jsonl');
+  const lines = [1, 2, 3].map((n) => JSON.stringify({ template: { ...template, documentNumber: `${template.documentNumber}-B${n}` }, email: 'alice@example.com' }));
+  await writeFile(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
 async function receiptDatedToday(home: string): Promise<string> {
   const request = JSON.parse(await readFile(packageFile(join('fixtures', 'receipts', 'groceries.json')), 'utf8')) as Record<string, unknown>;
   const path = join(home, 'groceries.json');

@@ -12,9 +12,10 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--auto-approve', 'approve authorization requests at once (CI)')
     .option('--webhook-retry-base-ms <ms>', 'delay before the first webhook retry; later ones double', '1000')
     .option('--webhook-max-attempts <n>', 'webhook delivery attempts before giving up', '8')
+    .option('--rate-limit <n>', 'requests a second each client may make (429 above; default 50, burst 100)')
     .action(
       (
-        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string },
+        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string },
         cmd: Command,
       ) => ctx.run(cmd, () => import('./start.js'), flags),
     );

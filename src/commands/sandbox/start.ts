@@ -18,6 +18,8 @@ export interface StartOptions {
   autoApprove?: boolean | undefined;
   webhookRetryBaseMs?: string | undefined;
   webhookMaxAttempts?: string | undefined;
+  /** Requests a second per client (the burst is twice that). */
+  rateLimit?: string | undefined;
 }
 
 export async function run(opts: StartOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
@@ -28,11 +30,13 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
     ...(opts.webhookRetryBaseMs === undefined ? {} : { baseDelayMs: parseWhole(opts.webhookRetryBaseMs, '--webhook-retry-base-ms', 0) }),
     ...(opts.webhookMaxAttempts === undefined ? {} : { maxAttempts: parseWhole(opts.webhookMaxAttempts, '--webhook-max-attempts', 1) }),
   };
+  const perSecond = opts.rateLimit === undefined ? undefined : parseWhole(opts.rateLimit, '--rate-limit', 1);
+  const rateLimit = perSecond === undefined ? {} : { rateLimit: { capacity: perSecond * 2, refillPerSecond: perSecond } };
   // Listening first, so that a signal sent the moment the URL is printed is not missed.
   const stop = listenForStop();
   let sandbox: RunningSandbox;
   try {
-    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, webhooks, log: (line) => note(f.io, line) });
+    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, webhooks, ...rateLimit, log: (line) => note(f.io, line) });
   } catch (error) {
     stop.dispose();
     throw error;

@@ -182,3 +182,27 @@ describe('svc webhook listen under SIGKILL', () => {
     expect(events.every((e) => e.processed && e.error === undefined)).toBe(true);
   });
 });
+
+describe('one listener per journal', () => {
+  it('a second `webhook listen` on the profile is refused (exit 7) naming the first; once the first is killed, a new one starts at once', async () => {
+    const home = await makeSvcHome(dirs);
+    const env = { SVC_WEBHOOK_SECRET: SECRET };
+    const first = await startListener(home, env, '0');
+    try {
+      const second = await runSvc(['webhook', 'listen', '--port', '0'], { home, env, timeout: 15_000 });
+      expect(second.exitCode, second.stderr).toBe(7);
+      expect(second.stderr).toContain(`another \`svc webhook listen\` (pid ${first.child.pid} since `);
+      expect(second.stderr).toContain(`listening on ${first.url}) is using the webhook journal`);
+      // Another profile has its own journal: no conflict.
+      const other = await startListener(home, { ...env, SVC_PROFILE: 'second' }, '0');
+      other.child.kill('SIGTERM');
+      await other.child;
+    } finally {
+      first.child.kill('SIGKILL');
+      await first.child;
+    }
+    const third = await startListener(home, env, '0');
+    third.child.kill('SIGTERM');
+    expect((await third.child).exitCode).toBe(0);
+  });
+});

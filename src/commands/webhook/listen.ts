@@ -15,6 +15,7 @@ import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
+import { claimJournal } from '../../webhook/journal-claim.js';
 import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent } from '../../webhook/processor.js';
@@ -45,7 +46,12 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
 
   // Listening first, so that a signal sent the moment the URL is printed is not missed.
   const stop = listenForStop();
-  const journal = await openJournal(journalPathOf(f), { clock: f.clock }).catch((error: unknown) => {
+  const claim = await claimJournal(journalPathOf(f)).catch((error: unknown) => {
+    stop.dispose();
+    throw error;
+  });
+  const journal = await openJournal(journalPathOf(f), { clock: f.clock }).catch(async (error: unknown) => {
+    await claim.release();
     stop.dispose();
     throw error;
   });
@@ -65,6 +71,7 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
     const left = await processor.stop();
     await decryptor.close();
     await journal.close();
+    await claim.release();
     await forwarder?.close();
     stop.dispose();
     if (left > 0) note(f.io, `${left} journalled deliver${left === 1 ? 'y is' : 'ies are'} left for the next start`);
@@ -95,6 +102,7 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
       secrets.add(created.secret);
       note(f.io, `subscribed ${created.id} to ${created.events.join(', ')} at ${url}`);
     }
+    await claim.describe({ address: receiver.url });
     note(f.io, `listening on ${receiver.url}`);
     const backlog = journal.takeUnprocessed();
     if (backlog.length > 0) note(f.io, `processing ${backlog.length} journalled deliver${backlog.length === 1 ? 'y' : 'ies'} the last run left unprocessed`);

@@ -326,7 +326,8 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function isBusy(error: unknown): boolean {
+/** SQLite's answer when another connection holds the lock asked for. */
+export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || /database is locked/i.test(messageOf(error));
 }

@@ -1,0 +1,116 @@
+// Locks that are locks: a lock is an exclusive transaction on a small SQLite file, so the
+// lock itself is the operating system's (a byte-range lock on that file). It is released
+// when its holder releases it or dies however it dies (kill -9, a closed pipe, a crash), and
+// never taken over from a holder that is alive, even one stopped for an hour (SIGSTOP):
+// there is no staleness to guess. Beside the lock file, `<file>.holder` says who holds it
+// (pid, since when, and what the holder chose to add, such as a listener's address), for
+// the message of whoever waits or is refused.
+import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { replacePrivateFile } from '../io/private-file.js';
+import { isBusy, openDatabase, type Database } from './embedded/sqlite.js';
+
+export interface LockHolder {
+  pid: number;
+  /** ISO 8601. */
+  since: string;
+  [detail: string]: unknown;
+}
+
+export interface HeldLock {
+  readonly path: string;
+  /** Adds to what the holder file says (an address known only once bound). */
+  describe(details: Record<string, unknown>): Promise<void>;
+  release(): Promise<void>;
+}
+
+export interface LockOptions {
+  /** Called once, with who holds it (when known), if the lock is held by another process. */
+  onWait?: (holder: LockHolder | undefined) => void;
+  /** Added to the holder file for others to read. */
+  details?: Record<string, unknown>;
+  pollMs?: number;
+}
+
+/** Takes the lock now, or returns undefined with its holder (when known) if another process has it. */
+export async function tryLock(path: string, details: Record<string, unknown> = {}): Promise<HeldLock | { heldBy: LockHolder | undefined }> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const db = openDatabase(path, 0);
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if (!isBusy(error)) throw error;
+    return { heldBy: readHolder(path) };
+  }
+  return hold(db, path, details);
+}
+
+/** Waits (without blocking the event loop) until the lock is free, then takes it. */
+export async function acquireLock(path: string, opts: LockOptions = {}): Promise<HeldLock> {
+  let told = false;
+  for (;;) {
+    const attempt = await tryLock(path, opts.details);
+    if (!('heldBy' in attempt)) return attempt;
+    if (!told) {
+      told = true;
+      opts.onWait?.(attempt.heldBy);
+    }
+    await new Promise((resolve) => setTimeout(resolve, opts.pollMs ?? 50));
+  }
+}
+
+/** Runs `work` holding the lock; released however `work` ends. */
+export async function withLock<T>(path: string, work: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  const lock = await acquireLock(path, opts);
+  try {
+    return await work();
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Who holds (or last held) the lock, as its holder file says; undefined when unreadable. */
+export function readHolder(path: string): LockHolder | undefined {
+  try {
+    const value = JSON.parse(readFileSync(holderPath(path), 'utf8')) as LockHolder;
+    return typeof value.pid === 'number' && typeof value.since === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "pid 4242 since 2026-11-24T10:00:00.000Z": for the messages of those who wait. */
+export function describeHolder(holder: LockHolder | undefined): string {
+  return holder ? `pid ${holder.pid} since ${holder.since}` : 'another svc process';
+}
+
+async function hold(db: Database, path: string, details: Record<string, unknown>): Promise<HeldLock> {
+  let holder: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...details };
+  // Only the holder writes the holder file, so it is never another holder's.
+  const write = () => replacePrivateFile(holderPath(path), `${JSON.stringify(holder)}\n`).catch(() => undefined);
+  await write();
+  let released = false;
+  return {
+    path,
+    async describe(more) {
+      holder = { ...holder, ...more };
+      if (!released) await write();
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      await rm(holderPath(path), { force: true }).catch(() => undefined);
+      try {
+        db.exec('ROLLBACK');
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+function holderPath(path: string): string {
+  return `${path}.holder`;
+}

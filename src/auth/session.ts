@@ -6,6 +6,7 @@ import type { TokenSource } from '../api/client.js';
 import type { Settings } from '../config/settings.js';
 import { AuthError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { note } from '../io/streams.js';
 import type { SecretStore } from '../secrets/store.js';
 import { authSecrets, clientCredentials, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
@@ -42,7 +43,7 @@ export function chooseGrant(auth: Authorizations, settings: Settings, flag?: str
 
 /** The token cache of a profile, over its secret store, with its locks in the state dir. */
 export function profileTokenCache(f: Factory, secrets: SecretStore, profile: string): TokenCache {
-  return createTokenCache({ secrets, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile });
+  return createTokenCache({ secrets, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile, onWait: (text) => note(f.io, text) });
 }
 
 interface Target {

@@ -1,20 +1,20 @@
 // Access tokens cached in the secret store, one entry per Grant (key `token/<id>`) holding
 // a token per scope. A token is reused until 60 s before it expires, so consecutive
-// commands make no token request. Renewal happens under a lock file in the state dir, and
+// commands make no token request. Renewal happens under a lock in the state dir (an OS lock,
+// src/store/lock.ts: released when its holder dies, never taken over from a live one), and
 // the cache is read again once the lock is held: of several svc processes that find the
 // token expired at once, one asks the service and the others take its answer. For the
 // code flow this also keeps two processes from presenting the same refresh token, which the
 // service would treat as a replay and answer by revoking the whole token family.
-import { mkdir, open, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../crypto/hash.js';
 import type { SecretStore } from '../secrets/store.js';
+import { describeHolder, withLock } from '../store/lock.js';
 
 /** A token is renewed when less than this is left, so it cannot expire on the way. */
 export const EXPIRY_MARGIN_MS = 60_000;
-export const STALE_LOCK_MS = 30_000;
 
 export const CachedToken = z.object({
   access_token: z.string().min(1),
@@ -40,8 +40,9 @@ export interface TokenCacheOptions {
   lockDir: string;
   /** Keeps the locks of two profiles that share a Grant ID apart. */
   namespace: string;
-  staleLockMs?: number;
   pollMs?: number;
+  /** Told once when another process is renewing the same token: who, since when. */
+  onWait?: (text: string) => void;
 }
 
 export interface Acquire {
@@ -71,7 +72,10 @@ export function createTokenCache(opts: TokenCacheOptions): TokenCache {
   const { secrets, clock } = opts;
   const lockPath = (id: string) => join(opts.lockDir, `token-${sha256Hex(`${opts.namespace}\0${id}`).slice(0, 32)}.lock`);
   const locked = <T>(id: string, work: () => Promise<T>) =>
-    withFileLock(lockPath(id), work, { staleMs: opts.staleLockMs ?? STALE_LOCK_MS, pollMs: opts.pollMs ?? 50 });
+    withLock(lockPath(id), work, {
+      pollMs: opts.pollMs ?? 50,
+      onWait: (holder) => opts.onWait?.(`waiting for another svc process renewing the token (${describeHolder(holder)})`),
+    });
 
   async function read(id: string): Promise<CachedTokens> {
     const raw = await secrets.get(tokenKey(id));
@@ -119,60 +123,4 @@ export function createTokenCache(opts: TokenCacheOptions): TokenCache {
       }),
     forget: (id) => secrets.delete(tokenKey(id)),
   };
-}
-
-export interface LockOptions {
-  /** A lock file older than this belongs to a process that died; it is taken over. */
-  staleMs: number;
-  pollMs: number;
-  /** Called once if the lock is held by a live process, before waiting for it. */
-  onWait?: () => void;
-}
-
-/**
- * Runs `work` while holding `path`, created with O_EXCL so exactly one process holds it.
- * The holder touches the file while it works, so only a dead holder's lock turns stale.
- * Ages are compared with the file system's wall-clock mtimes, not the injected clock.
- */
-export async function withFileLock<T>(path: string, work: () => Promise<T>, opts: LockOptions): Promise<T> {
-  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-  let waiting = false;
-  for (;;) {
-    try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const mtime = await stat(path).then(
-      (s) => s.mtimeMs,
-      () => undefined,
-    );
-    // Released between our open and stat: try again at once.
-    if (mtime === undefined) continue;
-    // Two waiters that judge the same dead lock stale at the same moment can both get in;
-    // that needs a crashed holder and a race within milliseconds, and costs one extra request.
-    if (Date.now() - mtime > opts.staleMs) {
-      await rm(path, { force: true });
-      continue;
-    }
-    if (!waiting) {
-      waiting = true;
-      opts.onWait?.();
-    }
-    await new Promise((resolve) => setTimeout(resolve, opts.pollMs));
-  }
-  const heartbeat = setInterval(() => {
-    const now = new Date();
-    utimes(path, now, now).catch(() => undefined);
-  }, Math.max(1, Math.floor(opts.staleMs / 3)));
-  heartbeat.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(heartbeat);
-    await rm(path, { force: true });
-  }
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeReceiptsCaller } from '../api/caller.js';
 import { createWebhookSubscription } from '../api/webhook.js';
-import { withFileLock } from '../auth/token-cache.js';
+import { withLock } from '../store/lock.js';
 import { NonEmptyString } from '../contract/common.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../contract/webhook.js';
 import { SvcError } from '../errors.js';
@@ -78,7 +78,7 @@ async function rememberSubscription(f: Factory, subscription: LocalSubscription)
   const dir = webhooksDir(f);
   const profile = pathSegment(resolveProfileName(f.globals, f.env).value, 'profile name');
   // Two `subscribe` runs at once must not drop each other's entry.
-  await withFileLock(
+  await withLock(
     join(f.paths.stateDir, 'locks', `webhooks-${profile}.lock`),
     async () => {
       const others = (await readLocalSubscriptions(f)).filter((s) => s.id !== subscription.id);
@@ -90,7 +90,6 @@ async function rememberSubscription(f: Factory, subscription: LocalSubscription)
         throw new SvcError(`cannot write ${join(dir, SUBSCRIPTIONS_FILE)} (${fsErrorCode(error)})`, { cause: error });
       }
     },
-    { staleMs: 30_000, pollMs: 50 },
   );
 }
 

@@ -3,14 +3,17 @@
 // for the older public keys. Private keys are the secrets `private-key/<keyId>`; the index
 // of them (`keys-index`) is not secret but lives in the same store, so keys and index share
 // one backend and one profile scope and cannot drift apart when config or state
-// directories change.
-import type { KeyObject } from 'node:crypto';
+// directories change. The index is read, changed and written under an OS lock per profile
+// (src/store/lock.ts): parallel `keys generate` runs each add their key, none is lost.
+import { createHash, type KeyObject } from 'node:crypto';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { NotFoundError, SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import { envVariableFor } from '../secrets/env.js';
 import type { SecretStore } from '../secrets/store.js';
+import { withLock } from '../store/lock.js';
 import type { KeyringEntry } from './hybrid.js';
 import { generateKeyPair, KeyFormatError, keyFingerprint, privateKeyFromPem, publicKeyOfPrivate } from './keys.js';
 
@@ -77,8 +80,20 @@ async function writeIndex(store: SecretStore, keys: readonly LocalKey[]): Promis
 // items, and every keychain read may cost a round trip or a permission prompt.
 const keyrings = new WeakMap<Factory, Promise<KeyringEntry[]>>();
 
+/** Runs a change of the profile's key index with no other process changing it meanwhile. */
+async function indexLocked<T>(f: Factory, work: () => Promise<T>): Promise<T> {
+  const profile = createHash('sha256').update(await profileOf(f)).digest('hex').slice(0, 32);
+  return withLock(join(f.paths.stateDir, 'locks', `keys-${profile}.lock`), work, {
+    onWait: () => note(f.io, 'waiting for another svc process changing the key list of this profile'),
+  });
+}
+
 /** Generates an RSA-2048 pair, stores it and makes it the current key; older keys stay. */
-export async function generateAndStore(f: Factory): Promise<LocalKey> {
+export function generateAndStore(f: Factory): Promise<LocalKey> {
+  return indexLocked(f, () => generateLocked(f));
+}
+
+async function generateLocked(f: Factory): Promise<LocalKey> {
   const store = await f.secrets();
   // Read first: a damaged index should fail before a key is generated and orphaned.
   const keys = await readIndex(f, store);
@@ -107,14 +122,16 @@ export async function currentKey(f: Factory): Promise<LocalKey | undefined> {
 }
 
 /** Records the service's upload timestamp for a key of the index. */
-export async function markUploaded(f: Factory, keyId: string, uploadedAt: string): Promise<LocalKey> {
-  const store = await f.secrets();
-  const keys = await readIndex(f, store);
-  const key = keys.find((k) => k.keyId === keyId);
-  if (!key) throw unknownKey(keyId);
-  key.uploadedAt = uploadedAt;
-  await writeIndex(store, keys);
-  return key;
+export function markUploaded(f: Factory, keyId: string, uploadedAt: string): Promise<LocalKey> {
+  return indexLocked(f, async () => {
+    const store = await f.secrets();
+    const keys = await readIndex(f, store);
+    const key = keys.find((k) => k.keyId === keyId);
+    if (!key) throw unknownKey(keyId);
+    key.uploadedAt = uploadedAt;
+    await writeIndex(store, keys);
+    return key;
+  });
 }
 
 export function unknownKey(keyId: string): NotFoundError {

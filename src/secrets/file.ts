@@ -1,11 +1,14 @@
 // The opt-in plain-text backend (SVC_SECRET_STORE=file) for machines without a usable
 // keychain: one JSON object in a file only its owner can read, replaced atomically so a
 // crash never leaves half a file, and a warning with the first write of every command so nobody forgets.
+// A change is read, modified and written under an OS lock (src/store/lock.ts), so any
+// number of processes writing at once lose none of each other's entries.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SecretStoreError } from '../errors.js';
 import { fsErrorCode, privateDir, replacePrivateFile } from '../io/private-file.js';
 import { note, type IOStreams } from '../io/streams.js';
+import { withLock } from '../store/lock.js';
 import type { SecretStore } from './store.js';
 
 export const SECRETS_FILE = 'secrets.json';
@@ -57,23 +60,34 @@ export function fileSecretStore(configDir: string, io: IOStreams): SecretStore {
     warned = true;
   }
 
+  const locked = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      await privateDir(configDir);
+    } catch (error) {
+      throw new SecretStoreError(error instanceof Error ? error.message : String(error), { cause: error });
+    }
+    return withLock(`${path}.lock`, work);
+  };
+
   return {
     backend: 'file',
     async get(key) {
       return (await load())[key] ?? null;
     },
-    async set(key, value) {
-      const values = await load();
-      values[key] = value;
-      await save(values);
-    },
-    async delete(key) {
-      const values = await load();
-      if (!Object.hasOwn(values, key)) return false;
-      delete values[key];
-      await save(values);
-      return true;
-    },
+    set: (key, value) =>
+      locked(async () => {
+        const values = await load();
+        values[key] = value;
+        await save(values);
+      }),
+    delete: (key) =>
+      locked(async () => {
+        const values = await load();
+        if (!Object.hasOwn(values, key)) return false;
+        delete values[key];
+        await save(values);
+        return true;
+      }),
     describe: () => `plain-text file ${path}`,
   };
 }

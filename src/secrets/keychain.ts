@@ -20,7 +20,8 @@ export interface KeyringModule {
 
 export const KEYCHAIN_SERVICE = 'svc';
 /** No "/" in it, so it never collides with a `<profile>/<key>` account. */
-export const PROBE_ACCOUNT = 'probe';
+/** Probe accounts are `probe/<pid>-<random>`: processes probing at once never touch each other's entry. */
+export const PROBE_PREFIX = 'probe/';
 const PROBE_TIMEOUT_MS = 3_000;
 /** Longer than the probe's: macOS may ask the user to allow access to an item. */
 const OPERATION_TIMEOUT_MS = 30_000;
@@ -77,15 +78,22 @@ export async function openKeychainStore(opts: KeychainOptions): Promise<SecretSt
  * with a short reason when any step fails, times out, or reads back something else.
  */
 export async function probeKeychain(keyring: KeyringModule, timeoutMs: number): Promise<void> {
-  const entry = newEntry(keyring, PROBE_ACCOUNT);
+  const entry = newEntry(keyring, `${PROBE_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
   const value = randomBytes(18).toString('base64url');
-  await withDeadline(timeoutMs, (signal) => entry.setPassword(value, signal));
-  const read = await withDeadline(timeoutMs, (signal) => entry.getPassword(signal));
-  if (read !== value) {
-    throw new Error(read === null ? 'a value just written could not be read back' : 'a value just written read back differently');
-  }
-  if (!(await withDeadline(timeoutMs, (signal) => entry.deletePassword(signal)))) {
-    throw new Error('a value just written was gone before it was deleted');
+  let deleted = false;
+  try {
+    await withDeadline(timeoutMs, (signal) => entry.setPassword(value, signal));
+    const read = await withDeadline(timeoutMs, (signal) => entry.getPassword(signal));
+    if (read !== value) {
+      throw new Error(read === null ? 'a value just written could not be read back' : 'a value just written read back differently');
+    }
+    deleted = true;
+    if (!(await withDeadline(timeoutMs, (signal) => entry.deletePassword(signal)))) {
+      throw new Error('a value just written was gone before it was deleted');
+    }
+  } finally {
+    // A probe that failed half-way leaves no entry behind.
+    if (!deleted) await withDeadline(timeoutMs, (signal) => entry.deletePassword(signal)).catch(() => undefined);
   }
 }
 

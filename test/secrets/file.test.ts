@@ -58,11 +58,11 @@ describe('fileSecretStore', () => {
     expect(await store.get('b')).toBe('2');
   });
 
-  it('writes atomically: only secrets.json remains after many writes', async () => {
+  it('writes atomically: only secrets.json (and the file its lock is taken on) remains after many writes', async () => {
     const store = fileSecretStore(dir, testStreams().io);
     for (let i = 0; i < 5; i++) await store.set(`key-${i}`, `value-${i}`);
     await store.delete('key-0');
-    expect(await readdir(dir)).toEqual(['secrets.json']);
+    expect(await readdir(dir)).toEqual(['secrets.json', 'secrets.json.lock']);
   });
 
   it('warns on stderr once, at the first write of a command, never on reads, never with the value', async () => {

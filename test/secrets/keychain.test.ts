@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretStoreError } from '../../src/errors.js';
-import { describeKeychain, openKeychainStore, PROBE_ACCOUNT, probeKeychain } from '../../src/secrets/keychain.js';
+import { describeKeychain, openKeychainStore, PROBE_PREFIX, probeKeychain } from '../../src/secrets/keychain.js';
 import { fakeKeyring, type FakeBehaviour } from './fake-keyring.js';
 
 const filePath = '/home/me/.config/svc/secrets.json';
@@ -33,7 +33,7 @@ describe('openKeychainStore', () => {
     const { fake, store } = open();
     const s = await store;
     expect(s.backend).toBe('keychain');
-    expect(fake.entries[0]).toEqual({ service: 'svc', account: PROBE_ACCOUNT, options: { linux: { store: 'secret-service' } } });
+    expect(fake.entries[0]).toEqual({ service: 'svc', account: expect.stringMatching(new RegExp(`^${PROBE_PREFIX}${process.pid}-[0-9a-f]{12}$`)), options: { linux: { store: 'secret-service' } } });
     expect(fake.items.size).toBe(0);
     expect(fake.signals.length).toBe(3);
   });
@@ -63,7 +63,7 @@ describe('openKeychainStore', () => {
     const { fake, store } = open({ get: () => null });
     expectUnusable(await failure(store), /could not be read back/);
     // Nothing was given back to the caller, so nothing may be written with it later.
-    expect(fake.entries.every((e) => e.account === PROBE_ACCOUNT)).toBe(true);
+    expect(fake.entries.every((e) => e.account.startsWith(PROBE_PREFIX))).toBe(true);
   });
 
   it('refuses a keychain that reads back another value (the silent fallback symptom)', async () => {
@@ -94,7 +94,7 @@ describe('openKeychainStore', () => {
     const load = async () => fake.module;
     await openKeychainStore({ filePath, load });
     await openKeychainStore({ filePath, load });
-    expect(fake.entries.filter((e) => e.account === PROBE_ACCOUNT)).toHaveLength(1);
+    expect(fake.entries.filter((e) => e.account.startsWith(PROBE_PREFIX))).toHaveLength(1);
   });
 
   it('turns a failing or hanging operation into a SecretStoreError naming the account, never the value', async () => {

@@ -29,6 +29,7 @@ export async function writeReceiptsCaller(f: Factory): Promise<Caller> {
 }
 
 async function companyApiKey(f: Factory): Promise<string | undefined> {
+  if (f.env.SVC_TOKEN) return undefined;
   const settings = await f.settings();
   const authorizations = readAuthorizations(await f.config(), settings.profile.value);
   if (settings.grant || authorizations.grants.length + authorizations.companies.length > 0) return undefined;

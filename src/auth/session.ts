@@ -98,6 +98,11 @@ async function openSession(f: Factory): Promise<Session> {
 
 /** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */
 export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<TokenSource> {
+  const handedIn = f.env.SVC_TOKEN;
+  if (handedIn !== undefined && handedIn !== '') {
+    // CI hands in a token (CLI.md SVC_TOKEN): used as it is, never stored, never renewed.
+    return { token: async () => handedIn, invalidate: async () => undefined };
+  }
   const session = await openSession(f);
   const target = session.target(want.grant);
   const scope = want.scope ?? DEFAULT_SCOPE;

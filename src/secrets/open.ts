@@ -3,11 +3,11 @@
 // credentials over it.
 import type { Paths } from '../config/paths.js';
 import { UsageError } from '../errors.js';
-import type { IOStreams } from '../io/streams.js';
+import { note, type IOStreams } from '../io/streams.js';
 import { withEnvSecrets } from './env.js';
 import { fileSecretStore, secretsFilePath } from './file.js';
 import { openKeychainStore, type KeyringModule } from './keychain.js';
-import type { SecretStore } from './store.js';
+import { memorySecretStore, type SecretStore } from './store.js';
 
 export interface OpenSecretStoreOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -30,7 +30,19 @@ export function chooseSecretBackend(env: Readonly<Record<string, string | undefi
   });
 }
 
+/**
+ * CI's case (issue 13): credentials in the environment and no SVC_SECRET_STORE. Such a run
+ * never touches the keychain (a runner has no Secret Service, and a locked one would hang);
+ * what it would store lives for the command only.
+ */
+export function credentialsFromEnvironment(env: Readonly<Record<string, string | undefined>>): boolean {
+  const set = (name: string) => (env[name] ?? '') !== '';
+  if (set('SVC_SECRET_STORE')) return false;
+  return set('SVC_API_KEY') || set('SVC_TOKEN') || (set('SVC_CLIENT_ID') && set('SVC_CLIENT_SECRET'));
+}
+
 export async function openSecretStore(opts: OpenSecretStoreOptions): Promise<SecretStore> {
+  if (credentialsFromEnvironment(opts.env)) return withEnvSecrets(environmentOnlyStore(opts.io), opts.env);
   const backend =
     chooseSecretBackend(opts.env) === 'file'
       ? fileSecretStore(opts.paths.configDir, opts.io)
@@ -39,6 +51,22 @@ export async function openSecretStore(opts: OpenSecretStoreOptions): Promise<Sec
           ...(opts.loadKeyring ? { load: opts.loadKeyring } : {}),
         });
   return withEnvSecrets(scopedToProfile(backend, opts.profile), opts.env);
+}
+
+/** Holds for this command only; says once, when a token would have been cached, that it is not. */
+function environmentOnlyStore(io: IOStreams): SecretStore {
+  const memory = memorySecretStore({}, 'none: credentials from the environment, nothing stored (SVC_SECRET_STORE=file or keychain to store)');
+  let told = false;
+  return {
+    ...memory,
+    async set(key, value) {
+      if (!told && key.startsWith('token/')) {
+        told = true;
+        note(io, 'note: credentials come from the environment and no secret store is used, so tokens are not cached between commands (set SVC_SECRET_STORE=file or keychain to cache them)');
+      }
+      await memory.set(key, value);
+    },
+  };
 }
 
 /** Keys become `<profile>/<key>`, so profiles never see each other's secrets. */

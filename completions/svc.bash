@@ -152,8 +152,8 @@ _svc_spec() {
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--email --phone --iban --card --file --customer --store --dry-run --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--email --phone --iban --card --file --customer --store --profile --base-url'
+      flags='--email --phone --iban --card --file --customer --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--email --phone --iban --card --file --customer --store --idempotency-key --batch --concurrency --profile --base-url'
       args=()
       ;;
     'svc receipt email')
@@ -212,8 +212,8 @@ _svc_spec() {
       ;;
     'svc credit-note issue')
       subcommands=''
-      flags='--original --document-number --item --yes --complete --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--original --document-number --item --profile --base-url'
+      flags='--original --document-number --item --yes --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--original --document-number --item --idempotency-key --profile --base-url'
       args=('')
       ;;
     'svc credit-note template')
@@ -272,8 +272,8 @@ _svc_spec() {
       ;;
     'svc sandbox start')
       subcommands=''
-      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --profile --base-url'
+      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --profile --base-url'
       args=()
       ;;
     'svc sandbox trigger')

@@ -1,5 +1,6 @@
 // The keys `svc config` reads and writes (CLI.md), mapped to the profile's stored fields.
 import { UsageError } from '../errors.js';
+import { checkDatabaseUrl } from '../store/database-url.js';
 import { validateBaseUrl } from './base-url.js';
 
 export const CONFIG_KEYS = {
@@ -8,6 +9,7 @@ export const CONFIG_KEYS = {
   'redirect-uri': { field: 'redirectUri', describe: 'registered loopback redirect URI for `auth login`' },
   grant: { field: 'grant', describe: 'Grant used when none is given' },
   scopes: { field: 'scopes', describe: 'space-separated scopes requested at login' },
+  'database-url': { field: 'databaseUrl', describe: 'postgres:// URL of a shared ledger and webhook journal (team); password in PGPASSWORD or ~/.pgpass' },
 } as const;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
@@ -23,6 +25,15 @@ export function validateConfigValue(key: ConfigKey, value: string): string {
   if (key === 'base-url') return validateBaseUrl(value, 'base-url');
   if (key === 'redirect-uri') {
     const url = validateBaseUrl(value, 'redirect-uri');
+    return url;
+  }
+  if (key === 'database-url') {
+    const url = checkDatabaseUrl(value, 'database-url');
+    if (new URL(url).password !== '') {
+      throw new UsageError('database-url must not hold a password: config.json is not a secret store', {
+        hint: 'store the URL without it and give the password in PGPASSWORD or ~/.pgpass (as psql does)',
+      });
+    }
     return url;
   }
   if (value.trim() === '') throw new UsageError(`config key "${key}" needs a non-empty value`);

@@ -18,6 +18,8 @@ export interface Settings {
   redirectUri: Setting | undefined;
   grant: Setting | undefined;
   scopes: Setting | undefined;
+  /** SVC_DATABASE_URL > the profile's database-url; unset: the embedded ledger. */
+  databaseUrl: Setting | undefined;
 }
 
 export interface SettingsInputs {
@@ -90,6 +92,10 @@ export function resolveProfileSettings({ flags, env, config }: SettingsInputs): 
     scopes: pick([
       [stored.scopes, 'profile'],
       [builtin.scopes, 'default'],
+    ]),
+    databaseUrl: pick([
+      [env.SVC_DATABASE_URL, 'env'],
+      [stored.databaseUrl, 'profile'],
     ]),
   };
 }

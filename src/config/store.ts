@@ -20,6 +20,8 @@ export interface ProfileConfig {
   redirectUri?: string;
   grant?: string;
   scopes?: string;
+  /** postgres:// URL of the shared ledger, never with a password. */
+  databaseUrl?: string;
   /** Grant metadata from the last login (not secret). */
   grants?: GrantRecord[];
   /** Companies of a code-flow login: ids, names and expiries, never tokens. */

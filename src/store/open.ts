@@ -1,12 +1,13 @@
 // Which ledger a command works with: PostgreSQL when a database URL is set (SVC_DATABASE_URL,
 // or the profile's `database-url`), else the profile's embedded SQLite database. Each engine
-// is loaded only here, only when a command first needs the ledger.
+// (libsql, pg) is loaded only here, only when a command first needs the ledger.
 import { join } from 'node:path';
-import { resolveProfileName } from '../config/settings.js';
+import { resolveProfileName, resolveProfileSettings } from '../config/settings.js';
 import type { Factory } from '../factory.js';
 import { pathSegment, privateDir } from '../io/private-file.js';
 import { note } from '../io/streams.js';
 import { importLegacyFiles } from './embedded/legacy-files.js';
+import { checkDatabaseUrl } from './database-url.js';
 import type { LedgerStore } from './ledger.js';
 
 /** <stateDir>/<profile>: the profile's own state (the embedded ledger, the webhook journal). */
@@ -14,7 +15,18 @@ export function profileDir(f: Factory): string {
   return join(f.paths.stateDir, pathSegment(resolveProfileName(f.globals, f.env).value, 'profile name'));
 }
 
+/** The database URL in force (SVC_DATABASE_URL > the profile's database-url), checked; undefined: the embedded ledger. */
+export async function databaseUrlOf(f: Factory): Promise<string | undefined> {
+  const setting = resolveProfileSettings({ flags: f.globals, env: f.env, config: await f.config() }).databaseUrl;
+  return setting && checkDatabaseUrl(setting.value, setting.source === 'env' ? 'SVC_DATABASE_URL' : 'database-url');
+}
+
 export async function openLedger(f: Factory): Promise<LedgerStore> {
+  const url = await databaseUrlOf(f);
+  if (url !== undefined) {
+    const { openPostgresLedger } = await import('./postgres/ledger.js');
+    return openPostgresLedger(url);
+  }
   const dir = profileDir(f);
   await privateDir(f.paths.stateDir);
   await privateDir(dir);

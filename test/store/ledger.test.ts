@@ -1,25 +1,54 @@
-// The embedded ledger's semantics (src/store/ledger.ts) on a real SQLite file: intents
-// (reserve → prepare → complete / abandon), one open intent per subject, reservations
-// counted by the next check, records, imports that never overwrite, and the move of an
-// older svc's JSON records into the ledger.
+// The ledger's semantics (src/store/ledger.ts), run against both engines: a real SQLite
+// file and a real PostgreSQL server. Intents (reserve → prepare → complete / abandon), one
+// open intent per subject, reservations counted by the next check, records, imports that
+// never overwrite; and, for the embedded engine, the move of an older svc's JSON records.
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreditNoteRecord } from '../../src/credit-notes/records.js';
 import type { ReceiptRecord } from '../../src/receipts/records.js';
 import { importLegacyFiles } from '../../src/store/embedded/legacy-files.js';
 import { openSqliteLedger } from '../../src/store/embedded/sqlite.js';
 import type { LedgerStore, NewIntent } from '../../src/store/ledger.js';
 import { StoreError } from '../../src/store/errors.js';
+import { openPostgresLedger } from '../../src/store/postgres/ledger.js';
+import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 
 let dir: string;
 let opened: LedgerStore[] = [];
-const open = async (path = join(dir, 'ledger.db')) => {
+const openSqlite = async (path = join(dir, 'ledger.db')) => {
   const store = await openSqliteLedger(path);
   opened.push(store);
   return store;
 };
+
+const skipPostgres = postgresSkipReason();
+let server: PgServer | undefined;
+let databases = 0;
+beforeAll(async () => {
+  if (!skipPostgres) server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.drop();
+});
+
+/** Each test a database of its own; `open()` again gives another connection to the same one. */
+const engines: [string, () => Promise<() => Promise<LedgerStore>>][] = [
+  ['sqlite', async () => () => openSqlite()],
+  [
+    'postgres',
+    async () => {
+      if (!server) throw new Error('no PostgreSQL server');
+      const url = await server.database(`ledger_${++databases}`);
+      return async () => {
+        const store = await openPostgresLedger(url);
+        opened.push(store);
+        return store;
+      };
+    },
+  ],
+];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-ledger-'));
@@ -67,122 +96,144 @@ function creditNote(id: string, requestId: string, documentNumber: string, quant
 
 const receiptIntent = (documentNumber: string, digest = 'd1'): NewIntent => ({ kind: 'receipt', subject: documentNumber, documentNumber, digest });
 
-describe('intents', () => {
-  it('reserve → prepare → complete records the document and closes the intent; completing twice is harmless', async () => {
-    const ledger = await open();
-    const { intent, created } = await ledger.reserveReceipt(receiptIntent('R-1'));
-    expect(created).toBe(true);
-    expect(intent).toMatchObject({ state: 'reserved', body: undefined, pid: process.pid });
-    const prepared = await ledger.prepare(intent.id, { idempotencyKey: 'key-1', body: '{"a":1}', context: { n: 1 } });
-    expect(prepared).toMatchObject({ state: 'prepared', idempotencyKey: 'key-1', body: '{"a":1}', context: { n: 1 } });
-    await ledger.complete(intent.id, { kind: 'receipt', record: receipt('sr-1', 'R-1') });
-    await ledger.complete(intent.id, { kind: 'receipt', record: receipt('sr-1', 'R-1') });
-    expect(await ledger.openIntent('receipt', 'R-1')).toBeUndefined();
-    expect(await ledger.lastIntent('receipt', 'R-1')).toMatchObject({ state: 'done', result: 'sr-1' });
-    expect((await ledger.receipts()).map((r) => r.serviceReceiptId)).toEqual(['sr-1']);
+describe.each(engines)('%s engine', (engine, connect) => {
+  let open: () => Promise<LedgerStore>;
+  beforeEach(async (ctx) => {
+    if (engine === 'postgres' && skipPostgres) return ctx.skip(skipPostgres);
+    open = await connect();
   });
 
-  it('one open intent per subject: a second reserve gets the first one back to resume, also from another connection', async () => {
-    const a = await open();
-    const b = await open();
-    const first = await a.reserveReceipt(receiptIntent('R-1'));
-    const second = await b.reserveReceipt(receiptIntent('R-1', 'other digest'));
-    expect(second).toEqual({ intent: first.intent, created: false });
-    // Another subject is independent.
-    expect((await b.reserveReceipt(receiptIntent('R-2'))).created).toBe(true);
-  });
-
-  it('prepare is compare-and-set: of two preparations of one intent the first bytes win', async () => {
-    const a = await open();
-    const b = await open();
-    const { intent } = await a.reserveReceipt(receiptIntent('R-1'));
-    await a.prepare(intent.id, { idempotencyKey: 'key-a', body: 'A', context: {} });
-    const later = await b.prepare(intent.id, { idempotencyKey: 'key-b', body: 'B', context: {} });
-    expect(later).toMatchObject({ idempotencyKey: 'key-a', body: 'A' });
-  });
-
-  it('abandon closes the intent without a document; the subject can be reserved anew', async () => {
-    const ledger = await open();
-    const { intent } = await ledger.reserveReceipt(receiptIntent('R-1'));
-    await ledger.abandon(intent.id);
-    expect(await ledger.openIntent('receipt', 'R-1')).toBeUndefined();
-    const again = await ledger.reserveReceipt(receiptIntent('R-1'));
-    expect(again.created).toBe(true);
-    expect(again.intent.id).not.toBe(intent.id);
-  });
-});
-
-describe('reserveCreditNote', () => {
-  const reservation = (requestId: string, documentNumber: string, quantity: number) => ({
-    requestId,
-    documentNumber,
-    lines: [{ originalLine: 0, productId: 'milk', quantity }],
-    templateRequest: { documentNumber, currency: 'EUR', invoiceSubtotal: 1, totalAmount: 1.19 },
-  });
-
-  it('decides against the issued credit notes and the open reservations of the receipt, in order', async () => {
-    const ledger = await open();
-    await ledger.importRecords({ receipts: [], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-1', 'req-1', 'CN-1') }] });
-    await ledger.reserveCreditNote('sr-1', 'req-2', () => ({
-      kind: 'credit-note', subject: 'req-2', parent: 'sr-1', documentNumber: 'CN-2', digest: 'd', reservation: reservation('req-2', 'CN-2', 1),
-    }));
-    let seen: unknown;
-    await ledger.reserveCreditNote('sr-1', 'req-3', (credits) => {
-      seen = { issued: credits.issued.map((n) => n.documentNumber), reserved: credits.reserved.map((i) => i.reservation?.documentNumber) };
-      return { kind: 'credit-note', subject: 'req-3', parent: 'sr-1', documentNumber: 'CN-3', digest: 'd', reservation: reservation('req-3', 'CN-3', 1) };
+  describe('intents', () => {
+    it('reserve → prepare → complete records the document and closes the intent; completing twice is harmless', async () => {
+      const ledger = await open();
+      const { intent, created } = await ledger.reserveReceipt(receiptIntent('R-1'));
+      expect(created).toBe(true);
+      expect(intent).toMatchObject({ state: 'reserved', body: undefined, pid: process.pid });
+      const prepared = await ledger.prepare(intent.id, { idempotencyKey: 'key-1', body: '{"a":1}', context: { n: 1 } });
+      expect(prepared).toMatchObject({ state: 'prepared', idempotencyKey: 'key-1', body: '{"a":1}', context: { n: 1 } });
+      await ledger.complete(intent.id, { kind: 'receipt', record: receipt('sr-1', 'R-1') });
+      await ledger.complete(intent.id, { kind: 'receipt', record: receipt('sr-1', 'R-1') });
+      expect(await ledger.openIntent('receipt', 'R-1')).toBeUndefined();
+      expect(await ledger.lastIntent('receipt', 'R-1')).toMatchObject({ state: 'done', result: 'sr-1' });
+      expect((await ledger.receipts()).map((r) => r.serviceReceiptId)).toEqual(['sr-1']);
     });
-    expect(seen).toEqual({ issued: ['CN-1'], reserved: ['CN-2'] });
-    // Another receipt's reservations are not counted.
-    const other = await ledger.credits('sr-2');
-    expect(other).toEqual({ parent: 'sr-2', issued: [], reserved: [] });
-  });
 
-  it('a refusal inside decide records nothing', async () => {
-    const ledger = await open();
-    await expect(
-      ledger.reserveCreditNote('sr-1', 'req-1', () => {
-        throw new Error('over-return');
-      }),
-    ).rejects.toThrow('over-return');
-    expect((await ledger.credits('sr-1')).reserved).toEqual([]);
-  });
-
-  it('an open intent of the request is handed back without deciding again', async () => {
-    const ledger = await open();
-    const first = await ledger.reserveCreditNote('sr-1', 'req-1', () => ({
-      kind: 'credit-note', subject: 'req-1', parent: 'sr-1', documentNumber: 'CN-1', digest: 'd', reservation: reservation('req-1', 'CN-1', 1),
-    }));
-    const again = await ledger.reserveCreditNote('sr-1', 'req-1', () => {
-      throw new Error('decide must not run for an open intent');
+    it('one open intent per subject: a second reserve gets the first one back to resume, also from another connection', async () => {
+      const a = await open();
+      const b = await open();
+      const first = await a.reserveReceipt(receiptIntent('R-1'));
+      const second = await b.reserveReceipt(receiptIntent('R-1', 'other digest'));
+      expect(second).toEqual({ intent: first.intent, created: false });
+      // Another subject is independent.
+      expect((await b.reserveReceipt(receiptIntent('R-2'))).created).toBe(true);
     });
-    expect(again).toEqual({ intent: first.intent, created: false });
-  });
-});
 
-describe('importRecords', () => {
-  it('inserts new records, skips equal ones (whatever their member order) and reports conflicts without overwriting', async () => {
-    const ledger = await open();
-    expect(await ledger.importRecords({ receipts: [receipt('sr-1')], creditNotes: [] })).toEqual({ inserted: 1, skipped: 0, conflicts: [] });
-    const reordered = Object.fromEntries(Object.entries(receipt('sr-1')).reverse()) as ReceiptRecord;
-    const changed = { ...receipt('sr-1'), issuedAt: '2030-01-01T00:00:00.000Z' };
-    expect(await ledger.importRecords({ receipts: [reordered, changed], creditNotes: [] })).toEqual({
-      inserted: 0,
-      skipped: 1,
-      conflicts: [{ kind: 'receipt', serviceReceiptId: 'sr-1' }],
+    it('prepare is compare-and-set: of two preparations of one intent the first bytes win', async () => {
+      const a = await open();
+      const b = await open();
+      const { intent } = await a.reserveReceipt(receiptIntent('R-1'));
+      await a.prepare(intent.id, { idempotencyKey: 'key-a', body: 'A', context: {} });
+      const later = await b.prepare(intent.id, { idempotencyKey: 'key-b', body: 'B', context: {} });
+      expect(later).toMatchObject({ idempotencyKey: 'key-a', body: 'A' });
     });
-    expect((await ledger.receipt('sr-1'))?.issuedAt).toBe('2026-11-20T10:00:00.000Z');
-  });
-});
 
-describe('queue items', () => {
-  it('keeps an item when first seen and refreshes it when seen again', async () => {
-    const ledger = await open();
-    const item = { requestId: 'req-1', serviceReceiptId: 'sr-1', status: 'PENDING' } as never;
-    await ledger.rememberQueueItems([item]);
-    await ledger.rememberQueueItems([{ ...(item as object), status: 'ACCEPTED' } as never]);
-    expect(await ledger.queueItem('req-1')).toMatchObject({ status: 'ACCEPTED' });
-    expect(await ledger.queueItem('req-2')).toBeUndefined();
-    expect((await ledger.status()).counts).toMatchObject({ queueItems: 1 });
+    it('abandon closes the intent without a document; the subject can be reserved anew', async () => {
+      const ledger = await open();
+      const { intent } = await ledger.reserveReceipt(receiptIntent('R-1'));
+      await ledger.abandon(intent.id);
+      expect(await ledger.openIntent('receipt', 'R-1')).toBeUndefined();
+      const again = await ledger.reserveReceipt(receiptIntent('R-1'));
+      expect(again.created).toBe(true);
+      expect(again.intent.id).not.toBe(intent.id);
+    });
+  });
+
+  describe('reserveCreditNote', () => {
+    const reservation = (requestId: string, documentNumber: string, quantity: number) => ({
+      requestId,
+      documentNumber,
+      lines: [{ originalLine: 0, productId: 'milk', quantity }],
+      templateRequest: { documentNumber, currency: 'EUR', invoiceSubtotal: 1, totalAmount: 1.19 },
+    });
+
+    it('decides against the issued credit notes and the open reservations of the receipt, in order', async () => {
+      const ledger = await open();
+      await ledger.importRecords({ receipts: [], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-1', 'req-1', 'CN-1') }] });
+      await ledger.reserveCreditNote('sr-1', 'req-2', () => ({
+        kind: 'credit-note', subject: 'req-2', parent: 'sr-1', documentNumber: 'CN-2', digest: 'd', reservation: reservation('req-2', 'CN-2', 1),
+      }));
+      let seen: unknown;
+      await ledger.reserveCreditNote('sr-1', 'req-3', (credits) => {
+        seen = { issued: credits.issued.map((n) => n.documentNumber), reserved: credits.reserved.map((i) => i.reservation?.documentNumber) };
+        return { kind: 'credit-note', subject: 'req-3', parent: 'sr-1', documentNumber: 'CN-3', digest: 'd', reservation: reservation('req-3', 'CN-3', 1) };
+      });
+      expect(seen).toEqual({ issued: ['CN-1'], reserved: ['CN-2'] });
+      // Another receipt's reservations are not counted.
+      const other = await ledger.credits('sr-2');
+      expect(other).toEqual({ parent: 'sr-2', issued: [], reserved: [] });
+    });
+
+    it('two connections reserving against one receipt at once: one after the other, the second sees the first reservation', async () => {
+      const a = await open();
+      const b = await open();
+      const seen: string[][] = [];
+      const reserve = (ledger: LedgerStore, requestId: string) =>
+        ledger.reserveCreditNote('sr-1', requestId, (credits) => {
+          seen.push(credits.reserved.map((i) => i.subject));
+          return { kind: 'credit-note', subject: requestId, parent: 'sr-1', documentNumber: `CN-${requestId}`, digest: 'd', reservation: reservation(requestId, `CN-${requestId}`, 1) };
+        });
+      await Promise.all([reserve(a, 'req-a'), reserve(b, 'req-b')]);
+      expect(seen.map((s) => s.length).sort()).toEqual([0, 1]);
+      expect((await a.credits('sr-1')).reserved.map((i) => i.subject).sort()).toEqual(['req-a', 'req-b']);
+    });
+
+    it('a refusal inside decide records nothing', async () => {
+      const ledger = await open();
+      await expect(
+        ledger.reserveCreditNote('sr-1', 'req-1', () => {
+          throw new Error('over-return');
+        }),
+      ).rejects.toThrow('over-return');
+      expect((await ledger.credits('sr-1')).reserved).toEqual([]);
+    });
+
+    it('an open intent of the request is handed back without deciding again', async () => {
+      const ledger = await open();
+      const first = await ledger.reserveCreditNote('sr-1', 'req-1', () => ({
+        kind: 'credit-note', subject: 'req-1', parent: 'sr-1', documentNumber: 'CN-1', digest: 'd', reservation: reservation('req-1', 'CN-1', 1),
+      }));
+      const again = await ledger.reserveCreditNote('sr-1', 'req-1', () => {
+        throw new Error('decide must not run for an open intent');
+      });
+      expect(again).toEqual({ intent: first.intent, created: false });
+    });
+  });
+
+  describe('importRecords', () => {
+    it('inserts new records, skips equal ones (whatever their member order) and reports conflicts without overwriting', async () => {
+      const ledger = await open();
+      expect(await ledger.importRecords({ receipts: [receipt('sr-1')], creditNotes: [] })).toEqual({ inserted: 1, skipped: 0, conflicts: [] });
+      const reordered = Object.fromEntries(Object.entries(receipt('sr-1')).reverse()) as ReceiptRecord;
+      const changed = { ...receipt('sr-1'), issuedAt: '2030-01-01T00:00:00.000Z' };
+      expect(await ledger.importRecords({ receipts: [reordered, changed], creditNotes: [] })).toEqual({
+        inserted: 0,
+        skipped: 1,
+        conflicts: [{ kind: 'receipt', serviceReceiptId: 'sr-1' }],
+      });
+      expect((await ledger.receipt('sr-1'))?.issuedAt).toBe('2026-11-20T10:00:00.000Z');
+    });
+  });
+
+  describe('queue items', () => {
+    it('keeps an item when first seen and refreshes it when seen again', async () => {
+      const ledger = await open();
+      const item = { requestId: 'req-1', serviceReceiptId: 'sr-1', status: 'PENDING' } as never;
+      await ledger.rememberQueueItems([item]);
+      await ledger.rememberQueueItems([{ ...(item as object), status: 'ACCEPTED' } as never]);
+      expect(await ledger.queueItem('req-1')).toMatchObject({ status: 'ACCEPTED' });
+      expect(await ledger.queueItem('req-2')).toBeUndefined();
+      expect((await ledger.status()).counts).toMatchObject({ queueItems: 1 });
+    });
   });
 });
 
@@ -197,7 +248,7 @@ describe('the JSON records of an older svc', () => {
       join(profile, 'credit-notes', 'sr-1.json'),
       JSON.stringify({ version: 1, parentServiceReceiptId: 'sr-1', creditNotes: [creditNote('cn-1', 'req-1', 'CN-1'), creditNote('cn-2', 'req-2', 'CN-2')] }),
     );
-    const ledger = await open(join(profile, 'ledger.db'));
+    const ledger = await openSqlite(join(profile, 'ledger.db'));
     expect(await importLegacyFiles(ledger, profile)).toBe(4);
     expect((await ledger.receipts()).map((r) => r.serviceReceiptId)).toEqual(['sr-2', 'sr-1']);
     expect((await ledger.creditNotes('sr-1')).map((n) => n.documentNumber)).toEqual(['CN-1', 'CN-2']);
@@ -210,7 +261,7 @@ describe('the JSON records of an older svc', () => {
     await mkdir(join(profile, 'receipts'), { recursive: true });
     await writeFile(join(profile, 'receipts', 'sr-1.json'), JSON.stringify(receipt('sr-1')));
     await writeFile(join(profile, 'receipts', 'sr-2.json'), '{"version":1');
-    const ledger = await open(join(profile, 'ledger.db'));
+    const ledger = await openSqlite(join(profile, 'ledger.db'));
     const error = await importLegacyFiles(ledger, profile).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as Error).message).toContain(join(profile, 'receipts', 'sr-2.json'));

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { println } from '../../io/streams.js';
-import { SETTING_OF, profileSettings } from './list.js';
+import { SETTING_OF, profileSettings, shownValue } from './list.js';
 
 export interface GetOptions {
   key: string;
@@ -20,6 +20,7 @@ export async function run(opts: GetOptions, f: Factory): Promise<void> {
       hint: `run \`svc config set ${key} VALUE${profile}\``,
     });
   }
-  if (f.io.json) writeJson(f.io, { key, value: setting.value, source: setting.source });
-  else println(f.io, setting.value);
+  const value = shownValue(key, setting.value);
+  if (f.io.json) writeJson(f.io, { key, value, source: setting.source });
+  else println(f.io, value);
 }

@@ -1,6 +1,7 @@
 import { CONFIG_KEYS, type ConfigKey } from '../../config/keys.js';
 import { resolveProfileSettings, type ProfileSettings, type Setting } from '../../config/settings.js';
 import type { Factory } from '../../factory.js';
+import { redactDatabaseUrl } from '../../store/database-url.js';
 import { writeList } from '../../io/output.js';
 
 export type ListOptions = Record<string, never>;
@@ -11,7 +12,13 @@ const SETTING_OF: Record<ConfigKey, keyof ProfileSettings> = {
   'redirect-uri': 'redirectUri',
   grant: 'grant',
   scopes: 'scopes',
+  'database-url': 'databaseUrl',
 };
+
+/** What `config list` and `get` show of a value: a database URL without its password. */
+export function shownValue(key: ConfigKey, value: string): string {
+  return key === 'database-url' ? redactDatabaseUrl(value) : value;
+}
 
 /**
  * The profile's settings without the factory's demand for a base URL: `svc config` is how a
@@ -25,7 +32,7 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
   const settings = await profileSettings(f);
   const rows = (Object.keys(CONFIG_KEYS) as ConfigKey[]).map((key) => {
     const s = settings[SETTING_OF[key]] as Setting | undefined;
-    return { key, value: s?.value ?? null, source: s?.source ?? null };
+    return { key, value: s === undefined ? null : shownValue(key, s.value), source: s?.source ?? null };
   });
   await writeList(
     f.io,

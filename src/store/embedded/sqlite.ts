@@ -10,6 +10,7 @@ import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
+import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
@@ -297,20 +298,6 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
   };
 }
 
-/** A stored record, checked: one that an older or newer svc wrote differently is named, not half-read. */
-function decode<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, text: string, what: string): T {
-  let parsed;
-  try {
-    parsed = schema.safeParse(JSON.parse(text));
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed?.success) return parsed.data;
-  const issue = parsed?.error.issues[0];
-  throw new StoreError(`the ledger's record of ${what} is not readable${issue ? ` (${issue.path.join('.')}: ${issue.message})` : ''}`, {
-    hint: 'it was written by another version of svc or changed by hand; restore the ledger from a backup',
-  });
-}
 
 /** Equal JSON whatever the order of members: what another writer stored may order them differently. */
 export function sameJson(a: string, b: string): boolean {

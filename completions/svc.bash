@@ -7,7 +7,7 @@
 _svc_spec() {
   case $1 in
     svc)
-      subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config completion demo'
+      subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config db completion demo'
       flags='--version --profile --base-url --json --no-input --debug --no-color --help'
       value_flags='--profile --base-url'
       args=()
@@ -359,6 +359,30 @@ _svc_spec() {
       flags='--help --version --profile --base-url --json --no-input --debug --no-color'
       value_flags='--profile --base-url'
       args=('')
+      ;;
+    'svc db')
+      subcommands='status migrate import'
+      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--profile --base-url'
+      args=()
+      ;;
+    'svc db status')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--profile --base-url'
+      args=()
+      ;;
+    'svc db migrate')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--profile --base-url'
+      args=()
+      ;;
+    'svc db import')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--profile --base-url'
+      args=()
       ;;
     'svc completion')
       subcommands=''

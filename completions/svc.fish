@@ -5,7 +5,7 @@
 function __svc_subcommands --description 'the subcommands of an svc command path'
     switch "$argv"
         case ''
-            printf '%s\n' 'auth' 'grants' 'token' 'keys' 'recipient' 'receipt' 'credit-note' 'webhook' 'sandbox' 'config' 'completion' 'demo'
+            printf '%s\n' 'auth' 'grants' 'token' 'keys' 'recipient' 'receipt' 'credit-note' 'webhook' 'sandbox' 'config' 'db' 'completion' 'demo'
         case 'auth'
             printf '%s\n' 'login' 'status' 'set-secret' 'logout' 'refresh'
         case 'grants'
@@ -30,6 +30,8 @@ function __svc_subcommands --description 'the subcommands of an svc command path
             printf '%s\n' 'advance'
         case 'config'
             printf '%s\n' 'list' 'get' 'set' 'unset'
+        case 'db'
+            printf '%s\n' 'status' 'migrate' 'import'
     end
 end
 
@@ -113,6 +115,7 @@ complete -c svc -n '__svc_at' -a 'credit-note' -d 'work the return queue and iss
 complete -c svc -n '__svc_at' -a 'webhook' -d 'subscribe to events and receive them locally'
 complete -c svc -n '__svc_at' -a 'sandbox' -d 'the local implementation of the whole service, for development, demos and CI'
 complete -c svc -n '__svc_at' -a 'config' -d 'read and change the settings of a profile (secrets live in the keychain, not here)'
+complete -c svc -n '__svc_at' -a 'db' -d 'the shared PostgreSQL ledger of a team (only with SVC_DATABASE_URL or database-url)'
 complete -c svc -n '__svc_at' -a 'completion' -d 'print the shell completion script'
 complete -c svc -n '__svc_at' -a 'demo' -d 'the whole merchant flow, step by step, on an embedded sandbox'
 complete -c svc -n '__svc_at auth' -a 'login' -d 'authorize this integration for companies in the browser (PKCE, loopback callback)'
@@ -236,4 +239,7 @@ complete -c svc -n '__svc_at config' -a 'list' -d 'show every setting of the pro
 complete -c svc -n '__svc_at config' -a 'get' -d 'print one setting'
 complete -c svc -n '__svc_at config' -a 'set' -d 'store a setting in the profile'
 complete -c svc -n '__svc_at config' -a 'unset' -d 'remove a setting from the profile'
+complete -c svc -n '__svc_at db' -a 'status' -d 'engine, database (password hidden), schema version and counts'
+complete -c svc -n '__svc_at db' -a 'migrate' -d 'bring the database to this svc\'s schema (once, however many machines run it at once)'
+complete -c svc -n '__svc_at db' -a 'import' -d 'copy this profile\'s embedded records into the shared database (idempotent; conflicts reported, never overwritten)'
 complete -c svc -n '__svc_at completion' -a 'bash zsh fish'

@@ -6,6 +6,7 @@ import type { CommandContext } from './commands/context.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerConfig } from './commands/config/index.js';
 import { registerCreditNote } from './commands/credit-note/index.js';
+import { registerDb } from './commands/db/index.js';
 import { registerAuth } from './commands/auth/index.js';
 import { registerDemo } from './commands/demo/index.js';
 import { registerGrants } from './commands/grants/index.js';
@@ -46,6 +47,7 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
   registerWebhook(program, ctx);
   registerSandbox(program, ctx);
   registerConfig(program, ctx);
+  registerDb(program, ctx);
   registerCompletion(program, ctx);
   registerDemo(program, ctx, buildProgram);
   return program;

@@ -165,6 +165,8 @@ export interface LedgerStore {
    * content is reported as a conflict and left as it is, never overwritten.
    */
   importRecords(records: ImportedRecords): Promise<ImportResult>;
+  /** Every receipt and credit note, for `svc db import` into another ledger. */
+  allRecords(): Promise<ImportedRecords>;
 
   status(): Promise<StoreStatus>;
   close(): Promise<void>;

@@ -280,6 +280,14 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
         return result;
       }),
 
+    allRecords: async () => ({
+      receipts: (db.prepare('SELECT record FROM receipts ORDER BY seq').all() as { record: string }[]).map((r) => decode(ReceiptRecord, r.record, 'a receipt')),
+      creditNotes: (db.prepare('SELECT parent, record FROM credit_notes ORDER BY seq').all() as { parent: string; record: string }[]).map((r) => ({
+        parent: r.parent,
+        record: decode(CreditNoteRecord, r.record, `a credit note of receipt ${r.parent}`),
+      })),
+    }),
+
     status: async (): Promise<StoreStatus> => {
       const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
       return {

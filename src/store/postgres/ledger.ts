@@ -286,6 +286,15 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         return result;
       }),
 
+    allRecords: () =>
+      withClient(async (client) => ({
+        receipts: (await client.query('SELECT record FROM svc_receipts ORDER BY seq')).rows.map((r: { record: string }) => decode(ReceiptRecord, r.record, 'a receipt')),
+        creditNotes: (await client.query('SELECT parent, record FROM svc_credit_notes ORDER BY seq')).rows.map((r: { parent: string; record: string }) => ({
+          parent: r.parent,
+          record: decode(CreditNoteRecord, r.record, `a credit note of receipt ${r.parent}`),
+        })),
+      })),
+
     status: () =>
       withClient(async (client): Promise<StoreStatus> => {
         const count = async (sql: string) => Number(((await client.query(sql)).rows[0] as { n: string }).n);

@@ -1,0 +1,36 @@
+// `svc db migrate`: the schema brought to this svc's version under the migration lock (every
+// command that opens the database does the same on its own; this one says what it did).
+import type { Factory } from '../../factory.js';
+import { writeRecord } from '../../io/output.js';
+import { redactDatabaseUrl } from '../../store/database-url.js';
+import { databaseError, openPool } from '../../store/postgres/ledger.js';
+import { migrate, POSTGRES_SCHEMA_VERSION } from '../../store/postgres/schema.js';
+import { requireDatabaseUrl } from './database.js';
+
+export type MigrateOptions = Record<string, never>;
+
+export async function run(_opts: MigrateOptions, f: Factory): Promise<void> {
+  const url = await requireDatabaseUrl(f);
+  const pool = await openPool(url);
+  try {
+    const client = await pool.connect();
+    try {
+      const applied = await migrate(client);
+      writeRecord(
+        f.io,
+        [
+          ['database', redactDatabaseUrl(url)],
+          ['schema version', String(POSTGRES_SCHEMA_VERSION)],
+          ['applied', applied.length === 0 ? 'nothing (up to date)' : applied.join(', ')],
+        ],
+        { database: redactDatabaseUrl(url), schemaVersion: POSTGRES_SCHEMA_VERSION, applied },
+      );
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    throw databaseError(url, error);
+  } finally {
+    await pool.end();
+  }
+}

@@ -1,0 +1,129 @@
+// "Teams share one truth": two machines (separate config and state directories, the same
+// login and keys) pointed at one real PostgreSQL server with SVC_DATABASE_URL. The last egg
+// of a receipt credited from both at once is credited once; an issue killed after the
+// service accepted it is finished from the other machine; what one issued the other lists;
+// `svc db` says where it works without ever showing the password.
+import { cp } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
+import { execa } from 'execa';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome } from './helpers.js';
+import { startHoldProxy } from './hold-proxy.js';
+import { startMerchant, type Merchant } from './merchant.js';
+
+const skip = postgresSkipReason();
+const dirs = tempDirs();
+let m: Merchant;
+let pg: PgServer;
+let url: string;
+let other: SvcHome;
+const EGGS = '4005555000104';
+
+beforeAll(async () => {
+  if (skip) return;
+  pg = await startPostgres();
+  url = await pg.database('team');
+  m = await startMerchant(dirs);
+  // The second machine: the same login and keys (its own copy of the config), its own state.
+  other = await makeSvcHome(dirs);
+  await cp(m.home.configDir, other.configDir, { recursive: true });
+}, 120_000);
+afterAll(async () => {
+  await m?.sandbox.stop();
+  await pg?.drop();
+  await dirs.cleanup();
+});
+
+const on = (home: SvcHome, args: string[], extra: Record<string, string> = {}) => runSvc(args, { home, env: { ...m.env, SVC_DATABASE_URL: url, ...extra }, timeout: 60_000 });
+async function json<T>(home: SvcHome, args: string[]): Promise<T> {
+  const r = await on(home, [...args, '--json']);
+  expect(r.exitCode, `svc ${args.join(' ')}\n${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+async function serviceCreditNotes(): Promise<Set<string>> {
+  const deliveries = await m.json<{ serviceReceiptId: string; kind: string }[]>(['sandbox', 'deliveries']);
+  return new Set(deliveries.filter((d) => d.kind === 'CREDIT_NOTE').map((d) => d.serviceReceiptId));
+}
+
+describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  it('the last egg credited from both machines at the same moment: one credit note; the other exits 2 naming it', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const requests = [];
+    for (let i = 0; i < 2; i++) requests.push((await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${EGGS}:1`])).requestId);
+    const before = await serviceCreditNotes();
+    const [a, b] = await Promise.all([on(m.home, ['credit-note', 'issue', requests[0] as string, '--yes']), on(other, ['credit-note', 'issue', requests[1] as string, '--yes'])]);
+    const outcomes = `A: exit ${a.exitCode}\n${a.stderr}\nB: exit ${b.exitCode}\n${b.stderr}`;
+    expect([a.exitCode, b.exitCode].sort(), outcomes).toEqual([0, 2]);
+    const refused = a.exitCode === 2 ? a : b;
+    expect(refused.stderr).toMatch(/quantity 1 is more than the 0 that can still be returned \(bought 1; 1 already credited by CN-R-2025-000871-\d+-1/);
+    const issued = (a.exitCode === 0 ? a : b).stdout.trim();
+    expect([...(await serviceCreditNotes())].filter((id) => !before.has(id))).toEqual([issued]);
+  });
+
+  it('an issue killed (-9) after the service accepted it, run again on the other machine: exactly one credit note', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${EGGS}:1`]);
+    const before = await serviceCreditNotes();
+    const proxy = await startHoldProxy(m.sandbox.url, { hold: (method, path) => method === 'POST' && path === '/credit-note/encrypted', when: 'after' });
+    const child = execa('node', [svcBin, 'credit-note', 'issue', requestId, '--yes'], {
+      env: svcEnv(m.home, { SVC_BASE_URL: proxy.url, SVC_DATABASE_URL: url }),
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+    });
+    await proxy.held;
+    child.kill('SIGKILL');
+    await child;
+    await proxy.close();
+
+    const rerun = await on(other, ['credit-note', 'issue', requestId, '--yes']);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toContain('resuming the submission of credit note');
+    expect([...(await serviceCreditNotes())].filter((id) => !before.has(id))).toEqual([rerun.stdout.trim()]);
+    const status = await json<{ counts: { openIntents: number } }>(other, ['db', 'status']);
+    expect(status.counts.openIntents).toBe(0);
+  });
+
+  it('what one machine issued the other lists; db status names the engine and the database without its password', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const listed = await json<{ serviceReceiptId: string }[]>(other, ['receipt', 'list']);
+    expect(listed.map((r) => r.serviceReceiptId)).toContain(serviceReceiptId);
+
+    const status = await on(other, ['db', 'status']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/engine\s+postgres/);
+    expect(status.stdout).toContain(`postgres://svc:***@127.0.0.1:${pg.port}/team`);
+    expect(`${status.stdout}${status.stderr}`).not.toContain(pg.password);
+    const config = await on(other, ['config', 'list']);
+    expect(config.stdout).toMatch(/database-url\s+postgres:\/\/svc:\*\*\*@127\.0\.0\.1:\d+\/team\s+env/);
+    expect(config.stdout).not.toContain(pg.password);
+  });
+
+  it('the password works from PGPASSWORD; a stored database-url with a password is refused; a wrong password exits 1 without showing it', async () => {
+    const bare = url.replace(`:${pg.password}@`, '@');
+    const viaEnv = await on(other, ['db', 'status'], { SVC_DATABASE_URL: bare, PGPASSWORD: pg.password });
+    expect(viaEnv.exitCode, viaEnv.stderr).toBe(0);
+    const stored = await on(other, ['config', 'set', 'database-url', url]);
+    expect(stored.exitCode).toBe(2);
+    expect(stored.stderr).toContain('database-url must not hold a password');
+    expect(stored.stderr).not.toContain(pg.password);
+    const wrong = await on(other, ['db', 'status'], { SVC_DATABASE_URL: url.replace(pg.password, 'not-the-password') });
+    expect(wrong.exitCode).toBe(1);
+    expect(wrong.stderr).toContain('postgres://svc:***@');
+    expect(wrong.stderr).not.toContain('not-the-password');
+  });
+
+  it('db import copies this machine\'s embedded records once; run again, nothing changes', async () => {
+    const local = await makeSvcHome(dirs);
+    await cp(m.home.configDir, local.configDir, { recursive: true });
+    const embedded = await runSvc(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com'], { home: local, env: m.env });
+    expect(embedded.exitCode, embedded.stderr).toBe(0);
+    const first = await json<{ inserted: number; skipped: number; conflicts: unknown[] }>(local, ['db', 'import']);
+    expect(first).toMatchObject({ inserted: 1, skipped: 0, conflicts: [] });
+    const again = await json<{ inserted: number; skipped: number }>(local, ['db', 'import']);
+    expect(again).toMatchObject({ inserted: 0, skipped: 1 });
+    const listed = await json<{ serviceReceiptId: string }[]>(other, ['receipt', 'list']);
+    expect(listed.map((r) => r.serviceReceiptId)).toContain(embedded.stdout.trim());
+  });
+});

@@ -15,7 +15,9 @@ import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
+import { databaseUrlOf } from '../../store/open.js';
 import { claimJournal } from '../../webhook/journal-claim.js';
+import { openSharedJournal, DEFAULT_CLAIM_SECONDS } from '../../webhook/pg-journal.js';
 import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent } from '../../webhook/processor.js';
@@ -46,18 +48,25 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
 
   // Listening first, so that a signal sent the moment the URL is printed is not missed.
   const stop = listenForStop();
-  const claim = await claimJournal(journalPathOf(f)).catch((error: unknown) => {
+  // A team's listeners share the database's journal; one on its own keeps this profile's file, alone.
+  const databaseUrl = await databaseUrlOf(f);
+  const claim = databaseUrl === undefined ? await claimJournal(journalPathOf(f)).catch((error: unknown) => {
+    stop.dispose();
+    throw error;
+  }) : undefined;
+  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, claimSeconds: claimSecondsOf(f) }).catch((error: unknown) => {
     stop.dispose();
     throw error;
   });
-  const journal = await openJournal(journalPathOf(f), { clock: f.clock }).catch(async (error: unknown) => {
-    await claim.release();
+  const journal = shared ?? await openJournal(journalPathOf(f), { clock: f.clock }).catch(async (error: unknown) => {
+    await claim?.release();
     stop.dispose();
     throw error;
   });
   const keyring = watchKeyring(f);
   const decryptor = await createDecryptor(keyring.current, { reloadFor: keyring.reloadFor });
   let receiver: RunningReceiver | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
   const forwarder = forwardUrl && createForwarder(forwardUrl);
   const processor = createProcessor({
     decryptor,
@@ -70,8 +79,9 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
   const shutDown = async () => {
     const left = await processor.stop();
     await decryptor.close();
+    clearInterval(sweeper);
     await journal.close();
-    await claim.release();
+    await claim?.release();
     await forwarder?.close();
     stop.dispose();
     if (left > 0) note(f.io, `${left} journalled deliver${left === 1 ? 'y is' : 'ies are'} left for the next start`);
@@ -102,17 +112,38 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
       secrets.add(created.secret);
       note(f.io, `subscribed ${created.id} to ${created.events.join(', ')} at ${url}`);
     }
-    await claim.describe({ address: receiver.url });
+    await claim?.describe({ address: receiver.url });
     note(f.io, `listening on ${receiver.url}`);
     const backlog = journal.takeUnprocessed();
     if (backlog.length > 0) note(f.io, `processing ${backlog.length} journalled deliver${backlog.length === 1 ? 'y' : 'ies'} the last run left unprocessed`);
     for (const delivery of backlog) processor.enqueue(delivery, false);
+    if (shared) {
+      // What a listener that died had claimed comes back once its lease ran out.
+      sweeper = setInterval(() => {
+        shared.claimAbandoned().then(
+          (taken) => {
+            if (taken.length > 0) note(f.io, `taking over ${taken.length} deliver${taken.length === 1 ? 'y' : 'ies'} another listener left unprocessed`);
+            for (const delivery of taken) processor.enqueue(delivery, false);
+          },
+          () => undefined,
+        );
+      }, Math.max(500, (shared.claimSeconds * 1000) / 2));
+    }
     const signal = await stop.stopped;
     note(f.io, `${signal}: finishing the deliveries in progress`);
   } finally {
     await receiver.close();
     await shutDown();
   }
+}
+
+/** SVC_WEBHOOK_CLAIM_SECONDS: how long a listener's claim on a delivery lasts before the others take it over. */
+function claimSecondsOf(f: Factory): number {
+  const value = f.env.SVC_WEBHOOK_CLAIM_SECONDS;
+  if (value === undefined || value === '') return DEFAULT_CLAIM_SECONDS;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 1 && seconds <= 3600) return seconds;
+  throw new UsageError(`SVC_WEBHOOK_CLAIM_SECONDS=${value} is not a number of seconds from 1 to 3600`, { hint: `unset it for ${DEFAULT_CLAIM_SECONDS}` });
 }
 
 /** Deliveries are still received and journalled without keys: the keys can come later (`replay`). */

@@ -1,0 +1,118 @@
+// The webhook journal on the team's PostgreSQL database (SVC_DATABASE_URL): any number of
+// `svc webhook listen` behind a load balancer share it. A delivery is acknowledged only once
+// its row is committed; the body's SHA-256 is the primary key, so a delivery retried to
+// another listener is a duplicate there; a new delivery is claimed by the listener that
+// stored it for a lease (SVC_WEBHOOK_CLAIM_SECONDS, default 30), and claims that a killed
+// listener left are taken over by the others once their lease ran out (FOR UPDATE SKIP
+// LOCKED, so two listeners never take the same one). While the database is unreachable,
+// `record` rejects and the receiver answers 503, so the sender retries; pg's pool connects
+// again by itself once the database is back.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { Clock } from '../clock.js';
+import { bodyId } from '../crypto/hash.js';
+import { redactDatabaseUrl } from '../store/database-url.js';
+import { databaseError, openPool } from '../store/postgres/ledger.js';
+import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from '../store/postgres/schema.js';
+import type { Journal, JournalEntry, StoredDelivery } from './journal.js';
+
+export const DEFAULT_CLAIM_SECONDS = 30;
+
+export interface SharedJournal extends Journal {
+  /** Unprocessed deliveries whose claim ran out (a listener died with them), now claimed by this one. */
+  claimAbandoned(): Promise<StoredDelivery[]>;
+  readonly claimSeconds: number;
+}
+
+interface DeliveryRow {
+  id: string;
+  received_at: string;
+  event: string | null;
+  headers: string;
+  body: Buffer;
+  processed_at: string | null;
+  ok: boolean | null;
+  error: string | null;
+}
+
+export async function openSharedJournal(url: string, opts: { clock: Clock; claimSeconds?: number }): Promise<SharedJournal> {
+  const pool: Pool = await openPool(url);
+  const claimSeconds = opts.claimSeconds ?? DEFAULT_CLAIM_SECONDS;
+  const me = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  try {
+    const client = await pool.connect();
+    try {
+      if ((await schemaVersion(client)) < POSTGRES_SCHEMA_VERSION) await migrate(client);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw databaseError(url, error);
+  }
+  const query = async (sql: string, params: unknown[]) => {
+    try {
+      return await pool.query(sql, params);
+    } catch (error) {
+      throw databaseError(url, error);
+    }
+  };
+  const iso = () => new Date(opts.clock.now()).toISOString();
+  const entryOf = (row: DeliveryRow): JournalEntry => ({
+    id: row.id,
+    receivedAt: row.received_at,
+    event: row.event,
+    processed: row.processed_at === null ? undefined : { ok: row.ok ?? false, error: row.error ?? undefined },
+  });
+  const deliveryOf = (row: DeliveryRow): StoredDelivery => ({ entry: entryOf(row), raw: row.body, headers: JSON.parse(row.headers) as Record<string, string> });
+
+  async function claimAbandoned(): Promise<StoredDelivery[]> {
+    const { rows } = await query(
+      `UPDATE svc_webhook_deliveries SET claimed_by = $1, claimed_until = now() + make_interval(secs => $2)
+       WHERE id IN (
+         SELECT id FROM svc_webhook_deliveries
+         WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+         ORDER BY received_at LIMIT 100
+         FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [me, claimSeconds],
+    );
+    return (rows as DeliveryRow[]).sort((a, b) => (a.received_at < b.received_at ? -1 : 1)).map(deliveryOf);
+  }
+
+  // What the last listeners left unprocessed (and no live one holds), claimed at open.
+  const backlog = await claimAbandoned();
+
+  return {
+    path: `database ${redactDatabaseUrl(url)}`,
+    claimSeconds,
+    claimAbandoned,
+    async record(raw, headers, event) {
+      const id = bodyId(raw);
+      const inserted = await query(
+        `INSERT INTO svc_webhook_deliveries (id, received_at, event, headers, body, claimed_by, claimed_until)
+         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
+         ON CONFLICT (id) DO NOTHING RETURNING *`,
+        [id, iso(), event, JSON.stringify(headers), raw, me, claimSeconds],
+      );
+      if (inserted.rows[0]) return { entry: entryOf(inserted.rows[0] as DeliveryRow), duplicate: false };
+      const { rows } = await query('SELECT * FROM svc_webhook_deliveries WHERE id = $1', [id]);
+      return { entry: entryOf(rows[0] as DeliveryRow), duplicate: true };
+    },
+    async markProcessed(id, outcome) {
+      await query(`UPDATE svc_webhook_deliveries SET processed_at = $2, ok = $3, error = $4, claimed_by = NULL, claimed_until = NULL WHERE id = $1`, [
+        id,
+        iso(),
+        outcome.ok,
+        outcome.error ?? null,
+      ]);
+    },
+    takeUnprocessed: () => backlog.splice(0),
+    async close() {
+      // Deliveries claimed but not processed go back at once rather than after the lease.
+      await pool.query('UPDATE svc_webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND processed_at IS NULL', [me]).catch(() => undefined);
+      await pool.end();
+    },
+  };
+}

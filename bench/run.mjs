@@ -13,7 +13,8 @@ const benches = readdirSync(dir)
 
 let failed = false;
 for (const name of benches) {
-  const { status } = spawnSync(process.execPath, [join(dir, name)], { stdio: 'inherit' });
+  // Through tsx: a benchmark may start the tests' own servers (test/postgres-server.ts).
+  const { status } = spawnSync(process.execPath, ['--import', 'tsx', join(dir, name)], { stdio: 'inherit' });
   failed ||= status !== 0;
 }
 process.exitCode = failed ? 1 : 0;

@@ -6,7 +6,9 @@
 // listener left are taken over by the others once their lease ran out (FOR UPDATE SKIP
 // LOCKED, so two listeners never take the same one). While the database is unreachable,
 // `record` rejects and the receiver answers 503, so the sender retries; pg's pool connects
-// again by itself once the database is back.
+// again by itself once the database is back. Deliveries that arrive while an insert is in
+// flight go into the next one together: one commit for many acks (group commit), as the
+// file journal does with its fsync.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
@@ -37,7 +39,8 @@ interface DeliveryRow {
 }
 
 export async function openSharedJournal(url: string, opts: { clock: Clock; claimSeconds?: number }): Promise<SharedJournal> {
-  const pool: Pool = await openPool(url);
+  // As many connections as a busy sender keeps requests in flight: each ack waits for its commit.
+  const pool: Pool = await openPool(url, 24);
   const claimSeconds = opts.claimSeconds ?? DEFAULT_CLAIM_SECONDS;
   const me = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   try {
@@ -84,21 +87,57 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
   // What the last listeners left unprocessed (and no live one holds), claimed at open.
   const backlog = await claimAbandoned();
 
+  interface Waiting {
+    id: string;
+    params: unknown[];
+    resolve(result: { entry: JournalEntry; duplicate: boolean }): void;
+    reject(error: unknown): void;
+  }
+  let queue: Waiting[] = [];
+  let running: Promise<void> | undefined;
+  async function drain(): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      try {
+        const unique = [...new Map(batch.map((w) => [w.id, w])).values()];
+        const values = unique.map((_, k) => `($${k * 5 + 1}, $${k * 5 + 2}, $${k * 5 + 3}, $${k * 5 + 4}, $${k * 5 + 5}, $${unique.length * 5 + 1}, now() + make_interval(secs => $${unique.length * 5 + 2}))`);
+        const inserted = await query(
+          `INSERT INTO svc_webhook_deliveries (id, received_at, event, headers, body, claimed_by, claimed_until)
+           VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING RETURNING *`,
+          [...unique.flatMap((w) => w.params), me, claimSeconds],
+        );
+        const fresh = new Map((inserted.rows as DeliveryRow[]).map((r) => [r.id, r]));
+        const stored = fresh.size === unique.length ? fresh : new Map([...(await query('SELECT * FROM svc_webhook_deliveries WHERE id = ANY($1)', [unique.map((w) => w.id)])).rows as DeliveryRow[]].map((r) => [r.id, r]));
+        const firstOf = new Map<string, Waiting>();
+        for (const w of batch) {
+          const row = stored.get(w.id);
+          if (!row) {
+            w.reject(new Error(`delivery ${w.id} was neither stored nor found`));
+            continue;
+          }
+          // New to the database: the first request for it in this batch is the delivery, the rest its duplicates.
+          const isNew = fresh.has(w.id) && !firstOf.has(w.id);
+          if (isNew) firstOf.set(w.id, w);
+          w.resolve({ entry: entryOf(row), duplicate: !isNew });
+        }
+      } catch (error) {
+        for (const w of batch) w.reject(error);
+      }
+    }
+    running = undefined;
+  }
+
   return {
     path: `database ${redactDatabaseUrl(url)}`,
     claimSeconds,
     claimAbandoned,
-    async record(raw, headers, event) {
+    record(raw, headers, event) {
       const id = bodyId(raw);
-      const inserted = await query(
-        `INSERT INTO svc_webhook_deliveries (id, received_at, event, headers, body, claimed_by, claimed_until)
-         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
-         ON CONFLICT (id) DO NOTHING RETURNING *`,
-        [id, iso(), event, JSON.stringify(headers), raw, me, claimSeconds],
-      );
-      if (inserted.rows[0]) return { entry: entryOf(inserted.rows[0] as DeliveryRow), duplicate: false };
-      const { rows } = await query('SELECT * FROM svc_webhook_deliveries WHERE id = $1', [id]);
-      return { entry: entryOf(rows[0] as DeliveryRow), duplicate: true };
+      return new Promise((resolve, reject) => {
+        queue.push({ id, params: [id, iso(), event, JSON.stringify(headers), raw], resolve, reject });
+        running ??= drain();
+      });
     },
     async markProcessed(id, outcome) {
       await query(`UPDATE svc_webhook_deliveries SET processed_at = $2, ok = $3, error = $4, claimed_by = NULL, claimed_until = NULL WHERE id = $1`, [
@@ -110,6 +149,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
     },
     takeUnprocessed: () => backlog.splice(0),
     async close() {
+      while (running) await running;
       // Deliveries claimed but not processed go back at once rather than after the lease.
       await pool.query('UPDATE svc_webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND processed_at IS NULL', [me]).catch(() => undefined);
       await pool.end();

@@ -37,9 +37,9 @@ interface IntentRow {
 const OPEN = "state IN ('reserved', 'prepared')";
 
 /** Opens a pool on the URL (pg loaded here, only when a database URL is set). */
-export async function openPool(url: string): Promise<Pool> {
+export async function openPool(url: string, max = 4): Promise<Pool> {
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000 });
   // An idle client whose server went away must not take the process down.
   pool.on('error', () => undefined);
   return pool;

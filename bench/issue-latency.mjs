@@ -3,7 +3,10 @@
 // against `svc sandbox outbox`, a command making one request and touching no ledger, in the
 // same run. With BENCH_BASELINE_SVC=/path/to/an/older/bin/svc.js the older build's send and
 // issue run interleaved too, and the figure is the ratio to them (issue 10: within 10 %).
-// Companies authenticate with the fixture's API key, so no login is needed.
+// Companies authenticate with the fixture's API key, so no login is needed. Where a
+// PostgreSQL server can be started (run through tsx, as `npm run bench` does), the same
+// commands also run on a shared PostgreSQL ledger (SVC_DATABASE_URL), reported as a ratio to
+// the embedded one.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +51,7 @@ function receiptFile() {
   return file;
 }
 
-function run(bin, args, stateDir) {
+function run(bin, args, stateDir, extra = {}) {
   const start = process.hrtime.bigint();
   const result = spawnSync(process.execPath, [bin, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -62,6 +65,7 @@ function run(bin, args, stateDir) {
       SVC_SECRET_STORE: 'file',
       SVC_CONFIG_DIR: join(work, 'config'),
       SVC_STATE_DIR: stateDir,
+      ...extra,
     },
   });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
@@ -70,23 +74,32 @@ function run(bin, args, stateDir) {
 }
 
 /** A receipt issued (untimed) with a return request of one item against it, for an issue to credit. */
-function pendingReturn(bin, stateDir) {
-  const serviceReceiptId = run(bin, ['receipt', 'send', '--file', receiptFile(), '--email', 'alice@example.com'], stateDir).stdout;
+function pendingReturn(bin, stateDir, extra) {
+  const serviceReceiptId = run(bin, ['receipt', 'send', '--file', receiptFile(), '--email', 'alice@example.com'], stateDir, extra).stdout;
   const { requestId } = JSON.parse(run(svc, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1', '--json'], stateDir).stdout);
   return requestId;
 }
 
-const builds = [{ name: 'svc', bin: svc, state: join(work, 'state') }];
-if (baseline) builds.push({ name: 'baseline', bin: baseline, state: join(work, 'state-baseline') });
+let postgres;
+try {
+  const { postgresSkipReason, startPostgres } = await import('../test/postgres-server.ts');
+  if (postgresSkipReason() === undefined) postgres = await startPostgres();
+} catch (error) {
+  console.log(`issue latency: no PostgreSQL rows (${error instanceof Error ? error.message.split('\n')[0] : error})`);
+}
+
+const builds = [{ name: 'svc', bin: svc, state: join(work, 'state'), env: {} }];
+if (baseline) builds.push({ name: 'baseline', bin: baseline, state: join(work, 'state-baseline'), env: {} });
+if (postgres) builds.push({ name: 'postgres', bin: svc, state: join(work, 'state-pg'), env: { SVC_DATABASE_URL: postgres.url } });
 const cases = [{ name: 'sandbox outbox', time: () => run(svc, ['sandbox', 'outbox', '--json'], builds[0].state).ms }];
 for (const b of builds) {
-  cases.push({ name: `${b.name} receipt send`, build: b.name, verb: 'send', time: () => run(b.bin, ['receipt', 'send', '--file', receiptFile(), '--email', 'alice@example.com'], b.state).ms });
+  cases.push({ name: `${b.name} receipt send`, build: b.name, verb: 'send', time: () => run(b.bin, ['receipt', 'send', '--file', receiptFile(), '--email', 'alice@example.com'], b.state, b.env).ms });
   cases.push({
     name: `${b.name} credit-note issue`,
     build: b.name,
     verb: 'issue',
-    prepare: () => pendingReturn(b.bin, b.state),
-    time: (requestId) => run(b.bin, ['credit-note', 'issue', requestId, '--yes'], b.state).ms,
+    prepare: () => pendingReturn(b.bin, b.state, b.env),
+    time: (requestId) => run(b.bin, ['credit-note', 'issue', requestId, '--yes'], b.state, b.env).ms,
   });
 }
 
@@ -114,4 +127,7 @@ for (const verb of ['send', 'issue']) {
     const ratio = medians[k] / medians[b];
     console.log(`issue latency ${verb}: ${ratio.toFixed(2)}x the baseline build (target <= 1.10x) ${ratio <= 1.1 ? 'ok' : 'MISSED'}`);
   }
+  const p = cases.findIndex((c) => c.build === 'postgres' && c.verb === verb);
+  if (p >= 0) console.log(`issue latency ${verb}: on PostgreSQL ${(medians[p] / medians[k]).toFixed(2)}x the embedded ledger (reported)`);
 }
+await postgres?.drop();

@@ -156,3 +156,22 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
     },
   };
 }
+
+/** The shared journal's deliveries, newest first (`svc webhook events` with a database URL). */
+export async function listSharedDeliveries(url: string, limit: number): Promise<{ id: string; event: string | null; receivedAt: string; processed: boolean; error?: string }[]> {
+  const pool = await openPool(url, 1);
+  try {
+    const { rows } = await pool.query('SELECT id, event, received_at, processed_at, ok, error FROM svc_webhook_deliveries ORDER BY received_at DESC LIMIT $1', [limit]);
+    return (rows as DeliveryRow[]).map((r) => ({
+      id: r.id,
+      event: r.event,
+      receivedAt: r.received_at,
+      processed: r.processed_at !== null,
+      ...(r.processed_at !== null && r.ok === false ? { error: r.error ?? 'failed' } : {}),
+    }));
+  } catch (error) {
+    throw databaseError(url, error);
+  } finally {
+    await pool.end();
+  }
+}

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { run as get } from '../../src/commands/config/get.js';
 import { run as list } from '../../src/commands/config/list.js';
 import { run as set } from '../../src/commands/config/set.js';
+import { validateConfigValue } from '../../src/config/keys.js';
 import { memoryConfigStore, type ProfileConfig } from '../../src/config/store.js';
 import { NotFoundError } from '../../src/errors.js';
 import { createFactory } from '../../src/factory.js';
@@ -31,6 +32,7 @@ describe('svc config on a profile without a base URL', () => {
         { key: 'redirect-uri', value: 'http://127.0.0.1:8765/callback', source: 'default' },
         { key: 'grant', value: null, source: null },
         { key: 'scopes', value: 'write_receipts read_stores manage_client_applications', source: 'default' },
+        { key: 'database-url', value: null, source: null },
       ],
     });
   });
@@ -63,5 +65,24 @@ describe('svc config set', () => {
     const quiet = setup();
     await set({ key: 'client-id', value: 'app_x' }, quiet.f);
     expect(quiet.t.stderr()).toBe('set client-id for profile "local"\n');
+  });
+});
+
+describe('database-url', () => {
+  it('is shown without its password, from the environment, and a stored one with a password is refused (exit 2)', async () => {
+    const { t } = setup({ profile: 'local', json: true });
+    const withEnv = createFactory({
+      env: { SVC_DATABASE_URL: 'postgres://svc:s3cret@db.internal:5432/svc' },
+      globals: { profile: 'local', json: true, input: false, debug: false, color: false },
+      io: t.io,
+      config: memoryConfigStore({}),
+    });
+    await list({}, withEnv);
+    const rows = (JSON.parse(t.stdout()) as { settings: { key: string; value: string | null; source: string | null }[] }).settings;
+    expect(rows.find((r) => r.key === 'database-url')).toEqual({ key: 'database-url', value: 'postgres://svc:***@db.internal:5432/svc', source: 'env' });
+    expect(t.stdout()).not.toContain('s3cret');
+    expect(() => validateConfigValue('database-url', 'postgres://svc:s3cret@db/svc')).toThrow(/must not hold a password/);
+    expect(() => validateConfigValue('database-url', 'mysql://db/svc')).toThrow(/must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(validateConfigValue('database-url', 'postgresql://svc@db:5432/svc')).toBe('postgresql://svc@db:5432/svc');
   });
 });

@@ -14,7 +14,7 @@ import { bodyId } from '../../src/crypto/hash.js';
 import { encryptJson } from '../../src/crypto/hybrid.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
-import { makeSvcHome, repoRoot, svcBin, svcEnv, tempDirs, type SvcHome } from './helpers.js';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome } from './helpers.js';
 
 const SECRET = 'whsec_ZTJlLXRlYW0tc2VjcmV0LWUyZS10ZWFtLXNlY3JldC0xMjM0NTY3OA==';
 const skip = postgresSkipReason();
@@ -154,6 +154,12 @@ describe.skipIf(skip !== undefined)(`webhook listeners sharing a PostgreSQL jour
       expect(byLive.length - new Set(byLive).size, 'processed twice by live listeners').toBe(0);
       const all = new Set([...byLive, ...(killed as Listener).processed()]);
       for (const id of ids) expect(all.has(id)).toBe(true);
+      // `webhook events` on any machine lists the shared journal.
+      const events = await runSvc(['webhook', 'events', '--json', '--limit', '1000'], { home: await makeSvcHome(dirs), env: { SVC_DATABASE_URL: url } });
+      expect(events.exitCode, events.stderr).toBe(0);
+      const listed = JSON.parse(events.stdout) as { id: string; processed: boolean }[];
+      expect(listed.map((e) => e.id).sort()).toEqual([...ids].sort());
+      expect(listed.every((e) => e.processed)).toBe(true);
     } finally {
       for (const l of [...listeners, restarted]) if (l && l !== killed) l.child.kill('SIGTERM');
       for (const l of [...listeners, restarted]) if (l) await l.child;

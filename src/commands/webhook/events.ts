@@ -7,6 +7,7 @@ import { note } from '../../io/streams.js';
 import { scanJournal } from '../../webhook/journal.js';
 import { shortId } from '../../webhook/processor.js';
 import { journalPathOf } from '../../webhook/subscriptions.js';
+import { databaseUrlOf } from '../../store/open.js';
 
 export interface EventsOptions {
   limit: string;
@@ -25,6 +26,11 @@ export interface JournalledEvent {
 export async function run(opts: EventsOptions, f: Factory): Promise<void> {
   const limit = /^\d{1,9}$/.test(opts.limit) ? Number(opts.limit) : 0;
   if (limit < 1) throw new UsageError(`--limit: "${opts.limit}" is not a whole number of at least 1`);
+  const databaseUrl = await databaseUrlOf(f);
+  if (databaseUrl !== undefined) {
+    const { listSharedDeliveries } = await import('../../webhook/pg-journal.js');
+    return show(f, await listSharedDeliveries(databaseUrl, limit), 'the shared database');
+  }
   const path = journalPathOf(f);
   const byId = new Map<string, JournalledEvent>();
   await scanJournal(path, (line) => {
@@ -39,8 +45,11 @@ export async function run(opts: EventsOptions, f: Factory): Promise<void> {
     else event.error = line.error ?? 'failed';
   });
   // The journal is in arrival order.
-  const rows = [...byId.values()].reverse().slice(0, limit);
-  if (rows.length === 0 && !f.io.json) return note(f.io, `no deliveries in ${path} yet: see \`svc webhook listen\``);
+  await show(f, [...byId.values()].reverse().slice(0, limit), path);
+}
+
+async function show(f: Factory, rows: JournalledEvent[], where: string): Promise<void> {
+  if (rows.length === 0 && !f.io.json) return note(f.io, `no deliveries in ${where} yet: see \`svc webhook listen\``);
   await writeList(f.io, rows, [
     { header: 'ID', value: (r) => shortId(r.id) },
     { header: 'EVENT', value: (r) => r.event ?? '-' },

@@ -3,15 +3,15 @@
 // backend and on a real Secret Service (gnome-keyring in a private D-Bus session); ten
 // `token get` at once in one profile make one token request; a command whose stdout reader
 // went away (`| head`) leaves no lock for the next one to wait on.
-import { mkdir, mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runSvc, svcBin, tempDirs } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
+import { secretTool, startSecretService } from './secret-service.js';
 
 const skipKeychain = process.platform !== 'linux' ? 'the Secret Service exists on Linux only' : requireTools(['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool']);
 
@@ -28,46 +28,6 @@ function env(extra: Record<string, string>): Record<string, string> {
 
 function svc(args: string[], vars: Record<string, string>, input?: string) {
   return execa('node', [svcBin, ...args], { env: vars, extendEnv: false, reject: false, cwd: repoRoot, ...(input === undefined ? { stdin: 'ignore' as const } : { input }) });
-}
-
-async function stopProcess(child: ResultPromise): Promise<void> {
-  child.kill();
-  await child.catch(() => undefined);
-}
-
-/** A private session bus and an unlocked gnome-keyring on it (as in keychain.test.ts). */
-async function startSecretService(): Promise<string> {
-  const runtime = join(dir, 'runtime');
-  await mkdir(runtime, { recursive: true });
-  await chmod(runtime, 0o700);
-  const config = join(dir, 'session-bus.conf');
-  await writeFile(
-    config,
-    `<busconfig><type>session</type><listen>unix:dir=${dir}</listen><auth>EXTERNAL</auth>` +
-      '<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>',
-  );
-  const bus = execa('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], { stderr: 'ignore' });
-  stops.push(() => stopProcess(bus));
-  let text = '';
-  for await (const chunk of bus.stdout as NodeJS.ReadableStream) {
-    text += chunk.toString();
-    if (text.includes('\n')) break;
-  }
-  const address = text.trim();
-  const keyring = execa('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
-    env: { PATH: process.env.PATH ?? '', HOME: join(dir, 'home'), XDG_DATA_HOME: join(dir, 'data'), XDG_RUNTIME_DIR: runtime, DBUS_SESSION_BUS_ADDRESS: address },
-    extendEnv: false,
-    input: '\n',
-    stdout: 'ignore',
-    stderr: 'ignore',
-  });
-  stops.push(() => stopProcess(keyring));
-  for (let attempt = 0; ; attempt++) {
-    const probe = await execa('secret-tool', ['search', '--all', 'service', 'svc-e2e-readiness'], { env: { DBUS_SESSION_BUS_ADDRESS: address }, reject: false });
-    if (probe.exitCode === 0) return address;
-    if (attempt === 100) throw new Error('gnome-keyring-daemon did not come up');
-    await sleep(100);
-  }
 }
 
 /** Twelve profiles' secrets and six key pairs written at once; then every one is there. */
@@ -100,10 +60,10 @@ describe('the secret store under parallel processes', () => {
 
   it.skipIf(skipKeychain !== undefined)(`real Secret Service: 12 secrets and 6 key pairs written at once, none lost${skipKeychain ? ` (skipped: ${skipKeychain})` : ''}`, async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-e2e-parallel-'));
-    const address = await startSecretService();
+    const address = await startSecretService(dir, stops);
     const vars = env({ DBUS_SESSION_BUS_ADDRESS: address });
     await writeAtOnce(vars);
-    const items = await execa('secret-tool', ['search', '--all', 'service', 'svc'], { env: { DBUS_SESSION_BUS_ADDRESS: address }, reject: false, all: true });
+    const items = await secretTool(['search', '--all', 'service', 'svc'], address);
     expect(items.all?.match(/attribute\.username = local\/private-key\//g)).toHaveLength(6);
     // The probes of all those processes are gone: each wrote its own entry and deleted it.
     expect(items.all).not.toMatch(/attribute\.username = probe/);

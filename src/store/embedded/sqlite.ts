@@ -12,6 +12,7 @@ import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import { intentOf, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
 /** The part of libsql's better-sqlite3 API this engine uses. */
@@ -40,24 +41,7 @@ export function openDatabase(path: string, timeoutMs: number): Database {
   return new Sqlite(path, { timeout: timeoutMs });
 }
 
-interface IntentRow {
-  id: string;
-  kind: DocumentKind;
-  subject: string;
-  parent: string | null;
-  document_number: string;
-  digest: string;
-  state: Intent['state'];
-  created_at: string;
-  pid: number | null;
-  reservation: string | null;
-  idempotency_key: string | null;
-  body: string | null;
-  context: string | null;
-  result: string | null;
-}
 
-const OPEN = "state IN ('reserved', 'prepared')";
 
 export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): Promise<LedgerStore> {
   const busyMs = opts.busyMs ?? 200;
@@ -101,26 +85,10 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
 
   if (needsMigration(db)) await write(() => migrateEmbedded(db));
 
-  const intentOf = (row: IntentRow | undefined): Intent | undefined =>
-    row && {
-      id: row.id,
-      kind: row.kind,
-      subject: row.subject,
-      parent: row.parent ?? undefined,
-      documentNumber: row.document_number,
-      digest: row.digest,
-      state: row.state,
-      createdAt: row.created_at,
-      pid: row.pid ?? undefined,
-      reservation: row.reservation === null ? undefined : JSON.parse(row.reservation),
-      idempotencyKey: row.idempotency_key ?? undefined,
-      body: row.body ?? undefined,
-      context: row.context === null ? undefined : JSON.parse(row.context),
-      result: row.result ?? undefined,
-    };
-  const getIntent = (id: string) => intentOf(db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined);
+  const maybeIntent = (row: IntentRow | undefined): Intent | undefined => row && intentOf(row);
+  const getIntent = (id: string) => maybeIntent(db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined);
   const openOf = (kind: DocumentKind, subject: string) =>
-    intentOf(db.prepare(`SELECT * FROM intents WHERE kind = ? AND subject = ? AND ${OPEN}`).get(kind, subject) as IntentRow | undefined);
+    maybeIntent(db.prepare(`SELECT * FROM intents WHERE kind = ? AND subject = ? AND ${OPEN}`).get(kind, subject) as IntentRow | undefined);
 
   function insertIntent(draft: NewIntent): Intent {
     const id = randomUUID();
@@ -154,7 +122,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     parent,
     issued: creditNotesOf(parent),
     reserved: (db.prepare(`SELECT * FROM intents WHERE kind = 'credit-note' AND parent = ? AND ${OPEN} ORDER BY seq`).all(parent) as IntentRow[]).map(
-      (row) => intentOf(row) as Intent,
+      (row) => intentOf(row),
     ),
   });
 
@@ -162,7 +130,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     engine: 'sqlite',
     openIntent: async (kind, subject) => openOf(kind, subject),
     lastIntent: async (kind, subject) =>
-      intentOf(db.prepare('SELECT * FROM intents WHERE kind = ? AND subject = ? ORDER BY seq DESC LIMIT 1').get(kind, subject) as IntentRow | undefined),
+      maybeIntent(db.prepare('SELECT * FROM intents WHERE kind = ? AND subject = ? ORDER BY seq DESC LIMIT 1').get(kind, subject) as IntentRow | undefined),
 
     reserveCreditNote: (parent, subject, decide) =>
       write((): Reserved => {

@@ -14,27 +14,11 @@ import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import { intentOf, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from './schema.js';
 
-interface IntentRow {
-  id: string;
-  kind: DocumentKind;
-  subject: string;
-  parent: string | null;
-  document_number: string;
-  digest: string;
-  state: Intent['state'];
-  created_at: string;
-  pid: number | null;
-  reservation: string | null;
-  idempotency_key: string | null;
-  body: string | null;
-  context: string | null;
-  result: string | null;
-}
 
-const OPEN = "state IN ('reserved', 'prepared')";
 
 /** Opens a pool on the URL (pg loaded here, only when a database URL is set). */
 export async function openPool(url: string, max = 4): Promise<Pool> {
@@ -97,22 +81,6 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
     throw databaseError(url, error);
   }
 
-  const intentOf = (row: IntentRow): Intent => ({
-    id: row.id,
-    kind: row.kind,
-    subject: row.subject,
-    parent: row.parent ?? undefined,
-    documentNumber: row.document_number,
-    digest: row.digest,
-    state: row.state,
-    createdAt: row.created_at,
-    pid: row.pid ?? undefined,
-    reservation: row.reservation === null ? undefined : JSON.parse(row.reservation),
-    idempotencyKey: row.idempotency_key ?? undefined,
-    body: row.body ?? undefined,
-    context: row.context === null ? undefined : JSON.parse(row.context),
-    result: row.result ?? undefined,
-  });
   const one = async (client: PoolClient, sql: string, params: unknown[]) => {
     const { rows } = await client.query(sql, params);
     return rows[0] as IntentRow | undefined;

@@ -1,0 +1,42 @@
+// The intents table as both engines store it (same columns, JSON kept as text), and how a
+// row reads back as an Intent.
+import type { DocumentKind, Intent } from './ledger.js';
+
+export interface IntentRow {
+  id: string;
+  kind: DocumentKind;
+  subject: string;
+  parent: string | null;
+  document_number: string;
+  digest: string;
+  state: Intent['state'];
+  created_at: string;
+  pid: number | null;
+  reservation: string | null;
+  idempotency_key: string | null;
+  body: string | null;
+  context: string | null;
+  result: string | null;
+}
+
+/** Open intents: reserved or prepared, not yet done or abandoned. */
+export const OPEN = "state IN ('reserved', 'prepared')";
+
+export function intentOf(row: IntentRow): Intent {
+  return {
+    id: row.id,
+    kind: row.kind,
+    subject: row.subject,
+    parent: row.parent ?? undefined,
+    documentNumber: row.document_number,
+    digest: row.digest,
+    state: row.state,
+    createdAt: row.created_at,
+    pid: row.pid ?? undefined,
+    reservation: row.reservation === null ? undefined : JSON.parse(row.reservation),
+    idempotencyKey: row.idempotency_key ?? undefined,
+    body: row.body ?? undefined,
+    context: row.context === null ? undefined : JSON.parse(row.context),
+    result: row.result ?? undefined,
+  };
+}

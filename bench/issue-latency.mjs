@@ -7,11 +7,12 @@
 // PostgreSQL server can be started (run through tsx, as `npm run bench` does), the same
 // commands also run on a shared PostgreSQL ledger (SVC_DATABASE_URL), reported as a ratio to
 // the embedded one.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startBenchSandbox } from './lib/common.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svc = join(root, 'bin', 'svc.js');
@@ -30,19 +31,7 @@ const keyFile = join(work, 'company.pem');
 writeFileSync(keyFile, company.encryptionKey.privateKeyPem, { mode: 0o600 });
 const groceries = JSON.parse(readFileSync(join(root, 'fixtures', 'receipts', 'groceries.json'), 'utf8'));
 
-const sandbox = spawn(process.execPath, [svc, 'sandbox', 'start', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
-const url = await new Promise((resolve, reject) => {
-  let seen = '';
-  sandbox.stdout.on('data', (chunk) => {
-    seen += chunk;
-    const match = /^listening on (http:\/\/\S+)$/m.exec(seen);
-    if (match) resolve(match[1]);
-  });
-  sandbox.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before listening`)));
-});
-process.on('exit', () => sandbox.kill('SIGTERM'));
-sandbox.stdout.unref?.();
-sandbox.unref();
+const url = await startBenchSandbox(svc);
 
 let receipts = 0;
 function receiptFile() {

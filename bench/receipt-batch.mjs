@@ -4,11 +4,12 @@
 // --rate-limit 1000 so that both measure svc, not the sandbox's default 50 requests a second
 // per client (3 requests a receipt: at most about 16 receipts a second); the batch at the
 // default limit is reported too. Companies authenticate with the fixture's API key.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { positive, startBenchSandbox } from './lib/common.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svc = join(root, 'bin', 'svc.js');
@@ -16,42 +17,11 @@ const BATCH = positive('BENCH_BATCH', 1000);
 const LOOP = positive('BENCH_LOOP', 50);
 const TARGET = 20;
 
-function positive(name, fallback) {
-  const value = process.env[name] === undefined ? fallback : Number(process.env[name]);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`${name} must be a whole number of at least 1 (got ${process.env[name]})`);
-    process.exit(2);
-  }
-  return value;
-}
-
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-batch-'));
 const seed = JSON.parse(readFileSync(join(root, 'fixtures', 'sandbox.json'), 'utf8'));
 const company = seed.companies[0];
 const groceries = JSON.parse(readFileSync(join(root, 'fixtures', 'receipts', 'groceries.json'), 'utf8'));
-const sandboxes = [];
-process.on('exit', () => {
-  for (const s of sandboxes) s.kill('SIGTERM');
-  rmSync(work, { recursive: true, force: true });
-});
-
-async function startSandbox(args) {
-  const child = spawn(process.execPath, [svc, 'sandbox', 'start', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
-  sandboxes.push(child);
-  child.unref();
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout.on('data', (chunk) => {
-      seen += chunk;
-      const match = /^listening on (http:\/\/\S+)$/m.exec(seen);
-      if (match) {
-        child.stdout.unref?.();
-        resolve(match[1]);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before listening`)));
-  });
-}
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 
 let receipts = 0;
 const documentNumber = () => `BB-${process.pid}-${++receipts}`;
@@ -85,10 +55,10 @@ function batchRate(url, state) {
   return BATCH / seconds;
 }
 
-const fast = await startSandbox(['--rate-limit', '1000']);
+const fast = await startBenchSandbox(svc, ['--rate-limit', '1000']);
 const loop = loopRate(fast);
 const batch = batchRate(fast, 'state-batch');
-const limited = batchRate(await startSandbox([]), 'state-limited');
+const limited = batchRate(await startBenchSandbox(svc), 'state-limited');
 console.log(`receipt batch: ${BATCH} receipts in one --batch vs a loop of ${LOOP} single sends, Node ${process.version}`);
 console.log(`  loop of single sends      ${loop.toFixed(1).padStart(7)} receipts/s`);
 console.log(`  --batch (--rate-limit 1000) ${batch.toFixed(1).padStart(5)} receipts/s`);

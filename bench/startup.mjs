@@ -3,9 +3,10 @@
 // Node making the same request with node:http. All are interleaved in one loop so that a
 // noisy neighbour or a CPU frequency change hits them alike; medians, because one slow
 // outlier should not move the result.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { startBenchSandbox } from './lib/common.mjs';
 
 const svc = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 const runs = Number(process.env.BENCH_RUNS ?? 20);
@@ -15,20 +16,7 @@ if (!Number.isInteger(runs) || runs < 10) {
 }
 const warmups = 3;
 
-const sandbox = spawn(process.execPath, [svc, 'sandbox', 'start', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
-const sandboxUrl = await new Promise((resolve, reject) => {
-  let seen = '';
-  sandbox.stdout.on('data', (chunk) => {
-    seen += chunk;
-    const match = /^listening on (http:\/\/\S+)$/m.exec(seen);
-    if (match) resolve(match[1]);
-  });
-  sandbox.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before listening`)));
-});
-// Its pipe would keep this process alive: it is stopped with the last line, or on any exit.
-process.on('exit', () => sandbox.kill('SIGTERM'));
-sandbox.stdout.unref?.();
-sandbox.unref();
+const sandboxUrl = await startBenchSandbox(svc);
 const oneRequest = `require('node:http').get(${JSON.stringify(`${sandboxUrl}/sandbox/outbox`)}, (res) => res.resume())`;
 
 const cases = [

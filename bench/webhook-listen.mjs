@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { positive } from './lib/common.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svcBin = join(root, 'bin', 'svc.js');
@@ -33,15 +34,6 @@ const ROUNDS = positive('BENCH_ROUNDS', 3);
 const TARGET_RATIO = 0.4;
 const TARGET_P99_MS = 25;
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
-
-function positive(name, fallback) {
-  const value = process.env[name] === undefined ? fallback : Number(process.env[name]);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`${name} must be a whole number of at least 1 (got ${process.env[name]})`);
-    process.exit(2);
-  }
-  return value;
-}
 
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-webhook-'));
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

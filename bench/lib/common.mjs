@@ -1,0 +1,31 @@
+// What several benchmarks share: sample sizes from the environment, and a sandbox started for
+// the run (stopped when the benchmark's process exits).
+import { spawn } from 'node:child_process';
+
+/** A whole number of at least 1 from the environment, else the default; exit 2 on anything else. */
+export function positive(name, fallback) {
+  const value = process.env[name] === undefined ? fallback : Number(process.env[name]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`${name} must be a whole number of at least 1 (got ${process.env[name]})`);
+    process.exit(2);
+  }
+  return value;
+}
+
+/** `svc sandbox start --port 0 ARGS`; resolves with its URL. Its pipe does not keep this process alive. */
+export async function startBenchSandbox(svc, args = []) {
+  const sandbox = spawn(process.execPath, [svc, 'sandbox', 'start', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise((resolve, reject) => {
+    let seen = '';
+    sandbox.stdout.on('data', (chunk) => {
+      seen += chunk;
+      const match = /^listening on (http:\/\/\S+)$/m.exec(seen);
+      if (match) resolve(match[1]);
+    });
+    sandbox.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before listening`)));
+  });
+  process.on('exit', () => sandbox.kill('SIGTERM'));
+  sandbox.stdout.unref?.();
+  sandbox.unref();
+  return url;
+}

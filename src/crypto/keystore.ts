@@ -13,7 +13,7 @@ import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import { envVariableFor } from '../secrets/env.js';
 import type { SecretStore } from '../secrets/store.js';
-import { withLock } from '../store/lock.js';
+import { describeHolder, withLock } from '../store/lock.js';
 import type { KeyringEntry } from './hybrid.js';
 import { generateKeyPair, KeyFormatError, keyFingerprint, privateKeyFromPem, publicKeyOfPrivate } from './keys.js';
 
@@ -84,7 +84,7 @@ const keyrings = new WeakMap<Factory, Promise<KeyringEntry[]>>();
 async function indexLocked<T>(f: Factory, work: () => Promise<T>): Promise<T> {
   const profile = createHash('sha256').update(await profileOf(f)).digest('hex').slice(0, 32);
   return withLock(join(f.paths.stateDir, 'locks', `keys-${profile}.lock`), work, {
-    onWait: () => note(f.io, 'waiting for another svc process changing the key list of this profile'),
+    onWait: (holder) => note(f.io, `waiting for another svc process changing the key list of this profile (${describeHolder(holder)})`),
   });
 }
 

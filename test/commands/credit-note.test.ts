@@ -342,9 +342,12 @@ describe('status changes', () => {
     ['status', () => setStatus({ requestId: 'req-1', status: 'partially_accepted' }, currentHarness.f), 'PARTIALLY_ACCEPTED'],
   ])('%s sends PATCH { status } and prints "requestId STATUS"', async (_verb, runVerb, status) => {
     currentHarness = await harness();
+    // Accepting keeps the item first (CONTRACT §8), from the queue as listed.
+    if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') replyQueue(currentHarness, []);
     replyStatus(currentHarness, 'req-1');
     await runVerb();
     expect(currentHarness.sent).toEqual([{ path: '/credit-note/requests/req-1/status', headers: expect.any(Object), body: { status } }]);
+    expect(currentHarness.streams.stderr()).not.toContain('could not keep');
     expect(currentHarness.streams.stdout()).toBe(`req-1 ${status}\n`);
   });
 

@@ -137,3 +137,33 @@ function hintFor(status: number, code: string): string | undefined {
 export function exitCodeOf(error: unknown): ExitCode {
   return error instanceof SvcError ? error.exitCode : ExitCode.failure;
 }
+
+/** An error as a script reads it (`--json`, batch results): CLI.md's `{ code, message, hint, exitCode, details }`. */
+export interface ErrorReport {
+  code: string;
+  message: string;
+  hint: string | null;
+  exitCode: ExitCode;
+  details: readonly { path: string; message: string }[] | null;
+}
+
+const CODE_OF_EXIT: Record<ExitCode, string> = {
+  [ExitCode.ok]: 'ok',
+  [ExitCode.failure]: 'failed',
+  [ExitCode.usage]: 'usage',
+  [ExitCode.cancelled]: 'cancelled',
+  [ExitCode.auth]: 'authentication_required',
+  [ExitCode.forbidden]: 'forbidden',
+  [ExitCode.notFound]: 'not_found',
+  [ExitCode.conflict]: 'conflict',
+  [ExitCode.unavailable]: 'unavailable',
+};
+
+export function errorReport(error: unknown): ErrorReport {
+  if (error instanceof ApiError) {
+    return { code: error.code, message: error.message, hint: error.hint ?? null, exitCode: error.exitCode, details: error.details.length > 0 ? error.details : null };
+  }
+  if (error instanceof ValidationError) return { code: 'validation_failed', message: error.message.split('\n')[0] ?? error.message, hint: error.hint ?? null, exitCode: error.exitCode, details: error.issues };
+  if (error instanceof SvcError) return { code: CODE_OF_EXIT[error.exitCode], message: error.message, hint: error.hint ?? null, exitCode: error.exitCode, details: null };
+  return { code: 'internal', message: `unexpected failure: ${error instanceof Error ? error.message : String(error)}`, hint: 'run again with --debug for details', exitCode: ExitCode.failure, details: null };
+}

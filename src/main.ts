@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
-import { ExitCode, SvcError, exitCodeOf } from './errors.js';
+import { ExitCode, SvcError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
 import type { Factory } from './factory.js';
 import { printable } from './io/printable.js';
 import { colorEnabled } from './io/streams.js';
@@ -25,10 +25,16 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   };
   const errColor = colorEnabled({ env, noColorFlag: argv.includes('--no-color'), isTTY: Boolean(process.stderr.isTTY) });
   const red = (s: string) => (errColor ? `\x1b[31m${s}\x1b[39m` : s);
+  // --json: a failure is one JSON object on stderr (CLI.md), commander's usage errors included.
+  const json = argv.includes('--json');
+  let usageMessage = '';
   const program = buildProgram(ctx, {
     writeOut: (s) => process.stdout.write(s),
     writeErr: (s) => process.stderr.write(s),
-    outputError: (s, write) => write(red(s)),
+    outputError: (s, write) => {
+      if (json) usageMessage += s;
+      else write(red(s));
+    },
   });
 
   if (argv.length === 0) {
@@ -41,13 +47,19 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
-      // Commander has printed its message (unknown option, missing argument, ...).
+      // Commander has printed its message (unknown option, missing argument, ...), unless --json kept it.
+      if (json) writeJsonError({ code: 'usage', message: usageMessage.replace(/^error: /, '').trim() || error.message, hint: 'see --help', exitCode: ExitCode.usage, details: null });
       return ExitCode.usage;
     }
     const debug = factory?.debug ?? (argv.includes('--debug') || env.SVC_DEBUG === '1');
-    printError(error, red, debug);
+    if (json) writeJsonError(errorReport(error));
+    else printError(error, red, debug);
     return exitCodeOf(error);
   }
+}
+
+function writeJsonError(report: ErrorReport): void {
+  process.stderr.write(`${JSON.stringify({ error: report })}\n`);
 }
 
 // Messages quote what the service or a customer's device sent (a product ID, a receipt ID):

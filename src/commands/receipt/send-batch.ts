@@ -10,7 +10,7 @@ import { writeReceiptsCaller } from '../../api/caller.js';
 import { CustomerDetails } from '../../contract/receipt.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { validate } from '../../contract/validate.js';
-import { ApiError, ExitCode, SvcError, UsageError, ValidationError } from '../../errors.js';
+import { ExitCode, SvcError, UsageError, ValidationError, errorReport } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { readBytesInput } from '../../io/input.js';
 import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
@@ -144,12 +144,9 @@ function inputOf(value: Record<string, unknown>): ReceiptInput {
 
 /** What a failed line says: a code a script can branch on, a message, the fields at fault. Never a secret. */
 function lineError(error: unknown): LineError {
-  if (error instanceof ValidationError) return { code: 'validation_failed', message: error.message.split('\n')[0] ?? 'invalid', details: [...error.issues] };
   if (error instanceof AlreadySubmittedError) return { code: 'already_submitted', message: error.message };
-  if (error instanceof ApiError) return { code: error.code, message: error.message.split('\n')[0] ?? error.code, ...(error.details.length > 0 ? { details: [...error.details] } : {}) };
-  if (error instanceof UsageError) return { code: 'invalid_input', message: error.message };
-  if (error instanceof SvcError) return { code: 'failed', message: error.message };
-  return { code: 'failed', message: error instanceof Error ? error.message : String(error) };
+  const { code, message, details } = errorReport(error);
+  return { code: code === 'usage' ? 'invalid_input' : code, message, ...(details ? { details: [...details] } : {}) };
 }
 
 function concurrencyOf(value: string | undefined): number {

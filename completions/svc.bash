@@ -26,7 +26,7 @@ _svc_spec() {
       ;;
     'svc auth status')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
+      flags='--check --help --version --profile --base-url --json --no-input --debug --no-color'
       value_flags='--profile --base-url'
       args=()
       ;;

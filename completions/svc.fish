@@ -130,6 +130,7 @@ complete -c svc -n '__svc_at auth login' -l client-secret-stdin -d 'read the cli
 complete -c svc -n '__svc_at auth login' -l no-browser -d 'print the URL instead of opening a browser'
 complete -c svc -n '__svc_at auth login' -l port -x -d 'loopback callback port (default: the redirect URI\'s)'
 complete -c svc -n '__svc_at auth login' -l timeout -x -d 'how long to wait for the approval'
+complete -c svc -n '__svc_at auth status' -l check -d 'also ask the service; exit non-zero, naming why, when the profile cannot work'
 complete -c svc -n '__svc_at auth set-secret' -l stdin -d 'read the secret from stdin (the default when stdin is not a terminal)'
 complete -c svc -n '__svc_at auth logout' -l all -d 'every profile'
 complete -c svc -n '__svc_at grants' -a 'list' -d 'list the Grants of the profile'

@@ -22,7 +22,8 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
   auth
     .command('status')
     .description('which profile, client, secret backend, Grants and tokens are in use (never the values)')
-    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./status.js'), {}));
+    .option('--check', 'also ask the service; exit non-zero, naming why, when the profile cannot work')
+    .action((flags: { check?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./status.js'), { check: Boolean(flags.check) }));
   auth
     .command('set-secret')
     .description("store the profile's client secret in the secret store (OS keychain), without echoing it")

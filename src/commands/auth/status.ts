@@ -14,7 +14,17 @@ import { chooseSecretBackend } from '../../secrets/open.js';
 import type { SecretBackend, SecretStore } from '../../secrets/store.js';
 import { readLocalSubscriptions } from '../../webhook/subscriptions.js';
 
-export type StatusOptions = Record<string, never>;
+export interface StatusOptions {
+  /** Ask the service too: exit non-zero, naming why, when the profile cannot work. */
+  check?: boolean | undefined;
+}
+
+interface CheckResult {
+  ok: boolean;
+  /** What was asked, or why it failed. */
+  detail: string;
+  error?: SvcError;
+}
 
 /** Every secret svc keeps per profile; the tokens join when login lands. */
 export const STATUS_KEYS = ['client-secret', 'api-key', 'webhook-secret', 'private-key'] as const;
@@ -34,7 +44,7 @@ export interface SecretState {
   subscriptions?: number | null;
 }
 
-export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
+export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   // Not f.settings(): a profile without a base URL yet is worth a status too.
   const settings = resolveProfileSettings({ flags: f.globals, env: f.env, config: await f.config() });
   let store: SecretStore | undefined;
@@ -80,6 +90,7 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
   if (webhookSecret) webhookSecret.subscriptions = (await readLocalSubscriptions(f).catch(() => null))?.length ?? null;
 
   const authorizations = await describeAuthorizations(f, settings.profile.value, store);
+  const check = opts.check ? await checkWithService(f) : undefined;
   const show = (s: Setting | undefined) => (s ? `${s.value} (${s.source})` : 'not set');
   writeRecord(
     f.io,
@@ -93,6 +104,7 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
         a.kind,
         `${a.id} ${a.name}${a.isDefault ? ' (default)' : ''}; ${describeTokens(a.tokens, f.clock.now())}`,
       ]),
+      ...(check ? [['check', check.ok ? `ok: ${check.detail}` : `FAILED: ${check.detail}`] as [string, string]] : []),
     ],
     {
       profile: settings.profile,
@@ -103,9 +115,31 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
         : { backend: attemptedBackend(f), description: null, error: failure?.message ?? null },
       secrets: Object.fromEntries(states),
       authorizations,
+      ...(check ? { check: { ok: check.ok, detail: check.detail } } : {}),
     },
   );
   if (failure) throw failure;
+  if (check?.error) throw check.error;
+}
+
+/**
+ * `--check`: the credentials this profile would use for `write_receipts` (an API key, or a
+ * Grant's token, renewed if need be) presented to the service with a read that changes
+ * nothing, the return queue. Whatever stops it (no login, a revoked Grant, a wrong key, a
+ * service that does not answer) is the answer, with its exit code.
+ */
+async function checkWithService(f: Factory): Promise<CheckResult> {
+  try {
+    const { writeReceiptsCaller } = await import('../../api/caller.js');
+    const { listReturnRequests } = await import('../../api/credit-note.js');
+    const caller = await writeReceiptsCaller(f);
+    await listReturnRequests(caller);
+    const how = 'apiKey' in caller.auth ? 'the API key' : 'a token of the Grant';
+    return { ok: true, detail: `the service at ${caller.api.baseUrl} accepted ${how} (GET /credit-note)` };
+  } catch (error) {
+    if (!(error instanceof SvcError)) throw error;
+    return { ok: false, detail: error.message, error };
+  }
 }
 
 interface AuthorizationState {

@@ -80,6 +80,7 @@ describe('argv → options', () => {
   it('auth set-secret [--stdin] and auth status', async () => {
     expect(await parse(['auth', 'set-secret'])).toEqual([{ stdin: false }]);
     expect(await parse(['auth', 'set-secret', '--stdin'])).toEqual([{ stdin: true }]);
-    expect(await parse(['auth', 'status', '--json'])).toEqual([{}]);
+    expect(await parse(['auth', 'status', '--json'])).toEqual([{ check: false }]);
+    expect(await parse(['auth', 'status', '--check'])).toEqual([{ check: true }]);
   });
 });

@@ -7,7 +7,7 @@
 _svc_spec() {
   case $1 in
     svc)
-      subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config db completion demo'
+      subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config db api completion demo'
       flags='--version --profile --base-url --json --no-input --debug --no-color --help'
       value_flags='--profile --base-url'
       args=()
@@ -384,6 +384,12 @@ _svc_spec() {
       value_flags='--profile --base-url'
       args=()
       ;;
+    'svc api')
+      subcommands=''
+      flags='--field --raw-field --input --header --include --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--field --raw-field --input --header --profile --base-url'
+      args=('' '')
+      ;;
     'svc completion')
       subcommands=''
       flags='--help --version --profile --base-url --json --no-input --debug --no-color'
@@ -410,6 +416,7 @@ _svc_flag_values() {
     'svc credit-note template --file') files=1 ;;
     'svc webhook verify --file') files=1 ;;
     'svc sandbox start --fixture') files=1 ;;
+    'svc api --input') files=1 ;;
   esac
 }
 

@@ -5,7 +5,7 @@
 function __svc_subcommands --description 'the subcommands of an svc command path'
     switch "$argv"
         case ''
-            printf '%s\n' 'auth' 'grants' 'token' 'keys' 'recipient' 'receipt' 'credit-note' 'webhook' 'sandbox' 'config' 'db' 'completion' 'demo'
+            printf '%s\n' 'auth' 'grants' 'token' 'keys' 'recipient' 'receipt' 'credit-note' 'webhook' 'sandbox' 'config' 'db' 'api' 'completion' 'demo'
         case 'auth'
             printf '%s\n' 'login' 'status' 'set-secret' 'logout' 'refresh'
         case 'grants'
@@ -68,6 +68,8 @@ function __svc_value_flags --description 'the flags of an svc command path that 
             printf '%s\n' '--port' '--host' '--fixture' '--webhook-retry-base-ms' '--webhook-max-attempts' '--rate-limit'
         case 'sandbox trigger return-request'
             printf '%s\n' '--item' '--refund' '--note' '--reason'
+        case 'api'
+            printf '%s\n' '--field' '--raw-field' '--input' '--header'
     end
 end
 
@@ -116,6 +118,7 @@ complete -c svc -n '__svc_at' -a 'webhook' -d 'subscribe to events and receive t
 complete -c svc -n '__svc_at' -a 'sandbox' -d 'the local implementation of the whole service, for development, demos and CI'
 complete -c svc -n '__svc_at' -a 'config' -d 'read and change the settings of a profile (secrets live in the keychain, not here)'
 complete -c svc -n '__svc_at' -a 'db' -d 'the shared PostgreSQL ledger of a team (only with SVC_DATABASE_URL or database-url)'
+complete -c svc -n '__svc_at' -a 'api' -d 'call any operation of the service with the profile\'s base URL and credentials (like `gh api`)'
 complete -c svc -n '__svc_at' -a 'completion' -d 'print the shell completion script'
 complete -c svc -n '__svc_at' -a 'demo' -d 'the whole merchant flow, step by step, on an embedded sandbox'
 complete -c svc -n '__svc_at auth' -a 'login' -d 'authorize this integration for companies in the browser (PKCE, loopback callback)'
@@ -243,4 +246,9 @@ complete -c svc -n '__svc_at config' -a 'unset' -d 'remove a setting from the pr
 complete -c svc -n '__svc_at db' -a 'status' -d 'engine, database (password hidden), schema version and counts'
 complete -c svc -n '__svc_at db' -a 'migrate' -d 'bring the database to this svc\'s schema (once, however many machines run it at once)'
 complete -c svc -n '__svc_at db' -a 'import' -d 'copy this profile\'s embedded records into the shared database (idempotent; conflicts reported, never overwritten)'
+complete -c svc -n '__svc_at api' -s F -l field -x -d 'a parameter; true, false, null and numbers are typed (repeatable): query for GET/DELETE, JSON body otherwise'
+complete -c svc -n '__svc_at api' -s f -l raw-field -x -d 'a string parameter (repeatable)'
+complete -c svc -n '__svc_at api' -l input -r -F -d 'the request body from a JSON file, or - for stdin'
+complete -c svc -n '__svc_at api' -s H -l header -x -d 'an extra request header (repeatable)'
+complete -c svc -n '__svc_at api' -s i -l include -d 'print the status line and the response headers before the body'
 complete -c svc -n '__svc_at completion' -a 'bash zsh fish'

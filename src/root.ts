@@ -7,6 +7,7 @@ import { registerCompletion } from './commands/completion/index.js';
 import { registerConfig } from './commands/config/index.js';
 import { registerCreditNote } from './commands/credit-note/index.js';
 import { registerDb } from './commands/db/index.js';
+import { registerApi } from './commands/api/index.js';
 import { registerAuth } from './commands/auth/index.js';
 import { registerDemo } from './commands/demo/index.js';
 import { registerGrants } from './commands/grants/index.js';
@@ -48,6 +49,7 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
   registerSandbox(program, ctx);
   registerConfig(program, ctx);
   registerDb(program, ctx);
+  registerApi(program, ctx);
   registerCompletion(program, ctx);
   registerDemo(program, ctx, buildProgram);
   return program;

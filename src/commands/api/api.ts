@@ -1,0 +1,79 @@
+// `svc api METHOD PATH`: any operation of the interface with the profile's base URL and
+// credentials, the way `gh api` does it. The same client as every command: retries where
+// they are safe, a token renewed after a 401, the exit codes of CLI.md for a refusal. The
+// credentials follow the path: none for /oauth2/ and /sandbox/, a token with the
+// manage_client_applications scope for /client-application/, and for the rest what
+// `receipt send` uses (the Grant's write_receipts token, or the company API key).
+import { writeReceiptsCaller } from '../../api/caller.js';
+import { MANAGE_SCOPE } from '../../api/client-application.js';
+import type { ApiKeyAuth, Method, TokenSource } from '../../api/client.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { readJsonInput } from '../../io/input.js';
+
+export interface ApiOptions {
+  method: string;
+  path: string;
+  field?: string[] | undefined;
+  rawField?: string[] | undefined;
+  input?: string | undefined;
+  header?: string[] | undefined;
+  include?: boolean | undefined;
+}
+
+const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export async function run(opts: ApiOptions, f: Factory): Promise<void> {
+  const method = opts.method.toUpperCase() as Method;
+  if (!METHODS.includes(method)) throw new UsageError(`${opts.method} is not a method svc api sends`, { hint: `use one of ${METHODS.join(', ')}` });
+  if (!opts.path.startsWith('/')) {
+    throw new UsageError(`the path must start with / (it is below the profile's base URL): ${opts.path}`, { hint: 'e.g. svc api GET /credit-note' });
+  }
+  const params = [...(opts.field ?? []).map((p) => parseParam(p, '--field', true)), ...(opts.rawField ?? []).map((p) => parseParam(p, '--raw-field', false))];
+  const inQuery = method === 'GET' || method === 'DELETE';
+  if (opts.input !== undefined && params.length > 0 && !inQuery) {
+    throw new UsageError('--input and --field/--raw-field both give the body', { hint: 'put the fields into the input file, or leave out --input' });
+  }
+  const body = opts.input !== undefined ? await readJsonInput(opts.input, f) : !inQuery && params.length > 0 ? Object.fromEntries(params) : undefined;
+  const query = inQuery ? Object.fromEntries(params.map(([k, v]) => [k, v === null ? 'null' : String(v)])) : undefined;
+  const headers = Object.fromEntries((opts.header ?? []).map(parseHeader));
+
+  const api = await f.api();
+  const auth = await credentialsFor(f, opts.path);
+  const res = await api.requestRaw({ method, path: opts.path, ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}), headers, ...(auth ? { auth } : {}), accept: 'application/json' });
+  if (opts.include) {
+    f.io.stdout.write(`HTTP ${res.status}\n`);
+    for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) f.io.stdout.write(`${name}: ${Array.isArray(value) ? value.join(', ') : value}\n`);
+    f.io.stdout.write('\n');
+  }
+  f.io.stdout.write(res.body);
+  if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) f.io.stdout.write('\n');
+}
+
+async function credentialsFor(f: Factory, path: string): Promise<TokenSource | ApiKeyAuth | undefined> {
+  if (path.startsWith('/oauth2/') || path.startsWith('/sandbox/') || path === '/openapi.json') return undefined;
+  if (path.startsWith('/client-application')) {
+    const { tokenSourceFor } = await import('../../auth/session.js');
+    return tokenSourceFor(f, { scope: MANAGE_SCOPE });
+  }
+  return (await writeReceiptsCaller(f)).auth;
+}
+
+/** `key=value`; with typing, true/false/null and numbers become JSON values. */
+function parseParam(text: string, flag: string, typed: boolean): [string, unknown] {
+  const at = text.indexOf('=');
+  if (at <= 0) throw new UsageError(`${flag} ${text}: expected key=value`);
+  const key = text.slice(0, at);
+  const value = text.slice(at + 1);
+  if (!typed) return [key, value];
+  if (value === 'true' || value === 'false') return [key, value === 'true'];
+  if (value === 'null') return [key, null];
+  if (value.trim() !== '' && /^-?\d+(\.\d+)?$/.test(value)) return [key, Number(value)];
+  return [key, value];
+}
+
+function parseHeader(text: string): [string, string] {
+  const at = text.indexOf(':');
+  if (at <= 0) throw new UsageError(`--header ${text.split(':')[0]}: expected "Name: value"`);
+  return [text.slice(0, at).trim().toLowerCase(), text.slice(at + 1).trim()];
+}

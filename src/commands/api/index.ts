@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { collect, type CommandContext } from '../context.js';
+
+export function registerApi(program: Command, ctx: CommandContext): void {
+  program
+    .command('api')
+    .description("call any operation of the service with the profile's base URL and credentials (like `gh api`)")
+    .argument('<method>', 'GET, POST, PUT, PATCH or DELETE')
+    .argument('<path>', 'the operation\'s path, e.g. /credit-note or /recipient/resolve')
+    .option('-F, --field <key=value>', 'a parameter; true, false, null and numbers are typed (repeatable): query for GET/DELETE, JSON body otherwise', collect)
+    .option('-f, --raw-field <key=value>', 'a string parameter (repeatable)', collect)
+    .option('--input <file>', 'the request body from a JSON file, or - for stdin')
+    .option('-H, --header <name:value>', 'an extra request header (repeatable)', collect)
+    .option('-i, --include', 'print the status line and the response headers before the body')
+    .action((method: string, path: string, flags: { field?: string[]; rawField?: string[]; input?: string; header?: string[]; include?: boolean }, cmd: Command) =>
+      ctx.run(cmd, () => import('./api.js'), { method, path, ...flags }),
+    );
+}

@@ -1,0 +1,74 @@
+// `svc api METHOD PATH` on the built binary against the sandbox: the profile's base URL and
+// credentials, fields as query or JSON body, --input, --include, a token renewed after a
+// 401, and the exit codes of CLI.md for a refusal.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc, tempDirs } from './helpers.js';
+import { startMerchant, type Merchant } from './merchant.js';
+
+const dirs = tempDirs();
+let m: Merchant;
+beforeAll(async () => {
+  m = await startMerchant(dirs);
+});
+afterAll(async () => {
+  await m?.sandbox.stop();
+  await dirs.cleanup();
+});
+const api = (args: string[], input?: string) => runSvc(['api', ...args], { home: m.home, env: m.env, ...(input === undefined ? {} : { input }) });
+
+describe('svc api', () => {
+  it('GET with the Grant\'s token: the body on stdout', async () => {
+    const r = await api(['GET', '/credit-note']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(Array.isArray(JSON.parse(r.stdout))).toBe(true);
+  });
+
+  it('POST with --raw-field as the JSON body; --include prints the status line and headers first', async () => {
+    const r = await api(['POST', '/recipient/resolve', '--raw-field', 'email=alice@example.com', '--include']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [head, body] = r.stdout.split('\n\n');
+    expect(head).toMatch(/^HTTP 200\n/);
+    expect(head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(body ?? '')).toMatchObject({ matchId: expect.any(String) });
+  });
+
+  it('--input - sends standard input as the body', async () => {
+    const template = await readFile(m.receiptFile, 'utf8');
+    const r = await api(['POST', '/receipt/template', '--input', '-'], template);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveProperty('accountingSupplierParty');
+  });
+
+  it('a refused request exits with CLI.md\'s code: 400 → 2, 404 → 6; no credentials needed under /sandbox/', async () => {
+    const file = join(await dirs.make('svc-api-'), 'bad.json');
+    await writeFile(file, JSON.stringify({ documentNumber: 'X' }));
+    const bad = await api(['POST', '/receipt/template', '--input', file]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('validation_failed');
+    const missing = await api(['PATCH', '/credit-note/requests/no-such/status', '--raw-field', 'status=ACCEPTED']);
+    expect(missing.exitCode).toBe(6);
+    const health = await runSvc(['api', 'GET', '/sandbox/health'], { env: m.env });
+    expect(health.exitCode, health.stderr).toBe(0);
+  });
+
+  it('a cached token the service refuses (401) is renewed and the request sent again', async () => {
+    const file = join(m.home.configDir, 'secrets.json');
+    const stored = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    for (const [key, value] of Object.entries(stored)) {
+      if (!key.startsWith('local/token/')) continue;
+      const tokens = JSON.parse(value) as Record<string, { access_token: string }>;
+      for (const t of Object.values(tokens)) t.access_token = 'not-a-token-the-service-issued';
+      stored[key] = JSON.stringify(tokens);
+    }
+    await writeFile(file, JSON.stringify(stored));
+    const r = await api(['GET', '/credit-note']);
+    expect(r.exitCode, r.stderr).toBe(0);
+  });
+
+  it('a method it does not send, or a path that is not below the base URL, is a usage error (2)', async () => {
+    expect((await api(['TRACE', '/credit-note'])).exitCode).toBe(2);
+    expect((await api(['GET', 'https://elsewhere.example/x'])).exitCode).toBe(2);
+  });
+});

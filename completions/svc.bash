@@ -265,7 +265,7 @@ _svc_spec() {
       args=()
       ;;
     'svc sandbox')
-      subcommands='start trigger revoke clock outbox deliveries reset'
+      subcommands='start trigger login revoke clock outbox deliveries reset'
       flags='--help --version --profile --base-url --json --no-input --debug --no-color'
       value_flags='--profile --base-url'
       args=()
@@ -293,6 +293,12 @@ _svc_spec() {
       flags='--help --version --profile --base-url --json --no-input --debug --no-color'
       value_flags='--profile --base-url'
       args=('')
+      ;;
+    'svc sandbox login')
+      subcommands=''
+      flags='--port --timeout --scopes --client-id --help --version --profile --base-url --json --no-input --debug --no-color'
+      value_flags='--port --timeout --scopes --client-id --profile --base-url'
+      args=()
       ;;
     'svc sandbox revoke')
       subcommands=''

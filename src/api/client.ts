@@ -163,6 +163,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       await sleep(delay);
     };
 
+    const refusesLocally = URL.canParse(baseUrl) && LOOPBACK_HOST.test(new URL(baseUrl).hostname);
     for (;;) {
       const headers = await buildHeaders(req, sent, userAgent);
       let res: Exchanged;
@@ -171,7 +172,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
-        const delay = retryable && TRANSIENT_CODES.has(code) ? nextDelay(undefined) : undefined;
+        // Nothing listening on this machine's port: no retry brings it up (2.5 s saved for CI).
+        const refusedHere = code === 'ECONNREFUSED' && refusesLocally;
+        const delay = retryable && TRANSIENT_CODES.has(code) && !refusedHere ? nextDelay(undefined) : undefined;
         if (delay === undefined) throw unreachable(baseUrl, code, retries + 1, error);
         await wait(delay, `${code} on ${sent.method} ${sent.path}`);
         continue;

@@ -369,10 +369,11 @@ describe('connection refused', () => {
       expect(error).toBeInstanceOf(UnavailableError);
       expect(exitCodeOf(error)).toBe(ExitCode.unavailable);
       expect((error as UnavailableError).message).toBe(
-        `cannot reach the service at http://127.0.0.1:${port} (ECONNREFUSED) after 4 attempts`,
+        `cannot reach the service at http://127.0.0.1:${port} (ECONNREFUSED)`,
       );
       expect((error as UnavailableError).hint).toBe('is the sandbox running? start it with `svc sandbox start`');
-      expect(sleeps).toHaveLength(3);
+      // Refused on this machine: nothing listens there, so no retry (a remote refusal is retried).
+      expect(sleeps).toHaveLength(0);
     } finally {
       await client.close();
     }

@@ -80,6 +80,8 @@ const COMPANY = {
 describe('auth login, grant flow', () => {
   it('sends a PKCE challenge and state, redeems the code with the verifier, and keeps the Grants and the secret', async () => {
     const { f, t, pool, config, secrets } = make();
+    // auth login first checks that the service answers.
+    pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => json(false));
     t.input.end(`${CLIENT_SECRET}\n`);
     let body: Record<string, string> = {};
     pool.intercept({ path: '/oauth2/authorization-code/exchange', method: 'POST' }).reply((req) => {
@@ -120,6 +122,8 @@ describe('auth login, grant flow', () => {
       profiles: { local: { grants: [{ ...GRANT, grant_version: 0 }], grant: GRANT.grant_id } },
       secrets: { 'client-secret': CLIENT_SECRET },
     });
+    // auth login first checks that the service answers.
+    pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => json(false));
     pool.intercept({ path: '/oauth2/authorization-code/exchange', method: 'POST' }).reply(() => json({ grants: [other, third] }));
     await login({ ...LOGIN, clientSecretStdin: false }, f, { openUrl: approvingBrowser({}) });
     expect(config.profile('local').grants?.map((g) => g.grant_id)).toEqual([GRANT.grant_id, 'g-2', 'g-3']);
@@ -134,6 +138,8 @@ describe('auth login, grant flow', () => {
       profiles: { local: { grants: [GRANT, other], grant: GRANT.grant_id } },
       secrets: { 'client-secret': CLIENT_SECRET, [`token/${GRANT.grant_id}`]: revokedToken },
     });
+    // auth login first checks that the service answers.
+    pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => json(false));
     pool.intercept({ path: '/oauth2/authorization-code/exchange', method: 'POST' }).reply(() => json({ grants: [renewed, { ...other, grant_id: 'g-2b' }] }));
     const result = await login({ ...LOGIN, clientSecretStdin: false }, f, { openUrl: approvingBrowser({}) });
     expect(config.profile('local').grants?.map((g) => g.grant_id)).toEqual(['g-renewed', 'g-2b']);
@@ -143,7 +149,9 @@ describe('auth login, grant flow', () => {
   });
 
   it('stops with exit 3 when the administrator denies, and makes no token request', async () => {
-    const { f } = make({ secrets: { 'client-secret': CLIENT_SECRET } });
+    const { f, pool } = make({ secrets: { 'client-secret': CLIENT_SECRET } });
+    // auth login first checks that the service answers.
+    pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => json(false));
     const deny: OpenUrl = async (url) => {
       const authorize = new URL(url);
       const callback = new URL(authorize.searchParams.get('redirect_uri') ?? '');
@@ -158,6 +166,8 @@ describe('auth login, grant flow', () => {
 
   it('prints the URL on stderr, on a line of its own, when no browser may be opened', async () => {
     const { f, t, pool } = make({ secrets: { 'client-secret': CLIENT_SECRET } });
+    // auth login first checks that the service answers.
+    pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => json(false));
     pool.intercept({ path: '/oauth2/authorization-code/exchange', method: 'POST' }).reply(() => json({ grants: [GRANT] }));
     const done = login({ ...LOGIN, clientSecretStdin: false, browser: false }, f);
     let line: string | undefined;
@@ -171,6 +181,8 @@ describe('auth login, grant flow', () => {
 
   it('needs no set-up on the local profile: the built-in sandbox client and secret, nothing stored', async () => {
     const { f, pool, secrets, config } = make({ env: { SVC_CLIENT_ID: '' } });
+    // auth login first checks that the service answers.
+    pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => json(false));
     let body: Record<string, string> = {};
     pool.intercept({ path: '/oauth2/authorization-code/exchange', method: 'POST' }).reply((req) => {
       body = JSON.parse(String(req.body)) as Record<string, string>;
@@ -198,6 +210,8 @@ describe('auth login, grant flow', () => {
 describe('auth login, code flow', () => {
   it('stores each refresh token first, caches the access tokens, and keeps only metadata in the profile', async () => {
     const { f, pool, config, secrets, ops } = make({ secrets: { 'client-secret': CLIENT_SECRET } });
+    // auth login first checks that the service answers.
+    pool.intercept({ path: '/oauth2/token/validate', method: 'GET' }).reply(() => json(false));
     let body: Record<string, string> = {};
     pool.intercept({ path: '/oauth2/token', method: 'POST' }).reply((req) => {
       body = JSON.parse(String(req.body)) as Record<string, string>;

@@ -5,7 +5,8 @@
 import { DEFAULT_REDIRECT_URI, DEFAULT_SCOPES } from '../../config/defaults.js';
 import type { Settings } from '../../config/settings.js';
 import type { GrantRecord } from '../../config/store.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
+import type { ApiClient } from '../../api/client.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { AUTHORIZATION_COLUMNS, authorizationRows } from '../grants/rows.js';
@@ -77,7 +78,15 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
   const { secret, secrets, typed } = await clientSecret(f, opts, settings, clientId, flow);
   const client: ClientCredentials = { clientId, clientSecret: secret };
   const api = await f.api();
-  const openUrl = opts.browser ? (deps.openUrl ?? (personPresent(f.io, f.env) ? systemBrowser(f.io) : undefined)) : undefined;
+  const present = personPresent(f.io, f.env);
+  if (opts.browser && deps.openUrl === undefined && !present) {
+    // No terminal or CI: nobody would see a browser, and the command would wait its whole timeout.
+    throw new UsageError('nobody is here to approve the login in a browser (no terminal, or CI)', {
+      hint: 'against a sandbox started with --auto-approve: `svc sandbox login`; to approve elsewhere: `svc auth login --no-browser`; in CI without a login: SVC_API_KEY, or SVC_CLIENT_ID + SVC_CLIENT_SECRET + SVC_GRANT_ID',
+    });
+  }
+  await checkServiceAnswers(api);
+  const openUrl = opts.browser ? (deps.openUrl ?? (present ? systemBrowser(f.io) : undefined)) : undefined;
   const authorization = await authorizeInBrowser({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, timeoutMs, openUrl });
 
   const config = await f.config();
@@ -104,6 +113,19 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
   if (opts.clientId !== undefined) config.updateProfile(profile, (p) => ({ ...p, clientId }));
   await report(f, result);
   return result;
+}
+
+/**
+ * Before anyone is asked to approve anything: a service that does not answer fails the login
+ * at once (exit 8) rather than after the approval's timeout. Any HTTP answer will do.
+ */
+async function checkServiceAnswers(api: ApiClient): Promise<void> {
+  try {
+    await api.requestRaw({ method: 'GET', path: '/oauth2/token/validate', retry: false });
+  } catch (error) {
+    if (error instanceof ApiError) return;
+    throw error;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // user would type them, but with a throwaway config directory and an in-memory secret
 // store: the demo never reads or changes the user's profiles or keychain.
 import type { Command } from 'commander';
+import { followAutoApproval } from '../../auth/auto-approve.js';
 import { mkdir } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
@@ -69,7 +70,7 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
       clock: f.clock,
       config,
       secrets,
-      openUrl: playBrowser,
+      openUrl: followAutoApproval,
     });
 
   const contextWith = (overrides: Overrides): CommandContext => ({
@@ -137,17 +138,6 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
       };
     },
   };
-}
-
-/**
- * The demo's browser: the sandbox runs with --auto-approve, so GETting the authorization URL
- * answers with the redirect to svc's loopback listener, which we then follow.
- */
-async function playBrowser(url: string): Promise<void> {
-  const consent = await fetch(url, { redirect: 'manual' });
-  const callback = consent.headers.get('location');
-  if (consent.status !== 302 || !callback) throw new Error(`the sandbox did not redirect the authorization request (${consent.status})`);
-  await (await fetch(callback)).text();
 }
 
 /** The step as a user would type it into a POSIX shell. */

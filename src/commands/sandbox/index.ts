@@ -37,6 +37,14 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .argument('<request-id>')
     .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./trigger-cancel.js'), { requestId }));
   sandbox
+    .command('login')
+    .description('log in to a sandbox started with --auto-approve in one step (the grant flow, no browser): for CI')
+    .option('--port <n>', "loopback callback port (default: the redirect URI's)")
+    .option('--timeout <seconds>', 'how long to wait for the approval', '30')
+    .option('--scopes <scopes>', 'space-separated scopes to request')
+    .option('--client-id <id>', 'client ID of the integration (env SVC_CLIENT_ID)')
+    .action((flags: { port?: string; timeout: string; scopes?: string; clientId?: string }, cmd: Command) => ctx.run(cmd, () => import('./login.js'), flags));
+  sandbox
     .command('revoke')
     .description("revoke a Grant (only that company's)")
     .argument('<grant-id>')

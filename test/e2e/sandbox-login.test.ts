@@ -1,0 +1,82 @@
+// CI logins: `svc sandbox login` against a sandbox started with --auto-approve (the real
+// grant flow through svc's own loopback listener, no browser), refused elsewhere; and
+// `svc auth login` failing at once when nobody can approve or the service does not answer.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../src/net-port.js';
+import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess } from './helpers.js';
+import { fixtureWithOwnRedirect, type OAuthFixture } from './oauth-fixture.js';
+
+const dirs = tempDirs();
+let auto: SandboxProcess;
+let manual: SandboxProcess;
+let fixture: OAuthFixture;
+beforeAll(async () => {
+  fixture = await fixtureWithOwnRedirect(dirs);
+  auto = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
+  manual = await startSandbox(['--fixture', fixture.path]);
+});
+afterAll(async () => {
+  await auto?.stop();
+  await manual?.stop();
+  await dirs.cleanup();
+});
+
+async function homeWithRedirect() {
+  const home = await makeSvcHome(dirs);
+  const set = await runSvc(['config', 'set', 'redirect-uri', fixture.redirectUri], { home });
+  expect(set.exitCode, set.stderr).toBe(0);
+  return home;
+}
+
+describe('svc sandbox login', () => {
+  it('under CI=true: exit 0 with the Grants stored, and the profile works', async () => {
+    const home = await homeWithRedirect();
+    const login = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: auto.url, CI: 'true' } });
+    expect(login.exitCode, login.stderr).toBe(0);
+    const grants = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: auto.url } });
+    expect((JSON.parse(grants.stdout) as unknown[]).length).toBeGreaterThan(0);
+    const check = await runSvc(['auth', 'status', '--check'], { home, env: { SVC_BASE_URL: auto.url } });
+    expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+  });
+
+  it('a sandbox without --auto-approve: exit 2 naming the flag', async () => {
+    const login = await runSvc(['sandbox', 'login', '--timeout', '5'], { home: await homeWithRedirect(), env: { SVC_BASE_URL: manual.url, CI: 'true' } });
+    expect(login.exitCode).toBe(2);
+    expect(login.stderr).toContain('svc sandbox start --auto-approve');
+  });
+
+  it('a service that is not a sandbox: refused (exit 2)', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"not_found","error_description":"no such path"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const login = await runSvc(['sandbox', 'login'], { home: await homeWithRedirect(), env: { SVC_BASE_URL: url, CI: 'true' } });
+      expect(login.exitCode).toBe(2);
+      expect(login.stderr).toContain('is not a svc sandbox');
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('svc auth login with nobody to approve', () => {
+  it('under CI=true without --no-browser: exit 2 at once, naming the alternatives', async () => {
+    const started = Date.now();
+    const login = await runSvc(['auth', 'login'], { home: await homeWithRedirect(), env: { SVC_BASE_URL: auto.url, CI: 'true' } });
+    expect(login.exitCode).toBe(2);
+    expect(login.stderr).toContain('svc sandbox login');
+    expect(login.stderr).toContain('--no-browser');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a service that does not answer: exit 8 at once, before anyone is asked to approve', async () => {
+    const login = await runSvc(['auth', 'login', '--no-browser'], { home: await homeWithRedirect(), env: { SVC_BASE_URL: `http://127.0.0.1:${await freeLoopbackPort()}` } });
+    expect(login.exitCode).toBe(8);
+    expect(login.stderr).not.toContain('Open this URL');
+  });
+});

@@ -8,404 +8,404 @@ _svc_spec() {
   case $1 in
     svc)
       subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config db api completion demo'
-      flags='--version --profile --base-url --json --no-input --debug --no-color --help'
-      value_flags='--profile --base-url'
+      flags='--version --profile --base-url --json --jq --no-input --debug --no-color --help'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc auth')
       subcommands='login status set-secret logout refresh'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc auth login')
       subcommands=''
-      flags='--flow --scopes --client-id --client-secret-stdin --no-browser --port --timeout --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--flow --scopes --client-id --port --timeout --profile --base-url'
+      flags='--flow --scopes --client-id --client-secret-stdin --no-browser --port --timeout --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--flow --scopes --client-id --port --timeout --profile --base-url --jq'
       args=()
       ;;
     'svc auth status')
       subcommands=''
-      flags='--check --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--check --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc auth set-secret')
       subcommands=''
-      flags='--stdin --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--stdin --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc auth logout')
       subcommands=''
-      flags='--all --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--all --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc auth refresh')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc grants')
       subcommands='list show use'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc grants list')
       subcommands=''
-      flags='--details --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--details --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc grants show')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc grants use')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc token')
       subcommands='get validate'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc token get')
       subcommands=''
-      flags='--grant --scope --force --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--grant --scope --profile --base-url'
+      flags='--grant --scope --force --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --scope --profile --base-url --jq'
       args=()
       ;;
     'svc token validate')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc keys')
       subcommands='generate list upload rotate show-remote'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc keys generate')
       subcommands=''
-      flags='--upload --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--upload --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc keys list')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc keys upload')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc keys rotate')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc keys show-remote')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc recipient')
       subcommands=resolve
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc recipient resolve')
       subcommands=''
-      flags='--email --phone --iban --card --receipt --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--email --phone --iban --card --receipt --profile --base-url'
+      flags='--email --phone --iban --card --receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--email --phone --iban --card --receipt --profile --base-url --jq'
       args=()
       ;;
     'svc receipt')
       subcommands='template send email list'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc receipt template')
       subcommands=''
-      flags='--file --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--file --profile --base-url'
+      flags='--file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --profile --base-url --jq'
       args=()
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--email --phone --iban --card --file --customer --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--email --phone --iban --card --file --customer --store --idempotency-key --batch --concurrency --profile --base-url'
+      flags='--email --phone --iban --card --file --customer --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--email --phone --iban --card --file --customer --store --idempotency-key --batch --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')
       subcommands=''
-      flags='--file --to --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--file --to --profile --base-url'
+      flags='--file --to --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --to --profile --base-url --jq'
       args=()
       ;;
     'svc receipt list')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc credit-note')
       subcommands='poll show accept reject complete status issue template'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc credit-note poll')
       subcommands=''
-      flags='--status --watch --interval --no-decrypt --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--status --interval --profile --base-url'
+      flags='--status --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--status --interval --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note show')
       subcommands=''
-      flags='--reveal --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--reveal --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc credit-note accept')
       subcommands=''
-      flags='--partial --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--partial --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc credit-note reject')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc credit-note complete')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc credit-note status')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('' '')
       ;;
     'svc credit-note issue')
       subcommands=''
-      flags='--original --document-number --item --yes --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--original --document-number --item --idempotency-key --profile --base-url'
+      flags='--original --document-number --item --yes --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--original --document-number --item --idempotency-key --profile --base-url --jq'
       args=('')
       ;;
     'svc credit-note template')
       subcommands=''
-      flags='--file --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--file --profile --base-url'
+      flags='--file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --profile --base-url --jq'
       args=()
       ;;
     'svc webhook')
       subcommands='subscribe list listen events replay verify'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc webhook subscribe')
       subcommands=''
-      flags='--url --events --name --show-secret --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--url --events --name --profile --base-url'
+      flags='--url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--url --events --name --profile --base-url --jq'
       args=()
       ;;
     'svc webhook list')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc webhook listen')
       subcommands=''
-      flags='--port --host --path --forward-to --subscribe --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--port --host --path --forward-to --profile --base-url'
+      flags='--port --host --path --forward-to --subscribe --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--port --host --path --forward-to --profile --base-url --jq'
       args=()
       ;;
     'svc webhook events')
       subcommands=''
-      flags='--limit --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--limit --profile --base-url'
+      flags='--limit --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--limit --profile --base-url --jq'
       args=()
       ;;
     'svc webhook replay')
       subcommands=''
-      flags='--forward-to --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--forward-to --profile --base-url'
+      flags='--forward-to --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--forward-to --profile --base-url --jq'
       args=('')
       ;;
     'svc webhook verify')
       subcommands=''
-      flags='--file --signature --secret-stdin --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--file --signature --profile --base-url'
+      flags='--file --signature --secret-stdin --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --signature --profile --base-url --jq'
       args=()
       ;;
     'svc sandbox')
       subcommands='start trigger login revoke clock outbox deliveries reset'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc sandbox start')
       subcommands=''
-      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --profile --base-url'
+      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --profile --base-url --jq'
       args=()
       ;;
     'svc sandbox trigger')
       subcommands='return-request cancel'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --profile --base-url'
+      flags='--item --refund --note --reason --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--item --refund --note --reason --profile --base-url --jq'
       args=('')
       ;;
     'svc sandbox trigger cancel')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc sandbox login')
       subcommands=''
-      flags='--port --timeout --scopes --client-id --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--port --timeout --scopes --client-id --profile --base-url'
+      flags='--port --timeout --scopes --client-id --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--port --timeout --scopes --client-id --profile --base-url --jq'
       args=()
       ;;
     'svc sandbox revoke')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc sandbox clock')
       subcommands=advance
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc sandbox clock advance')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc sandbox outbox')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc sandbox deliveries')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc sandbox reset')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc config')
       subcommands='list get set unset'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc config list')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc config get')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc config set')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('' '')
       ;;
     'svc config unset')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc db')
       subcommands='status migrate import'
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc db status')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc db migrate')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc db import')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc api')
       subcommands=''
-      flags='--field --raw-field --input --header --include --help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--field --raw-field --input --header --profile --base-url'
+      flags='--field --raw-field --input --header --include --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--field --raw-field --input --header --profile --base-url --jq'
       args=('' '')
       ;;
     'svc completion')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=('bash zsh fish')
       ;;
     'svc demo')
       subcommands=''
-      flags='--help --version --profile --base-url --json --no-input --debug --no-color'
-      value_flags='--profile --base-url'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
       args=()
       ;;
   esac

@@ -36,7 +36,7 @@ function __svc_subcommands --description 'the subcommands of an svc command path
 end
 
 function __svc_value_flags --description 'the flags of an svc command path that take a value'
-    printf '%s\n' '--profile' '--base-url'
+    printf '%s\n' '--profile' '--base-url' '--jq'
     switch "$argv"
         case 'auth login'
             printf '%s\n' '--flow' '--scopes' '--client-id' '--port' '--timeout'
@@ -105,6 +105,7 @@ complete -c svc -s v -l version -d 'print the version'
 complete -c svc -l profile -x -d 'config profile (env SVC_PROFILE; default: local, the embedded sandbox)'
 complete -c svc -l base-url -x -d 'service address, overriding the profile\'s (env SVC_BASE_URL)'
 complete -c svc -l json -d 'machine output on stdout; human text goes to stderr'
+complete -c svc -l jq -x -d 'filter the JSON output with jq (implies --json)'
 complete -c svc -l no-input -d 'never prompt (also CI=true or stdin not a terminal)'
 complete -c svc -l debug -d 'HTTP trace on stderr, secrets redacted (env SVC_DEBUG=1)'
 complete -c svc -l no-color -d 'no colours (also NO_COLOR)'

@@ -59,7 +59,7 @@ await build({
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   // Native addons, browsers and packages that read their own data files stay in node_modules.
-  external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit', 'libsql', 'pg'],
+  external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit', 'libsql', 'pg', 'jq-wasm'],
   plugins: [lazyChildProcess, lazyHttp2Client],
   // Bundled CommonJS dependencies call require(); give them one in ESM output.
   banner: {

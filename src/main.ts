@@ -15,18 +15,33 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     async run(cmd, load, opts) {
       // Loaded with the verb, so --version and --help never load the factory's modules.
       const [{ createFactory }, verb] = await Promise.all([import('./factory.js'), load()]);
-      factory = createFactory({ env, globals: globalsOf(cmd) });
+      const globals = globalsOf(cmd);
+      const jqFilter = (cmd.optsWithGlobals() as { jq?: string }).jq;
+      if (jqFilter === undefined) {
+        factory = createFactory({ env, globals });
+        try {
+          await verb.run(opts, factory);
+        } finally {
+          await factory.dispose();
+        }
+        return;
+      }
+      // --jq implies --json; the output is collected and filtered once the command is done.
+      const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/streams.js')]);
+      const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter);
+      factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });
       try {
         await verb.run(opts, factory);
       } finally {
         await factory.dispose();
       }
+      await capture.finish();
     },
   };
   const errColor = colorEnabled({ env, noColorFlag: argv.includes('--no-color'), isTTY: Boolean(process.stderr.isTTY) });
   const red = (s: string) => (errColor ? `\x1b[31m${s}\x1b[39m` : s);
   // --json: a failure is one JSON object on stderr (CLI.md), commander's usage errors included.
-  const json = argv.includes('--json');
+  const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   let usageMessage = '';
   const program = buildProgram(ctx, {
     writeOut: (s) => process.stdout.write(s),

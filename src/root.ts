@@ -32,6 +32,7 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
     .option('--profile <name>', 'config profile (env SVC_PROFILE; default: local, the embedded sandbox)')
     .option('--base-url <url>', "service address, overriding the profile's (env SVC_BASE_URL)")
     .option('--json', 'machine output on stdout; human text goes to stderr')
+    .option('--jq <expr>', 'filter the JSON output with jq (implies --json)')
     .option('--no-input', 'never prompt (also CI=true or stdin not a terminal)')
     .addOption(new Option('--debug', 'HTTP trace on stderr, secrets redacted (env SVC_DEBUG=1)'))
     .option('--no-color', 'no colours (also NO_COLOR)')

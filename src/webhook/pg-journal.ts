@@ -94,9 +94,19 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
     reject(error: unknown): void;
   }
   let queue: Waiting[] = [];
-  let running: Promise<void> | undefined;
+  // Two inserts in flight at once: a delivery arriving during one waits for the next, not for both.
+  const MAX_IN_FLIGHT = 2;
+  const draining = new Set<Promise<void>>();
+  const startDrain = () => {
+    if (draining.size >= MAX_IN_FLIGHT || queue.length === 0) return;
+    const running: Promise<void> = drain().finally(() => {
+      draining.delete(running);
+      startDrain();
+    });
+    draining.add(running);
+  };
   async function drain(): Promise<void> {
-    while (queue.length > 0) {
+    {
       const batch = queue;
       queue = [];
       try {
@@ -125,7 +135,6 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
         for (const w of batch) w.reject(error);
       }
     }
-    running = undefined;
   }
 
   return {
@@ -136,7 +145,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
       const id = bodyId(raw);
       return new Promise((resolve, reject) => {
         queue.push({ id, params: [id, iso(), event, JSON.stringify(headers), raw], resolve, reject });
-        running ??= drain();
+        startDrain();
       });
     },
     async markProcessed(id, outcome) {
@@ -149,7 +158,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
     },
     takeUnprocessed: () => backlog.splice(0),
     async close() {
-      while (running) await running;
+      while (draining.size > 0) await Promise.all(draining);
       // Deliveries claimed but not processed go back at once rather than after the lease.
       await pool.query('UPDATE svc_webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND processed_at IS NULL', [me]).catch(() => undefined);
       await pool.end();

@@ -265,7 +265,7 @@ _svc_spec() {
       args=()
       ;;
     'svc sandbox')
-      subcommands='start trigger login revoke clock outbox deliveries reset'
+      subcommands='start trigger openapi login revoke clock outbox deliveries reset'
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
@@ -293,6 +293,12 @@ _svc_spec() {
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=('')
+      ;;
+    'svc sandbox openapi')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
       ;;
     'svc sandbox login')
       subcommands=''

@@ -135,6 +135,8 @@ export interface RouterOptions {
   clock: Clock;
   /** One line per request, and internal errors; never bodies or query strings. */
   log?: (line: string) => void;
+  /** Sees every answer of a route (and may replace it): the contract check of the tests. */
+  checkReply?: (method: string, pattern: string, reply: Reply) => Reply;
 }
 
 type Segment = { literal: string } | { param: string };
@@ -150,7 +152,7 @@ interface Route {
   handler: AnyHandler;
 }
 
-export function createRouter({ clock, log = () => {} }: RouterOptions): Router {
+export function createRouter({ clock, log = () => {}, checkReply }: RouterOptions): Router {
   const routes: Route[] = [];
 
   const add = (method: HttpMethod): AddRoute => {
@@ -208,7 +210,7 @@ export function createRouter({ clock, log = () => {} }: RouterOptions): Router {
     const parsed = parseBody(rawBody, req.headers['content-type']);
     const query = Object.fromEntries(new URLSearchParams(queryAt === -1 ? '' : target.slice(queryAt + 1)));
     const { spec, handler } = match.route;
-    return handler({
+    const reply = await handler({
       method: match.route.method,
       path,
       params: match.params,
@@ -217,6 +219,7 @@ export function createRouter({ clock, log = () => {} }: RouterOptions): Router {
       body: spec.body ? validated(spec.body, parsed, 'the request body') : parsed,
       rawBody,
     });
+    return checkReply ? checkReply(match.route.method, match.route.pattern, reply) : reply;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {

@@ -24,11 +24,13 @@ import * as creditNotes from './routes/credit-notes.js';
 import * as events from './routes/events.js';
 import * as returns from './routes/returns.js';
 import * as webhooks from './routes/webhooks.js';
+import * as openapi from './routes/openapi.js';
+import { checkReply } from './contract-check.js';
 import { createSandboxState, type SandboxState } from './state.js';
 import { startWebhookDelivery, type WebhookDeliveryOptions } from './webhooks.js';
 
 /** One module per interface part; later parts (OAuth, receipts, credit notes, webhooks) join here. */
-const ROUTE_GROUPS: readonly RouteGroup[] = [health, oauthAuthorize, oauth, clientApplications, sandboxGrants, recipients, templates, receipts, email, webhooks, returns, creditNotes, events];
+const ROUTE_GROUPS: readonly RouteGroup[] = [health, oauthAuthorize, oauth, clientApplications, sandboxGrants, recipients, templates, receipts, email, webhooks, returns, creditNotes, events, openapi];
 
 // How long `close()` lets requests in progress finish before their connections are cut.
 const CLOSE_GRACE_MS = 1000;
@@ -49,6 +51,8 @@ export interface SandboxOptions {
   webhooks?: WebhookDeliveryOptions;
   /** Request lines and internal errors; silent by default. */
   log?: (line: string) => void;
+  /** Check every answer against the interface's schemas (the end-to-end tests' mode). */
+  checkContract?: boolean;
 }
 
 export interface RunningSandbox {
@@ -86,7 +90,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   // Background work, stopped by close() before the server so that nothing outlives it.
   const stops: (() => Promise<void>)[] = [startWebhookDelivery(sandbox, options.webhooks).stop];
 
-  const router = withRateLimit(createRouter({ clock, log }), sandbox, options.rateLimit);
+  const router = withRateLimit(
+    createRouter({ clock, log, ...(options.checkContract ? { checkReply: (method, pattern, reply) => checkReply(method, pattern, reply, log) } : {}) }),
+    sandbox,
+    options.rateLimit,
+  );
   for (const group of ROUTE_GROUPS) group.register(router, sandbox);
   const server = createServer();
   router.attach(server);

@@ -72,3 +72,16 @@ describe('svc api', () => {
     expect((await api(['GET', 'https://elsewhere.example/x'])).exitCode).toBe(2);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('GET /openapi.json of a running sandbox and `svc sandbox openapi` give the same operations', async () => {
+    const served = await runSvc(['api', 'GET', '/openapi.json'], { env: m.env });
+    expect(served.exitCode, served.stderr).toBe(0);
+    const doc = JSON.parse(served.stdout) as { openapi: string; servers: { url: string }[]; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers[0]?.url).toBe(m.sandbox.url);
+    const printed = JSON.parse((await runSvc(['sandbox', 'openapi'])).stdout) as { paths: Record<string, unknown> };
+    expect(Object.keys(printed.paths).sort()).toEqual(Object.keys(doc.paths).sort());
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/receipt/encrypted', '/credit-note/requests/{requestId}/status', '/oauth2/token']));
+  });
+});

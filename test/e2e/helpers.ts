@@ -76,6 +76,8 @@ export function svcEnv(home: SvcHome, extra: Record<string, string | undefined> 
     SVC_CONFIG_DIR: home.configDir,
     SVC_STATE_DIR: home.stateDir,
     SVC_SECRET_STORE: 'file',
+    // Every sandbox of the tests checks what it answers against the interface's schemas.
+    SVC_SANDBOX_CHECK_CONTRACT: '1',
     ...extra,
   });
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
@@ -146,6 +148,9 @@ export async function startSandbox(args: readonly string[] = [], opts: Omit<RunO
       child.kill('SIGTERM');
       const result = await child;
       await dirs.cleanup();
+      // An answer that broke the interface's schemas (SVC_SANDBOX_CHECK_CONTRACT) fails the suite.
+      const violations = stderr.split('\n').filter((line) => line.includes('contract violation'));
+      if (violations.length > 0) throw new Error(`the sandbox broke the contract:\n${violations.join('\n')}`);
       return { exitCode: result.exitCode, signal: result.signal, stdout: String(result.stdout), stderr, timedOut: result.timedOut };
     })());
 

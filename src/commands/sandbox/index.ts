@@ -37,6 +37,10 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .argument('<request-id>')
     .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./trigger-cancel.js'), { requestId }));
   sandbox
+    .command('openapi')
+    .description('the interface as an OpenAPI 3.1 document (also GET /openapi.json of a running sandbox)')
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./openapi.js'), {}));
+  sandbox
     .command('login')
     .description('log in to a sandbox started with --auto-approve in one step (the grant flow, no browser): for CI')
     .option('--port <n>', "loopback callback port (default: the redirect URI's)")

@@ -36,7 +36,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   const stop = listenForStop();
   let sandbox: RunningSandbox;
   try {
-    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, webhooks, ...rateLimit, log: (line) => note(f.io, line) });
+    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, webhooks, ...rateLimit, checkContract: f.env.SVC_SANDBOX_CHECK_CONTRACT === '1', log: (line) => note(f.io, line) });
   } catch (error) {
     stop.dispose();
     throw error;

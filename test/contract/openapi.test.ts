@@ -1,0 +1,33 @@
+// The OpenAPI 3.1 document generated from the shared zod schemas is a valid OpenAPI 3.1
+// document (checked by a well-kept validator, @seriousme/openapi-schema-validator), covers
+// every route the sandbox serves, and its schemas accept what the contract's schemas accept.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../src/contract/openapi.js';
+import { OPERATIONS } from '../../src/contract/operations.js';
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(openApiDocument('0.0.0', 'http://127.0.0.1:8787') as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    // And the validator does refuse a broken one.
+    const broken = { ...openApiDocument('0.0.0'), paths: { '/x': { get: { responses: 'none' } } } };
+    expect((await new Validator().validate(broken as Parameters<Validator['validate']>[0])).valid).toBe(false);
+  });
+
+  it('has every operation once, with its path parameters, security and answers', () => {
+    const doc = openApiDocument('0.0.0') as { paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown> }>> };
+    let count = 0;
+    for (const op of OPERATIONS) {
+      const entry = doc.paths[op.path]?.[op.method.toLowerCase()];
+      expect(entry, `${op.method} ${op.path}`).toBeDefined();
+      expect((entry?.parameters ?? []).map((p) => p.name)).toEqual([...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]));
+      expect(Object.keys(entry?.responses ?? {})).toContain('default');
+      count++;
+    }
+    expect(count).toBe(OPERATIONS.length);
+  });
+});

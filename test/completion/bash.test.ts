@@ -37,6 +37,11 @@ describe.skipIf(missingBash !== undefined)(suiteTitle('bash completion', missing
     expect(sorted(await bashComplete(script, ['svc', 'completion', '']))).toEqual(['bash', 'fish', 'zsh']);
   });
 
+  it("completes svc api's method and the interface's paths: svc api GET /credit-note/r → the status path", async () => {
+    expect(await bashComplete(script, ['svc', 'api', 'PA'])).toEqual(['PATCH']);
+    expect(await bashComplete(script, ['svc', 'api', 'PATCH', '/credit-note/r'])).toEqual(['/credit-note/requests/{requestId}/status']);
+  });
+
   it('walks nested commands', async () => {
     expect(sorted(await bashComplete(script, ['svc', 'sandbox', 'trigger', '']))).toEqual(['cancel', 'return-request']);
     expect(await bashComplete(script, ['svc', 'sandbox', 'clock', ''])).toEqual(['advance']);

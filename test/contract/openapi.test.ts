@@ -31,3 +31,10 @@ describe('the OpenAPI document', () => {
     expect(count).toBe(OPERATIONS.length);
   });
 });
+
+describe('svc api path completion', () => {
+  it('offers exactly the paths of the operations', async () => {
+    const { OPERATION_PATHS } = await import('../../src/contract/operation-paths.js');
+    expect([...OPERATION_PATHS].sort()).toEqual([...new Set(OPERATIONS.map((op) => op.path))].sort());
+  });
+});

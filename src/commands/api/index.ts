@@ -1,12 +1,19 @@
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { OPERATION_PATHS } from '../../contract/operation-paths.js';
 import { collect, type CommandContext } from '../context.js';
+
+/** Offered by shell completion, not enforced: any path (with real IDs) is accepted. */
+function completedWith(argument: Argument, values: readonly string[]): Argument {
+  argument.argChoices = [...values];
+  return argument;
+}
 
 export function registerApi(program: Command, ctx: CommandContext): void {
   program
     .command('api')
     .description("call any operation of the service with the profile's base URL and credentials (like `gh api`)")
-    .argument('<method>', 'GET, POST, PUT, PATCH or DELETE')
-    .argument('<path>', 'the operation\'s path, e.g. /credit-note or /recipient/resolve')
+    .addArgument(completedWith(new Argument('<method>', 'GET, POST, PUT, PATCH or DELETE'), ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']))
+    .addArgument(completedWith(new Argument('<path>', "the operation's path, e.g. /credit-note or /recipient/resolve"), OPERATION_PATHS))
     .option('-F, --field <key=value>', 'a parameter; true, false, null and numbers are typed (repeatable): query for GET/DELETE, JSON body otherwise', collect)
     .option('-f, --raw-field <key=value>', 'a string parameter (repeatable)', collect)
     .option('--input <file>', 'the request body from a JSON file, or - for stdin')

@@ -3,20 +3,12 @@
 // 401, and the exit codes of CLI.md for a refusal.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, tempDirs } from './helpers.js';
-import { startMerchant, type Merchant } from './merchant.js';
+import { describe, expect, it } from 'vitest';
+import { runSvc } from './helpers.js';
+import { useMerchant } from './merchant.js';
 
-const dirs = tempDirs();
-let m: Merchant;
-beforeAll(async () => {
-  m = await startMerchant(dirs);
-});
-afterAll(async () => {
-  await m?.sandbox.stop();
-  await dirs.cleanup();
-});
-const api = (args: string[], input?: string) => runSvc(['api', ...args], { home: m.home, env: m.env, ...(input === undefined ? {} : { input }) });
+const { dirs, merchant } = useMerchant();
+const api = (args: string[], input?: string) => runSvc(['api', ...args], { home: merchant().home, env: merchant().env, ...(input === undefined ? {} : { input }) });
 
 describe('svc api', () => {
   it('GET with the Grant\'s token: the body on stdout', async () => {
@@ -35,7 +27,7 @@ describe('svc api', () => {
   });
 
   it('--input - sends standard input as the body', async () => {
-    const template = await readFile(m.receiptFile, 'utf8');
+    const template = await readFile(merchant().receiptFile, 'utf8');
     const r = await api(['POST', '/receipt/template', '--input', '-'], template);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveProperty('accountingSupplierParty');
@@ -49,12 +41,12 @@ describe('svc api', () => {
     expect(bad.stderr).toContain('validation_failed');
     const missing = await api(['PATCH', '/credit-note/requests/no-such/status', '--raw-field', 'status=ACCEPTED']);
     expect(missing.exitCode).toBe(6);
-    const health = await runSvc(['api', 'GET', '/sandbox/health'], { env: m.env });
+    const health = await runSvc(['api', 'GET', '/sandbox/health'], { env: merchant().env });
     expect(health.exitCode, health.stderr).toBe(0);
   });
 
   it('a cached token the service refuses (401) is renewed and the request sent again', async () => {
-    const file = join(m.home.configDir, 'secrets.json');
+    const file = join(merchant().home.configDir, 'secrets.json');
     const stored = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
     for (const [key, value] of Object.entries(stored)) {
       if (!key.startsWith('local/token/')) continue;
@@ -75,11 +67,11 @@ describe('svc api', () => {
 
 describe('the OpenAPI document', () => {
   it('GET /openapi.json of a running sandbox and `svc sandbox openapi` give the same operations', async () => {
-    const served = await runSvc(['api', 'GET', '/openapi.json'], { env: m.env });
+    const served = await runSvc(['api', 'GET', '/openapi.json'], { env: merchant().env });
     expect(served.exitCode, served.stderr).toBe(0);
     const doc = JSON.parse(served.stdout) as { openapi: string; servers: { url: string }[]; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.servers[0]?.url).toBe(m.sandbox.url);
+    expect(doc.servers[0]?.url).toBe(merchant().sandbox.url);
     const printed = JSON.parse((await runSvc(['sandbox', 'openapi'])).stdout) as { paths: Record<string, unknown> };
     expect(Object.keys(printed.paths).sort()).toEqual(Object.keys(doc.paths).sort());
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/receipt/encrypted', '/credit-note/requests/{requestId}/status', '/oauth2/token']));

@@ -3,26 +3,18 @@
 // with the same exit codes as without.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
-import { makeSvcHome, runSvc, tempDirs } from './helpers.js';
-import { startMerchant, type Merchant } from './merchant.js';
+import { makeSvcHome, runSvc } from './helpers.js';
+import { useMerchant } from './merchant.js';
 
-const dirs = tempDirs();
-let m: Merchant;
-beforeAll(async () => {
-  m = await startMerchant(dirs);
-});
-afterAll(async () => {
-  await m?.sandbox.stop();
-  await dirs.cleanup();
-});
+const { dirs, merchant } = useMerchant();
 
 interface JsonError {
   error: { code: string; message: string; hint: string | null; exitCode: number; details: { path: string; message: string }[] | null };
 }
 
-async function failing(args: string[], env: Record<string, string> = m.env, home = m.home): Promise<{ exitCode: number | undefined; report: JsonError }> {
+async function failing(args: string[], env: Record<string, string> = merchant().env, home = merchant().home): Promise<{ exitCode: number | undefined; report: JsonError }> {
   const r = await runSvc([...args, '--json'], { home, env });
   expect(r.stdout, 'nothing on stdout').toBe('');
   // Warnings may come first (each a line of its own); the failure is the last line, one JSON object.
@@ -47,7 +39,7 @@ describe('--json errors', () => {
   });
 
   it('authentication (4): a profile with no login', async () => {
-    const { exitCode, report } = await failing(['token', 'get'], m.env, await makeSvcHome(dirs));
+    const { exitCode, report } = await failing(['token', 'get'], merchant().env, await makeSvcHome(dirs));
     expect(exitCode).toBe(4);
     expect(report.error).toMatchObject({ code: 'authentication_required', exitCode: 4, message: expect.stringContaining('svc auth login') });
   });
@@ -59,8 +51,8 @@ describe('--json errors', () => {
   });
 
   it('conflict (7): a document number already issued with other content', async () => {
-    const file = await m.newReceiptFile();
-    await m.svc(['receipt', 'send', '--file', file, '--email', 'alice@example.com']);
+    const file = await merchant().newReceiptFile();
+    await merchant().svc(['receipt', 'send', '--file', file, '--email', 'alice@example.com']);
     const { exitCode, report } = await failing(['receipt', 'send', '--file', file, '--email', 'bob@example.com']);
     expect(exitCode).toBe(7);
     expect(report.error).toMatchObject({ code: 'conflict', exitCode: 7, message: expect.stringContaining('was already issued') });

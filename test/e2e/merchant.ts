@@ -3,8 +3,8 @@
 // dated today (returns are accepted only within 30 days of the purchase).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expect } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, startSandbox, type SandboxProcess, type SvcHome, type SvcResult, type TempDirs } from './helpers.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome, type SvcResult, type TempDirs } from './helpers.js';
 import { fixtureWithOwnRedirect, loginAutoApproved, type OAuthFixture } from './oauth-fixture.js';
 
 export interface Merchant {
@@ -66,5 +66,28 @@ export async function startMerchant(dirs: TempDirs): Promise<Merchant> {
     receiptFile: await receiptDatedToday(dirs),
     svc,
     json: async <T>(args: readonly string[]) => JSON.parse((await svc([...args, '--json'])).stdout) as T,
+  };
+}
+
+/**
+ * The merchant of a test file: started before its tests, stopped (and its directories
+ * removed) after them. Read `merchant()` inside tests and hooks, once it has started.
+ */
+export function useMerchant(): { merchant(): Merchant; dirs: TempDirs } {
+  const dirs = tempDirs();
+  let started: Merchant | undefined;
+  beforeAll(async () => {
+    started = await startMerchant(dirs);
+  });
+  afterAll(async () => {
+    await started?.sandbox.stop();
+    await dirs.cleanup();
+  });
+  return {
+    dirs,
+    merchant: () => {
+      if (!started) throw new Error('the merchant has not started yet');
+      return started;
+    },
   };
 }

@@ -1,6 +1,7 @@
 // The intents table as both engines store it (same columns, JSON kept as text), and how a
 // row reads back as an Intent.
-import type { DocumentKind, Intent } from './ledger.js';
+import { randomUUID } from 'node:crypto';
+import type { DocumentKind, Intent, NewIntent } from './ledger.js';
 
 export interface IntentRow {
   id: string;
@@ -39,4 +40,25 @@ export function intentOf(row: IntentRow): Intent {
     context: row.context === null ? undefined : JSON.parse(row.context),
     result: row.result ?? undefined,
   };
+}
+
+/** The columns a new intent is inserted with, in the order of INTENT_COLUMNS. */
+export const INTENT_COLUMNS = 'id, kind, subject, parent, document_number, digest, state, created_at, pid, reservation, idempotency_key, body, context';
+
+export function newIntentValues(draft: NewIntent): unknown[] {
+  return [
+    randomUUID(),
+    draft.kind,
+    draft.subject,
+    draft.parent ?? null,
+    draft.documentNumber,
+    draft.digest,
+    draft.prepared ? 'prepared' : 'reserved',
+    new Date().toISOString(),
+    process.pid,
+    draft.reservation === undefined ? null : JSON.stringify(draft.reservation),
+    draft.prepared?.idempotencyKey ?? draft.idempotencyKey ?? null,
+    draft.prepared?.body ?? null,
+    draft.prepared ? JSON.stringify(draft.prepared.context) : null,
+  ];
 }

@@ -4,7 +4,6 @@
 // the database's write lock at BEGIN (IMMEDIATE), so a check and the intent it allows are
 // one step for every process on the machine; the lock is the operating system's, released
 // when its holder dies, never taken over from a live (even stopped) one.
-import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
@@ -12,7 +11,7 @@ import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { intentOf, OPEN, type IntentRow } from '../intent-row.js';
+import { INTENT_COLUMNS, intentOf, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
 /** The part of libsql's better-sqlite3 API this engine uses. */
@@ -91,25 +90,9 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     maybeIntent(db.prepare(`SELECT * FROM intents WHERE kind = ? AND subject = ? AND ${OPEN}`).get(kind, subject) as IntentRow | undefined);
 
   function insertIntent(draft: NewIntent): Intent {
-    const id = randomUUID();
-    db.prepare(
-      `INSERT INTO intents (id, kind, subject, parent, document_number, digest, state, created_at, pid, reservation, idempotency_key, body, context)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      draft.kind,
-      draft.subject,
-      draft.parent ?? null,
-      draft.documentNumber,
-      draft.digest,
-      draft.prepared ? 'prepared' : 'reserved',
-      new Date().toISOString(),
-      process.pid,
-      draft.reservation === undefined ? null : JSON.stringify(draft.reservation),
-      draft.prepared?.idempotencyKey ?? draft.idempotencyKey ?? null,
-      draft.prepared?.body ?? null,
-      draft.prepared ? JSON.stringify(draft.prepared.context) : null,
-    );
+    const values = newIntentValues(draft);
+    db.prepare(`INSERT INTO intents (${INTENT_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(...values);
+    const id = values[0] as string;
     return getIntent(id) as Intent;
   }
 

@@ -4,7 +4,6 @@
 // lock (svc_receipt_locks … FOR UPDATE), one open intent per document is a partial unique
 // index, preparing an intent is compare-and-set, and a record is written with its intent
 // closed in one transaction. No client-side lock is involved.
-import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
@@ -15,7 +14,7 @@ import { sameJson } from '../embedded/sqlite.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { intentOf, OPEN, type IntentRow } from '../intent-row.js';
+import { INTENT_COLUMNS, intentOf, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from './schema.js';
 
 
@@ -103,27 +102,13 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
 
   /** Inserts the intent unless the subject has an open one; returns the one that is open now. */
   async function insertIntent(client: PoolClient, draft: NewIntent): Promise<Reserved> {
+    const values = newIntentValues(draft);
     const row = await one(
       client,
-      `INSERT INTO svc_intents (id, kind, subject, parent, document_number, digest, state, created_at, pid, reservation, idempotency_key, body, context)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+      `INSERT INTO svc_intents (${INTENT_COLUMNS}) VALUES (${values.map((_, k) => `$${k + 1}`).join(', ')})
        ON CONFLICT (kind, subject) WHERE state IN ('reserved', 'prepared') DO NOTHING
        RETURNING *`,
-      [
-        randomUUID(),
-        draft.kind,
-        draft.subject,
-        draft.parent ?? null,
-        draft.documentNumber,
-        draft.digest,
-        draft.prepared ? 'prepared' : 'reserved',
-        new Date().toISOString(),
-        process.pid,
-        draft.reservation === undefined ? null : JSON.stringify(draft.reservation),
-        draft.prepared?.idempotencyKey ?? draft.idempotencyKey ?? null,
-        draft.prepared?.body ?? null,
-        draft.prepared ? JSON.stringify(draft.prepared.context) : null,
-      ],
+      values,
     );
     if (row) return { intent: intentOf(row), created: true };
     const open = await openOf(client, draft.kind, draft.subject);

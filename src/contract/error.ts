@@ -29,6 +29,7 @@ export const ErrorCode = z.enum([
   'payload_too_large',
   'rate_limited',
   'method_not_allowed',
+  'misdirected_request',
   'server_error',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -55,6 +56,7 @@ export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   grant_not_permitting: 403,
   not_found: 404,
   method_not_allowed: 405,
+  misdirected_request: 421,
   invalid_transition: 409,
   idempotency_conflict: 409,
   idempotency_key_reused: 409,

@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
+import { isLoopbackHost } from '../config/base-url.js';
 import { MAX_BODY_BYTES, STATUS_OF_CODE, type ErrorCode } from '../contract/error.js';
 import { validate } from '../contract/validate.js';
 
@@ -91,6 +92,17 @@ export class HttpError extends Error {
     this.details = options.details;
     this.headers = options.headers ?? {};
   }
+}
+
+/**
+ * CONTRACT §8: only requests addressed to a loopback name or address are answered. A web
+ * page whose domain was rebound to 127.0.0.1 sends its own Host, and gets 421 instead of
+ * the sandbox's state (DNS-rebinding defence).
+ */
+export function checkHost(host: string | undefined): void {
+  const name = host?.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host?.replace(/:\d+$/, '');
+  if (name !== undefined && isLoopbackHost(name)) return;
+  throw new HttpError('misdirected_request', `this sandbox answers only requests addressed to a loopback host, not ${JSON.stringify(host ?? '')} (DNS-rebinding defence)`);
 }
 
 /** The value, typed by the schema, or a 400 `validation_failed` whose details name each field. */
@@ -188,6 +200,7 @@ export function createRouter({ clock, log = () => {}, checkReply }: RouterOption
   const continued = new WeakSet<ServerResponse>();
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<Reply> {
+    checkHost(req.headers.host);
     const method = req.method ?? 'GET';
     const target = req.url ?? '/';
     const queryAt = target.indexOf('?');

@@ -16,6 +16,32 @@ import { MAX_BODY_BYTES } from '../contract/error.js';
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
+/** Why a signature was refused, with what the person watching can act on: the skew and who is ahead, how many secrets were tried. */
+function signatureReason(check: { reason: SignatureFailure; timestamp?: number }, secrets: number, now: number, tolerance: number): string {
+  const skew = check.timestamp === undefined ? 0 : Math.abs(now - check.timestamp);
+  switch (check.reason) {
+    case 'stale':
+      return `stale signature: signed ${skew} s before this clock's now (tolerance ${tolerance} s); this machine's clock is ahead of the sender's, or the delivery was held that long`;
+    case 'future':
+      return `signature from the future: signed ${skew} s after this clock's now (tolerance ${tolerance} s); the sender's clock is ahead of this machine's`;
+    case 'no_match':
+      return `no secret matched (${secrets} secret${secrets === 1 ? '' : 's'} tried): subscribe this profile, or set SVC_WEBHOOK_SECRET`;
+    default:
+      return SIGNATURE_PROBLEMS[check.reason];
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function isJsonText(raw: Buffer): boolean {
+  try {
+    JSON.parse(UTF8.decode(raw));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const SIGNATURE_PROBLEMS: Readonly<Record<SignatureFailure, string>> = {
   missing: 'the X-Service-Signature header is missing',
   malformed: 'the X-Service-Signature header is not of the form t=<unix seconds>,v1=<hex>',
@@ -45,6 +71,14 @@ export interface ReceiverOptions {
   onDelivery(delivery: StoredDelivery, duplicate: boolean): void;
   /** The journal refused a delivery (it was answered 503). */
   onJournalError(error: unknown): void;
+  /** A request refused (4xx), with the reason in words a person can act on; never the body or a secret. */
+  onRejected?: ((rejection: Rejection) => void) | undefined;
+}
+
+export interface Rejection {
+  status: number;
+  code: string;
+  reason: string;
 }
 
 export interface RunningReceiver {
@@ -73,8 +107,10 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, ...close });
     res.end(text);
   };
-  const refuse = (res: ServerResponse, status: number, error: string, description: string, headers?: Record<string, string>) =>
+  const refuse = (res: ServerResponse, status: number, error: string, description: string, headers?: Record<string, string>, reason = description) => {
+    if (status < 500) opts.onRejected?.({ status, code: error, reason });
     reply(res, status, { error, error_description: description, timestamp: new Date(opts.clock.now()).toISOString() }, headers);
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const pathname = (req.url ?? '/').split('?', 1)[0];
@@ -97,7 +133,11 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     const check = () => verifySignature(header, raw, opts.secrets(), Math.floor(opts.clock.now() / 1000), tolerance);
     let verified = check();
     if (!verified.ok && verified.reason === 'no_match' && (await opts.refreshSecrets?.())) verified = check();
-    if (!verified.ok) return refuse(res, 400, 'invalid_signature', SIGNATURE_PROBLEMS[verified.reason]);
+    if (!verified.ok) {
+      return refuse(res, 400, 'invalid_signature', SIGNATURE_PROBLEMS[verified.reason], undefined, signatureReason(verified, opts.secrets().length, Math.floor(opts.clock.now() / 1000), tolerance));
+    }
+    // Signed, but not a JSON document in UTF-8: nothing any event could be made of, and not journalled.
+    if (!isJsonText(raw)) return refuse(res, 415, 'unsupported_media_type', 'the signed body is not a JSON document in UTF-8');
 
     const headers: Record<string, string> = {};
     for (const name of JOURNALLED_HEADERS) {

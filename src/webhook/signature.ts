@@ -26,7 +26,10 @@ const TIMESTAMP = /^\d{1,15}$/;
 
 export type SignatureFailure = 'missing' | 'malformed' | 'no_match' | 'stale' | 'future';
 
-export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure };
+export type SignatureCheck =
+  | { ok: true; timestamp: number }
+  /** `timestamp` is the signature's, for stale and future ones: how far off the sender's clock is. */
+  | { ok: false; reason: SignatureFailure; timestamp?: number };
 
 /** A subscription's signing secret: `whsec_` + Base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
@@ -75,8 +78,8 @@ export function verifySignature(
     }
   }
   if (!matched) return { ok: false, reason: 'no_match' };
-  if (nowSeconds - parsed.timestamp > toleranceSeconds) return { ok: false, reason: 'stale' };
-  if (parsed.timestamp - nowSeconds > toleranceSeconds) return { ok: false, reason: 'future' };
+  if (nowSeconds - parsed.timestamp > toleranceSeconds) return { ok: false, reason: 'stale', timestamp: parsed.timestamp };
+  if (parsed.timestamp - nowSeconds > toleranceSeconds) return { ok: false, reason: 'future', timestamp: parsed.timestamp };
   return { ok: true, timestamp: parsed.timestamp };
 }
 

@@ -111,7 +111,9 @@ describe('refused deliveries are answered 400 and nothing is stored', () => {
     expect(answer.body).toMatchObject({ error: 'invalid_signature' });
     expect(String(answer.body.error_description)).toContain(problem);
     expect(await readJournalFile(l.journalPath)).toEqual({ deliveries: [], processed: [] });
-    expect(events(h)).toEqual([]);
+    // No event, only the line that says it was refused (and why).
+    expect(events(h)).toEqual([{ rejected: true, receivedAt: expect.any(String), status: 400, error: 'invalid_signature', reason: expect.any(String) }]);
+    expect(h.streams.stderr()).toContain('refused a delivery: 400 ');
   });
 
   it('accepts a signature exactly 300 s old', async () => {

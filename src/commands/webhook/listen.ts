@@ -21,7 +21,7 @@ import { openSharedJournal, DEFAULT_CLAIM_SECONDS } from '../../webhook/pg-journ
 import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent } from '../../webhook/processor.js';
-import { startReceiver, type RunningReceiver } from '../../webhook/receiver.js';
+import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
 import { journalPathOf, subscribe, watchSecrets } from '../../webhook/subscriptions.js';
 
 export interface ListenOptions {
@@ -65,6 +65,7 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
   });
   const keyring = watchKeyring(f);
   const decryptor = await createDecryptor(keyring.current, { reloadFor: keyring.reloadFor });
+  const rejections = rejectionReporter(f);
   let receiver: RunningReceiver | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   const forwarder = forwardUrl && createForwarder(forwardUrl);
@@ -97,6 +98,7 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
       refreshSecrets: () => secrets.refresh(),
       clock: f.clock,
       onDelivery: (delivery, duplicate) => processor.enqueue(delivery, duplicate),
+      onRejected: (rejection) => rejections.report(rejection),
       onJournalError: (error) =>
         note(f.io, `warning: a delivery could not be journalled (${error instanceof Error ? error.message : String(error)}); answered 503 so that it is sent again`),
     });
@@ -131,10 +133,33 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
     }
     const signal = await stop.stopped;
     note(f.io, `${signal}: finishing the deliveries in progress`);
+    rejections.summarize();
   } finally {
     await receiver.close();
     await shutDown();
   }
+}
+
+/**
+ * Every refused request in one line on stderr (and an NDJSON line with `"rejected": true` on
+ * stdout under --json), so that a listener that gets deliveries it cannot accept says so;
+ * a count by reason when it stops. Never the body or a secret.
+ */
+function rejectionReporter(f: Factory): { report(rejection: Rejection): void; summarize(): void } {
+  const counts = new Map<string, number>();
+  return {
+    report(rejection) {
+      const kind = `${rejection.status} ${rejection.code}`;
+      counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      note(f.io, `refused a delivery: ${rejection.status} ${rejection.reason}`);
+      if (f.io.json) f.io.stdout.write(`${JSON.stringify({ rejected: true, receivedAt: new Date(f.clock.now()).toISOString(), status: rejection.status, error: rejection.code, reason: rejection.reason })}\n`);
+    },
+    summarize() {
+      if (counts.size === 0) return;
+      const total = [...counts.values()].reduce((a, b) => a + b, 0);
+      note(f.io, `refused ${total} deliver${total === 1 ? 'y' : 'ies'} while listening: ${[...counts].map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
+    },
+  };
 }
 
 /** SVC_WEBHOOK_CLAIM_SECONDS: how long a listener's claim on a delivery lasts before the others take it over. */

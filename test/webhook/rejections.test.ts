@@ -1,0 +1,81 @@
+// A refused delivery is told, with what a person can act on: the clock skew and which side
+// is ahead, how many secrets were tried, a body too large, a signed body that is not JSON
+// (415, not journalled). Never the body or a secret.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/clock.js';
+import { openJournal, type Journal } from '../../src/webhook/journal.js';
+import { startReceiver, type Rejection, type RunningReceiver } from '../../src/webhook/receiver.js';
+import { signPayload } from '../../src/webhook/signature.js';
+import { NOW } from '../commands/receipts-setup.js';
+import { NOW_SECONDS, OTHER_SECRET, SECRET } from './setup.js';
+
+let dir: string;
+let journal: Journal;
+let receiver: RunningReceiver;
+let rejected: Rejection[];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-rejections-'));
+  journal = await openJournal(join(dir, 'journal.ndjson'), { clock: fixedClock(NOW) });
+  rejected = [];
+  receiver = await startReceiver({
+    host: '127.0.0.1',
+    port: 0,
+    path: '/webhooks',
+    journal,
+    secrets: () => [SECRET, OTHER_SECRET],
+    clock: fixedClock(NOW),
+    maxBodyBytes: 1024,
+    onDelivery: () => {},
+    onJournalError: () => {},
+    onRejected: (r) => rejected.push(r),
+  });
+});
+afterEach(async () => {
+  await receiver.close();
+  await journal.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function post(body: Buffer, signature: string): Promise<number> {
+  const res = await request(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body });
+  await res.body.dump();
+  return res.statusCode;
+}
+const event = Buffer.from(JSON.stringify({ event: 'RETURN_REQUESTED', data: {} }));
+
+describe('rejected deliveries', () => {
+  it('a stale signature names the skew and that this clock is ahead', async () => {
+    expect(await post(event, signPayload(SECRET, event, NOW_SECONDS - 86_400))).toBe(400);
+    expect(rejected).toEqual([{ status: 400, code: 'invalid_signature', reason: expect.stringMatching(/^stale signature: signed 86400 s before this clock's now \(tolerance 300 s\); this machine's clock is ahead/) }]);
+  });
+
+  it('a signature from the future names the skew and that the sender is ahead', async () => {
+    expect(await post(event, signPayload(SECRET, event, NOW_SECONDS + 3_600))).toBe(400);
+    expect(rejected[0]?.reason).toMatch(/^signature from the future: signed 3600 s after this clock's now .*the sender's clock is ahead/);
+  });
+
+  it('no matching secret says how many were tried, and never a secret', async () => {
+    expect(await post(event, signPayload('whsec_bm90LWEta25vd24tc2VjcmV0LWF0LWFsbC0xMjM0NTY=', event, NOW_SECONDS))).toBe(400);
+    expect(rejected[0]?.reason).toMatch(/^no secret matched \(2 secrets tried\)/);
+    expect(JSON.stringify(rejected)).not.toContain(SECRET);
+  });
+
+  it('a body too large: 413, said', async () => {
+    const big = Buffer.from(JSON.stringify({ pad: 'x'.repeat(2048) }));
+    expect(await post(big, signPayload(SECRET, big, NOW_SECONDS))).toBe(413);
+    expect(rejected[0]).toMatchObject({ status: 413, code: 'payload_too_large' });
+  });
+
+  it('a validly signed body that is not JSON, or not UTF-8: 415, not journalled', async () => {
+    for (const body of [Buffer.from('not json at all'), Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
+      expect(await post(body, signPayload(SECRET, body, NOW_SECONDS))).toBe(415);
+    }
+    expect(rejected.map((r) => r.code)).toEqual(['unsupported_media_type', 'unsupported_media_type']);
+    await journal.close();
+    expect(await readFile(journal.path, 'utf8').catch(() => '')).toBe('');
+  });
+});

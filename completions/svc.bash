@@ -242,7 +242,7 @@ _svc_spec() {
       ;;
     'svc webhook listen')
       subcommands=''
-      flags='--port --host --path --forward-to --subscribe --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--port --host --public --path --forward-to --subscribe --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--port --host --path --forward-to --profile --base-url --jq'
       args=()
       ;;

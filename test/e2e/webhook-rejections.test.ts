@@ -4,7 +4,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
-import { repoRoot, svcBin, svcEnv } from './helpers.js';
+import { repoRoot, runSvc, svcBin, svcEnv } from './helpers.js';
 import { useMerchant } from './merchant.js';
 
 const { merchant } = useMerchant();
@@ -38,5 +38,33 @@ describe('webhook listen, deliveries refused', () => {
       await child;
     }
     expect(stderr).toMatch(/refused \d+ deliver(y|ies) while listening: \d+ × 400 invalid_signature/);
+  });
+});
+
+describe('webhook listen beyond loopback', () => {
+  it('--host 0.0.0.0 needs --public (exit 2 naming it); with it, a warning names the exposure', async () => {
+    const m = merchant();
+    const refused = await runSvc(['webhook', 'listen', '--host', '0.0.0.0', '--port', '0'], { home: m.home, env: { ...m.env, SVC_WEBHOOK_SECRET: 'whsec_ZTJlLXB1YmxpYy1zZWNyZXQtMTIzNDU2Nzg5MDEyMzQ=' } });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--public');
+    const child = execa('node', [svcBin, 'webhook', 'listen', '--host', '0.0.0.0', '--public', '--port', '0'], {
+      env: svcEnv(m.home, { ...m.env, SVC_WEBHOOK_SECRET: 'whsec_ZTJlLXB1YmxpYy1zZWNyZXQtMTIzNDU2Nzg5MDEyMzQ=' }),
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+    });
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    try {
+      for (const deadline = Date.now() + 20_000; !stderr.includes('listening on'); ) {
+        if (Date.now() > deadline) throw new Error(`the listener did not start:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(stderr).toContain('warning: listening on 0.0.0.0: reachable from other machines');
+    } finally {
+      child.kill('SIGTERM');
+      await child;
+    }
   });
 });

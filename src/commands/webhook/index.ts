@@ -18,11 +18,12 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
   wh.command('listen')
     .description('run a local receiver that verifies, journals and decrypts deliveries')
     .option('--port <n>', 'port to listen on', '8790')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--host <host>', 'address to bind (anything but loopback is reachable from other machines)', '127.0.0.1')
+    .option('--public', 'allow --host 0.0.0.0 or :: (every interface)')
     .option('--path <path>', 'path to accept deliveries on', '/webhooks')
     .option('--forward-to <url>', 're-post each verified delivery to a local app')
     .option('--subscribe', 'create a subscription pointing at this listener')
-    .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean }, cmd: Command) =>
+    .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean; public?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./listen.js'), flags),
     );
   wh.command('events')

@@ -16,6 +16,7 @@ import { parsePort } from '../foreground.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
 import { databaseUrlOf } from '../../store/open.js';
+import { isLoopbackHost } from '../../config/base-url.js';
 import { claimJournal } from '../../webhook/journal-claim.js';
 import { openSharedJournal, DEFAULT_CLAIM_SECONDS } from '../../webhook/pg-journal.js';
 import { openJournal } from '../../webhook/journal.js';
@@ -27,6 +28,8 @@ import { journalPathOf, subscribe, watchSecrets } from '../../webhook/subscripti
 export interface ListenOptions {
   port: string;
   host: string;
+  /** Needed to bind every interface (0.0.0.0, ::). */
+  public?: boolean | undefined;
   path: string;
   forwardTo?: string | undefined;
   subscribe?: boolean | undefined;
@@ -35,6 +38,7 @@ export interface ListenOptions {
 export async function run(opts: ListenOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
   const port = parsePort(opts.port);
   const path = parsePath(opts.path);
+  checkExposure(f, opts.host, Boolean(opts.public));
   const forwardUrl = opts.forwardTo === undefined ? undefined : parseForwardUrl(opts.forwardTo);
   const profile = resolveProfileName(f.globals, f.env).value;
 
@@ -160,6 +164,21 @@ function rejectionReporter(f: Factory): { report(rejection: Rejection): void; su
       note(f.io, `refused ${total} deliver${total === 1 ? 'y' : 'ies'} while listening: ${[...counts].map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
     },
   };
+}
+
+/**
+ * A listener on anything but loopback takes deliveries from other machines: every interface
+ * only when asked for with --public, and any other address with a warning naming it. The
+ * signatures still guard what is stored; the exposure is the person's choice to make.
+ */
+function checkExposure(f: Factory, host: string, allowed: boolean): void {
+  if (isLoopbackHost(host)) return;
+  if ((host === '0.0.0.0' || host === '::' || host === '[::]') && !allowed) {
+    throw new UsageError(`--host ${host} listens on every network interface, reachable from other machines`, {
+      hint: 'add --public if that is what you want, or leave out --host for 127.0.0.1',
+    });
+  }
+  note(f.io, `warning: listening on ${host}: reachable from other machines on that network, not only from this one`);
 }
 
 /** SVC_WEBHOOK_CLAIM_SECONDS: how long a listener's claim on a delivery lasts before the others take it over. */

@@ -26,7 +26,8 @@ describe('webhook listen, deliveries refused', () => {
       await m.svc(['sandbox', 'clock', 'advance', '1d']);
       const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
       await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
-      for (const deadline = Date.now() + 20_000; !stderr.includes('refused a delivery'); ) {
+      // stderr and stdout are separate pipes: wait for both lines.
+      for (const deadline = Date.now() + 20_000; !stderr.includes('refused a delivery') || !stdout.includes('"rejected":true'); ) {
         if (Date.now() > deadline) throw new Error(`no refusal was reported:\n${stderr}`);
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -220,7 +220,7 @@ describe('webhook delivery', () => {
     const header = got?.headers['x-service-signature'];
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifySignature(String(header), got?.body ?? Buffer.alloc(0), [sub.secret], T)).toEqual({ ok: true, timestamp: T });
-    expect(verifySignature(String(header), got?.body ?? Buffer.alloc(0), [sub.secret], T + 301)).toEqual({ ok: false, reason: 'stale' });
+    expect(verifySignature(String(header), got?.body ?? Buffer.alloc(0), [sub.secret], T + 301)).toMatchObject({ ok: false, reason: 'stale' });
 
     expect(attempt).toEqual({
       deliveryId: expect.stringMatching(/^whdel_/),

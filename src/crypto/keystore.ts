@@ -8,6 +8,7 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { resolveProfileName } from '../config/settings.js';
 import { NotFoundError, SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
@@ -52,8 +53,9 @@ export interface ImportedKey {
   origin: string;
 }
 
+/** Only the profile's name: keys are local, and a profile without a base URL has them too. */
 async function profileOf(f: Factory): Promise<string> {
-  return (await f.settings()).profile.value;
+  return resolveProfileName(f.globals, f.env).value;
 }
 
 async function readIndex(f: Factory, store: SecretStore): Promise<LocalKey[]> {

@@ -35,6 +35,23 @@ function factory(opts: { env?: Env; secrets?: SecretStore } = {}) {
 }
 
 describe('generateAndStore', () => {
+  it('works on a profile without a base URL: keys are local', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-keys-'));
+    try {
+      const f = createFactory({
+        env: { SVC_STATE_DIR: dir },
+        globals: { profile: 'production', json: false, input: false, debug: false, color: false },
+        io: testStreams().io,
+        config: memoryConfigStore(),
+        secrets: memorySecretStore(),
+      });
+      const key = await generateAndStore(f);
+      expect((await listKeys(f)).map((k) => k.keyId)).toEqual([key.keyId]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps every key; the newest is current and leads the keyring', async () => {
     const store = memorySecretStore();
     const { f } = factory({ secrets: store });

@@ -33,3 +33,12 @@ export function listWebhookSubscriptions(caller: Caller): Promise<ListedWebhookS
     schema: z.array(ListedWebhookSubscription),
   });
 }
+
+/** `DELETE /webhook/subscription/{id}`: a sandbox extension (CONTRACT §8); 204 when removed. */
+export async function deleteWebhookSubscription(caller: Caller, id: string): Promise<void> {
+  await caller.api.request({
+    method: 'DELETE',
+    path: `/webhook/subscription/${encodeURIComponent(id)}`,
+    auth: caller.auth,
+  });
+}

@@ -24,7 +24,7 @@ export function openApiDocument(version: string, serverUrl?: string): Record<str
     const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
-      responses[status] = schema ? { description: 'OK', content: { 'application/json': { schema: schemaOf(schema) } } } : { description: 'not JSON: a page, a redirect or a file' };
+      responses[status] = schema ? { description: 'OK', content: { 'application/json': { schema: schemaOf(schema) } } } : { description: status === '204' ? 'no content' : 'not JSON: a page, a redirect or a file' };
     }
     responses.default = { description: 'an error (CONTRACT §4)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     (paths[op.path] ??= {})[op.method.toLowerCase()] = {

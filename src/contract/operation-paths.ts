@@ -20,6 +20,7 @@ export const OPERATION_PATHS: readonly string[] = [
   '/credit-note/encrypted',
   '/credit-note/{serviceReceiptId}/issuer-key',
   '/webhook/subscription',
+  '/webhook/subscription/{subscriptionId}',
   '/openapi.json',
   '/sandbox/health',
   '/sandbox/reset',

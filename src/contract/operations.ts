@@ -29,7 +29,7 @@ import { WebhookSubscription, WebhookSubscriptionRequest } from './webhook.js';
 export type Auth = 'bearer' | 'bearerOrApiKey' | 'client' | 'none';
 
 export interface Operation {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** With {param} segments, as the router and INTERFACE.md write them. */
   path: string;
   summary: string;
@@ -63,6 +63,7 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'GET', path: '/credit-note/{serviceReceiptId}/issuer-key', summary: "The issuer's key for a receipt's credit notes", auth: 'bearerOrApiKey', responses: { 200: IssuerKey } },
   { method: 'POST', path: '/webhook/subscription', summary: 'Subscribe a URL to events (the signing secret is in the answer)', auth: 'bearerOrApiKey', request: WebhookSubscriptionRequest, responses: { 201: WebhookSubscription, 200: WebhookSubscription } },
   { method: 'GET', path: '/webhook/subscription', summary: 'The subscriptions (sandbox extension, CONTRACT §8)', auth: 'bearerOrApiKey', responses: { 200: z.array(z.looseObject({ id: z.string() })) }, sandboxOnly: true },
+  { method: 'DELETE', path: '/webhook/subscription/{subscriptionId}', summary: 'Remove a subscription (sandbox extension, CONTRACT §8)', auth: 'bearerOrApiKey', responses: { 204: null }, sandboxOnly: true },
   { method: 'GET', path: '/openapi.json', summary: 'This document (sandbox)', auth: 'none', responses: { 200: z.looseObject({ openapi: z.literal('3.1.0'), paths: z.record(z.string(), z.unknown()) }) }, sandboxOnly: true },
   { method: 'GET', path: '/sandbox/health', summary: 'Sandbox: liveness, version, start time and clock', auth: 'none', responses: { 200: SandboxHealth }, sandboxOnly: true },
   { method: 'POST', path: '/sandbox/reset', summary: 'Sandbox: drop all state', auth: 'none', responses: { 200: SandboxResetResponse }, sandboxOnly: true },

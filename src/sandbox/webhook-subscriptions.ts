@@ -79,6 +79,19 @@ export function subscribersOf(sandbox: Sandbox, event: { companyId: string; clie
   );
 }
 
+/**
+ * Removes a subscription of this company (sandbox extension, CONTRACT §8): its pending
+ * deliveries stop, since the delivery worker looks the subscription up before each attempt.
+ * false when the company has no such subscription.
+ */
+export function deleteSubscription(sandbox: Sandbox, companyId: string, id: string): boolean {
+  const all = sandbox.state.slice(subscriptions);
+  const found = all.get(id);
+  if (found === undefined || found.companyId !== companyId) return false;
+  all.delete(id);
+  return true;
+}
+
 /** The subscription as it is now; undefined once a reset has dropped it. */
 export function findSubscription(sandbox: Sandbox, id: string): SubscriptionRecord | undefined {
   return sandbox.state.slice(subscriptions).get(id);

@@ -8,11 +8,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeReceiptsCaller } from '../api/caller.js';
-import { createWebhookSubscription } from '../api/webhook.js';
+import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';
 import { NonEmptyString } from '../contract/common.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../contract/webhook.js';
-import { SvcError } from '../errors.js';
+import { ApiError, SvcError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { fsErrorCode, pathSegment, profileStateDir, writePrivateFile } from '../io/private-file.js';
 import { resolveProfileName } from '../config/settings.js';
@@ -74,15 +74,19 @@ export async function readLocalSubscriptions(f: Factory): Promise<LocalSubscript
   });
 }
 
-async function rememberSubscription(f: Factory, subscription: LocalSubscription): Promise<void> {
-  const dir = webhooksDir(f);
+function subscriptionsLockPath(f: Factory): string {
   const profile = pathSegment(resolveProfileName(f.globals, f.env).value, 'profile name');
+  return join(f.paths.stateDir, 'locks', `webhooks-${profile}.lock`);
+}
+
+/** Rewrites the file under the profile's lock: `change` gets the entries and returns the new ones. */
+async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubscription[]) => LocalSubscription[]): Promise<void> {
+  const dir = webhooksDir(f);
   // Two `subscribe` runs at once must not drop each other's entry.
   await withLock(
-    join(f.paths.stateDir, 'locks', `webhooks-${profile}.lock`),
+    subscriptionsLockPath(f),
     async () => {
-      const others = (await readLocalSubscriptions(f)).filter((s) => s.id !== subscription.id);
-      const body = { version: 1, subscriptions: [...others, subscription] };
+      const body = { version: 1, subscriptions: change(await readLocalSubscriptions(f)) };
       try {
         await writePrivateFile(dir, SUBSCRIPTIONS_FILE, `${JSON.stringify(body, null, 2)}\n`);
       } catch (error) {
@@ -110,8 +114,111 @@ export async function subscribe(f: Factory, request: WebhookSubscriptionRequest)
     );
   }
   const { id, name, notificationUrl, events, createdAt } = created;
-  await rememberSubscription(f, { id, name, notificationUrl, events, createdAt });
+  const entry = { id, name, notificationUrl, events, createdAt };
+  await updateLocalSubscriptions(f, (current) => [...current.filter((s) => s.id !== id), entry]);
   return created;
+}
+
+export interface SubscribeOutcome {
+  subscription: WebhookSubscription;
+  /** An existing subscription of this profile was reused, nothing was created. */
+  reused: boolean;
+  /** Subscriptions this machine remembered that the service no longer has (forgotten here). */
+  forgotten: string[];
+}
+
+function sameEvents(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  return left.size === new Set(b).size && b.every((e) => left.has(e));
+}
+
+/**
+ * `subscribe` without leaks: a subscription of this profile for the same URL and the same
+ * events, whose secret is stored here and which the service still lists, is reused instead
+ * of creating another (each would deliver every event once more). Entries the service no
+ * longer lists (a sandbox restarted without --state, a removal elsewhere) are forgotten.
+ * Against a service without the list extension (404/405/403), this machine's records count.
+ */
+export async function subscribeOnce(f: Factory, request: WebhookSubscriptionRequest): Promise<SubscribeOutcome> {
+  const local = await readLocalSubscriptions(f);
+  const candidates = local.filter((s) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events));
+  let forgotten: string[] = [];
+  if (candidates.length > 0) {
+    const remote = await serviceSubscriptions(f);
+    if (remote !== undefined) {
+      const listed = new Set(remote.map((s) => s.id));
+      forgotten = local.filter((s) => !listed.has(s.id)).map((s) => s.id);
+      if (forgotten.length > 0) await forgetLocally(f, forgotten);
+    }
+    const store = await f.secrets();
+    for (const candidate of candidates) {
+      if (forgotten.includes(candidate.id)) continue;
+      const secret = await store.get(subscriptionSecretKey(candidate.id));
+      if (secret === null || secret === '') continue;
+      return { subscription: { ...candidate, secret }, reused: true, forgotten };
+    }
+  }
+  return { subscription: await subscribe(f, request), reused: false, forgotten };
+}
+
+/** The service's list (a sandbox extension, CONTRACT §8), or undefined where it has none. */
+export async function serviceSubscriptions(f: Factory): Promise<ListedWebhookSubscription[] | undefined> {
+  try {
+    return await listWebhookSubscriptions(await writeReceiptsCaller(f));
+  } catch (error) {
+    if (error instanceof ApiError && [403, 404, 405].includes(error.status)) return undefined;
+    throw error;
+  }
+}
+
+/** Drops entries and their secrets from this machine (not from the service). */
+export async function forgetLocally(f: Factory, ids: readonly string[]): Promise<void> {
+  const gone = new Set(ids);
+  await updateLocalSubscriptions(f, (current) => current.filter((s) => !gone.has(s.id)));
+  const store = await f.secrets();
+  for (const id of ids) await store.delete(subscriptionSecretKey(id));
+}
+
+/**
+ * The subscription an ID names: the whole ID, or a unique prefix of 6+ characters among
+ * those this machine and the service know (`whsub_` may be left out).
+ */
+export function matchSubscriptionId(given: string, known: readonly string[]): string {
+  if (known.includes(given)) return given;
+  const wanted = given.startsWith('whsub_') ? given : `whsub_${given}`;
+  const body = wanted.slice('whsub_'.length);
+  if (body.length < 6) {
+    throw new UsageError(`subscription "${given}": give the whole ID or at least 6 of its characters`, { hint: 'see `svc webhook list`' });
+  }
+  const matches = [...new Set(known.filter((id) => id.startsWith(wanted) || id.startsWith(given)))];
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) return given;
+  throw new UsageError(`subscription "${given}" is ambiguous: ${matches.join(', ')}`, { hint: 'give more characters of the ID' });
+}
+
+/**
+ * Removes the subscription on the service (DELETE, a sandbox extension) and then here. A 404
+ * is ambiguous (no such subscription, or no such operation), so the service's list decides:
+ * gone from it → forgotten here too; still listed, or no list → an error and nothing
+ * forgotten, since its deliveries would go on arriving with a secret no longer kept.
+ */
+export async function unsubscribe(f: Factory, id: string): Promise<{ onService: 'deleted' | 'absent' }> {
+  try {
+    await deleteWebhookSubscription(await writeReceiptsCaller(f), id);
+  } catch (error) {
+    if (!(error instanceof ApiError) || ![404, 405].includes(error.status)) throw error;
+    const listed = error.status === 404 ? await serviceSubscriptions(f) : undefined;
+    if (listed === undefined || listed.some((s) => s.id === id)) {
+      throw new SvcError(`the service did not remove subscription ${id} (${error.status} ${error.code}): it does not offer removal`, {
+        hint: 'remove it where the service is managed; this machine keeps its secret meanwhile, so its deliveries still verify',
+        cause: error,
+      });
+    }
+    await forgetLocally(f, [id]);
+    return { onService: 'absent' };
+  }
+  await forgetLocally(f, [id]);
+  return { onService: 'deleted' };
 }
 
 /** Every secret a delivery to this profile may be signed with. */

@@ -4,7 +4,7 @@ import type { CommandContext } from '../context.js';
 export function registerWebhook(program: Command, ctx: CommandContext): void {
   const wh = program.command('webhook').description('subscribe to events and receive them locally');
   wh.command('subscribe')
-    .description('create a webhook subscription (its signing secret goes to the keychain)')
+    .description('subscribe a URL to events (reuses this profile\'s subscription for the same URL and events)')
     .requiredOption('--url <url>', 'notification URL')
     .option('--events <list>', 'comma-separated events', 'RETURN_REQUESTED,CREDIT_NOTE_CREATED')
     .option('--name <name>', 'subscription name')
@@ -15,6 +15,11 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
   wh.command('list')
     .description('list subscriptions known to this profile')
     .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./list.js'), {}));
+  wh.command('unsubscribe')
+    .description('remove a subscription on the service and forget its secret here')
+    .argument('<id>', 'subscription ID, or a unique prefix of 6+ characters (see `svc webhook list`)')
+    .action((id: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./unsubscribe.js'), { id }))
+  ;
   wh.command('listen')
     .description('run a local receiver that verifies, journals and decrypts deliveries')
     .option('--port <n>', 'port to listen on', '8790')
@@ -22,7 +27,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--public', 'allow --host 0.0.0.0 or :: (every interface)')
     .option('--path <path>', 'path to accept deliveries on', '/webhooks')
     .option('--forward-to <url>', 're-post each verified delivery to a local app')
-    .option('--subscribe', 'create a subscription pointing at this listener')
+    .option('--subscribe', 'subscribe this listener (reuses this profile\'s subscription for the same URL)')
     .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean; public?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./listen.js'), flags),
     );

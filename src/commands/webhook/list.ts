@@ -1,13 +1,11 @@
 // `svc webhook list`: the service's subscriptions merged with what this machine knows of
 // them: whether their signing secret is stored here (so `listen` can verify their
 // deliveries). Subscriptions only this machine remembers are shown too.
-import { writeReceiptsCaller } from '../../api/caller.js';
-import { listWebhookSubscriptions, type ListedWebhookSubscription } from '../../api/webhook.js';
-import { ApiError } from '../../errors.js';
+import type { ListedWebhookSubscription } from '../../api/webhook.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { readLocalSubscriptions, subscriptionSecretKey } from '../../webhook/subscriptions.js';
+import { readLocalSubscriptions, serviceSubscriptions, subscriptionSecretKey } from '../../webhook/subscriptions.js';
 
 export type ListOptions = Record<string, never>;
 
@@ -52,11 +50,7 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
 
 /** undefined when the service offers no list (it is a sandbox extension): then only local knowledge counts. */
 async function serviceList(f: Factory): Promise<ListedWebhookSubscription[] | undefined> {
-  try {
-    return await listWebhookSubscriptions(await writeReceiptsCaller(f));
-  } catch (error) {
-    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
-    note(f.io, 'the service does not list subscriptions; showing the ones this machine created');
-    return undefined;
-  }
+  const listed = await serviceSubscriptions(f);
+  if (listed === undefined) note(f.io, 'the service does not list subscriptions; showing the ones this machine created');
+  return listed;
 }

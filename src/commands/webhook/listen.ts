@@ -23,7 +23,7 @@ import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent } from '../../webhook/processor.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
-import { journalPathOf, subscribe, watchSecrets } from '../../webhook/subscriptions.js';
+import { journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
 
 export interface ListenOptions {
   port: string;
@@ -114,9 +114,10 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
   try {
     if (opts.subscribe) {
       const url = notificationUrlOf(receiver.url, opts.host);
-      const created = await subscribe(f, { name: `svc webhook listen on ${hostname()}`, notificationUrl: url, events: [...KNOWN_WEBHOOK_EVENTS] });
-      secrets.add(created.secret);
-      note(f.io, `subscribed ${created.id} to ${created.events.join(', ')} at ${url}`);
+      const { subscription, reused, forgotten } = await subscribeOnce(f, { name: `svc webhook listen on ${hostname()}`, notificationUrl: url, events: [...KNOWN_WEBHOOK_EVENTS] });
+      secrets.add(subscription.secret);
+      if (forgotten.length > 0) note(f.io, `forgot ${forgotten.length} subscription${forgotten.length === 1 ? '' : 's'} the service no longer has`);
+      note(f.io, `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${url}`);
     }
     await claim?.describe({ address: receiver.url });
     note(f.io, `listening on ${receiver.url}`);

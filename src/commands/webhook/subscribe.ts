@@ -1,5 +1,6 @@
 // `svc webhook subscribe`: creates a subscription and keeps its signing secret in the secret
-// store (the service shows it only in this answer). stdout: the subscription ID, and the
+// store (the service shows it only in this answer). A subscription of this profile for the
+// same URL and events that the service still lists is reused instead (no second delivery). stdout: the subscription ID, and the
 // secret on a second line only with --show-secret; --json: the subscription, its secret
 // likewise only with --show-secret.
 import { hostname } from 'node:os';
@@ -9,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
-import { subscribe } from '../../webhook/subscriptions.js';
+import { subscribeOnce } from '../../webhook/subscriptions.js';
 
 export interface SubscribeOptions {
   url: string;
@@ -31,11 +32,11 @@ export async function run(opts: SubscribeOptions, f: Factory): Promise<void> {
     'the subscription request',
   );
 
-  const created = await subscribe(f, request);
+  const { subscription: created, reused } = await subscribeOnce(f, request);
   const { secret, ...shown } = created;
   if (f.io.json) return writeJson(f.io, opts.showSecret ? created : shown);
   println(f.io, created.id);
   if (opts.showSecret) println(f.io, secret);
   const store = await f.secrets();
-  note(f.io, `subscribed ${created.id} to ${created.events.join(', ')} at ${created.notificationUrl}; its signing secret is in ${store.describe()}`);
+  note(f.io, `${reused ? 'reusing this profile\'s subscription' : 'subscribed'} ${created.id} to ${created.events.join(', ')} at ${created.notificationUrl}; its signing secret is in ${store.describe()}`);
 }

@@ -6,8 +6,8 @@ import { WebhookSubscriptionRequest, type WebhookSubscription } from '../../cont
 import type { Sandbox } from '../context.js';
 import { authorize } from '../guard.js';
 import { idempotent } from '../idempotency.js';
-import { json, validated, type Router } from '../router.js';
-import { createSubscription, listSubscriptions } from '../webhook-subscriptions.js';
+import { HttpError, json, validated, type Router } from '../router.js';
+import { createSubscription, deleteSubscription, listSubscriptions } from '../webhook-subscriptions.js';
 import { listWebhookDeliveries } from '../webhooks.js';
 
 const DeliveriesQuery = z.object({
@@ -37,6 +37,18 @@ export function register(router: Router, sandbox: Sandbox): void {
   router.get('/webhook/subscription', (req) => {
     const caller = authorize(sandbox, req, { scope: 'write_receipts' , apiKey: true });
     return json(200, listSubscriptions(sandbox, caller.companyId));
+  });
+
+  // Sandbox extension (CONTRACT §8): `svc webhook unsubscribe`. 204; 404 when the caller's
+  // company has no such subscription (another company's is not revealed).
+  router.delete('/webhook/subscription/{subscriptionId}', (req) => {
+    const caller = authorize(sandbox, req, { scope: 'write_receipts', apiKey: true });
+    const id = req.params.subscriptionId ?? '';
+    if (!deleteSubscription(sandbox, caller.companyId, id)) {
+      throw new HttpError('not_found', `no webhook subscription ${id}`);
+    }
+    sandbox.log(`webhook subscription ${id} deleted`);
+    return { status: 204, headers: {}, body: '' };
   });
 
   router.get('/sandbox/webhook-deliveries', { query: DeliveriesQuery }, (req) =>

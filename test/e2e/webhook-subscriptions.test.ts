@@ -1,0 +1,91 @@
+// No subscription leaks: `webhook listen --subscribe` run again and again on one URL reuses
+// the profile's subscription (so each event is delivered once, not once per run), and
+// `webhook unsubscribe` removes it on the service (DELETE, a sandbox extension) and here.
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../src/net-port.js';
+import { repoRoot, runSvc, svcBin, svcEnv } from './helpers.js';
+import { useMerchant, type Merchant } from './merchant.js';
+
+const { merchant } = useMerchant();
+
+interface Row { id: string; notificationUrl: string; onService: boolean | null; secretStored: boolean }
+
+/** Runs `webhook listen --subscribe` until it listens, calls `during`, then stops it. */
+async function listenOnce(m: Merchant, port: number, during: (stderr: () => string) => Promise<void> = async () => {}): Promise<string> {
+  const child = execa('node', [svcBin, 'webhook', 'listen', '--port', String(port), '--subscribe'], { env: svcEnv(m.home, m.env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  try {
+    for (const deadline = Date.now() + 20_000; !stderr.includes('listening on'); ) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the listener did not start:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await during(() => stderr);
+  } finally {
+    child.kill('SIGTERM');
+    await child;
+  }
+  return stderr;
+}
+
+describe('webhook subscriptions without leaks', () => {
+  it('listen --subscribe five times: one subscription, and one delivery per event', async () => {
+    const m = merchant();
+    const port = await freeLoopbackPort();
+    const url = `http://127.0.0.1:${port}/webhooks`;
+    const first = await listenOnce(m, port);
+    expect(first).toMatch(/subscribed whsub_\S+ to RETURN_REQUESTED, CREDIT_NOTE_CREATED/);
+    for (let run = 2; run <= 4; run++) expect(await listenOnce(m, port)).toMatch(/reusing subscription whsub_/);
+
+    const rows = () => m.json<Row[]>(['webhook', 'list']).then((all) => all.filter((r) => r.notificationUrl === url));
+    expect(await rows()).toHaveLength(1);
+    const [subscription] = await rows();
+    expect(subscription).toMatchObject({ onService: true, secretStored: true });
+
+    // The fifth run receives an event: exactly one delivery to this URL, verified.
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const fifth = await listenOnce(m, port, async (stderr) => {
+      await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
+      for (const deadline = Date.now() + 20_000; !stderr().includes('RETURN_REQUESTED'); ) {
+        if (Date.now() > deadline) throw new Error(`no event arrived:\n${stderr()}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    expect(fifth).toMatch(/reusing subscription/);
+    expect(fifth).not.toContain('refused a delivery');
+    expect(await rows()).toHaveLength(1);
+    const attempts = (await (await fetch(`${m.sandbox.url}/sandbox/webhook-deliveries?subscriptionId=${subscription!.id}`)).json()) as { event: string }[];
+    expect(attempts.filter((a) => a.event === 'RETURN_REQUESTED')).toHaveLength(1);
+  });
+
+  it('webhook subscribe twice with the same URL and events reuses; other events make another', async () => {
+    const m = merchant();
+    const url = `http://127.0.0.1:${await freeLoopbackPort()}/hooks`;
+    const a = await m.svc(['webhook', 'subscribe', '--url', url, '--events', 'RETURN_REQUESTED']);
+    const b = await m.svc(['webhook', 'subscribe', '--url', url, '--events', 'RETURN_REQUESTED']);
+    expect(b.stdout).toBe(a.stdout);
+    expect(b.stderr).toContain('reusing');
+    const c = await m.svc(['webhook', 'subscribe', '--url', url, '--events', 'RETURN_REQUESTED,CREDIT_NOTE_CREATED']);
+    expect(c.stdout).not.toBe(a.stdout);
+  });
+
+  it('unsubscribe by a prefix removes it on the service and here; an unknown or short ID is refused', async () => {
+    const m = merchant();
+    const url = `http://127.0.0.1:${await freeLoopbackPort()}/gone`;
+    const id = (await m.svc(['webhook', 'subscribe', '--url', url])).stdout.trim();
+    const short = await runSvc(['webhook', 'unsubscribe', 'whsub_ab'], { home: m.home, env: m.env });
+    expect(short.exitCode).toBe(2);
+    expect(short.stderr).toContain('at least 6');
+
+    const removed = await m.svc(['webhook', 'unsubscribe', id.slice('whsub_'.length, 'whsub_'.length + 10)]);
+    expect(removed.stdout.trim()).toBe(id);
+    expect(removed.stderr).toContain(`unsubscribed ${id}`);
+    const rows = await m.json<Row[]>(['webhook', 'list']);
+    expect(rows.find((r) => r.id === id)).toBeUndefined();
+
+    const again = await runSvc(['webhook', 'unsubscribe', id], { home: m.home, env: m.env });
+    expect(again.exitCode).toBe(6);
+    expect(again.stderr).toContain(`no webhook subscription ${id}`);
+  });
+});

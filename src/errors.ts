@@ -54,6 +54,11 @@ export class NotFoundError extends SvcError {
   override readonly exitCode = ExitCode.notFound;
 }
 
+/** Something else holds what this needs, or already did it differently (exit 7). */
+export class ConflictError extends SvcError {
+  override readonly exitCode = ExitCode.conflict;
+}
+
 /** Network failure, or 5xx/429 after the retry budget was spent (exit 8). */
 export class UnavailableError extends SvcError {
   override readonly exitCode = ExitCode.unavailable;

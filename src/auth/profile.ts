@@ -77,7 +77,10 @@ export interface SavedGrants {
  * revocation would leave the revoked Grant the default, and every command would keep
  * failing with "run `svc auth login`".
  */
-export function saveGrants(config: ConfigStore, profile: string, grants: readonly Grant[]): SavedGrants {
+export function saveGrants(config: ConfigStore, profile: string, received: readonly Grant[], savedAt?: string): SavedGrants {
+  // `saved_at` lets a later invalid_grant tell a sandbox that forgot the Grant (restarted
+  // since) from a revocation (src/auth/sandbox-restart.ts).
+  const grants = savedAt === undefined ? received : received.map((g) => ({ ...g, saved_at: savedAt }));
   const ids = grants.map((g) => g.grant_id);
   const successorOf = new Map(grants.map((g) => [g.issuer_company_id, g.grant_id]));
   const saved: SavedGrants = { grant: undefined, superseded: [] };

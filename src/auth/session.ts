@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import type { TokenSource } from '../api/client.js';
 import type { Settings } from '../config/settings.js';
-import { AuthError } from '../errors.js';
+import { ApiError, AuthError } from '../errors.js';
+import type { Grant } from '../contract/oauth.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import type { SecretStore } from '../secrets/store.js';
@@ -89,11 +90,27 @@ async function openSession(f: Factory): Promise<Session> {
             updateCompanyExpiry(config, profile, record);
             return cachedFromRecord(record, company.scope);
           }
-        : async () => requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
+        : async () => {
+            try {
+              return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
+            } catch (error) {
+              throw await explainRefusedGrant(f, error, auth.grants.find((g) => g.grant_id === id));
+            }
+          };
       const token = await cache.acquire({ id, scope: slotOf(target, scope), force, fetch });
       return { ...token, grant_id: id };
     },
   };
+}
+
+/** An invalid_grant from a local sandbox that forgot the Grant gets the restart hint. */
+async function explainRefusedGrant(f: Factory, error: unknown, grant: Grant | undefined): Promise<unknown> {
+  if (!(error instanceof AuthError) || !(error.cause instanceof ApiError) || error.cause.code !== 'invalid_grant') return error;
+  const savedAt = grant?.saved_at;
+  // Loaded only on this failure: no command pays for it otherwise.
+  const { sandboxRestartHint } = await import('./sandbox-restart.js');
+  const hint = await sandboxRestartHint(f, typeof savedAt === 'string' ? savedAt : undefined);
+  return hint === undefined ? error : new AuthError(error.message, { hint, cause: error.cause });
 }
 
 /** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */

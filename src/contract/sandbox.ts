@@ -9,6 +9,10 @@ export const SandboxHealth = z.looseObject({
   status: z.literal('ok'),
   version: z.string(),
   startedAt: z.iso.datetime(),
+  /** When the data it holds began (its start, or the making of a `--state` state); older sandboxes lack it. */
+  stateSince: z.iso.datetime().optional(),
+  /** Whether its state survives a restart (`sandbox start --state`). */
+  persistent: z.boolean().optional(),
   now: z.iso.datetime(),
 });
 export type SandboxHealth = z.infer<typeof SandboxHealth>;

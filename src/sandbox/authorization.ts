@@ -42,7 +42,7 @@ export interface CompanyChoice {
   storeIds: readonly string[] | null;
 }
 
-const authorizationStore = defineSlice(() => ({
+const authorizationStore = defineSlice('authorizationStore', () => ({
   requests: new Map<string, AuthorizationRequest>(),
   codes: new Map<string, AuthorizationCode>(),
 }));

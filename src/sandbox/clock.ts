@@ -10,6 +10,10 @@ export interface SandboxClock extends Clock {
   reset(): void;
   /** `now()` as ISO 8601 (UTC, milliseconds), the form of every timestamp the sandbox writes. */
   iso(): string;
+  /** How far it was advanced, in ms: saved with a state (`sandbox start --state`). */
+  offsetMs(): number;
+  /** Restores a saved advance. */
+  restoreOffset(ms: number): void;
 }
 
 export function createSandboxClock(base: Clock = systemClock): SandboxClock {
@@ -25,5 +29,9 @@ export function createSandboxClock(base: Clock = systemClock): SandboxClock {
       offsetMs = 0;
     },
     iso: () => new Date(now()).toISOString(),
+    offsetMs: () => offsetMs,
+    restoreOffset(ms) {
+      if (Number.isFinite(ms) && ms >= 0) offsetMs = ms;
+    },
   };
 }

@@ -12,6 +12,13 @@ export interface Sandbox {
   readonly version: string;
   /** ISO 8601, by the sandbox clock. */
   readonly startedAt: string;
+  /**
+   * When the data it holds began: its start, or for a state kept with `--state` when that
+   * state was made (or last reset). A Grant saved before it is unknown here.
+   */
+  stateSince(): string;
+  /** Whether the state is kept on disk across restarts (`--state`). */
+  readonly persistent: boolean;
   /** The sandbox's log (stderr of `svc sandbox start`); never secrets or decrypted data. */
   log(line: string): void;
   /** Back to the fixture and to the base clock: everything since start is forgotten. */

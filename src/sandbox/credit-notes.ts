@@ -20,7 +20,7 @@ export interface CreditNoteRecord extends Issuer {
   readonly stored: ReadonlyMap<string, StoredDocument>;
 }
 
-const creditNotes = defineSlice(() => new Map<string, CreditNoteRecord>());
+const creditNotes = defineSlice('creditNotes', () => new Map<string, CreditNoteRecord>());
 
 export function saveCreditNote(sandbox: Sandbox, creditNote: CreditNoteRecord): void {
   sandbox.state.slice(creditNotes).set(creditNote.serviceReceiptId, creditNote);

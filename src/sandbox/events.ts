@@ -23,7 +23,7 @@ export interface RecordedEvent {
 
 type Listener = (event: RecordedEvent) => void;
 
-const log = defineSlice(() => [] as RecordedEvent[]);
+const log = defineSlice('events', () => [] as RecordedEvent[]);
 // Listeners outlive `reset()` (a delivery worker is started once per sandbox), so they are
 // kept per sandbox object rather than in a slice.
 const listeners = new WeakMap<Sandbox, Set<Listener>>();

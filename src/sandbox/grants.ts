@@ -29,7 +29,7 @@ export interface AccessTokenRecord {
   revoked: boolean;
 }
 
-const grantStore = defineSlice(() => ({
+const grantStore = defineSlice('grantStore', () => ({
   grants: new Map<string, GrantRecord>(),
   /** By the opaque token string. */
   tokens: new Map<string, AccessTokenRecord>(),

@@ -26,7 +26,7 @@ interface KeyRecord {
   readonly expiresAt: number;
 }
 
-const keys = defineSlice(() => new Map<string, KeyRecord>());
+const keys = defineSlice('idempotency', () => new Map<string, KeyRecord>());
 
 export async function idempotent(
   sandbox: Sandbox,

@@ -22,7 +22,7 @@ interface Bucket {
   updatedAt: number;
 }
 
-const buckets = defineSlice(() => new Map<string, Bucket>());
+const buckets = defineSlice('rateLimitBuckets', () => new Map<string, Bucket>(), { persist: false });
 
 /** The router, with each handler preceded by a draw from its client's bucket. */
 export function withRateLimit(router: Router, sandbox: Sandbox, options: RateLimitOptions = DEFAULT_RATE_LIMIT): Router {

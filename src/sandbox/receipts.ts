@@ -45,7 +45,7 @@ export interface DeliveryRecord {
   readonly entry: Readonly<Record<string, unknown>>;
 }
 
-const store = defineSlice(() => ({
+const store = defineSlice('receipts', () => ({
   receipts: new Map<string, ReceiptRecord>(),
   deliveries: [] as DeliveryRecord[],
 }));

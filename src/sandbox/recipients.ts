@@ -20,7 +20,7 @@ export interface Match {
   readonly expiresAt: number;
 }
 
-const matches = defineSlice(() => new Map<string, Match>());
+const matches = defineSlice('matches', () => new Map<string, Match>());
 
 /**
  * The request with identifiers in the form the directory compares: an IBAN without spaces

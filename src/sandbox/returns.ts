@@ -33,7 +33,7 @@ const ISSUER_MOVES: Readonly<Record<QueueItemStatus, readonly SettableQueueItemS
 
 // Insertion order is creation order (the sandbox clock never goes back without a reset,
 // which empties the queue), so listing oldest first needs no sort, even for 10,000 items.
-const queue = defineSlice(() => new Map<string, QueueRecord>());
+const queue = defineSlice('queue', () => new Map<string, QueueRecord>());
 
 export function enqueue(sandbox: Sandbox, record: QueueRecord): void {
   sandbox.state.slice(queue).set(record.requestId, record);

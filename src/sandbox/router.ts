@@ -149,6 +149,11 @@ export interface RouterOptions {
   log?: (line: string) => void;
   /** Sees every answer of a route (and may replace it): the contract check of the tests. */
   checkReply?: (method: string, pattern: string, reply: Reply) => Reply;
+  /**
+   * Awaited before an answer is sent (`sandbox start --state`: what the request changed is
+   * on disk first); a failure turns the answer into a 500.
+   */
+  beforeReply?: (method: string, path: string) => Promise<void>;
 }
 
 type Segment = { literal: string } | { param: string };
@@ -164,7 +169,7 @@ interface Route {
   handler: AnyHandler;
 }
 
-export function createRouter({ clock, log = () => {}, checkReply }: RouterOptions): Router {
+export function createRouter({ clock, log = () => {}, checkReply, beforeReply }: RouterOptions): Router {
   const routes: Route[] = [];
 
   const add = (method: HttpMethod): AddRoute => {
@@ -250,6 +255,13 @@ export function createRouter({ clock, log = () => {}, checkReply }: RouterOption
       } else {
         log(`internal error in ${req.method} ${pathOf(req)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         reply = errorReply(500, 'server_error', 'the sandbox failed to handle this request');
+      }
+    }
+    if (beforeReply) {
+      try {
+        await beforeReply(req.method ?? 'GET', pathOf(req));
+      } catch {
+        reply = errorReply(500, 'server_error', 'the sandbox could not save its state; what this request did may be lost at the next restart');
       }
     }
     if (socket.destroyed) return;

@@ -26,6 +26,7 @@ import * as returns from './routes/returns.js';
 import * as webhooks from './routes/webhooks.js';
 import * as openapi from './routes/openapi.js';
 import { checkReply } from './contract-check.js';
+import { openPersistence, type Persistence } from './persistence.js';
 import { createSandboxState, type SandboxState } from './state.js';
 import { startWebhookDelivery, type WebhookDeliveryOptions } from './webhooks.js';
 
@@ -53,6 +54,11 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Check every answer against the interface's schemas (the end-to-end tests' mode). */
   checkContract?: boolean;
+  /**
+   * Keep the state in this directory across restarts (persistence.ts); without it the
+   * state lives and dies with the process.
+   */
+  stateDir?: string;
 }
 
 export interface RunningSandbox {
@@ -63,6 +69,8 @@ export interface RunningSandbox {
   readonly clock: SandboxClock;
   /** What route groups see; tests use it to call sandbox internals such as `recordEvent`. */
   readonly context: Sandbox;
+  /** The kept state (`stateDir`), or undefined. */
+  readonly persistence: Persistence | undefined;
   /** Stops listening and closes every connection; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -74,16 +82,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const clock = createSandboxClock(options.clock);
   const state = createSandboxState(fixture);
   const log = options.log ?? (() => {});
+  const startedAt = clock.iso();
+  const persistence = options.stateDir === undefined ? undefined : await openPersistence(options.stateDir, { state, clock, fixture, log });
   const sandbox: Sandbox = {
     state,
     clock,
     autoApprove: options.autoApprove ?? false,
     version: VERSION,
-    startedAt: clock.iso(),
+    startedAt,
+    stateSince: () => persistence?.since ?? startedAt,
+    persistent: persistence !== undefined,
     log,
     reset() {
       state.reset();
       clock.reset();
+      persistence?.markReset(clock.iso());
     },
   };
 
@@ -91,14 +104,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const stops: (() => Promise<void>)[] = [startWebhookDelivery(sandbox, options.webhooks).stop];
 
   const router = withRateLimit(
-    createRouter({ clock, log, ...(options.checkContract ? { checkReply: (method, pattern, reply) => checkReply(method, pattern, reply, log) } : {}) }),
+    createRouter({
+      clock,
+      log,
+      ...(options.checkContract ? { checkReply: (method, pattern, reply) => checkReply(method, pattern, reply, log) } : {}),
+      ...(persistence ? { beforeReply: (method, path) => (changesNothing(method, path) ? Promise.resolve() : persistence.save()) } : {}),
+    }),
     sandbox,
     options.rateLimit,
   );
   for (const group of ROUTE_GROUPS) group.register(router, sandbox);
   const server = createServer();
   router.attach(server);
-  await listen(server, options.port ?? 0, host);
+  try {
+    await listen(server, options.port ?? 0, host);
+  } catch (error) {
+    await Promise.allSettled(stops.map((stop) => stop()));
+    await persistence?.close();
+    throw error;
+  }
 
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
@@ -119,8 +143,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     state,
     clock,
     context: sandbox,
-    close: () => (closing ??= Promise.allSettled(stops.map((stop) => stop())).then(shutdown)),
+    persistence,
+    close: () =>
+      (closing ??= Promise.allSettled(stops.map((stop) => stop()))
+        .then(shutdown)
+        .finally(() => persistence?.close())),
   };
+}
+
+/** Reads that change no state: answered without a save. */
+function changesNothing(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && (path === '/sandbox/health' || path === '/openapi.json' || path.startsWith('/sandbox/outbox'));
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -22,12 +22,30 @@ export type Device = FixtureDevice & { customerId: string };
 
 /** A piece of state and how to make it empty; see `SandboxState.slice`. */
 export interface Slice<T> {
+  /** Its key in a saved state (`sandbox start --state`): unique, and kept across versions. */
+  readonly name: string;
   readonly init: () => T;
+  /** false: not saved (rate-limit buckets), so it starts empty after a restart. */
+  readonly persist: boolean;
 }
 
-/** For a route group's own data: `const grants = defineSlice(() => new Map<string, Grant>())`. */
-export function defineSlice<T>(init: () => T): Slice<T> {
-  return { init };
+const sliceNames = new Set<string>();
+
+/**
+ * For a route group's own data: `const grants = defineSlice('grants', () => new Map<string, Grant>())`.
+ * Its value must survive `structuredClone` (maps, arrays, plain records, Buffers; no
+ * functions or timers), since a saved state is its v8 serialization.
+ */
+export function defineSlice<T>(name: string, init: () => T, options: { persist?: boolean } = {}): Slice<T> {
+  if (sliceNames.has(name)) throw new TypeError(`sandbox slice "${name}" is defined twice`);
+  sliceNames.add(name);
+  return { name, init, persist: options.persist ?? true };
+}
+
+/** What `sandbox start --state` saves: every seeded map and every persisted slice, by name. */
+export interface StateData {
+  readonly seeded: Readonly<Record<string, readonly (readonly [string, unknown])[]>>;
+  readonly slices: Readonly<Record<string, unknown>>;
 }
 
 export interface SandboxState {
@@ -49,6 +67,10 @@ export interface SandboxState {
    */
   slice<T>(slice: Slice<T>): T;
   reset(): void;
+  /** The data a saved state holds (shared with the live state: serialize it at once). */
+  exportData(): StateData;
+  /** Replaces everything with saved data (at start, before any request). */
+  importData(data: StateData): void;
 }
 
 export function createSandboxState(fixture: Fixture): SandboxState {
@@ -59,12 +81,17 @@ export function createSandboxState(fixture: Fixture): SandboxState {
   const customers = new Map<string, Customer>();
   const devices = new Map<string, Device>();
   const apiKeys = new Map<string, string>();
-  const slices = new Map<Slice<unknown>, unknown>();
+  // By name, so that a saved state finds its slices again in the next process.
+  const slices = new Map<string, { slice: Slice<unknown>; value: unknown }>();
+  // Saved slices whose module has not asked for them yet in this process.
+  let restored: Record<string, unknown> = {};
+  const seededMaps: Record<string, Map<string, unknown>> = { companies, stores, users, clientApplications, customers, devices, apiKeys };
 
   // Maps are refilled in place so that a reference taken before a reset stays valid.
   const seed = () => {
     for (const map of [companies, stores, users, clientApplications, customers, devices, apiKeys]) map.clear();
     slices.clear();
+    restored = {};
     const copy = structuredClone(fixture);
     for (const { stores: own, ...company } of copy.companies) {
       companies.set(company.id, company);
@@ -92,9 +119,30 @@ export function createSandboxState(fixture: Fixture): SandboxState {
     storesOf: (companyId) => [...stores.values()].filter((s) => s.companyId === companyId),
     devicesOf: (customerId) => [...devices.values()].filter((d) => d.customerId === customerId),
     slice<T>(slice: Slice<T>): T {
-      if (!slices.has(slice)) slices.set(slice, slice.init());
-      return slices.get(slice) as T;
+      let entry = slices.get(slice.name);
+      if (entry === undefined) {
+        const saved = Object.hasOwn(restored, slice.name) ? restored[slice.name] : undefined;
+        entry = { slice: slice as Slice<unknown>, value: saved ?? slice.init() };
+        slices.set(slice.name, entry);
+      }
+      return entry.value as T;
     },
     reset: seed,
+    exportData() {
+      const seeded = Object.fromEntries(Object.entries(seededMaps).map(([name, map]) => [name, [...map.entries()]]));
+      const live = Object.fromEntries([...slices.values()].filter((e) => e.slice.persist).map((e) => [e.slice.name, e.value]));
+      // A saved slice nobody asked for yet in this process is carried over as it was.
+      return { seeded, slices: { ...restored, ...live } };
+    },
+    importData(data) {
+      for (const [name, map] of Object.entries(seededMaps)) {
+        const entries = data.seeded[name];
+        if (entries === undefined) continue;
+        map.clear();
+        for (const [key, value] of entries) map.set(key, value);
+      }
+      slices.clear();
+      restored = { ...data.slices };
+    },
   };
 }

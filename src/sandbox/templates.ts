@@ -16,7 +16,7 @@ export interface TemplateRecord {
   readonly createdAt: string;
 }
 
-const templates = defineSlice(() => new Map<string, TemplateRecord>());
+const templates = defineSlice('templates', () => new Map<string, TemplateRecord>());
 
 const keyOf = (companyId: string, templateHash: string) => `${companyId} ${templateHash}`;
 

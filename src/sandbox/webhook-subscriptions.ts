@@ -26,7 +26,7 @@ export interface SubscriptionRecord extends ListedSubscription {
   readonly clientId: string | null;
 }
 
-const subscriptions = defineSlice(() => new Map<string, SubscriptionRecord>());
+const subscriptions = defineSlice('subscriptions', () => new Map<string, SubscriptionRecord>());
 
 /**
  * Checks what the shared schema leaves open: only event names the sandbox emits (a typo

@@ -64,7 +64,7 @@ const DEFAULTS: Required<WebhookDeliveryOptions> = { baseDelayMs: 1000, factor: 
 // setTimeout fires at once for longer delays, which would turn a generous setting into a retry storm.
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-const attempts = defineSlice(() => [] as DeliveryAttempt[]);
+const attempts = defineSlice('attempts', () => [] as DeliveryAttempt[]);
 
 export function listWebhookDeliveries(
   sandbox: Sandbox,

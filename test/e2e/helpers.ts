@@ -118,6 +118,8 @@ export interface SandboxProcess {
   waitForStderr(pattern: string | RegExp, timeoutMs?: number): Promise<void>;
   /** SIGTERM, then waits for the exit; idempotent. */
   stop(): Promise<SvcResult>;
+  /** kill -9, then waits for the exit (a crash: nothing gets to run). */
+  crash(): Promise<void>;
 }
 
 const LISTENING = /^listening on (http:\/\/\S+)$/;
@@ -167,7 +169,12 @@ export async function startSandbox(args: readonly string[] = [], opts: Omit<RunO
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     };
-    return { url, stderr: () => stderr, waitForStderr, stop };
+    const crash = async () => {
+      child.kill('SIGKILL');
+      await child;
+      await stop();
+    };
+    return { url, stderr: () => stderr, waitForStderr, stop, crash };
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}\nstderr:\n${stderr}`, { cause: error });

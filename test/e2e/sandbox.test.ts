@@ -36,7 +36,7 @@ describe('svc sandbox start', () => {
     const res = await fetch(`${sandbox.url}/sandbox/health`);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const body = (await res.json()) as Health;
-    expect(body).toEqual({ status: 'ok', version, startedAt: expect.stringMatching(ISO_8601), now: expect.stringMatching(ISO_8601) });
+    expect(body).toEqual({ status: 'ok', version, startedAt: expect.stringMatching(ISO_8601), stateSince: expect.stringMatching(ISO_8601), persistent: false, now: expect.stringMatching(ISO_8601) });
   });
 
   it('tells on stderr which client to log in with', async () => {

@@ -25,7 +25,7 @@ const fixture = await loadFixture(bundledFixturePath());
 function newSandbox(): Sandbox {
   const clock = createSandboxClock(fixedClock(START));
   const state = createSandboxState(fixture);
-  return { state, clock, autoApprove: false, version: 'test', startedAt: clock.iso(), log: () => {}, reset: () => state.reset() };
+  return { state, clock, autoApprove: false, version: 'test', startedAt: clock.iso(), stateSince: () => clock.iso(), persistent: false, log: () => {}, reset: () => state.reset() };
 }
 
 function request(headers: Record<string, string>): RouteRequest<any, any, any> {

@@ -58,6 +58,8 @@ export async function startOAuthSandbox(options: SandboxOptions = {}): Promise<O
     autoApprove: options.autoApprove ?? false,
     version: 'test',
     startedAt: running.clock.iso(),
+    stateSince: () => running.clock.iso(),
+    persistent: false,
     log: () => {},
     reset: () => {},
   };

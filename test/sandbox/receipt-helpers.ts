@@ -45,6 +45,8 @@ export async function startHarness(opts: { log?: (line: string) => void } = {}):
     autoApprove: false,
     version: 'test',
     startedAt: running.clock.iso(),
+    stateSince: () => running.clock.iso(),
+    persistent: false,
     log: () => {},
     reset: () => {},
   };

@@ -60,6 +60,8 @@ export function sandboxOf(h: Harness): Sandbox {
     autoApprove: false,
     version: 'test',
     startedAt: h.running.clock.iso(),
+    stateSince: () => h.running.clock.iso(),
+    persistent: false,
     log: () => {},
     reset: () => {},
   };

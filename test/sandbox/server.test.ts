@@ -36,7 +36,7 @@ describe('startSandbox', () => {
   it('reports its health by the sandbox clock', async () => {
     expect(await call('GET', '/sandbox/health')).toEqual({
       status: 200,
-      body: { status: 'ok', version: 'dev', startedAt: iso(START), now: iso(START) },
+      body: { status: 'ok', version: 'dev', startedAt: iso(START), stateSince: iso(START), persistent: false, now: iso(START) },
     });
   });
 
@@ -57,7 +57,7 @@ describe('startSandbox', () => {
   });
 
   it('resets state and clock to the fixture', async () => {
-    const marks = defineSlice(() => new Map<string, string>());
+    const marks = defineSlice('test.marks', () => new Map<string, string>());
     sandbox.state.slice(marks).set('a', 'b');
     const app = sandbox.state.clientApplications.get('app_sandbox_pos');
     if (!app) throw new Error('fixture client missing');

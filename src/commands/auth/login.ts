@@ -97,7 +97,7 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
     if (typed) await secrets.set(CLIENT_SECRET_KEY, secret);
     // A new approval may change a Grant's scopes or stores: its old tokens may not have them.
     for (const grant of grants) await cache.forget(grant.grant_id);
-    const { grant, superseded } = saveGrants(config, profile, grants);
+    const { grant, superseded } = saveGrants(config, profile, grants, new Date(f.clock.now()).toISOString());
     for (const id of superseded) await cache.forget(id);
     result = { profile, flow, grants, companies: [], grant };
   } else {

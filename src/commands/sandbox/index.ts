@@ -13,9 +13,11 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--webhook-retry-base-ms <ms>', 'delay before the first webhook retry; later ones double', '1000')
     .option('--webhook-max-attempts <n>', 'webhook delivery attempts before giving up', '8')
     .option('--rate-limit <n>', 'requests a second each client may make (429 above; default 50, burst 100)')
+    .option('--state <dir>', 'keep Grants, tokens, receipts, the queue and the clock here across restarts (default on a fixed port: under the state directory)')
+    .option('--ephemeral', 'keep nothing across restarts (the default with --port 0)')
     .action(
       (
-        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string },
+        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string; state?: string; ephemeral?: boolean },
         cmd: Command,
       ) => ctx.run(cmd, () => import('./start.js'), flags),
     );

@@ -1,7 +1,8 @@
 // `svc sandbox start`: the local service in the foreground until SIGINT or SIGTERM. Its
 // first stdout line is `listening on URL`, which scripts and tests wait for; everything
-// else (what to log in with, request lines) goes to stderr.
-import { resolve } from 'node:path';
+// else (what to log in with, request lines) goes to stderr. On a fixed port the state is kept
+// across restarts (persistence.ts) unless --ephemeral; --state DIR chooses where.
+import { join, resolve } from 'node:path';
 import { isLoopbackHost } from '../../config/base-url.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -20,6 +21,25 @@ export interface StartOptions {
   webhookMaxAttempts?: string | undefined;
   /** Requests a second per client (the burst is twice that). */
   rateLimit?: string | undefined;
+  /** Where the state is kept across restarts. */
+  state?: string | undefined;
+  /** Keep nothing: the state lives and dies with the process. */
+  ephemeral?: boolean | undefined;
+}
+
+/**
+ * Where the state is kept: --state DIR; else, on a fixed port, a directory of that port
+ * under the state directory (a sandbox you come back to at the same URL); on --port 0 (a
+ * fresh URL each time: tests, CI) or with --ephemeral, nowhere.
+ */
+export function stateDirOf(opts: Pick<StartOptions, 'state' | 'ephemeral'>, port: number, f: Factory): string | undefined {
+  if (opts.state !== undefined && opts.ephemeral) throw new UsageError('--state and --ephemeral exclude each other');
+  if (opts.ephemeral) return undefined;
+  if (opts.state !== undefined) {
+    if (opts.state.trim() === '') throw new UsageError('--state: give a directory');
+    return resolve(opts.state);
+  }
+  return port === 0 ? undefined : join(f.paths.stateDir, 'sandbox', `port-${port}`);
 }
 
 export async function run(opts: StartOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
@@ -32,16 +52,36 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   };
   const perSecond = opts.rateLimit === undefined ? undefined : parseWhole(opts.rateLimit, '--rate-limit', 1);
   const rateLimit = perSecond === undefined ? {} : { rateLimit: { capacity: perSecond * 2, refillPerSecond: perSecond } };
+  const stateDir = stateDirOf(opts, port, f);
   // Listening first, so that a signal sent the moment the URL is printed is not missed.
   const stop = listenForStop();
   let sandbox: RunningSandbox;
   try {
-    sandbox = await startSandbox({ port, host, fixture, autoApprove: opts.autoApprove ?? false, webhooks, ...rateLimit, checkContract: f.env.SVC_SANDBOX_CHECK_CONTRACT === '1', log: (line) => note(f.io, line) });
+    sandbox = await startSandbox({
+      port,
+      host,
+      fixture,
+      autoApprove: opts.autoApprove ?? false,
+      webhooks,
+      ...rateLimit,
+      ...(stateDir === undefined ? {} : { stateDir }),
+      checkContract: f.env.SVC_SANDBOX_CHECK_CONTRACT === '1',
+      log: (line) => note(f.io, line),
+    });
   } catch (error) {
     stop.dispose();
     throw error;
   }
   println(f.io, `listening on ${sandbox.url}`);
+  const kept = sandbox.persistence;
+  note(
+    f.io,
+    kept === undefined
+      ? 'state: in memory only (gone when it stops; --state DIR keeps it)'
+      : kept.restored
+        ? `state: restored from ${kept.dir} (kept since ${kept.since})`
+        : `state: kept in ${kept.dir} (--ephemeral keeps nothing)`,
+  );
   describeLogin(f, sandbox, fixture);
   const signal = await stop.stopped;
   note(f.io, `${signal}: stopping the sandbox`);

@@ -20,7 +20,7 @@ interface OutboxEntry {
   readonly pdf: Buffer;
 }
 
-const outbox = defineSlice(() => new Map<string, OutboxEntry>());
+const outbox = defineSlice('outbox', () => new Map<string, OutboxEntry>());
 
 export function register(router: Router, sandbox: Sandbox): void {
   router.post('/receipt/email', (req) => {

@@ -6,7 +6,7 @@ import { json, type Router } from '../router.js';
 
 export function register(router: Router, sandbox: Sandbox): void {
   router.get('/sandbox/health', () =>
-    json(200, { status: 'ok', version: sandbox.version, startedAt: sandbox.startedAt, now: sandbox.clock.iso() }),
+    json(200, { status: 'ok', version: sandbox.version, startedAt: sandbox.startedAt, stateSince: sandbox.stateSince(), persistent: sandbox.persistent, now: sandbox.clock.iso() }),
   );
 
   router.post('/sandbox/reset', () => {

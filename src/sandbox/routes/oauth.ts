@@ -42,7 +42,7 @@ interface TokenFamily {
 }
 
 /** Every refresh token ever issued, retired ones included, to its family. */
-const families = defineSlice(() => new Map<string, TokenFamily>());
+const families = defineSlice('families', () => new Map<string, TokenFamily>());
 
 export function register(router: Router, sandbox: Sandbox): void {
   router.post('/oauth2/authorization-code/exchange', { body: ExchangeBody }, (req) => {

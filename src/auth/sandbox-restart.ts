@@ -1,0 +1,25 @@
+// The hint for an invalid_grant that is not a revocation: a local sandbox started without
+// --state (or reset) forgets every Grant, and each command then fails with "the service
+// refused Grant …". When the base URL is loopback and its `/sandbox/health` says the state
+// it holds began after this Grant was saved, the hint says so and how to log in again.
+import { isLoopbackHost } from '../config/base-url.js';
+import { SandboxHealth } from '../contract/sandbox.js';
+import type { Factory } from '../factory.js';
+
+export async function sandboxRestartHint(f: Factory, savedAt: string | undefined): Promise<string | undefined> {
+  try {
+    const api = await f.api();
+    if (!isLoopbackHost(new URL(api.baseUrl).hostname)) return undefined;
+    const health = await api.request({ method: 'GET', path: '/sandbox/health', schema: SandboxHealth, retry: false });
+    const since = health.stateSince ?? health.startedAt;
+    if (savedAt !== undefined && !(Date.parse(since) > Date.parse(savedAt))) return undefined;
+    const saved = savedAt === undefined ? '' : `, after this Grant was saved (${savedAt})`;
+    return [
+      `the sandbox at ${api.baseUrl} holds data only since ${since}${saved}: it was restarted without --state, or reset, and no longer knows the Grant.`,
+      'Log in again in one step: `svc sandbox login` (a sandbox started with --auto-approve), or `svc auth login`.',
+      'A sandbox started with `--state DIR` (the default on a fixed port) keeps its Grants across restarts.',
+    ].join(' ');
+  } catch {
+    return undefined;
+  }
+}

@@ -35,6 +35,10 @@ export const OutboxMessage = z.looseObject({
   createdAt: NonEmptyString,
   /** Bytes of the PDF. */
   size: z.int().nonnegative(),
+  /** Characters the PDF's font has no glyph for (CJK, emoji), printed as U+FFFD and listed in a note. */
+  replacedCharacters: z.int().nonnegative().optional(),
+  /** Texts cut short (and line lists left incomplete) to bound the rendering. */
+  truncatedTexts: z.int().nonnegative().optional(),
 });
 export type OutboxMessage = z.infer<typeof OutboxMessage>;
 

@@ -3,6 +3,19 @@
 // The document comes from the caller and every UBL member is optional, so each value is
 // read defensively and a missing one is left out rather than failing the email.
 // pdfkit is imported on first use: it is large, and kept out of the CLI bundle.
+//
+// Text in any script: the PDF embeds DejaVu Sans (the `dejavu-fonts-ttf` package; Bitstream
+// Vera licence with public-domain additions: free to embed), which covers Latin with every
+// European extension, Greek and Cyrillic, among others. What it has no glyph for (CJK,
+// emoji) is printed as U+FFFD, never garbled, and reported: a note at the end of the PDF
+// lists the code points, and the result counts them for the outbox and the log.
+//
+// Bounded: PDFKit's line breaking is quadratic in the longest unbroken run of text (a 100k
+// character word took 6.5 s), so every text is capped (MAX_TEXT, a visible "… N more
+// characters" in its place), runs longer than MAX_RUN are broken, and at most MAX_LINES
+// document lines are drawn. A 1 MiB body renders in well under a second.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { CustomerDetails } from '../contract/receipt.js';
 import type { UblDocument } from '../contract/template.js';
 import { formatMoney, fromMinor, toMinor } from '../crypto/money.js';
@@ -25,7 +38,81 @@ const COLUMNS = [
 // Unit codes that mean "pieces": the quantity alone says it.
 const PIECE_UNITS = new Set(['C62', 'EA', 'H87']);
 
-export async function renderReceiptPdf(document: UblDocument, options: PdfOptions): Promise<Buffer> {
+/** Characters of one text (a name, a note) drawn at most. */
+export const MAX_TEXT = 2000;
+/** The longest run of text without a break opportunity; longer runs are broken. */
+const MAX_RUN = 30;
+/** Document lines drawn at most. */
+export const MAX_LINES = 300;
+/** Code points the closing note names at most. */
+const MAX_NAMED = 12;
+
+export interface RenderedPdf {
+  pdf: Buffer;
+  /** Characters (graphemes) the font has no glyph for, printed as U+FFFD. */
+  replaced: number;
+  /** Texts cut at MAX_TEXT, and lines left out beyond MAX_LINES. */
+  truncated: number;
+}
+
+// Read once per process: a font file is ~700 KB.
+const fontBytes = new Map<string, Buffer>();
+function fontFile(name: string): Buffer {
+  let bytes = fontBytes.get(name);
+  if (bytes === undefined) {
+    bytes = readFileSync(createRequire(import.meta.url).resolve(`dejavu-fonts-ttf/ttf/${name}`));
+    fontBytes.set(name, bytes);
+  }
+  return bytes;
+}
+
+interface GlyphFont {
+  hasGlyphForCodePoint(codePoint: number): boolean;
+}
+
+/** Caps, breaks long runs and replaces what the font cannot show, counting both. */
+export function textFitter(font: GlyphFont | undefined): { fit(value: string): string; replaced: number; truncated: number; missing: Set<number> } {
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const state = { replaced: 0, truncated: 0, missing: new Set<number>() };
+  // Invisible joiners and selectors: dropped when the font lacks them, not shown as �.
+  const invisible = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x1f3fb && cp <= 0x1f3ff) || (cp >= 0xe0020 && cp <= 0xe007f);
+  const fit = (value: string): string => {
+    let source = value;
+    let cut = '';
+    if (source.length > MAX_TEXT) {
+      const kept = [...segmenter.segment(source.slice(0, MAX_TEXT))].slice(0, -1).map((g) => g.segment).join('');
+      cut = ` … (${source.length - kept.length} more characters not shown)`;
+      source = kept;
+      state.truncated += 1;
+    }
+    let out = '';
+    let run = 0;
+    for (const { segment } of segmenter.segment(source)) {
+      let shown = segment;
+      if (font) {
+        const points = [...segment].map((c) => c.codePointAt(0) ?? 0);
+        const lacking = points.filter((cp) => cp >= 0x20 && !font.hasGlyphForCodePoint(cp));
+        if (lacking.some((cp) => !invisible(cp))) {
+          for (const cp of points) if (!invisible(cp)) state.missing.add(cp);
+          state.replaced += 1;
+          shown = '\uFFFD';
+        } else if (lacking.length > 0) {
+          shown = [...segment].filter((c) => !lacking.includes(c.codePointAt(0) ?? 0)).join('');
+        }
+      }
+      run = /\s/.test(shown) ? 0 : run + 1;
+      if (run > MAX_RUN) {
+        out += '\n';
+        run = 1;
+      }
+      out += shown;
+    }
+    return out + cut;
+  };
+  return Object.assign(state, { fit });
+}
+
+export async function renderReceiptPdf(document: UblDocument, options: PdfOptions): Promise<RenderedPdf> {
   const { default: PDFDocument } = await import('pdfkit');
   const currency = text(document.documentCurrencyCode) ?? '';
   const money = (value: unknown) => formatAmount(value, currency);
@@ -38,19 +125,30 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
     margin: PAGE_MARGIN,
     info: { Title: `${title} ${documentNumber}`.trim(), CreationDate: options.createdAt, ModDate: options.createdAt },
   });
+  pdf.registerFont('text', fontFile('DejaVuSans.ttf'));
+  pdf.registerFont('text-bold', fontFile('DejaVuSans-Bold.ttf'));
+  pdf.font('text');
+  // Opening the font is the longest step: a turn of the event loop after it (and before the
+  // embedding at the end), so that the sandbox's other requests are answered in between.
+  await nextTurn();
+  // PDFKit's embedded font wraps a fontkit font; without it nothing is replaced (no worse than before).
+  const glyphs = (pdf as unknown as { _font?: { font?: Partial<GlyphFont> } })._font?.font;
+  const fitter = textFitter(typeof glyphs?.hasGlyphForCodePoint === 'function' ? (glyphs as GlyphFont) : undefined);
+  const fit = (value: string | undefined) => (value === undefined ? undefined : fitter.fit(value));
   const chunks: Buffer[] = [];
   pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const finished = new Promise<Buffer>((resolve, reject) => {
-    pdf.on('end', () => resolve(Buffer.concat(chunks)));
+  const finished = new Promise<RenderedPdf>((resolve, reject) => {
+    pdf.on('end', () => resolve({ pdf: Buffer.concat(chunks), replaced: fitter.replaced, truncated: fitter.truncated }));
     pdf.on('error', reject);
   });
 
   const paragraph = (value: string | undefined, size = 10, bold = false) => {
     if (!value) return;
-    pdf.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(size).text(value, PAGE_MARGIN, pdf.y, { width: CONTENT_WIDTH });
+    pdf.font(bold ? 'text-bold' : 'text').fontSize(size).text(fitter.fit(value), PAGE_MARGIN, pdf.y, { width: CONTENT_WIDTH });
   };
-  const row = (cells: readonly (string | undefined)[], bold = false) => {
-    pdf.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
+  const row = (given: readonly (string | undefined)[], bold = false) => {
+    const cells = given.map(fit);
+    pdf.font(bold ? 'text-bold' : 'text').fontSize(10);
     const height = Math.max(...cells.map((cell, i) => pdf.heightOfString(cell ?? '', { width: COLUMNS[i]?.width ?? CONTENT_WIDTH })));
     if (pdf.y + height > pdf.page.height - PAGE_MARGIN) pdf.addPage();
     const top = pdf.y;
@@ -84,7 +182,8 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
   pdf.moveDown();
 
   row(['Item', 'Quantity', 'Unit price', 'Amount'], true);
-  const lines = (isCreditNote ? document.creditNoteLine : document.invoiceLine) ?? [];
+  const allLines = (isCreditNote ? document.creditNoteLine : document.invoiceLine) ?? [];
+  const lines = allLines.slice(0, MAX_LINES);
   for (const line of lines) {
     const quantity = line.creditedQuantity ?? line.invoicedQuantity;
     const unit = text(quantity?.unitCode);
@@ -94,6 +193,10 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
       money(line.price?.priceAmount?.value),
       money(line.lineExtensionAmount?.value),
     ]);
+  }
+  if (allLines.length > lines.length) {
+    fitter.truncated += 1;
+    row([`… ${allLines.length - lines.length} more lines not shown`]);
   }
   pdf.moveDown();
 
@@ -117,9 +220,20 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
   pdf.moveDown();
   paragraph(currency && `All amounts in ${currency}.`, 9);
   paragraph(text(document.note), 9);
+  if (fitter.missing.size > 0) {
+    const named = [...fitter.missing].slice(0, MAX_NAMED).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
+    const more = fitter.missing.size > named.length ? ` and ${fitter.missing.size - named.length} more` : '';
+    pdf.moveDown();
+    paragraph(`${fitter.replaced} character${fitter.replaced === 1 ? '' : 's'} this PDF's font cannot show (such as CJK or emoji) ${fitter.replaced === 1 ? 'is' : 'are'} printed as \uFFFD: ${named.join(' ')}${more}.`, 8);
+  }
 
+  await nextTurn();
   pdf.end();
   return finished;
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** "12.50 EUR"; a unit price with more places than the currency keeps them (1.789 EUR a litre). */

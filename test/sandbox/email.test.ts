@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboxMessage } from '../../src/contract/sandbox-inspect.js';
 import type { UblDocument } from '../../src/contract/template.js';
-import { renderReceiptPdf } from '../../src/sandbox/pdf.js';
+import { MAX_LINES, renderReceiptPdf } from '../../src/sandbox/pdf.js';
 import { requireTools } from '../e2e/require-tools.js';
 import { FOODS, START, startHarness, templateRequest, type Harness } from './receipt-helpers.js';
 
@@ -47,7 +47,7 @@ describe('POST /receipt/email', () => {
 
     const outbox = await h.call<OutboxMessage[]>('GET', '/sandbox/outbox');
     expect(outbox.body).toEqual([
-      { messageId: body.messageId, to: 'alice@example.com', documentNumber: 'R-2030-0001', createdAt: new Date(START).toISOString(), size: expect.any(Number) },
+      { messageId: body.messageId, to: 'alice@example.com', documentNumber: 'R-2030-0001', createdAt: new Date(START).toISOString(), size: expect.any(Number), replacedCharacters: 0, truncatedTexts: 0 },
     ]);
 
     const res = await fetch(`${h.running.url}/sandbox/outbox/${String(body.messageId)}.pdf`);
@@ -127,9 +127,9 @@ describe('POST /receipt/email', () => {
 
 describe('renderReceiptPdf', () => {
   it('renders a document with nothing but lines, and a credit note, without failing', async () => {
-    const bare = await renderReceiptPdf({ invoiceLine: [{ item: { name: 'Thing' } }] }, { createdAt: new Date(START) });
+    const { pdf: bare } = await renderReceiptPdf({ invoiceLine: [{ item: { name: 'Thing' } }] }, { createdAt: new Date(START) });
     expect(bare.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    const credit = await renderReceiptPdf(
+    const { pdf: credit } = await renderReceiptPdf(
       { documentCurrencyCode: 'JPY', creditNoteLine: [{ item: { name: 'Tea' }, creditedQuantity: { value: 1 }, lineExtensionAmount: { value: 500 } }] },
       { createdAt: new Date(START) },
     );
@@ -143,16 +143,75 @@ describe('renderReceiptPdf', () => {
   it('is the same file for the same input', async () => {
     const doc: UblDocument = { id: { value: 'R-1' }, invoiceLine: [{ item: { name: 'Thing' } }] };
     const [a, b] = await Promise.all([renderReceiptPdf(doc, { createdAt: new Date(START) }), renderReceiptPdf(doc, { createdAt: new Date(START) })]);
-    expect(a.equals(b)).toBe(true);
+    expect(a.pdf.equals(b.pdf)).toBe(true);
   });
 
   it('paginates a long receipt', async () => {
     const lines = Array.from({ length: 120 }, (_, i) => ({ item: { name: `Line ${i + 1}` }, invoicedQuantity: { value: 1 } }));
-    const pdf = await renderReceiptPdf({ invoiceLine: lines }, { createdAt: new Date(START) });
+    const { pdf } = await renderReceiptPdf({ invoiceLine: lines }, { createdAt: new Date(START) });
     if (missingPoppler === undefined) {
       const text = await pdfText(pdf);
       expect(text).toContain('Line 120');
       expect(text.split('\f').filter((page) => page.trim() !== '').length).toBeGreaterThan(1);
     }
+  });
+});
+
+describe('renderReceiptPdf: text in any script, bounded', () => {
+  const text = (pdf: Uint8Array) => pdfText(pdf).then((t) => t.replace(/\s+/g, ' '));
+
+  it('Latin with every extension, Greek and Cyrillic come out of pdftotext as they went in', async () => {
+    const names = ['Crème brûlée ŁÓDŹ żółć', 'Çay şişesi İĞÜ ğ ı', 'Ελληνικό λάδι ΑΩ', 'Русский хлеб Ёж', 'Ærø Å Øl ß Œuvre'];
+    const doc: UblDocument = { id: { value: 'R-ÜNÏ-0001' }, note: 'Merci — Dziękujemy — Ευχαριστούμε — Спасибо', invoiceLine: names.map((name) => ({ item: { name }, invoicedQuantity: { value: 1 } })) };
+    const { pdf, replaced } = await renderReceiptPdf(doc, { createdAt: new Date(START) });
+    expect(replaced).toBe(0);
+    const extracted = await text(pdf);
+    for (const expected of [...names, 'Receipt R-ÜNÏ-0001', 'Merci — Dziękujemy — Ευχαριστούμε — Спасибо']) expect(extracted).toContain(expected);
+  });
+
+  it('CJK and emoji are printed as U+FFFD, counted, and named by code point in a closing note', async () => {
+    const doc: UblDocument = { id: { value: 'R-😀-0001' }, invoiceLine: [{ item: { name: 'Crème brûlée 🍮 日本語' }, invoicedQuantity: { value: 1 } }, { item: { name: 'Family 👨‍👩‍👧 ok' } }] };
+    const { pdf, replaced } = await renderReceiptPdf(doc, { createdAt: new Date(START) });
+    // 🍮, 日, 本, 語, and the family as one character; DejaVu Sans draws 😀 (its emoticons block).
+    expect(replaced).toBe(5);
+    const extracted = await text(pdf);
+    expect(extracted).toContain('Receipt R-😀-0001');
+    expect(extracted).toContain('Crème brûlée \uFFFD \uFFFD\uFFFD\uFFFD');
+    expect(extracted).toContain('Family \uFFFD ok');
+    expect(extracted).toMatch(/5 characters this PDF's font cannot show \(such as CJK or emoji\) are printed as \uFFFD: U\+1F36E U\+65E5 U\+672C U\+8A9E U\+1F468 U\+1F469 U\+1F467\./);
+  });
+
+  it('a note of a million characters without a break is cut, visibly, and long words wrap', async () => {
+    const { pdf, truncated } = await renderReceiptPdf({ note: 'x'.repeat(1_000_000), invoiceLine: [{ item: { name: 'y'.repeat(500) } }] }, { createdAt: new Date(START) });
+    expect(truncated).toBe(1);
+    const extracted = await text(pdf);
+    expect(extracted).toContain('… (998001 more characters not shown)');
+    expect(extracted.replace(/ /g, '')).toContain('y'.repeat(500));
+  });
+
+  it('draws at most MAX_LINES lines and says how many more there were', async () => {
+    const lines = Array.from({ length: MAX_LINES + 25 }, (_, i) => ({ item: { name: `L${i}` } }));
+    const { pdf, truncated } = await renderReceiptPdf({ invoiceLine: lines }, { createdAt: new Date(START) });
+    expect(truncated).toBe(1);
+    expect(await text(pdf)).toContain('… 25 more lines not shown');
+  });
+});
+
+describe('POST /receipt/email with a 1 MiB body', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  it('renders bounded: /sandbox/health answers while it renders, and the outbox reports the cut', async () => {
+    const token = h.token();
+    const template = (await h.call<UblDocument>('POST', '/receipt/template', { token, body: templateRequest({ note: 'n'.repeat(1_000_000) }) })).body;
+    const sending = h.call('POST', '/receipt/email', { token, body: { to: 'alice@example.com', template } });
+    const health = await h.call('GET', '/sandbox/health');
+    expect(health.status).toBe(200);
+    expect((await sending).status).toBe(202);
+    const outbox = await h.call<OutboxMessage[]>('GET', '/sandbox/outbox');
+    expect(outbox.body.at(-1)).toMatchObject({ truncatedTexts: 1, replacedCharacters: 0 });
   });
 });

@@ -18,6 +18,9 @@ interface OutboxEntry {
   readonly documentNumber: string;
   readonly createdAt: string;
   readonly pdf: Buffer;
+  /** Absent in a state saved by an older sandbox. */
+  readonly replacedCharacters?: number;
+  readonly truncatedTexts?: number;
 }
 
 const outbox = defineSlice('outbox', () => new Map<string, OutboxEntry>());
@@ -34,16 +37,24 @@ export function register(router: Router, sandbox: Sandbox): void {
         });
       }
       const createdAt = sandbox.clock.iso();
-      const pdf = await renderReceiptPdf(request.template, { createdAt: new Date(createdAt), customer: request.customer });
+      // The body was read, parsed and checked in this turn; rendering starts in the next.
+      await new Promise((resolve) => setImmediate(resolve));
+      const { pdf, replaced, truncated } = await renderReceiptPdf(request.template, { createdAt: new Date(createdAt), customer: request.customer });
       const entry: OutboxEntry = {
         messageId: randomUUID(),
         to: request.to,
         documentNumber: request.template.id?.value ?? '',
         createdAt,
         pdf,
+        replacedCharacters: replaced,
+        truncatedTexts: truncated,
       };
       sandbox.state.slice(outbox).set(entry.messageId, entry);
-      sandbox.log(`receipt email ${entry.messageId} queued (${pdf.length} bytes of PDF)`);
+      const caveats = [
+        replaced > 0 ? `${replaced} character${replaced === 1 ? '' : 's'} the font cannot show printed as U+FFFD` : '',
+        truncated > 0 ? `${truncated} text${truncated === 1 ? '' : 's'} cut short` : '',
+      ].filter((c) => c !== '');
+      sandbox.log(`receipt email ${entry.messageId} queued (${pdf.length} bytes of PDF${caveats.length > 0 ? `; ${caveats.join(', ')}` : ''})`);
       return json(202, { messageId: entry.messageId, status: 'QUEUED' });
     });
   });
@@ -51,12 +62,14 @@ export function register(router: Router, sandbox: Sandbox): void {
   router.get('/sandbox/outbox', () =>
     json(
       200,
-      [...sandbox.state.slice(outbox).values()].map(({ messageId, to, documentNumber, createdAt, pdf }) => ({
+      [...sandbox.state.slice(outbox).values()].map(({ messageId, to, documentNumber, createdAt, pdf, replacedCharacters, truncatedTexts }) => ({
         messageId,
         to,
         documentNumber,
         createdAt,
         size: pdf.length,
+        replacedCharacters: replacedCharacters ?? 0,
+        truncatedTexts: truncatedTexts ?? 0,
       })),
     ),
   );

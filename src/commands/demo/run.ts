@@ -10,6 +10,7 @@ import { packageFile } from '../../package-root.js';
 import { theme } from '../../io/theme.js';
 import type { BuildProgram } from './index.js';
 import { createDemoSession } from './session.js';
+import { readLocalSubscriptions } from '../../webhook/subscriptions.js';
 
 export interface DemoOptions {
   buildProgram: BuildProgram;
@@ -70,7 +71,8 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['receipt', 'send', '--batch', await batchFile(home, receipt)]);
 
     heading('A local webhook receiver: signatures checked on the raw body, journalled before 2xx, decrypted');
-    const listener = await demo.background(['webhook', 'listen', '--port', String(await freeLoopbackPort()), '--subscribe']);
+    const listenPort = String(await freeLoopbackPort());
+    const listener = await demo.background(['webhook', 'listen', '--port', listenPort, '--subscribe']);
 
     heading('A customer asks to return the milk; the request arrives encrypted for our key');
     const requestId = (
@@ -89,6 +91,13 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await listener.waitFor(/--> RETURN_REQUESTED[\s\S]*--> CREDIT_NOTE_CREATED|--> CREDIT_NOTE_CREATED[\s\S]*--> RETURN_REQUESTED/);
     await listener.stop();
     await demo.svc(['webhook', 'events']);
+
+    heading('Listening again reuses the subscription (no second delivery of each event); unsubscribe when done');
+    const again = await demo.background(['webhook', 'listen', '--port', listenPort, '--subscribe']);
+    await again.stop();
+    await demo.svc(['webhook', 'list']);
+    const [subscription] = await readLocalSubscriptions(demo.factory());
+    if (subscription) await demo.svc(['webhook', 'unsubscribe', subscription.id.slice(0, 'whsub_'.length + 8)]);
 
     heading('Or by email, as a PDF');
     await demo.svc(['receipt', 'email', '--file', receipt, '--to', 'alice@example.com']);

@@ -2,10 +2,12 @@
 // of a merchant's work and started again holds the same Grants, tokens, receipts, return
 // queue, subscriptions and clock. Without a kept state, the invalid_grant that follows a
 // restart says that the sandbox restarted and how to log in again.
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
-import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess } from './helpers.js';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess } from './helpers.js';
 import { receiptDatedToday, type PolledItem } from './merchant.js';
 import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
 
@@ -55,6 +57,48 @@ describe('svc sandbox start --state', () => {
       expect(after.stateSince).toBe(before.stateSince);
       expect(Date.parse(after.now)).toBeGreaterThanOrEqual(Date.parse(before.now));
       expect(Date.parse(after.now) - Date.now()).toBeGreaterThan(250_000);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it('the sandbox killed with -9 in the middle of a batch, restarted, the batch run again: every receipt exactly once', async () => {
+    const fixture = await fixtureWithOwnRedirect(dirs);
+    const state = join(await dirs.make('svc-sandbox-state-'), 'state');
+    const port = await freeLoopbackPort();
+    const start = () => startSandbox(['--port', String(port), '--fixture', fixture.path, '--auto-approve', '--state', state]);
+    let sandbox: SandboxProcess = await start();
+    try {
+      const home = await makeSvcHome(dirs);
+      const env = { SVC_BASE_URL: sandbox.url };
+      const { result } = await loginAutoApproved(home, sandbox.url, fixture);
+      expect(result.exitCode, result.stderr).toBe(0);
+      const template = JSON.parse(await readFile(await receiptDatedToday(dirs), 'utf8')) as Record<string, unknown>;
+      const COUNT = 80;
+      const file = join(await dirs.make('svc-batch-'), 'receipts.jsonl');
+      await writeFile(file, `${Array.from({ length: COUNT }, (_, i) => JSON.stringify({ template: { ...template, documentNumber: `K-${i + 1}` }, email: 'alice@example.com' })).join('\n')}\n`);
+
+      const batch = execa('node', [svcBin, 'receipt', 'send', '--batch', file, '--concurrency', '4'], { env: svcEnv(home, env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
+      let seen = 0;
+      let crashed: Promise<void> | undefined;
+      batch.stdout.on('data', (chunk: Buffer) => {
+        seen += chunk.toString().split('\n').length - 1;
+        if (seen >= COUNT / 3) crashed ??= sandbox.crash();
+      });
+      const first = await batch;
+      await crashed;
+      expect(crashed, 'the sandbox was never killed').toBeDefined();
+      expect(first.exitCode).not.toBe(0);
+
+      sandbox = await start();
+      await sandbox.waitForStderr(`state: restored from ${state}`);
+      const again = await runSvc(['receipt', 'send', '--batch', file], { home, env });
+      expect(again.exitCode, again.stderr).toBe(0);
+      const deliveries = (await (await fetch(`${sandbox.url}/sandbox/deliveries`)).json()) as { serviceReceiptId: string; kind: string }[];
+      const issued = new Set(deliveries.filter((d) => d.kind === 'RECEIPT').map((d) => d.serviceReceiptId));
+      expect(issued.size).toBe(COUNT);
+      const listed = JSON.parse((await runSvc(['receipt', 'list', '--json'], { home, env })).stdout) as { serviceReceiptId: string }[];
+      expect(new Set(listed.map((r) => r.serviceReceiptId))).toEqual(issued);
     } finally {
       await sandbox.stop();
     }

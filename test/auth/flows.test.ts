@@ -105,7 +105,7 @@ describe('auth login, grant flow', () => {
     expect(body.code_verifier?.length).toBeGreaterThanOrEqual(43);
     expect(codeChallenge(body.code_verifier ?? '')).toBe(query?.get('code_challenge'));
 
-    expect(config.profile('local').grants).toEqual([GRANT]);
+    expect(config.profile('local').grants).toEqual([{ ...GRANT, saved_at: expect.stringMatching(/^\d{4}-/) }]);
     expect(config.profile('local').grant).toBe(GRANT.grant_id);
     expect(secrets.dump()['client-secret']).toBe(CLIENT_SECRET);
     expect(result).toMatchObject({ flow: 'grant', grant: GRANT.grant_id, grants: [GRANT] });

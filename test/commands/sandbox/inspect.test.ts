@@ -74,7 +74,7 @@ describe('svc sandbox outbox / deliveries', () => {
     await outbox({}, json.f);
     await json.close();
     expect(JSON.parse(json.streams.stdout())).toEqual([
-      { messageId, to: 'carol@example.org', documentNumber: 'R-2030-0001', createdAt: new Date(START).toISOString(), size: expect.any(Number) },
+      { messageId, to: 'carol@example.org', documentNumber: 'R-2030-0001', createdAt: new Date(START).toISOString(), size: expect.any(Number), replacedCharacters: 0, truncatedTexts: 0 },
     ]);
   });
 });

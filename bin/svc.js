@@ -18,14 +18,5 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   } catch {
     // The cache is an optimisation only.
   }
-  // undici parses HTTP with a WebAssembly build of llhttp, which V8 compiles at once with its
-  // baseline compiler and then optimizes on a background thread; Node waits for that thread
-  // at exit, some 60-100 ms after every command that made a request. A CLI run is too short
-  // for the optimized code to pay off, so the baseline code is all it gets.
-  try {
-    (await import('node:v8')).setFlagsFromString('--liftoff-only');
-  } catch {
-    // Only an optimisation.
-  }
   await import('../dist/main.js');
 }

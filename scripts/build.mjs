@@ -4,7 +4,7 @@
 import { build } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 // Worker entry points must be files of their own (new Worker(url) loads them by path).
 const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts', 'src/credit-notes/queue-worker.ts'].filter((p) => existsSync(p));
@@ -45,6 +45,25 @@ const lazyHttp2Client = {
   },
 };
 
+// zod's classic API re-exports every locale (`z.locales`), about 350 KB of its 700 KB chunk,
+// which each command that validates parses at start-up; svc uses only the default English
+// messages, which zod configures from locales/en.js itself. `z.locales` keeps only `en`.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]v4[\\/](classic|core|mini)[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))};`,
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 await rm('dist', { recursive: true, force: true });
 await build({
   entryPoints,
@@ -60,7 +79,7 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   // Native addons, browsers and packages that read their own data files stay in node_modules.
   external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit', 'libsql', 'pg', 'jq-wasm'],
-  plugins: [lazyChildProcess, lazyHttp2Client],
+  plugins: [lazyChildProcess, lazyHttp2Client, zodEnglishOnly],
   // Bundled CommonJS dependencies call require(); give them one in ESM output.
   banner: {
     js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",

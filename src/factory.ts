@@ -94,8 +94,9 @@ export function createFactory(parts: FactoryParts): Factory {
     return openConfigStore(paths().configDir);
   });
   const settings = once(async () => {
-    const { resolveSettings } = await import('./config/settings.js');
-    return resolveSettings({ flags: globals, env, config: await config() });
+    // Both loads at once: each is a chunk to read and compile.
+    const [{ resolveSettings }, store] = await Promise.all([import('./config/settings.js'), config()]);
+    return resolveSettings({ flags: globals, env, config: store });
   });
   const secrets = once(async () => {
     if (parts.secrets) return parts.secrets;
@@ -109,8 +110,8 @@ export function createFactory(parts: FactoryParts): Factory {
   const api = once(async () => {
     if (parts.api) return parts.api;
     apiMade = true;
-    const { createApiClient } = await import('./api/client.js');
-    return createApiClient({ baseUrl: (await settings()).baseUrl.value, io: io(), debug, clock: f.clock });
+    const [{ createApiClient }, resolved] = await Promise.all([import('./api/client.js'), settings()]);
+    return createApiClient({ baseUrl: resolved.baseUrl.value, io: io(), debug, clock: f.clock });
   });
   const ledger = once(async () => {
     if (parts.ledger) return parts.ledger;

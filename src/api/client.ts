@@ -1,9 +1,10 @@
-// The one HTTP client of the CLI (undici): JSON in and out, CONTRACT.md §4 errors as
+// The one HTTP client of the CLI (over transport.ts): JSON in and out, CONTRACT.md §4 errors as
 // ApiError, bounded retries with full jitter, token renewal after a 401, and a --debug
 // trace that goes through src/io/redact.ts so it is safe to paste into an issue.
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { nodeTransport, readAll, undiciTransport, type Transport } from './transport.js';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
 import { ErrorBody } from '../contract/error.js';
@@ -127,8 +128,7 @@ interface Sent {
 
 export function createApiClient(opts: ApiClientOptions): ApiClient {
   const baseUrl = opts.baseUrl.replace(/\/+$/, '');
-  const dispatcher: Dispatcher =
-    opts.dispatcher ?? new Agent({ connect: { timeout: 10_000 }, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const transport: Transport = opts.dispatcher ? undiciTransport(opts.dispatcher) : nodeTransport();
   const sleep = opts.sleep ?? defaultSleep;
   const random = opts.random ?? Math.random;
   const userAgent = `svc/${VERSION} node/${process.version}`;
@@ -168,7 +168,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       const headers = await buildHeaders(req, sent, userAgent);
       let res: Exchanged;
       try {
-        res = await exchange(dispatcher, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream });
+        res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream });
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
@@ -222,7 +222,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       return { status, headers, text: textOf(stream, baseUrl) };
     },
     async close() {
-      if (!opts.dispatcher) await dispatcher.close();
+      await transport.close();
     },
   };
 }
@@ -265,7 +265,7 @@ interface ExchangeOptions {
 }
 
 async function exchange(
-  dispatcher: Dispatcher,
+  transport: Transport,
   sent: Sent,
   headers: Record<string, string>,
   { clock, trace, debug, stream }: ExchangeOptions,
@@ -276,16 +276,16 @@ async function exchange(
     if (sent.body !== undefined) trace(prefixLines('> ', truncate(JSON.stringify(redactJson(sent.jsonBody), null, 2))));
   }
   const started = clock.now();
-  let res: Dispatcher.ResponseData;
+  let res: Awaited<ReturnType<Transport['send']>>;
   let body: Buffer;
   let streamed: Readable | undefined;
   try {
-    res = await request(sent.url, { dispatcher, method: sent.method, headers, body: sent.body });
+    res = await transport.send(sent.url, { method: sent.method, headers, body: sent.body });
     if (stream && res.statusCode >= 200 && res.statusCode < 300) {
       streamed = res.body;
       body = Buffer.alloc(0);
     } else {
-      body = Buffer.from(await res.body.arrayBuffer());
+      body = await readAll(res.body);
     }
   } catch (error) {
     trace(`! ${sent.method} ${sent.path} failed after ${clock.now() - started} ms: ${transportCode(error) ?? 'error'}`);

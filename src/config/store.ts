@@ -1,6 +1,10 @@
-// The non-secret configuration file (conf, under the config dir): profiles and their
+// The non-secret configuration file (config.json under the config dir): profiles and their
 // settings. Secrets never go here: they live in the secret store.
-import Conf from 'conf';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SvcError } from '../errors.js';
+
+const CONFIG_FILE = 'config.json';
 
 export interface GrantRecord {
   grant_id: string;
@@ -40,27 +44,66 @@ export interface ConfigStore {
   updateProfile(name: string, change: (p: ProfileConfig) => ProfileConfig): void;
 }
 
+/**
+ * `<configDir>/config.json`, the file conf used to keep (same place, same JSON), read and
+ * written with plain fs: conf pulled ajv in at every start (26 ms of each command,
+ * PERF-NOTES.md) for a schema this file never had. Every read takes the file as it is now,
+ * so a change by another process is seen; a write replaces the file whole (a private
+ * temporary file, fsync'd, renamed over it), so a crash leaves the old file or the new one.
+ */
 export function openConfigStore(configDir: string): ConfigStore {
-  const conf = new Conf<ConfigShape>({
-    cwd: configDir,
-    configName: 'config',
-    projectName: 'svc',
-    projectSuffix: '',
-    defaults: { profiles: {} },
-    // conf's own file permission default is 0o666 minus umask; profiles are not secret,
-    // but keep the file private to the user anyway.
-    configFileMode: 0o600,
-  });
+  const path = join(configDir, CONFIG_FILE);
+  const read = (): ConfigShape => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      throw new SvcError(`cannot read the configuration ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    }
+    let parsed: unknown;
+    try {
+      parsed = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (error) {
+      throw new SvcError(`the configuration ${path} is not valid JSON`, { hint: 'fix it by hand, or move it away to start afresh (secrets are not in it)', cause: error });
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new SvcError(`the configuration ${path} is not a JSON object`, { hint: 'move it away to start afresh (secrets are not in it)' });
+    }
+    const profiles = (parsed as { profiles?: unknown }).profiles;
+    return { ...(parsed as object), profiles: typeof profiles === 'object' && profiles !== null && !Array.isArray(profiles) ? (profiles as ConfigShape['profiles']) : {} };
+  };
+  const write = (data: ConfigShape) => {
+    mkdirSync(configDir, { recursive: true, mode: 0o700 });
+    // A unique name ('wx' refuses an existing one); node:crypto is not loaded for it.
+    const temp = join(configDir, `.${CONFIG_FILE}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`);
+    try {
+      const fd = openSync(temp, 'wx', 0o600);
+      try {
+        writeFileSync(fd, `${JSON.stringify(data, undefined, '\t')}\n`);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, path);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw new SvcError(`cannot write the configuration ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    }
+  };
+  const own = (profiles: ConfigShape['profiles'], name: string): ProfileConfig | undefined =>
+    Object.hasOwn(profiles, name) ? profiles[name] : undefined;
   return {
-    path: conf.path,
-    profileNames: () => Object.keys(conf.get('profiles')),
-    profile: (name) => ({ ...(conf.get('profiles')[name] ?? {}) }),
+    path,
+    profileNames: () => Object.keys(read().profiles),
+    profile: (name) => ({ ...(own(read().profiles, name) ?? {}) }),
     updateProfile(name, change) {
-      const profiles = { ...conf.get('profiles') };
-      const next = change({ ...(profiles[name] ?? {}) });
+      const data = read();
+      const profiles = { ...data.profiles };
+      const next = change({ ...(own(profiles, name) ?? {}) });
       for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
-      profiles[name] = next;
-      conf.set('profiles', profiles);
+      Object.defineProperty(profiles, name, { value: next, enumerable: true, writable: true, configurable: true });
+      write({ ...data, profiles });
     },
   };
 }

@@ -533,7 +533,7 @@ describe('a body cut off', () => {
       expect(pieces.join('')).toBe('[{"requestId":"r-1"}');
       expect(error).toBeInstanceOf(UnavailableError);
       expect(exitCodeOf(error)).toBe(ExitCode.unavailable);
-      expect((error as UnavailableError).message).toMatch(new RegExp(`^cannot reach the service at http://127.0.0.1:${address.port} \\(UND_ERR_SOCKET\\)$`));
+      expect((error as UnavailableError).message).toMatch(new RegExp(`^cannot reach the service at http://127.0.0.1:${address.port} \\(ECONNRESET\\)$`));
     } finally {
       await client.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,8 @@
 // `POST /recipient/resolve` (CONTRACT.md §6).
 import { z } from 'zod';
+import { ibanProblem } from '../credit-notes/iban.js';
 import { NonEmptyString, OpenEnum } from './common.js';
+import { passesLuhn } from './luhn.js';
 
 export const ReceiverType = z.enum(['DEVICE', 'WEBHOOK']);
 export type ReceiverType = z.infer<typeof ReceiverType>;
@@ -18,9 +20,22 @@ export const ResolveRecipientRequest = z
     // Spaces are for people; the lookup compares the compact form.
     iban: z
       .string()
-      .regex(/^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$/, 'must be an IBAN in capitals without spaces, such as DE89370400440532013000')
+      .check((ctx) => {
+        if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$/.test(ctx.value)) {
+          ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must be an IBAN in capitals without spaces, such as DE89370400440532013000' });
+          return;
+        }
+        const problem = ibanProblem(ctx.value);
+        if (problem !== undefined) ctx.issues.push({ code: 'custom', input: ctx.value, message: `is not a valid IBAN: it ${problem}` });
+      })
       .optional(),
-    cardNumber: z.string().regex(/^[0-9]{12,19}$/, 'must be 12 to 19 digits without spaces').optional(),
+    cardNumber: z
+      .string()
+      .check((ctx) => {
+        if (!/^[0-9]{12,19}$/.test(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must be 12 to 19 digits without spaces' });
+        else if (!passesLuhn(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'is not a card number: its check digit (Luhn) does not match' });
+      })
+      .optional(),
     /** Resolves the current devices of that receipt's owner. */
     serviceReceiptId: NonEmptyString.optional(),
   })

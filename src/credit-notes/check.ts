@@ -6,7 +6,7 @@ import type { ReceiptTemplateRequest } from '../contract/template.js';
 import type { Issue } from '../contract/validate.js';
 import { ValidationError } from '../errors.js';
 import { maskLast4 } from '../io/redact.js';
-import { compactIban, isValidIban } from './iban.js';
+import { compactIban, ibanProblem } from './iban.js';
 import type { Credited } from '../store/ledger.js';
 
 /** Quantities may be fractional (1.25 KGM); they are added and compared in millionths. */
@@ -157,8 +157,9 @@ function bankIssues(request: ReturnRequest): Issue[] {
   if (iban === undefined || compactIban(iban) === '') {
     return [{ path: 'refundBankAccount.iban', message: 'is required for a BANK_TRANSFER refund' }];
   }
-  if (!isValidIban(iban)) {
-    return [{ path: 'refundBankAccount.iban', message: `${maskLast4(iban)} is not a valid IBAN (ISO 13616 check digits do not match)` }];
+  const problem = ibanProblem(iban);
+  if (problem !== undefined) {
+    return [{ path: 'refundBankAccount.iban', message: `${maskLast4(iban)} is not a valid IBAN: it ${problem}` }];
   }
   return [];
 }

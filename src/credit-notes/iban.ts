@@ -1,23 +1,26 @@
-// IBAN check per ISO 13616: country code, two check digits and up to 30 characters of
-// account identification; valid when the number, rearranged and read with A=10 … Z=35,
-// leaves 1 when divided by 97 (ISO 7064 MOD 97-10).
-
-const SHAPE = /^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$/;
+// IBAN check per ISO 13616 through ibantools (the SWIFT IBAN registry): the country's own
+// length and BBAN structure (a German IBAN has 22 characters, of which 18 digits) and the
+// MOD 97-10 check digits. A number that only passes MOD 97 is no IBAN a bank would pay to.
+import { ValidationErrorsIBAN, validateIBAN } from 'ibantools';
 
 /** The compact form people's spaces and lower case are removed from. */
 export function compactIban(iban: string): string {
   return iban.replace(/\s+/g, '').toUpperCase();
 }
 
-export function isValidIban(iban: string): boolean {
+/** Why the IBAN is not one, in words (never the IBAN itself); undefined when it is valid. */
+export function ibanProblem(iban: string): string | undefined {
   const compact = compactIban(iban);
-  if (!SHAPE.test(compact)) return false;
-  const rearranged = compact.slice(4) + compact.slice(0, 4);
-  // Digit by digit, so the remainder stays small: the number has up to 68 digits.
-  let remainder = 0;
-  for (const char of rearranged) {
-    const value = Number.parseInt(char, 36);
-    remainder = value < 10 ? (remainder * 10 + value) % 97 : (remainder * 100 + value) % 97;
-  }
-  return remainder === 1;
+  if (compact === '') return 'is empty';
+  const { valid, errorCodes } = validateIBAN(compact);
+  if (valid) return undefined;
+  const country = compact.slice(0, 2);
+  if (errorCodes.includes(ValidationErrorsIBAN.NoIBANCountry)) return `does not start with the code of a country that uses IBANs (${/^[A-Z]{2}$/.test(country) ? country : 'none'})`;
+  if (errorCodes.includes(ValidationErrorsIBAN.WrongBBANLength)) return `has ${compact.length} characters, and a ${country} IBAN has another length`;
+  if (errorCodes.includes(ValidationErrorsIBAN.WrongBBANFormat)) return `does not have the structure of a ${country} IBAN`;
+  return 'has check digits that do not match (ISO 13616 MOD 97)';
+}
+
+export function isValidIban(iban: string): boolean {
+  return ibanProblem(iban) === undefined;
 }

@@ -2,7 +2,8 @@
 // file and, for bad JSON, the line and column; they never quote the input, which may hold
 // a customer's personal data (V8's own JSON messages do quote it).
 import { readFile } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
+import { jsonInputProblem } from '../contract/json-limits.js';
+import { UsageError, ValidationError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { note } from './streams.js';
 
@@ -18,13 +19,19 @@ export async function readJsonInput(path: string, f: Factory): Promise<unknown> 
   // Editors on Windows save UTF-8 with a byte order mark, which JSON.parse refuses.
   const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
   if (text.trim() === '') throw new UsageError(`${name} is empty`, { hint: 'give a JSON document' });
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     const syntax = jsonSyntaxError(text);
     const where = syntax ? `: ${syntax.problem} at line ${lineColumn(text, syntax.offset)}` : '';
     throw new UsageError(`${name} is not valid JSON${where}`, { hint: 'fix the JSON and try again' });
   }
+  const problem = jsonInputProblem(value);
+  if (problem) {
+    throw new ValidationError(name, [{ path: problem.path || '(root)', message: problem.message }], { hint: 'fix the input and try again; nothing was sent' });
+  }
+  return value;
 }
 
 /** The exact bytes of a file, or of standard input for `-` (a signed body, say). */

@@ -13,6 +13,7 @@ import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
 import { isLoopbackHost } from '../config/base-url.js';
 import { MAX_BODY_BYTES, STATUS_OF_CODE, type ErrorCode } from '../contract/error.js';
+import { jsonInputProblem } from '../contract/json-limits.js';
 import { validate } from '../contract/validate.js';
 
 // A body over the cap is still read, and thrown away, up to this much, so that the 413
@@ -336,11 +337,16 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   if (raw.length === 0) return undefined;
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
   if (mediaType === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  let value: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new HttpError('invalid_request', 'body is not valid JSON');
   }
+  // Too deep, or a string with no UTF-8 form: refused before any handler walks it.
+  const problem = jsonInputProblem(value);
+  if (problem) throw new HttpError('validation_failed', 'the request body is invalid', { details: [{ path: problem.path, message: problem.message }] });
+  return value;
 }
 
 function pathOf(req: IncomingMessage): string {

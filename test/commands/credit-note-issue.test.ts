@@ -335,7 +335,7 @@ describe('credit-note issue: refused before anything is submitted', () => {
     const { error, h } = await refused(
       returnRequest([[MILK, 1]], { refundPreference: 'BANK_TRANSFER', refundBankAccount: { iban: 'DE89370400440532013001' } }),
     );
-    expect(error.issues).toEqual([{ path: 'refundBankAccount.iban', message: '•••• 3001 is not a valid IBAN (ISO 13616 check digits do not match)' }]);
+    expect(error.issues).toEqual([{ path: 'refundBankAccount.iban', message: '•••• 3001 is not a valid IBAN: it has check digits that do not match (ISO 13616 MOD 97)' }]);
     expect(error.message + h.output()).not.toContain('DE89370400440532013001');
   });
 

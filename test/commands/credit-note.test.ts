@@ -259,7 +259,7 @@ describe('credit-note poll', () => {
 
   it('refuses an --interval under a second', async () => {
     const h = await keyed();
-    await expect(pollRun({ ...pollOpts, watch: true, interval: '0.2' }, h.f)).rejects.toThrow('--interval 0.2 is not a number of seconds of at least 1');
+    await expect(pollRun({ ...pollOpts, watch: true, interval: '0.2' }, h.f)).rejects.toThrow('--interval: "0.2" is shorter than the minimum of 1s');
   });
 });
 

@@ -115,7 +115,7 @@ describe('checkReturn', () => {
       { path: 'refundBankAccount.iban', message: 'is required for a BANK_TRANSFER refund' },
     ]);
     const bad = issuesOf(() => checkReturn(check({ returnRequest: { ...base, refundBankAccount: { iban: 'DE89370400440532013001' } } })));
-    expect(bad).toEqual([{ path: 'refundBankAccount.iban', message: '•••• 3001 is not a valid IBAN (ISO 13616 check digits do not match)' }]);
+    expect(bad).toEqual([{ path: 'refundBankAccount.iban', message: '•••• 3001 is not a valid IBAN: it has check digits that do not match (ISO 13616 MOD 97)' }]);
     expect(() => checkReturn(check({ returnRequest: { ...base, refundBankAccount: { iban: 'DE89 3704 0044 0532 0130 00' } } }))).not.toThrow();
   });
 

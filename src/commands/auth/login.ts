@@ -29,6 +29,7 @@ import {
   storeRefreshTokens,
 } from '../../auth/flows.js';
 import { loopbackRedirect } from '../../auth/loopback.js';
+import { parseDurationSeconds } from '../../io/duration.js';
 import { companyRecord, saveCompanies, saveGrants, type CompanyRecord } from '../../auth/profile.js';
 import { CODE_FLOW_SLOT, profileTokenCache } from '../../auth/session.js';
 
@@ -165,10 +166,11 @@ function parseFlow(value: string): 'grant' | 'code' {
   throw new UsageError(`--flow: "${value}" is not a flow`, { hint: 'use --flow grant (the default) or --flow code' });
 }
 
+/** The longest wait for an approval: an hour (a person is at the browser, or nobody is). */
+const MAX_TIMEOUT_SECONDS = 3600;
+
 function parseTimeout(value: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout: "${value}" is not a number of seconds`);
-  return seconds;
+  return parseDurationSeconds(value, { name: '--timeout', minSeconds: 1, maxSeconds: MAX_TIMEOUT_SECONDS });
 }
 
 /** The redirect URI with --port applied; 0 takes any free port (for services that allow it). */

@@ -11,6 +11,7 @@ import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../cre
 import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
+import { parseDurationSeconds } from '../../io/duration.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
@@ -74,10 +75,11 @@ function statusFilter(value: string | undefined): QueueItemStatus | undefined {
   });
 }
 
+/** The longest pause between polls: a day. */
+const MAX_INTERVAL_SECONDS = 86_400;
+
 function intervalOf(value: string): number {
-  const seconds = Number(value);
-  if (value.trim() !== '' && Number.isFinite(seconds) && seconds >= MIN_INTERVAL_SECONDS) return Math.round(seconds * 1000);
-  throw new UsageError(`--interval ${value} is not a number of seconds of at least ${MIN_INTERVAL_SECONDS}`, { hint: 'e.g. --interval 30' });
+  return Math.round(parseDurationSeconds(value, { name: '--interval', minSeconds: MIN_INTERVAL_SECONDS, maxSeconds: MAX_INTERVAL_SECONDS, fractions: true }) * 1000);
 }
 
 interface Polled {

@@ -10,6 +10,7 @@ import { writeReceiptsCaller } from '../../api/caller.js';
 import { CustomerDetails } from '../../contract/receipt.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { validate } from '../../contract/validate.js';
+import { jsonInputProblem } from '../../contract/json-limits.js';
 import { ExitCode, SvcError, UsageError, ValidationError, errorReport } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { readBytesInput } from '../../io/input.js';
@@ -108,6 +109,11 @@ export function parseLines(text: string): ParsedLine[] {
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       out.push({ line, error: { code: 'validation_failed', message: `line ${line} is not a JSON object`, details: [{ path: '(root)', message: 'expected an object' }] } });
+      return;
+    }
+    const problem = jsonInputProblem(value);
+    if (problem) {
+      out.push({ line, error: { code: 'validation_failed', message: `line ${line}: ${problem.path || '(root)'} ${problem.message}`, details: [{ path: problem.path || '(root)', message: problem.message }] } });
       return;
     }
     try {

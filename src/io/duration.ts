@@ -1,0 +1,45 @@
+// Durations given on the command line (`--timeout 300`, `--interval 30s`, `clock advance 15m`):
+// a number of seconds, or a number with s, m, h or d. Each flag has a floor and a ceiling,
+// and a value beyond them is a usage error naming the bound: a timer cannot wait longer than
+// about 24.8 days (Node fires a larger setTimeout at once, which turned `--interval 3000000`
+// into a poll every millisecond).
+import { UsageError } from '../errors.js';
+
+const UNIT_SECONDS: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+const UNIT_NAMES: Readonly<Record<string, string>> = { s: 'seconds', m: 'minutes', h: 'hours', d: 'days' };
+
+export interface DurationBounds {
+  /** How messages name it: `--timeout`, `SECONDS`. */
+  name: string;
+  minSeconds: number;
+  maxSeconds: number;
+  /** Fractions such as 0.5 (default: whole numbers only). */
+  fractions?: boolean;
+}
+
+/** How a bound reads: 3600 → "1h", 90 → "90s". */
+export function describeSeconds(seconds: number): string {
+  for (const unit of ['d', 'h', 'm'] as const) {
+    const size = UNIT_SECONDS[unit] ?? 1;
+    if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit} (${seconds / size} ${UNIT_NAMES[unit]})`;
+  }
+  return `${seconds}s`;
+}
+
+export function parseDurationSeconds(value: string, bounds: DurationBounds): number {
+  const number = bounds.fractions ? '(\\d+(?:\\.\\d+)?)' : '(\\d+)';
+  const match = new RegExp(`^${number}([smhd]?)$`).exec(value.trim());
+  if (!match) {
+    throw new UsageError(`${bounds.name}: "${value}" is not a duration`, {
+      hint: `give ${bounds.fractions ? '' : 'whole '}seconds, or a number with s, m, h or d: 60, 15m, 1h`,
+    });
+  }
+  const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] ?? ''] ?? 1);
+  if (seconds > bounds.maxSeconds) {
+    throw new UsageError(`${bounds.name}: "${value}" is longer than the maximum of ${describeSeconds(bounds.maxSeconds)}`);
+  }
+  if (seconds < bounds.minSeconds) {
+    throw new UsageError(`${bounds.name}: "${value}" is shorter than the minimum of ${describeSeconds(bounds.minSeconds)}`);
+  }
+  return seconds;
+}

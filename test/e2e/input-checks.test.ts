@@ -1,0 +1,61 @@
+// Input checks on the built binary: a JSON file nested 100,000 deep or holding a lone
+// surrogate is a usage error naming the field (exit 2), never "unexpected failure"; the
+// sandbox refuses the same bodies with 400 validation_failed; bounded durations.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc, startSandbox, tempDirs, type SandboxProcess } from './helpers.js';
+
+const dirs = tempDirs();
+let sandbox: SandboxProcess;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.stop();
+  await dirs.cleanup();
+});
+
+describe('JSON input limits', () => {
+  it('receipt send --file nested 100,000 deep: exit 2 naming the limit, nothing sent', async () => {
+    const file = join(await dirs.make('svc-input-'), 'deep.json');
+    await writeFile(file, `{"products":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    const result = await runSvc(['receipt', 'send', '--file', file, '--email', 'alice@example.com'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toContain('nests deeper than 64 levels');
+    expect(result.stderr).not.toContain('unexpected failure');
+  });
+
+  it('a lone surrogate in a product name: exit 2 naming products.0.name', async () => {
+    const file = join(await dirs.make('svc-input-'), 'surrogate.json');
+    await writeFile(file, '{"documentNumber":"R-1","products":[{"name":"Milk \\ud800"}]}');
+    const result = await runSvc(['receipt', 'send', '--file', file, '--email', 'alice@example.com'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/products\.0\.name: contains a lone surrogate/);
+  });
+
+  it('the sandbox answers both with 400 validation_failed naming the path', async () => {
+    for (const [body, path] of [
+      ['{"email":"a@example.com","x":"\\udfff"}', 'x'],
+      [`{"email":"a@example.com","x":${'['.repeat(70)}${']'.repeat(70)}}`, 'x.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0'],
+    ] as const) {
+      const res = await fetch(`${sandbox.url}/recipient/resolve`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      expect(res.status).toBe(400);
+      const answer = (await res.json()) as { error: string; details: { path: string }[] };
+      expect(answer.error).toBe('validation_failed');
+      expect(answer.details[0]?.path).toBe(path);
+    }
+  });
+});
+
+describe('durations with bounds', () => {
+  it('poll --watch --interval 3000000 and auth login --timeout 3000000: exit 2 naming the maximum', async () => {
+    const poll = await runSvc(['credit-note', 'poll', '--watch', '--interval', '3000000'], { env: { SVC_BASE_URL: sandbox.url } });
+    expect(poll.exitCode).toBe(2);
+    expect(poll.stderr).toContain('--interval: "3000000" is longer than the maximum of 1d');
+    const login = await runSvc(['auth', 'login', '--no-browser', '--timeout', '3000000'], { env: { SVC_BASE_URL: sandbox.url } });
+    expect(login.exitCode).toBe(2);
+    expect(login.stderr).toContain('--timeout: "3000000" is longer than the maximum of 1h');
+    expect(login.stderr).not.toContain('TimeoutOverflowWarning');
+  });
+});

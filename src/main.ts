@@ -5,6 +5,7 @@ import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
 import { ExitCode, SvcError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
 import type { Factory } from './factory.js';
+import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
 import { colorEnabled } from './io/streams.js';
 import { buildProgram } from './root.js';
@@ -14,12 +15,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   const ctx: CommandContext = {
     async run(cmd, load, opts) {
       // Loaded with the verb, so --version and --help never load the factory's modules.
-      const [{ createFactory }, verb] = await Promise.all([import('./factory.js'), load()]);
+      const [{ createFactory }, { requireKnownProfile }, verb] = await Promise.all([import('./factory.js'), import('./commands/known-profile.js'), load()]);
       const globals = globalsOf(cmd);
       const jqFilter = (cmd.optsWithGlobals() as { jq?: string }).jq;
       if (jqFilter === undefined) {
         factory = createFactory({ env, globals });
         try {
+          await requireKnownProfile(cmd, factory);
           await verb.run(opts, factory);
         } finally {
           await factory.dispose();
@@ -31,6 +33,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter);
       factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });
       try {
+        await requireKnownProfile(cmd, factory);
         await verb.run(opts, factory);
       } finally {
         await factory.dispose();
@@ -74,7 +77,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 }
 
 function writeJsonError(report: ErrorReport): void {
-  process.stderr.write(`${JSON.stringify({ error: report })}\n`);
+  process.stderr.write(`${jsonText({ error: report })}\n`);
 }
 
 // Messages quote what the service or a customer's device sent (a product ID, a receipt ID):

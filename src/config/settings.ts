@@ -1,4 +1,5 @@
 // The settings a command runs with, resolved once: flag > environment > profile > built-in.
+import { checkProfileName } from './profile-name.js';
 import { UsageError } from '../errors.js';
 import { validateBaseUrl } from './base-url.js';
 import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './defaults.js';
@@ -34,10 +35,13 @@ function pick(candidates: [string | undefined, Source][]): Setting | undefined {
 }
 
 export function resolveProfileName(flags: SettingsInputs['flags'], env: SettingsInputs['env']): Setting {
-  return pick([
+  const chosen = pick([
     [flags.profile, 'flag'],
     [env.SVC_PROFILE, 'env'],
-  ]) ?? { value: DEFAULT_PROFILE, source: 'default' };
+  ]);
+  if (chosen === undefined) return { value: DEFAULT_PROFILE, source: 'default' };
+  checkProfileName(chosen.value, chosen.source === 'flag' ? 'flag' : 'env');
+  return chosen;
 }
 
 /** The Grant SVC_GRANT_ID names; it applies to whichever profile a command runs with. */

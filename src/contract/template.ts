@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { formatMoney, toMinor } from '../crypto/money.js';
 import { Amount, NonEmptyString } from './common.js';
+import { countableQuantityProblem } from './units.js';
 
 export const UNIT_CODES = [
   'C62', 'EA', 'KGM', 'GRM', 'MGM', 'TNE', 'LBR', 'ONZ', 'LTR', 'MLT', 'CLT', 'HLT', 'MTQ', 'CMQ',
@@ -98,6 +99,9 @@ export const Product = z.looseObject({
   taxes: z.array(ProductTax),
   subtotal: Amount,
   total: Amount,
+}).check((ctx) => {
+  const problem = countableQuantityProblem(ctx.value.unitCode, ctx.value.quantity);
+  if (problem !== undefined) ctx.issues.push({ code: 'custom', input: ctx.value.quantity, path: ['quantity'], message: problem });
 });
 export type Product = z.infer<typeof Product>;
 

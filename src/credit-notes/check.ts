@@ -7,6 +7,7 @@ import type { Issue } from '../contract/validate.js';
 import { ValidationError } from '../errors.js';
 import { maskLast4 } from '../io/redact.js';
 import { compactIban, ibanProblem } from './iban.js';
+import { countableQuantityProblem } from '../contract/units.js';
 import type { Credited } from '../store/ledger.js';
 
 /** Quantities may be fractional (1.25 KGM); they are added and compared in millionths. */
@@ -100,6 +101,12 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
     const lines = products.flatMap((p, i) => (p.identifier === item.productId ? [i] : []));
     if (lines.length === 0) {
       issues.push({ path, message: `is not a product of receipt ${document}` });
+      continue;
+    }
+    const unit = products[lines[0] ?? 0]?.unitCode;
+    const counted = countableQuantityProblem(unit, quantity);
+    if (counted !== undefined) {
+      issues.push({ path, message: `quantity ${counted}` });
       continue;
     }
     const wanted = scaledQuantity(quantity);

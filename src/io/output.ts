@@ -4,9 +4,23 @@ import { once } from 'node:events';
 import { printable } from './printable.js';
 import type { IOStreams } from './streams.js';
 
+// C1 controls (U+0080–U+009F: U+009B is a terminal's CSI) and the bidirectional formatting
+// characters (U+202E turns text around, "Trojan Source") that JSON.stringify leaves raw. In
+// JSON text they can stand only inside strings, where \uXXXX is the same value.
+const INVISIBLE = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON.stringify, with what could reorder or control a terminal escaped: every JSON that
+ * svc prints (--json, NDJSON lines, JSON errors) comes from here.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  const text = JSON.stringify(value, null, indent);
+  return text === undefined ? 'null' : text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** --json: the value as JSON on stdout, nothing else there. */
 export function writeJson(io: IOStreams, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout.write(`${jsonText(value, 2)}\n`);
 }
 
 // Below V8's large-object size, so each written piece dies young instead of piling up in the
@@ -27,12 +41,12 @@ export async function writeJsonArray(io: IOStreams, items: readonly unknown[]): 
 /** One element of a --json array as writeJson indents it, for writeJsonArrayText. */
 export function jsonArrayElement(item: unknown): string {
   // JSON has no raw line breaks inside strings, so indenting every line break nests an item.
-  return `  ${JSON.stringify(item, null, 2).replace(/\n/g, '\n  ')}`;
+  return `  ${jsonText(item, 2).replace(/\n/g, '\n  ')}`;
 }
 
 /** jsonArrayElement of each item, joined by ",\n": what JSON.stringify(items, null, 2) has between its brackets. */
 export function jsonArrayElements(items: readonly unknown[]): string {
-  return items.length === 0 ? '' : JSON.stringify(items, null, 2).slice(2, -2);
+  return items.length === 0 ? '' : jsonText(items, 2).slice(2, -2);
 }
 
 /**

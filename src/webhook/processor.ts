@@ -9,7 +9,7 @@ import { ReturnRequest } from '../contract/returns.js';
 import { validate, type Issue } from '../contract/validate.js';
 import { isKnownWebhookEvent, ReceiptEnvelope, WebhookEvent } from '../contract/webhook.js';
 import type { EncryptedItem } from '../crypto/hybrid.js';
-import { oneLine } from '../io/output.js';
+import { jsonText, oneLine } from '../io/output.js';
 import type { IOStreams } from '../io/streams.js';
 import type { Decryptor } from './decryptor.js';
 import type { ProcessedOutcome, StoredDelivery } from './journal.js';
@@ -124,7 +124,7 @@ function eventLines(processed: ProcessedEvent): string {
 /** The human line on stderr, and with --json the CLI.md object as one line on stdout. */
 export function writeEvent(io: IOStreams, processed: ProcessedEvent): void {
   io.stderr.write(eventLines(processed));
-  if (io.json) io.stdout.write(`${JSON.stringify(processed.report)}\n`);
+  if (io.json) io.stdout.write(`${jsonText(processed.report)}\n`);
 }
 
 /** The first 12 hex digits: unique enough to read, and accepted by `svc webhook replay`. */

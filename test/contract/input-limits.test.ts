@@ -56,3 +56,16 @@ describe('durations', () => {
     expect(() => parseDurationSeconds('1.5', { ...bounds, fractions: false })).toThrow('is not a duration');
   });
 });
+
+describe('countable units take whole quantities', () => {
+  it('a product sold by the piece (EA) refuses 0.5; by the kilogram (KGM) takes 1.25', async () => {
+    const { Product } = await import('../../src/contract/template.js');
+    const groceries = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(new URL('../../fixtures/receipts/groceries.json', import.meta.url), 'utf8'))) as { products: Record<string, unknown>[] };
+    const [milk, bananas] = groceries.products;
+    expect(Product.safeParse(milk).success).toBe(true);
+    const half = Product.safeParse({ ...milk, quantity: 0.5 });
+    expect(half.success).toBe(false);
+    expect(half.error?.issues[0]).toMatchObject({ path: ['quantity'], message: 'must be a whole number: EA is a unit that is counted, not measured (got 0.5)' });
+    expect(Product.safeParse(bananas).success).toBe(true);
+  });
+});

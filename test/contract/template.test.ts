@@ -209,8 +209,9 @@ describe('Product', () => {
     );
   });
 
-  it('takes a positive quantity, fractional too', () => {
-    expectValid(CreditNoteTemplateRequest, withProduct({ quantity: 0.25 }));
+  it('takes a positive quantity, fractional too where the unit is measured; whole where it is counted', () => {
+    expectValid(CreditNoteTemplateRequest, withProduct({ quantity: 0.25, unitCode: 'KGM' }));
+    expectIssue(CreditNoteTemplateRequest, withProduct({ quantity: 0.25, unitCode: 'C62' }), 'products.0.quantity', 'must be a whole number: C62 is a unit that is counted, not measured (got 0.25)');
     expectIssue(CreditNoteTemplateRequest, withProduct({ quantity: 0 }), 'products.0.quantity', 'must be greater than 0');
     expectIssue(CreditNoteTemplateRequest, withProduct({ quantity: -1 }), 'products.0.quantity', 'must be greater than 0');
   });

@@ -59,6 +59,13 @@ describe('checkReturn', () => {
     ]);
   });
 
+  it('refuses half a piece: a product counted by the piece (EA) is returned whole, a measured one (KGM) in fractions', () => {
+    const request = returnOf(groceries(), [['4001234567890', 0.5], ['PLU-4011', 0.5]]);
+    expect(issuesOf(() => checkReturn(check({ returnRequest: request })))).toEqual([
+      { path: 'lineItems.0 (productId 4001234567890)', message: 'quantity must be a whole number: EA is a unit that is counted, not measured (got 0.5)' },
+    ]);
+  });
+
   it('adds up a product that repeats across request lines, fractional quantities exactly', () => {
     const request = returnOf(groceries(), [['PLU-4011', 0.1], ['PLU-4011', 0.2], ['PLU-4011', 0.95]]);
     expect(checkReturn(check({ returnRequest: request }))).toEqual([
@@ -72,8 +79,8 @@ describe('checkReturn', () => {
       { originalLine: 0, productId: '4001234567890', quantity: 1_000_000, creditedBefore: 0 },
     ]);
     const previous = [earlier('CN-1', 0, '4001234567890', 1)];
-    expect(issuesOf(() => checkReturn(check({ returnRequest: request, previous, approved: [{ line: 0, quantity: 1.5 }, { line: 1, quantity: 1 }] })))).toEqual([
-      { path: 'lineItems.0 (productId 4001234567890)', message: 'quantity 1.5 is more than the 1 that can still be returned (bought 2; 1 already credited by CN-1)' },
+    expect(issuesOf(() => checkReturn(check({ returnRequest: request, previous, approved: [{ line: 0, quantity: 2 }, { line: 1, quantity: 1 }] })))).toEqual([
+      { path: 'lineItems.0 (productId 4001234567890)', message: 'quantity 2 is more than the 1 that can still be returned (bought 2; 1 already credited by CN-1)' },
     ]);
   });
 

@@ -59,3 +59,21 @@ describe('durations with bounds', () => {
     expect(login.stderr).not.toContain('TimeoutOverflowWarning');
   });
 });
+
+describe('profile names', () => {
+  it('a mistyped --profile exits 2 with did-you-mean; __proto__ is no name; config set creates one', async () => {
+    const { makeSvcHome } = await import('./helpers.js');
+    const home = await makeSvcHome(dirs);
+    const set = await runSvc(['config', 'set', 'base-url', 'https://api.example.com', '--profile', 'production'], { home });
+    expect(set.exitCode, set.stderr).toBe(0);
+    const typo = await runSvc(['--profile', 'prodution', 'grants', 'list'], { home });
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('there is no profile "prodution"');
+    expect(typo.stderr).toContain('did you mean "production"?');
+    const proto = await runSvc(['--profile', '__proto__', 'config', 'set', 'base-url', 'https://x.example.com'], { home });
+    expect(proto.exitCode).toBe(2);
+    expect(proto.stderr).toContain('"__proto__" is not a profile name');
+    const listed = await runSvc(['--profile', 'production', 'config', 'get', 'base-url'], { home });
+    expect(listed.stdout.trim()).toBe('https://api.example.com');
+  });
+});

@@ -94,6 +94,8 @@ describe('return requests', () => {
         [{ refundPreference: 'CASH' }, 'refundPreference'],
         [{ refundPreference: 'STORE_CREDIT', refundBankAccount: { iban: 'DE89370400440532013000' } }, 'refundBankAccount'],
         [{ items: [{ productId: 'SKU-MUG', quantity: 'one' }] }, 'items.0.quantity'],
+        // A mug is counted (C62): half of one is no return.
+        [{ items: [{ productId: 'SKU-MUG', quantity: 0.5 }] }, 'items.0.quantity'],
       ];
       for (const [body, path] of cases) {
         const answer = await triggerReturn(h, serviceReceiptId, body);

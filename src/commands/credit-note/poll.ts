@@ -13,7 +13,7 @@ import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import type { Factory } from '../../factory.js';
-import { oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
+import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 
 export interface PollOptions {
@@ -191,7 +191,7 @@ function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, str
     const change = previous === undefined ? 'new' : 'status';
     if (f.io.json) {
       const line = previous === undefined ? { change, ...item } : { change, previousStatus: previous, ...item };
-      f.io.stdout.write(`${JSON.stringify(line)}\n`);
+      f.io.stdout.write(`${jsonText(line)}\n`);
     } else {
       const cells = cols.map((c) => oneLine(c.value(item)));
       println(f.io, [change, ...cells, ...(previous === undefined ? [] : [`was ${previous}`])].join('\t'));

@@ -7,7 +7,7 @@ import { CreditNoteTemplateRequest } from '../../contract/template.js';
 import { parseOrThrow } from '../../contract/validate.js';
 import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
-import { writeJson } from '../../io/output.js';
+import { jsonText, writeJson } from '../../io/output.js';
 import { println } from '../../io/streams.js';
 import { hashedTemplate } from '../receipt/template-step.js';
 
@@ -20,6 +20,6 @@ export async function run(opts: TemplateOptions, f: Factory): Promise<void> {
   const caller = await writeReceiptsCaller(f);
   const { document, templateHash } = await hashedTemplate(f, 'creating the credit note template', () => createCreditNoteTemplate(caller, request));
   if (f.io.json) return writeJson(f.io, { ...document, templateHash });
-  println(f.io, JSON.stringify(document, null, 2));
+  println(f.io, jsonText(document, 2));
   println(f.io, `templateHash ${templateHash}`);
 }

@@ -13,6 +13,7 @@ import { validate } from '../../contract/validate.js';
 import { jsonInputProblem } from '../../contract/json-limits.js';
 import { ExitCode, SvcError, UsageError, ValidationError, errorReport } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { jsonText } from '../../io/output.js';
 import { readBytesInput } from '../../io/input.js';
 import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
 import { AlreadySubmittedError } from '../../receipts/submission.js';
@@ -58,7 +59,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   const failures: { line: number; exitCode: ExitCode }[] = [];
 
   const emit = (result: LineResult) => {
-    f.io.stdout.write(`${JSON.stringify(result)}\n`);
+    f.io.stdout.write(`${jsonText(result)}\n`);
     progress.tick();
   };
   let next = 0;

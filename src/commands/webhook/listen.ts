@@ -9,6 +9,7 @@ import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { jsonText } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { resolveProfileName } from '../../config/settings.js';
 import type { StopSignal } from '../../io/stop-signal.js';
@@ -157,7 +158,7 @@ function rejectionReporter(f: Factory): { report(rejection: Rejection): void; su
       const kind = `${rejection.status} ${rejection.code}`;
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
       note(f.io, `refused a delivery: ${rejection.status} ${rejection.reason}`);
-      if (f.io.json) f.io.stdout.write(`${JSON.stringify({ rejected: true, receivedAt: new Date(f.clock.now()).toISOString(), status: rejection.status, error: rejection.code, reason: rejection.reason })}\n`);
+      if (f.io.json) f.io.stdout.write(`${jsonText({ rejected: true, receivedAt: new Date(f.clock.now()).toISOString(), status: rejection.status, error: rejection.code, reason: rejection.reason })}\n`);
     },
     summarize() {
       if (counts.size === 0) return;

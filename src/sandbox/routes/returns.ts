@@ -15,6 +15,7 @@ import { recordEvent } from '../events.js';
 import { requireIssuerPublicKey } from '../issuers.js';
 import { receiptById, type ReceiptRecord } from '../receipts.js';
 import { cancelByCustomer, enqueue, queueItem, requireQueueRecord, statusAnswer, type QueueRecord } from '../returns.js';
+import { countableQuantityProblem } from '../../contract/units.js';
 import { HttpError, json, validated, type Router } from '../router.js';
 import { findTemplate } from '../templates.js';
 
@@ -83,6 +84,13 @@ function returnRequestOf(sandbox: Sandbox, receipt: ReceiptRecord, trigger: Retu
     ...(refundBankAccount === undefined ? {} : { refundBankAccount }),
     ...(trigger.customerNote === undefined ? {} : { customerNote: trigger.customerNote }),
   };
+  // A device offers whole pieces only: half a bottle is no return (src/contract/units.ts).
+  const countedIssues = items.flatMap((item, i) => {
+    const line = (template.document.invoiceLine ?? []).find((l) => l.item?.sellersItemIdentification?.id?.value === item.productId);
+    const problem = countableQuantityProblem(line?.invoicedQuantity?.unitCode, item.quantity);
+    return problem === undefined ? [] : [{ path: `items.${i}.quantity`, message: problem }];
+  });
+  if (countedIssues.length > 0) throw new HttpError('validation_failed', 'the return request the device would send is invalid', { details: countedIssues });
   const result = validate(ReturnRequest, plaintext);
   if (!result.success) {
     // Named as the trigger's members, which are what the caller can change.

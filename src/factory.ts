@@ -42,7 +42,7 @@ export interface Factory {
   /** How a command that runs until stopped learns to stop (default: SIGINT or SIGTERM). */
   readonly stopSignal: () => StopSignal;
   /** Shows a URL to the user in place of the system browser (the demo plays the browser). */
-  readonly openUrl: ((url: string) => Promise<void>) | undefined;
+  readonly openUrl: ((url: string) => Promise<boolean | void>) | undefined;
   config(): Promise<ConfigStore>;
   settings(): Promise<Settings>;
   secrets(): Promise<SecretStore>;
@@ -75,7 +75,7 @@ export interface FactoryParts {
   secrets?: SecretStore;
   api?: ApiClient;
   ledger?: LedgerStore;
-  openUrl?: (url: string) => Promise<void>;
+  openUrl?: (url: string) => Promise<boolean | void>;
   stopSignal?: () => StopSignal;
 }
 

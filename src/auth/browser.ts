@@ -4,8 +4,15 @@
 import type { Env } from '../factory.js';
 import { isCI, note, type IOStreams } from '../io/streams.js';
 
-/** Shows the authorization URL to whoever approves it: a browser, or the demo's sandbox client. */
-export type OpenUrl = (url: string) => Promise<void>;
+/**
+ * Shows the authorization URL to whoever approves it: a browser, or the demo's sandbox
+ * client. Resolves true only when a browser was started, so nobody is told "opened" when
+ * nothing opened.
+ */
+export type OpenUrl = (url: string) => Promise<boolean | void>;
+
+/** How long an opener (xdg-open) may take to say it failed; after that it counts as started. */
+const OPENER_GRACE_MS = 1500;
 
 export function personPresent(io: IOStreams, env: Env): boolean {
   return io.stdinIsTTY && io.stdoutIsTTY && !isCI(env) && !env.SSH_CONNECTION && !env.SSH_TTY;
@@ -19,10 +26,26 @@ export function systemBrowser(io: IOStreams): OpenUrl {
     try {
       const { default: open } = await import('open');
       const child = await open(url);
-      // Spawn failures (no xdg-open) arrive as an event; unhandled, it would end the process.
-      child.once('error', failed);
+      // xdg-open and its kin exit at once when they cannot open anything; a spawn failure
+      // arrives as an event (unhandled, it would end the process).
+      return await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), OPENER_GRACE_MS);
+        timer.unref?.();
+        child.once('error', (error) => {
+          clearTimeout(timer);
+          failed(error);
+          resolve(false);
+        });
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          if (code === 0 || code === null) return resolve(true);
+          failed(new Error(`the opener exited with ${code}`));
+          resolve(false);
+        });
+      });
     } catch (error) {
       failed(error);
+      return false;
     }
   };
 }

@@ -86,13 +86,15 @@ export async function authorizeInBrowser(req: AuthorizeRequest): Promise<Authori
       challenge: pkce.challenge,
       state: state.value,
     });
-    note(req.io, req.openUrl ? 'Opening the browser to approve svc. If it does not open, visit:' : 'Open this URL in a browser to approve svc:');
+    note(req.io, 'To approve svc, open this URL in a browser:');
     // On a line of its own, so a terminal makes it clickable and a script can pick it up.
     note(req.io, url);
+    // The answer may come (or fail) while the browser is being opened: awaited below.
+    listener.code.catch(() => undefined);
+    // Said only when a browser did start (xdg-open can fail without a word).
+    if ((await req.openUrl?.(url)) === true) note(req.io, 'opened it in your browser');
     const seconds = Math.round(req.timeoutMs / 1000);
-    const [code] = await withSpinner(req.io, `Waiting for the approval (up to ${seconds} s)`, () =>
-      Promise.all([listener.code, req.openUrl?.(url)]),
-    );
+    const code = await withSpinner(req.io, `Waiting for the approval (up to ${seconds} s)`, () => listener.code);
     return { code, verifier: pkce.verifier, redirectUri: listener.redirectUri };
   } finally {
     await listener.close();

@@ -77,14 +77,14 @@ export interface SavedGrants {
  * revocation would leave the revoked Grant the default, and every command would keep
  * failing with "run `svc auth login`".
  */
-export function saveGrants(config: ConfigStore, profile: string, received: readonly Grant[], savedAt?: string): SavedGrants {
+export async function saveGrants(config: ConfigStore, profile: string, received: readonly Grant[], savedAt?: string): Promise<SavedGrants> {
   // `saved_at` lets a later invalid_grant tell a sandbox that forgot the Grant (restarted
   // since) from a revocation (src/auth/sandbox-restart.ts).
   const grants = savedAt === undefined ? received : received.map((g) => ({ ...g, saved_at: savedAt }));
   const ids = grants.map((g) => g.grant_id);
   const successorOf = new Map(grants.map((g) => [g.issuer_company_id, g.grant_id]));
   const saved: SavedGrants = { grant: undefined, superseded: [] };
-  config.updateProfile(profile, (p) => {
+  await config.updateProfile(profile, (p) => {
     const earlier = (p.grants ?? []).filter((g) => !ids.includes(g.grant_id));
     const superseded = earlier.filter((g) => successorOf.has(g.issuer_company_id));
     const replacedDefault = superseded.find((g) => g.grant_id === p.grant);
@@ -98,10 +98,10 @@ export function saveGrants(config: ConfigStore, profile: string, received: reado
 }
 
 /** Adds or replaces companies by merchant ID; returns the profile's default afterwards. */
-export function saveCompanies(config: ConfigStore, profile: string, companies: readonly CompanyRecord[]): string | undefined {
+export async function saveCompanies(config: ConfigStore, profile: string, companies: readonly CompanyRecord[]): Promise<string | undefined> {
   const ids = companies.map((c) => c.merchant_id);
   let chosen: string | undefined;
-  config.updateProfile(profile, (p) => {
+  await config.updateProfile(profile, (p) => {
     chosen = nextDefault(p.grant, ids);
     const kept = companiesOf(p).filter((c) => !ids.includes(c.merchant_id));
     return { ...p, companies: [...kept, ...companies], grant: chosen };
@@ -110,8 +110,8 @@ export function saveCompanies(config: ConfigStore, profile: string, companies: r
 }
 
 /** Keeps the expiry shown by `grants list` current after a refresh. */
-export function updateCompanyExpiry(config: ConfigStore, profile: string, record: TokenRecord): void {
-  config.updateProfile(profile, (p) => ({
+export async function updateCompanyExpiry(config: ConfigStore, profile: string, record: TokenRecord): Promise<void> {
+  await config.updateProfile(profile, (p) => ({
     ...p,
     companies: companiesOf(p).map((c) =>
       c.merchant_id === record.merchant_id ? { ...c, expires_at: record.expires_at, refresh_expires_at: record.refresh_expires_at } : c,
@@ -119,11 +119,11 @@ export function updateCompanyExpiry(config: ConfigStore, profile: string, record
   }));
 }
 
-export function setDefault(config: ConfigStore, profile: string, id: string): void {
-  config.updateProfile(profile, (p) => ({ ...p, grant: id }));
+export async function setDefault(config: ConfigStore, profile: string, id: string): Promise<void> {
+  await config.updateProfile(profile, (p) => ({ ...p, grant: id }));
 }
 
 /** Removes the Grants, companies and default of a profile; its other settings stay. */
-export function forgetAuthorizations(config: ConfigStore, profile: string): void {
-  config.updateProfile(profile, (p) => ({ ...p, grants: undefined, companies: undefined, grant: undefined }));
+export async function forgetAuthorizations(config: ConfigStore, profile: string): Promise<void> {
+  await config.updateProfile(profile, (p) => ({ ...p, grants: undefined, companies: undefined, grant: undefined }));
 }

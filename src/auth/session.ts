@@ -87,7 +87,7 @@ async function openSession(f: Factory): Promise<Session> {
       const fetch = company
         ? async () => {
             const record = await refreshCompanyTokens(await f.api(), await credentials(), secrets, id);
-            updateCompanyExpiry(config, profile, record);
+            await updateCompanyExpiry(config, profile, record);
             return cachedFromRecord(record, company.scope);
           }
         : async () => {

@@ -41,7 +41,8 @@ export interface ConfigStore {
   readonly path: string;
   profileNames(): string[];
   profile(name: string): ProfileConfig;
-  updateProfile(name: string, change: (p: ProfileConfig) => ProfileConfig): void;
+  /** Read-modify-write under the config file's OS lock: parallel processes lose no change. */
+  updateProfile(name: string, change: (p: ProfileConfig) => ProfileConfig): Promise<void>;
 }
 
 /**
@@ -97,13 +98,17 @@ export function openConfigStore(configDir: string): ConfigStore {
     path,
     profileNames: () => Object.keys(read().profiles),
     profile: (name) => ({ ...(own(read().profiles, name) ?? {}) }),
-    updateProfile(name, change) {
-      const data = read();
-      const profiles = { ...data.profiles };
-      const next = change({ ...(own(profiles, name) ?? {}) });
-      for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
-      Object.defineProperty(profiles, name, { value: next, enumerable: true, writable: true, configurable: true });
-      write({ ...data, profiles });
+    async updateProfile(name, change) {
+      // Loaded only to write: reading the configuration needs no lock and no libsql.
+      const { withLock } = await import('../store/lock.js');
+      await withLock(`${path}.lock`, async () => {
+        const data = read();
+        const profiles = { ...data.profiles };
+        const next = change({ ...(own(profiles, name) ?? {}) });
+        for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
+        Object.defineProperty(profiles, name, { value: next, enumerable: true, writable: true, configurable: true });
+        write({ ...data, profiles });
+      });
     },
   };
 }
@@ -115,7 +120,7 @@ export function memoryConfigStore(initial: Record<string, ProfileConfig> = {}): 
     path: ':memory:',
     profileNames: () => Object.keys(profiles),
     profile: (name) => ({ ...(profiles[name] ?? {}) }),
-    updateProfile(name, change) {
+    async updateProfile(name, change) {
       const next = change({ ...(profiles[name] ?? {}) });
       for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
       profiles[name] = next;

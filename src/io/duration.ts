@@ -43,3 +43,26 @@ export function parseDurationSeconds(value: string, bounds: DurationBounds): num
   }
   return seconds;
 }
+
+/** A duration as people read it, to two units: "45s", "14m 32s", "2h 5m", "3d 4h". */
+export function humanDuration(totalSeconds: number): string {
+  const s = Math.max(0, Math.round(totalSeconds));
+  const units: [number, string][] = [
+    [86_400, 'd'],
+    [3600, 'h'],
+    [60, 'm'],
+    [1, 's'],
+  ];
+  const parts: string[] = [];
+  let left = s;
+  for (const [size, name] of units) {
+    if (parts.length === 2) break;
+    const n = Math.floor(left / size);
+    if (n > 0 || (parts.length > 0 && size !== 1)) {
+      if (n > 0) parts.push(`${n}${name}`);
+      left -= n * size;
+      if (parts.length > 0 && n === 0) break;
+    }
+  }
+  return parts.length === 0 ? '0s' : parts.join(' ');
+}

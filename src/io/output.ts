@@ -91,7 +91,7 @@ export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: r
   }
   const { default: Table } = await import('cli-table3');
   const { theme } = await import('./theme.js');
-  const t = theme(io);
+  const t = theme(io, 'stdout');
   const table = new Table({
     head: columns.map((c) => t.bold(c.header)),
     style: { head: [], border: [] },

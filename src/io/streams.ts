@@ -9,8 +9,10 @@ export interface IOStreams {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
-  /** Colour on stdout/stderr (NO_COLOR, FORCE_COLOR, --no-color, TTY). */
+  /** Colour on stderr (NO_COLOR, FORCE_COLOR, --no-color, TTY). */
   color: boolean;
+  /** Colour on stdout, decided for stdout itself (`svc demo | cat` gets none); default: `color`. */
+  stdoutColor?: boolean;
   /** --no-input, CI=true: never prompt. */
   noInput: boolean;
   /** --json: machine output on stdout, nothing else there. */
@@ -72,6 +74,7 @@ export function systemStreams(opts: SystemStreamOptions): IOStreams {
     stdoutIsTTY,
     stderrIsTTY,
     color: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stderrIsTTY }),
+    stdoutColor: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stdoutIsTTY }),
     noInput: opts.noInputFlag || isCI(opts.env),
     json: opts.json,
     columns: process.stdout.columns || Number(opts.env.COLUMNS) || 100,

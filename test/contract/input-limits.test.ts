@@ -69,3 +69,10 @@ describe('countable units take whole quantities', () => {
     expect(Product.safeParse(bananas).success).toBe(true);
   });
 });
+
+describe('humanDuration', () => {
+  it('reads as people read it, to two units', async () => {
+    const { humanDuration } = await import('../../src/io/duration.js');
+    expect([0, 45, 60, 872, 3600, 7500, 90_061, 86_400].map(humanDuration)).toEqual(['0s', '45s', '1m', '14m 32s', '1h', '2h 5m', '1d 1h', '1d']);
+  });
+});

@@ -98,7 +98,7 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
     if (typed) await secrets.set(CLIENT_SECRET_KEY, secret);
     // A new approval may change a Grant's scopes or stores: its old tokens may not have them.
     for (const grant of grants) await cache.forget(grant.grant_id);
-    const { grant, superseded } = saveGrants(config, profile, grants, new Date(f.clock.now()).toISOString());
+    const { grant, superseded } = await saveGrants(config, profile, grants, new Date(f.clock.now()).toISOString());
     for (const id of superseded) await cache.forget(id);
     result = { profile, flow, grants, companies: [], grant };
   } else {
@@ -107,11 +107,11 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
     if (typed) await secrets.set(CLIENT_SECRET_KEY, secret);
     for (const record of records) await cache.put(record.merchant_id, CODE_FLOW_SLOT, cachedFromRecord(record, scopes));
     const companies = records.map((r) => companyRecord(r, scopes));
-    const grant = saveCompanies(config, profile, companies);
+    const grant = await saveCompanies(config, profile, companies);
     result = { profile, flow, grants: [], companies, grant };
   }
   // The tokens of these Grants can only be requested with the same client from now on.
-  if (opts.clientId !== undefined) config.updateProfile(profile, (p) => ({ ...p, clientId }));
+  if (opts.clientId !== undefined) await config.updateProfile(profile, (p) => ({ ...p, clientId }));
   await report(f, result);
   return result;
 }

@@ -64,7 +64,7 @@ async function logout(f: Factory, config: ConfigStore, profile: string, secrets:
   // Metadata last: if the store fails above, the profile still lists what is left to delete.
   // A profile with none is left alone, so that no empty one is added to the config file.
   const grants = auth.grants.length + auth.companies.length;
-  if (grants > 0 || auth.grant !== undefined) forgetAuthorizations(config, profile);
+  if (grants > 0 || auth.grant !== undefined) await forgetAuthorizations(config, profile);
   return { profile, grants, tokens, refreshTokens, clientSecret };
 }
 

@@ -24,6 +24,8 @@ export async function run(opts: SetSecretOptions, f: Factory): Promise<void> {
       : await f.prompter().password({ message: `Client secret for profile "${profile}":`, flag: '--stdin' });
   if (value.trim() === '') throw new UsageError('the client secret is empty', { hint });
   await store.set(KEY, value);
+  // The profile exists from now on (its other commands check that it does).
+  await (await f.config()).updateProfile(profile, (p) => p);
   const overriddenBy = envVariableFor(f.env, KEY);
   if (f.io.json) writeJson(f.io, { profile, key: KEY, backend: store.backend, store: store.describe() });
   else note(f.io, `stored the client secret of profile "${profile}" in ${store.describe()}`);

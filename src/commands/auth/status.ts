@@ -7,6 +7,7 @@ import { profileTokenCache } from '../../auth/session.js';
 import { resolveProfileSettings, type Setting } from '../../config/settings.js';
 import { listKeys } from '../../crypto/keystore.js';
 import { SvcError } from '../../errors.js';
+import { humanDuration } from '../../io/duration.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { envVariableFor } from '../../secrets/env.js';
@@ -192,7 +193,7 @@ function describeTokens(tokens: AuthorizationState['tokens'], now: number): stri
   return tokens
     .map((t) => {
       const left = Math.round((Date.parse(t.expiresAt) - now) / 1000);
-      return `${t.scope} token ${left > 0 ? `expires in ${left}s` : 'expired'}`;
+      return `${t.scope} token ${left > 0 ? `expires in ${humanDuration(left)}` : 'expired'}`;
     })
     .join(', ');
 }

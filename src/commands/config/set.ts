@@ -14,7 +14,7 @@ export async function run(opts: SetOptions, f: Factory): Promise<void> {
   const value = validateConfigValue(key, opts.value);
   const profile = resolveProfileName(f.globals, f.env).value;
   const config = await f.config();
-  config.updateProfile(profile, (p) => ({ ...p, [CONFIG_KEYS[key].field]: value }));
+  await config.updateProfile(profile, (p) => ({ ...p, [CONFIG_KEYS[key].field]: value }));
   if (f.io.json) writeJson(f.io, { profile, key, value });
   else note(f.io, `set ${key} for profile "${profile}"`);
   // Stored, but not what this shell's commands will use: say so, or the next command surprises.

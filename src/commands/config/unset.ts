@@ -14,7 +14,7 @@ export async function run(opts: UnsetOptions, f: Factory): Promise<void> {
   const config = await f.config();
   const field = CONFIG_KEYS[key].field;
   const had = config.profile(profile)[field] !== undefined;
-  config.updateProfile(profile, (p) => ({ ...p, [field]: undefined }));
+  await config.updateProfile(profile, (p) => ({ ...p, [field]: undefined }));
   if (f.io.json) writeJson(f.io, { profile, key, removed: had });
   else note(f.io, had ? `unset ${key} for profile "${profile}"` : `${key} was not set for profile "${profile}"`);
 }

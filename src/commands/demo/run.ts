@@ -17,7 +17,7 @@ export interface DemoOptions {
 }
 
 export async function run(opts: DemoOptions, f: Factory): Promise<void> {
-  const t = theme(f.io);
+  const t = theme(f.io, 'stdout');
   const out = (line = '') => f.io.stdout.write(`${line}\n`);
   const heading = (text: string) => out(`\n${t.cyan.bold(`== ${text}`)}`);
 
@@ -38,7 +38,7 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     out(`listening on ${sandbox.url} (consent requests are approved automatically, as in CI)`);
     out(t.dim(`config and secrets for this demo live in ${home} and in memory, and are removed afterwards`));
     const demo = await createDemoSession(f, sandbox.url, home, opts.buildProgram);
-    (await demo.factory().config()).updateProfile('local', (p) => ({ ...p, redirectUri }));
+    await (await demo.factory().config()).updateProfile('local', (p) => ({ ...p, redirectUri }));
 
     heading('Settings: flag > environment > profile > built-in');
     await demo.svc(['config', 'list']);

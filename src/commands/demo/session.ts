@@ -47,7 +47,7 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
   };
   const config = openConfigStore(configDir);
   const secrets = memorySecretStore({}, 'in memory (this demo only)');
-  const t = theme(f.io);
+  const t = theme(f.io, 'stdout');
 
   // What the step being run prints on stdout, echoed to the demo's own stdout as it comes.
   let captured = '';

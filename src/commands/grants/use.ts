@@ -16,7 +16,7 @@ export async function run(opts: UseOptions, f: Factory): Promise<void> {
   if (!knownIds(readAuthorizations(config, profile)).includes(opts.grantId)) {
     throw new NotFoundError(`no Grant ${opts.grantId} in profile "${profile}"`, { hint: 'see `svc grants list`, or run `svc auth login`' });
   }
-  setDefault(config, profile, opts.grantId);
+  await setDefault(config, profile, opts.grantId);
   if (f.io.json) writeJson(f.io, { profile, grant: opts.grantId });
   else note(f.io, `Grant ${opts.grantId} is now the default of profile "${profile}"`);
   if (settings.grant?.source === 'env') note(f.io, 'note: SVC_GRANT_ID is set and takes precedence over the default');

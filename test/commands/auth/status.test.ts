@@ -144,7 +144,7 @@ describe('auth status', () => {
     ]);
     const human = setup({ profile: { grants: [grant], grant: 'g-1' }, secrets: memorySecretStore({ 'token/g-1': JSON.stringify({ write_receipts: token }) }) });
     await run({}, human.f);
-    expect(human.t.stdout()).toContain('grant           g-1 Example Retail Ltd (default); write_receipts token expires in 600s');
+    expect(human.t.stdout()).toContain('grant           g-1 Example Retail Ltd (default); write_receipts token expires in 10m');
     expect(t.stdout() + human.t.stdout()).not.toContain('tok-very-secret');
   });
 

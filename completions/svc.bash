@@ -146,20 +146,20 @@ _svc_spec() {
       ;;
     'svc receipt template')
       subcommands=''
-      flags='--file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--file --profile --base-url --jq'
+      flags='--file --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --issue-date --profile --base-url --jq'
       args=()
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--email --phone --iban --card --file --customer --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--email --phone --iban --card --file --customer --store --idempotency-key --batch --concurrency --profile --base-url --jq'
+      flags='--email --phone --iban --card --file --customer --issue-date --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')
       subcommands=''
-      flags='--file --to --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--file --to --profile --base-url --jq'
+      flags='--file --to --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --to --issue-date --profile --base-url --jq'
       args=()
       ;;
     'svc receipt list')

@@ -33,6 +33,8 @@ export interface SendOptions extends IdentifierFlags {
   /** A JSONL file (or -) of receipts to issue. */
   batch?: string | undefined;
   concurrency?: string | undefined;
+  /** Replaces the file's issueDate: an ISO 8601 time, or `now`. */
+  issueDate?: string | undefined;
 }
 
 export async function run(opts: SendOptions, f: Factory): Promise<void> {
@@ -43,7 +45,7 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   }
   if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
   const lookup = lookupFromFlags(opts, ['email', 'phone', 'iban', 'card']);
-  const request = await readTemplateRequest(f, opts.file, opts.store);
+  const request = await readTemplateRequest(f, opts.file, opts.store, opts.issueDate);
   const customer: CustomerDetails =
     opts.customer === undefined ? {} : parseOrThrow(CustomerDetails, await readJsonInput(opts.customer, f), inputName(opts.customer));
 

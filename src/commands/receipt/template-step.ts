@@ -10,11 +10,18 @@ import { inputName, readJsonInput } from '../../io/input.js';
 import { withSpinner } from '../../io/spinner.js';
 import { note } from '../../io/streams.js';
 
-/** The request of `--file`, with `storeId` from --store when given; ValidationError (exit 2) when invalid. */
-export async function readTemplateRequest(f: Factory, file: string, storeId?: string): Promise<ReceiptTemplateRequest> {
+/**
+ * The request of `--file`, with `storeId` from --store and `issueDate` from --issue-date when
+ * given; ValidationError (exit 2) when invalid. `--issue-date now` dates a sample receipt
+ * today, so that its return window (30 days) is open whatever day the tour is run.
+ */
+export async function readTemplateRequest(f: Factory, file: string, storeId?: string, issueDate?: string): Promise<ReceiptTemplateRequest> {
   const value = await readJsonInput(file, f);
   const request = parseOrThrow(ReceiptTemplateRequest, value, inputName(file));
-  return storeId === undefined ? request : parseOrThrow(ReceiptTemplateRequest, { ...request, storeId }, '--store');
+  const withStore = storeId === undefined ? request : parseOrThrow(ReceiptTemplateRequest, { ...request, storeId }, '--store');
+  if (issueDate === undefined) return withStore;
+  const date = issueDate.trim().toLowerCase() === 'now' ? new Date(f.clock.now()).toISOString() : issueDate.trim();
+  return parseOrThrow(ReceiptTemplateRequest, { ...withStore, issueDate: date }, '--issue-date');
 }
 
 export interface Template {

@@ -8,10 +8,11 @@ import { fetchTemplate, readTemplateRequest } from './template-step.js';
 
 export interface TemplateOptions {
   file: string;
+  issueDate?: string | undefined;
 }
 
 export async function run(opts: TemplateOptions, f: Factory): Promise<void> {
-  const request = await readTemplateRequest(f, opts.file);
+  const request = await readTemplateRequest(f, opts.file, undefined, opts.issueDate);
   const { document, templateHash } = await fetchTemplate(f, await writeReceiptsCaller(f), request);
   if (f.io.json) return writeJson(f.io, { ...document, templateHash });
   println(f.io, JSON.stringify(document, null, 2));

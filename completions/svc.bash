@@ -7,7 +7,7 @@
 _svc_spec() {
   case $1 in
     svc)
-      subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config db api completion demo'
+      subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config db api completion demo help'
       flags='--version --profile --base-url --json --jq --no-input --debug --no-color --help'
       value_flags='--profile --base-url --jq'
       args=()
@@ -419,6 +419,12 @@ _svc_spec() {
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
+      ;;
+    'svc help')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=('')
       ;;
   esac
 }

@@ -5,7 +5,7 @@
 function __svc_subcommands --description 'the subcommands of an svc command path'
     switch "$argv"
         case ''
-            printf '%s\n' 'auth' 'grants' 'token' 'keys' 'recipient' 'receipt' 'credit-note' 'webhook' 'sandbox' 'config' 'db' 'api' 'completion' 'demo'
+            printf '%s\n' 'auth' 'grants' 'token' 'keys' 'recipient' 'receipt' 'credit-note' 'webhook' 'sandbox' 'config' 'db' 'api' 'completion' 'demo' 'help'
         case 'auth'
             printf '%s\n' 'login' 'status' 'set-secret' 'logout' 'refresh'
         case 'grants'
@@ -126,6 +126,7 @@ complete -c svc -n '__svc_at' -a 'db' -d 'the shared PostgreSQL ledger of a team
 complete -c svc -n '__svc_at' -a 'api' -d 'call any operation of the service with the profile\'s base URL and credentials (like `gh api`)'
 complete -c svc -n '__svc_at' -a 'completion' -d 'print the shell completion script'
 complete -c svc -n '__svc_at' -a 'demo' -d 'the whole merchant flow, step by step, on an embedded sandbox'
+complete -c svc -n '__svc_at' -a 'help' -d 'help on a command (svc help credit-note issue), or a topic: environment, exit-codes'
 complete -c svc -n '__svc_at auth' -a 'login' -d 'authorize this integration for companies in the browser (PKCE, loopback callback)'
 complete -c svc -n '__svc_at auth' -a 'status' -d 'which profile, client, secret backend, Grants and tokens are in use (never the values)'
 complete -c svc -n '__svc_at auth' -a 'set-secret' -d 'store the profile\'s client secret in the secret store (OS keychain), without echoing it'

@@ -1,6 +1,8 @@
 // The command tree. Only definitions live here and in each noun's index: flags, arguments
 // and help. A verb's module, and whatever heavy dependency it needs, is imported when the
 // verb runs, so `svc --help` parses none of them.
+import { registerHelp } from './help/command.js';
+import { polishHelp } from './help/polish.js';
 import { Command, Option, type OutputConfiguration } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { registerCompletion } from './commands/completion/index.js';
@@ -53,5 +55,7 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
   registerApi(program, ctx);
   registerCompletion(program, ctx);
   registerDemo(program, ctx, buildProgram);
+  registerHelp(program);
+  polishHelp(program);
   return program;
 }

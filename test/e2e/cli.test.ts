@@ -33,7 +33,7 @@ describe('svc', () => {
     const result = await runSvc(['config', 'get']);
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/missing required argument/i);
+    expect(result.stderr).toMatch(/missing KEY: a setting/);
   });
 
   it.each(['--version', '--help', 'completion zsh', 'config list'])(

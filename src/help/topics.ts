@@ -1,0 +1,42 @@
+// `svc help environment` and `svc help exit-codes`: what CLI.md says, where a user looks.
+
+export const ENVIRONMENT = `Environment variables (a flag wins over its variable):
+
+  SVC_PROFILE              config profile (--profile; default: local, the sandbox at http://127.0.0.1:8787)
+  SVC_BASE_URL             the service's address (--base-url); http:// only for loopback hosts
+  SVC_DEBUG=1              HTTP trace on stderr, secrets redacted (--debug)
+  CI=true                  never prompt (as --no-input, or stdin not a terminal)
+  NO_COLOR, FORCE_COLOR    colour rules as everyone expects (--no-color)
+
+  Credentials for CI, taking precedence over stored ones:
+  SVC_API_KEY              a company API key (sent as X-API-Key)
+  SVC_CLIENT_ID, SVC_CLIENT_SECRET, SVC_GRANT_ID
+                           a client application and the Grant to act for
+  SVC_TOKEN                an access token handed in: used as is, never stored
+  SVC_PRIVATE_KEY_FILE     the PEM private key that decrypts return requests
+  SVC_WEBHOOK_SECRET       a webhook signing secret for \`webhook listen\` and \`verify\`
+
+  Where things live:
+  SVC_SECRET_STORE=keychain|file
+                           force the secret backend (default: the OS keychain, probed)
+  SVC_CONFIG_DIR, SVC_STATE_DIR
+                           override the XDG locations of config.json and of the state
+  SVC_DATABASE_URL         postgres://… (never with a password: use PGPASSWORD or ~/.pgpass):
+                           the ledger and the webhook journal on a team's PostgreSQL
+  SVC_RETURN_WINDOW_DAYS   days after a purchase a return is accepted (default 30)
+  SVC_WEBHOOK_CLAIM_SECONDS
+                           lease of a delivery a listener claimed (team journal, default 30)
+`;
+
+export const EXIT_CODES = `Exit codes (the same with --json, where the error is a JSON object on stderr):
+
+  0  ok
+  1  failure (a bug, a disk, an unexpected answer)
+  2  usage or invalid input: the message names the flag or field
+  3  cancelled (Ctrl-C, "no" at a prompt, consent denied)
+  4  authentication needed (401, invalid_client, invalid_grant, no credentials)
+  5  forbidden (403: a scope or store the Grant lacks)
+  6  not found
+  7  conflict (409, already issued with other content, a lock held by another process)
+  8  service unavailable (network, 5xx or 429 after retries)
+`;

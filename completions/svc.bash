@@ -64,13 +64,13 @@ _svc_spec() {
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:grant-id)
       ;;
     'svc grants use')
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:grant-id)
       ;;
     'svc token')
       subcommands='get validate'
@@ -184,37 +184,37 @@ _svc_spec() {
       subcommands=''
       flags='--reveal --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:request-id)
       ;;
     'svc credit-note accept')
       subcommands=''
       flags='--partial --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:request-id)
       ;;
     'svc credit-note reject')
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:request-id)
       ;;
     'svc credit-note complete')
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:request-id)
       ;;
     'svc credit-note status')
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('' '')
+      args=(@live:request-id 'ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED')
       ;;
     'svc credit-note issue')
       subcommands=''
       flags='--original --document-number --item --yes --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--original --document-number --item --idempotency-key --profile --base-url --jq'
-      args=('')
+      args=(@live:request-id)
       ;;
     'svc credit-note template')
       subcommands=''
@@ -244,7 +244,7 @@ _svc_spec() {
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:id)
       ;;
     'svc webhook listen')
       subcommands=''
@@ -262,7 +262,7 @@ _svc_spec() {
       subcommands=''
       flags='--forward-to --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--forward-to --profile --base-url --jq'
-      args=('')
+      args=(@live:event-id)
       ;;
     'svc webhook verify')
       subcommands=''
@@ -292,13 +292,13 @@ _svc_spec() {
       subcommands=''
       flags='--item --refund --note --reason --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--item --refund --note --reason --profile --base-url --jq'
-      args=('')
+      args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:request-id)
       ;;
     'svc sandbox openapi')
       subcommands=''
@@ -316,7 +316,7 @@ _svc_spec() {
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:grant-id)
       ;;
     'svc sandbox clock')
       subcommands=advance
@@ -340,7 +340,7 @@ _svc_spec() {
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=(@live:service-receipt-id)
       ;;
     'svc sandbox reset')
       subcommands=''
@@ -364,19 +364,19 @@ _svc_spec() {
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=('base-url client-id redirect-uri grant scopes database-url')
       ;;
     'svc config set')
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('' '')
+      args=('base-url client-id redirect-uri grant scopes database-url' '')
       ;;
     'svc config unset')
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=('base-url client-id redirect-uri grant scopes database-url')
       ;;
     'svc db')
       subcommands='status migrate import'
@@ -410,9 +410,9 @@ _svc_spec() {
       ;;
     'svc completion')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
-      args=('bash zsh fish')
+      flags='--shell --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--shell --profile --base-url --jq'
+      args=('bash zsh fish install')
       ;;
     'svc demo')
       subcommands=''
@@ -429,24 +429,103 @@ _svc_spec() {
   esac
 }
 
-# What a flag's value can be: one of its choices, or a file name.
+# What a flag's value can be: one of its choices, a file name, or live values.
 _svc_flag_values() {
   case $1 in
+    'svc --profile') live=1 ;;
+    'svc auth --profile') live=1 ;;
+    'svc auth login --flow') values='grant code' ;;
+    'svc auth login --scopes') values='write_receipts read_stores manage_client_applications' ;;
+    'svc auth login --profile') live=1 ;;
+    'svc auth status --profile') live=1 ;;
+    'svc auth set-secret --profile') live=1 ;;
+    'svc auth logout --profile') live=1 ;;
+    'svc auth refresh --profile') live=1 ;;
+    'svc grants --profile') live=1 ;;
+    'svc grants list --profile') live=1 ;;
+    'svc grants show --profile') live=1 ;;
+    'svc grants use --profile') live=1 ;;
+    'svc token --profile') live=1 ;;
+    'svc token get --grant') live=1 ;;
+    'svc token get --scope') values='write_receipts read_stores manage_client_applications' ;;
+    'svc token get --profile') live=1 ;;
+    'svc token validate --profile') live=1 ;;
+    'svc keys --profile') live=1 ;;
+    'svc keys generate --profile') live=1 ;;
+    'svc keys list --profile') live=1 ;;
+    'svc keys upload --profile') live=1 ;;
+    'svc keys rotate --profile') live=1 ;;
+    'svc keys show-remote --profile') live=1 ;;
+    'svc recipient --profile') live=1 ;;
+    'svc recipient resolve --profile') live=1 ;;
+    'svc receipt --profile') live=1 ;;
     'svc receipt template --file') files=1 ;;
+    'svc receipt template --profile') live=1 ;;
     'svc receipt send --file') files=1 ;;
     'svc receipt send --customer') files=1 ;;
+    'svc receipt send --profile') live=1 ;;
     'svc receipt email --file') files=1 ;;
+    'svc receipt email --profile') live=1 ;;
+    'svc receipt list --profile') live=1 ;;
+    'svc credit-note --profile') live=1 ;;
+    'svc credit-note poll --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
+    'svc credit-note poll --profile') live=1 ;;
+    'svc credit-note show --profile') live=1 ;;
+    'svc credit-note accept --profile') live=1 ;;
+    'svc credit-note reject --profile') live=1 ;;
+    'svc credit-note complete --profile') live=1 ;;
+    'svc credit-note status --profile') live=1 ;;
     'svc credit-note issue --original') files=1 ;;
+    'svc credit-note issue --profile') live=1 ;;
     'svc credit-note template --file') files=1 ;;
+    'svc credit-note template --profile') live=1 ;;
+    'svc webhook --profile') live=1 ;;
+    'svc webhook subscribe --events') values='RETURN_REQUESTED CREDIT_NOTE_CREATED' ;;
+    'svc webhook subscribe --profile') live=1 ;;
+    'svc webhook list --profile') live=1 ;;
+    'svc webhook unsubscribe --profile') live=1 ;;
+    'svc webhook listen --profile') live=1 ;;
+    'svc webhook events --profile') live=1 ;;
+    'svc webhook replay --profile') live=1 ;;
     'svc webhook verify --file') files=1 ;;
+    'svc webhook verify --profile') live=1 ;;
+    'svc sandbox --profile') live=1 ;;
     'svc sandbox start --fixture') files=1 ;;
+    'svc sandbox start --profile') live=1 ;;
+    'svc sandbox trigger --profile') live=1 ;;
+    'svc sandbox trigger return-request --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
+    'svc sandbox trigger return-request --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
+    'svc sandbox trigger return-request --profile') live=1 ;;
+    'svc sandbox trigger cancel --profile') live=1 ;;
+    'svc sandbox openapi --profile') live=1 ;;
+    'svc sandbox login --scopes') values='write_receipts read_stores manage_client_applications' ;;
+    'svc sandbox login --profile') live=1 ;;
+    'svc sandbox revoke --profile') live=1 ;;
+    'svc sandbox clock --profile') live=1 ;;
+    'svc sandbox clock advance --profile') live=1 ;;
+    'svc sandbox outbox --profile') live=1 ;;
+    'svc sandbox deliveries --profile') live=1 ;;
+    'svc sandbox reset --profile') live=1 ;;
+    'svc config --profile') live=1 ;;
+    'svc config list --profile') live=1 ;;
+    'svc config get --profile') live=1 ;;
+    'svc config set --profile') live=1 ;;
+    'svc config unset --profile') live=1 ;;
+    'svc db --profile') live=1 ;;
+    'svc db status --profile') live=1 ;;
+    'svc db migrate --profile') live=1 ;;
+    'svc db import --profile') live=1 ;;
     'svc api --input') files=1 ;;
+    'svc api --profile') live=1 ;;
+    'svc completion --profile') live=1 ;;
+    'svc demo --profile') live=1 ;;
+    'svc help --profile') live=1 ;;
   esac
 }
 
 _svc() {
   local cur=${COMP_WORDS[COMP_CWORD]} path=svc word flag i
-  local subcommands flags value_flags values= files= candidates
+  local subcommands flags value_flags values= files= live= candidates
   local -a args
   local -i operands=0 expect_value=0
   _svc_spec "$path"
@@ -476,6 +555,8 @@ _svc() {
       compopt -o filenames 2>/dev/null
       local IFS=$'\n'
       COMPREPLY=($(compgen -f -- "$cur"))
+    elif [[ -n $live ]]; then
+      _svc_live "${path#svc}" "$flag"
     else
       COMPREPLY=($(compgen -W "$values" -- "$cur"))
     fi
@@ -486,11 +567,21 @@ _svc() {
     candidates=$subcommands
   elif [[ $cur != -* ]] && ((operands < ${#args[@]})); then
     candidates=${args[operands]}
+    if [[ $candidates == @live:* ]]; then
+      _svc_live "${path#svc}" "${candidates#@live:}"
+      return 0
+    fi
   else
     candidates=$flags
   fi
   COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
   return 0
+}
+
+# Live values (profiles, request IDs…) from `svc __complete`, which reads this machine only.
+_svc_live() {
+  local IFS=$'\n'
+  COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete -- "${1# }" "$2" 2>/dev/null)" -- "$cur"))
 }
 
 complete -F _svc svc

@@ -56,6 +56,11 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
   registerCompletion(program, ctx);
   registerDemo(program, ctx, buildProgram);
   registerHelp(program);
+  // What the completion scripts ask for flag values and arguments (src/commands/complete.ts).
+  program
+    .command('__complete', { hidden: true })
+    .argument('[words...]')
+    .action((words: string[], _flags, cmd: Command) => ctx.run(cmd, () => import('./commands/complete.js'), { words }));
   polishHelp(program);
   return program;
 }

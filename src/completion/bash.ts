@@ -21,7 +21,7 @@ ${specs.join('\n')}
   esac
 }
 
-# What a flag's value can be: one of its choices, or a file name.
+# What a flag's value can be: one of its choices, a file name, or live values.
 _svc_flag_values() {
   case $1 in
 ${values.join('\n')}
@@ -30,7 +30,7 @@ ${values.join('\n')}
 
 _svc() {
   local cur=\${COMP_WORDS[COMP_CWORD]} path=svc word flag i
-  local subcommands flags value_flags values= files= candidates
+  local subcommands flags value_flags values= files= live= candidates
   local -a args
   local -i operands=0 expect_value=0
   _svc_spec "$path"
@@ -60,6 +60,8 @@ _svc() {
       compopt -o filenames 2>/dev/null
       local IFS=$'\\n'
       COMPREPLY=($(compgen -f -- "$cur"))
+    elif [[ -n $live ]]; then
+      _svc_live "\${path#svc}" "$flag"
     else
       COMPREPLY=($(compgen -W "$values" -- "$cur"))
     fi
@@ -70,11 +72,21 @@ _svc() {
     candidates=$subcommands
   elif [[ $cur != -* ]] && ((operands < \${#args[@]})); then
     candidates=\${args[operands]}
+    if [[ $candidates == @live:* ]]; then
+      _svc_live "\${path#svc}" "\${candidates#@live:}"
+      return 0
+    fi
   else
     candidates=$flags
   fi
   COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
   return 0
+}
+
+# Live values (profiles, request IDs…) from \`svc __complete\`, which reads this machine only.
+_svc_live() {
+  local IFS=$'\\n'
+  COMPREPLY=($(compgen -W "$("\${COMP_WORDS[0]}" __complete -- "\${1# }" "$2" 2>/dev/null)" -- "$cur"))
 }
 
 complete -F _svc svc
@@ -87,7 +99,7 @@ function specBranch(c: CommandSpec): string[] {
     `      subcommands=${quote(c.subcommands.map((s) => s.name).join(' '))}`,
     `      flags=${quote(c.flags.map((f) => f.name).join(' '))}`,
     `      value_flags=${quote(c.flags.filter((f) => f.value).map((f) => f.name).join(' '))}`,
-    `      args=(${c.args.map((a) => quote(a.choices?.join(' ') ?? '')).join(' ')})`,
+    `      args=(${c.args.map((a) => quote(a.live ? `@live:${a.name}` : (a.choices?.join(' ') ?? ''))).join(' ')})`,
     '      ;;',
   ];
 }
@@ -97,6 +109,7 @@ function valueBranches(c: CommandSpec): string[] {
     const key = quote(['svc', ...c.path, f.name].join(' '));
     if (f.value?.choices) return [`    ${key}) values=${quote(f.value.choices.join(' '))} ;;`];
     if (f.value?.files) return [`    ${key}) files=1 ;;`];
+    if (f.value?.live) return [`    ${key}) live=1 ;;`];
     return [];
   });
 }

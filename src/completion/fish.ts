@@ -14,10 +14,14 @@ export function fishCompletion(program: Command): string {
   const ownFlags = (c: CommandSpec) => (c === root ? [] : c.flags.filter((f) => !rootFlags.has(f.name)));
   const lines = commands.flatMap((c) => {
     const at = `-n ${quote(['__svc_at', ...c.path].join(' '))}`;
-    const own = ownFlags(c).map((f) => flagLine(f, at));
+    const own = ownFlags(c).map((f) => flagLine(f, at, c.path.join(' ')));
     const subcommands = c.subcommands.map((s) => `complete -c svc ${at} -a ${quote(s.name)} -d ${quote(s.description)}`);
     const choices = c.subcommands.length > 0 ? [] : c.args.flatMap((a) => a.choices ?? []);
-    const args = choices.length > 0 ? [`complete -c svc ${at} -a ${quote(choices.join(' '))}`] : [];
+    const liveArgs = c.subcommands.length > 0 ? [] : c.args.filter((a) => a.live);
+    const args = [
+      ...(choices.length > 0 ? [`complete -c svc ${at} -a ${quote(choices.join(' '))}`] : []),
+      ...liveArgs.map((a) => `complete -c svc ${at} -a ${quote(liveCall(c.path.join(' '), a.name))}`),
+    ];
     return [...subcommands, ...own, ...args];
   });
   return `# fish completion for svc, ${GENERATED_NOTICE}.
@@ -63,14 +67,27 @@ function __svc_at
 end
 
 complete -c svc -f
-${root.flags.map((f) => flagLine(f, '')).join('\n')}
+${root.flags.map((f) => flagLine(f, '', '')).join('\n')}
 ${lines.join('\n')}
 `;
 }
 
-function flagLine(f: FlagSpec, condition: string): string {
+/** Live values (profiles, request IDs…) from `svc __complete`, which reads this machine only. */
+function liveCall(where: string, slot: string): string {
+  return `(svc __complete -- ${JSON.stringify(where)} ${slot} 2>/dev/null)`;
+}
+
+function flagLine(f: FlagSpec, condition: string, where: string): string {
   const names = f.name.startsWith('--') ? [f.short ? `-s ${f.short.slice(1)}` : '', `-l ${f.name.slice(2)}`] : [`-s ${f.name.slice(1)}`];
-  const value = !f.value ? '' : f.value.choices ? `-x -a ${quote(f.value.choices.join(' '))}` : f.value.files ? '-r -F' : '-x';
+  const value = !f.value
+    ? ''
+    : f.value.choices
+      ? `-x -a ${quote(f.value.choices.join(' '))}`
+      : f.value.files
+        ? '-r -F'
+        : f.value.live
+          ? `-x -a ${quote(liveCall(where, f.name))}`
+          : '-x';
   return ['complete -c svc', condition, ...names, value, `-d ${quote(f.description)}`].filter((part) => part !== '').join(' ');
 }
 

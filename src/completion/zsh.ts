@@ -11,6 +11,13 @@ export function zshCompletion(program: Command): string {
 # Save it as _svc in a directory of $fpath (\`svc completion zsh > "\${fpath[1]}/_svc"\`),
 # or load it with \`source <(svc completion zsh)\` after compinit.
 
+# Live values (profiles, request IDs…) from \`svc __complete\`, which reads this machine only.
+_svc_live() {
+  local -a values
+  values=(\${(f)"$(svc __complete -- "$1" "$2" 2>/dev/null)"})
+  compadd -a values
+}
+
 ${functions.join('\n\n')}
 
 # compinit autoloads this file as the body of _svc: define the functions, then complete.
@@ -34,7 +41,7 @@ function parentFunction(c: CommandSpec): string {
   local curcontext=$curcontext state state_descr line ret=1
   local -A opt_args
   _arguments -C \\
-${c.flags.map((f) => `    ${flagSpec(f)} \\`).join('\n')}
+${c.flags.map((f) => `    ${flagSpec(f, c.path.join(' '))} \\`).join('\n')}
     ': :->command' \\
     '*:: :->argument' && ret=0
   case $state in
@@ -57,16 +64,17 @@ ${branches.join('\n')}
 }
 
 function leafFunction(c: CommandSpec): string {
-  const specs = [...c.flags.map(flagSpec), ...c.args.map(argSpec)];
+  const where = c.path.join(' ');
+  const specs = [...c.flags.map((f) => flagSpec(f, where)), ...c.args.map((a) => argSpec(a, where))];
   return `${functionName(c)}() {
   _arguments \\
 ${specs.map((s) => `    ${s}`).join(' \\\n')}
 }`;
 }
 
-function flagSpec(f: FlagSpec): string {
+function flagSpec(f: FlagSpec, where: string): string {
   const description = `[${f.description.replace(/[\\[\]]/g, '\\$&')}]`;
-  const value = f.value ? `:${message(f.value.name)}:${action(f.value.choices, f.value.files)}` : '';
+  const value = f.value ? `:${message(f.value.name)}:${f.value.live ? live(where, f.name) : action(f.value.choices, f.value.files)}` : '';
   // `--name=` and `-n+` take the value in the same word or the next, as commander does.
   const names = [f.short, f.name].filter((n) => n !== undefined).map((n) => (f.value ? `${n}${n.startsWith('--') ? '=' : '+'}` : n));
   const repeat = f.repeatable ? '*' : '';
@@ -76,9 +84,14 @@ function flagSpec(f: FlagSpec): string {
   return `${quote(exclusion)}{${names.join(',')}}${quote(`${description}${value}`)}`;
 }
 
-function argSpec(a: ArgSpec): string {
+function argSpec(a: ArgSpec, where: string): string {
   const position = a.variadic ? '*:' : a.required ? ':' : '::';
-  return quote(`${position}${message(a.name)}:${action(a.choices, false)}`);
+  return quote(`${position}${message(a.name)}:${a.live ? live(where, a.name) : action(a.choices, false)}`);
+}
+
+/** An action calling _svc_live with the command's path and the slot. */
+function live(where: string, slot: string): string {
+  return `{_svc_live ${JSON.stringify(where)} ${slot}}`;
 }
 
 function message(text: string): string {

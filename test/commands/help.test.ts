@@ -13,6 +13,7 @@ function allCommands(): Command[] {
   const out: Command[] = [];
   const walk = (c: Command) => {
     for (const sub of c.commands) {
+      if ((sub as unknown as { _hidden?: boolean })._hidden) continue;
       out.push(sub);
       walk(sub);
     }

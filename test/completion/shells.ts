@@ -32,7 +32,7 @@ export function suiteTitle(title: string, missing: string | undefined): string {
  * one (possibly empty) under the cursor. With `withBashCompletion` the bash-completion
  * package is loaded first, as on most desktops.
  */
-export async function bashComplete(scriptFile: string, words: readonly string[], withBashCompletion = false): Promise<string[]> {
+export async function bashComplete(scriptFile: string, words: readonly string[], withBashCompletion = false, env: Record<string, string> = {}): Promise<string[]> {
   const program = [
     withBashCompletion ? `source ${BASH_COMPLETION}` : '',
     'source "$1"; shift',
@@ -41,19 +41,19 @@ export async function bashComplete(scriptFile: string, words: readonly string[],
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join('\n');
   const { stdout } = await execa('bash', ['--norc', '--noprofile', '-c', program, 'bash', scriptFile, ...words], {
-    env: { LC_ALL: 'C' },
+    env: { LC_ALL: 'C', ...env },
     timeout: 10_000,
   });
   return lines(stdout);
 }
 
 /** What `complete -C` lists in fish: "candidate<TAB>description" lines. */
-export async function fishComplete(scriptFile: string, line: string): Promise<string[]> {
+export async function fishComplete(scriptFile: string, line: string, env: Record<string, string> = {}): Promise<string[]> {
   const home = await mkdtemp(join(tmpdir(), 'svc-fish-'));
   try {
     const { stdout } = await execa('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', scriptFile, line], {
       // fish keeps universal variables under XDG_CONFIG_HOME; keep them out of the real home.
-      env: { HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home, XDG_CACHE_HOME: home },
+      env: { HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home, XDG_CACHE_HOME: home, ...env },
       timeout: 10_000,
     });
     return lines(stdout);
@@ -67,12 +67,12 @@ export async function fishComplete(scriptFile: string, line: string): Promise<st
  * zsh-capture.zsh). `script` is a directory in which compinit finds `_svc`, as when
  * installed, or a file to source after compinit.
  */
-export async function zshComplete(script: string, line: string): Promise<string[]> {
+export async function zshComplete(script: string, line: string, env: Record<string, string> = {}): Promise<string[]> {
   const home = await mkdtemp(join(tmpdir(), 'svc-zsh-'));
   try {
     const capture = fileURLToPath(new URL('zsh-capture.zsh', import.meta.url));
     const { stdout } = await execa('zsh', ['-f', capture, script, line], {
-      env: { HOME: home, ZDOTDIR: home, TERM: 'dumb' },
+      env: { HOME: home, ZDOTDIR: home, TERM: 'dumb', ...env },
       timeout: 20_000,
     });
     return lines(stdout);

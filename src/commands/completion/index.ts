@@ -5,12 +5,23 @@ import type { CommandContext } from '../context.js';
 export function registerCompletion(program: Command, ctx: CommandContext): void {
   program
     .command('completion')
-    .description('print the shell completion script')
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-    .addHelpText('after', '\nInstall:\n  bash: svc completion bash > ~/.local/share/bash-completion/completions/svc\n  zsh:  svc completion zsh > "${fpath[1]}/_svc"\n  fish: svc completion fish > ~/.config/fish/completions/svc.fish')
-    .action((shell: Shell, _flags, cmd: Command) =>
+    .description('print the shell completion script, or install it where your shell looks')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish; or install').choices(['bash', 'zsh', 'fish', 'install']))
+    .option('--shell <name>', 'with install: bash, zsh or fish (default: that of $SHELL)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'By hand, on a fresh account:',
+        '  bash: mkdir -p ~/.local/share/bash-completion/completions && svc completion bash > ~/.local/share/bash-completion/completions/svc',
+        '  zsh:  mkdir -p ~/.zfunc && svc completion zsh > ~/.zfunc/_svc',
+        "        and in ~/.zshrc, before any compinit: fpath=(~/.zfunc $fpath); autoload -Uz compinit && compinit",
+        '  fish: mkdir -p ~/.config/fish/completions && svc completion fish > ~/.config/fish/completions/svc.fish',
+      ].join('\n'),
+    )
+    .action((shell: Shell | 'install', flags: { shell?: string }, cmd: Command) =>
       // The verb is handed the tree: importing root.ts from the verb's chunk would make esbuild
       // move commander and the whole tree out of the entry chunk into a shared one.
-      ctx.run(cmd, () => import('./run.js'), { shell, program }),
+      ctx.run(cmd, () => import('./run.js'), { shell, for: flags.shell, program }),
     );
 }

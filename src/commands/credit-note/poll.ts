@@ -12,6 +12,7 @@ import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
+import { rememberRequestIds } from '../../completion/cache.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
@@ -53,6 +54,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status), intervalMs, decrypt: opts.decrypt, deps });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
+    await rememberRequestIds(f, all.map((i) => i.requestId));
     const shown = status === undefined ? all : all.filter((i) => i.status === status);
     if (f.io.json) return writeJsonArray(f.io, shown);
     return writeList(f.io, shown, columns(f, false));
@@ -61,6 +63,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
   const read = await readQueueStream(await streamReturnRequests(caller), keys, { status, asJson: f.io.json, masked: true });
   if (f.io.json) return writeJsonArrayText(f.io, read.json);
+  await rememberRequestIds(f, read.items.map((i) => i.requestId));
   await writeList(f.io, read.items, columns(f, true));
   reportUnreadable(f, read.unreadable, read.shown);
 }

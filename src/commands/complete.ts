@@ -1,0 +1,70 @@
+// `svc __complete -- PATH SLOT` (hidden): the values shell completion offers for a flag
+// (`--profile`) or an argument (`request-id`) of the command at PATH, one per line. Fixed
+// lists come from src/completion/values.ts; live values from this machine only — config,
+// the state directory, the embedded ledger — so it never makes a network call, and it loads
+// nothing else (it runs at every <Tab>).
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BUILTIN_PROFILES } from '../config/defaults.js';
+import { rememberedRequestIds } from '../completion/cache.js';
+import { slotValues, type LiveSource } from '../completion/values.js';
+import type { Factory } from '../factory.js';
+import { profileStateDir } from '../io/private-file.js';
+
+export interface CompleteOptions {
+  words: string[];
+}
+
+export async function run(opts: CompleteOptions, f: Factory): Promise<void> {
+  const [path = '', slot = ''] = opts.words;
+  const found = slotValues(path.trim(), slot);
+  const values = found?.values ?? (found?.live ? await live(found.live, f).catch(() => []) : []);
+  if (values.length > 0) f.io.stdout.write(`${values.join('\n')}\n`);
+}
+
+async function live(source: LiveSource, f: Factory): Promise<readonly string[]> {
+  switch (source) {
+    case 'profiles': {
+      const config = await f.config();
+      return [...new Set([...config.profileNames(), ...Object.keys(BUILTIN_PROFILES)])].sort();
+    }
+    case 'grants': {
+      const { resolveProfileName } = await import('../config/settings.js');
+      const profile = (await f.config()).profile(resolveProfileName(f.globals, f.env).value);
+      return [...(profile.grants ?? []).map((g) => g.grant_id), ...((profile.companies ?? []) as { merchant_id?: string }[]).flatMap((c) => (c.merchant_id ? [c.merchant_id] : []))];
+    }
+    case 'request-ids':
+      return rememberedRequestIds(f);
+    case 'receipt-ids':
+      return receiptIds(f);
+    case 'event-ids':
+      return eventIds(profileStateDir(f, 'webhooks'));
+    case 'subscription-ids': {
+      const text = await readFile(join(profileStateDir(f, 'webhooks'), 'subscriptions.json'), 'utf8');
+      const parsed = JSON.parse(text) as { subscriptions?: { id?: unknown }[] };
+      return (parsed.subscriptions ?? []).flatMap((s) => (typeof s.id === 'string' ? [s.id] : []));
+    }
+  }
+}
+
+/** The embedded ledger's receipts, newest first; nothing from a team's database (a network call). */
+async function receiptIds(f: Factory): Promise<readonly string[]> {
+  const { databaseUrlOf, profileDir } = await import('../store/open.js');
+  if ((await databaseUrlOf(f)) !== undefined) return [];
+  if (!existsSync(join(profileDir(f), 'ledger.db'))) return [];
+  const ledger = await f.ledger();
+  return (await ledger.receipts()).map((r) => r.serviceReceiptId);
+}
+
+/** The journal's events, newest first, as the short IDs `webhook events` shows. */
+async function eventIds(dir: string): Promise<readonly string[]> {
+  const text = await readFile(join(dir, 'journal.ndjson'), 'utf8');
+  const ids: string[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"type":"delivery"')) continue;
+    const id = /"id":"([^"]+)"/.exec(line)?.[1];
+    if (id !== undefined) ids.push(id.slice(0, 12));
+  }
+  return [...new Set(ids.reverse())].slice(0, 200);
+}

@@ -1,0 +1,68 @@
+// `svc completion install` on a fresh account, then a real interactive shell in a real
+// terminal (tmux): <Tab> completes a command, and a live value (a profile from config).
+import { execFileSync } from 'node:child_process';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, runSvc, svcBin, tempDirs } from './helpers.js';
+import { requireTools } from './require-tools.js';
+
+const dirs = tempDirs();
+afterAll(() => dirs.cleanup());
+
+async function account(): Promise<{ home: string; env: Record<string, string>; bin: string }> {
+  const home = await dirs.make('svc-account-');
+  const svcHome = await makeSvcHome(dirs);
+  const bin = await dirs.make('svc-install-bin-');
+  await writeFile(join(bin, 'svc'), `#!/bin/sh\nexec node ${svcBin} "$@"\n`);
+  await chmod(join(bin, 'svc'), 0o755);
+  const env = { HOME: home, PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`, SVC_CONFIG_DIR: svcHome.configDir, SVC_STATE_DIR: svcHome.stateDir, TERM: 'xterm' };
+  const set = await runSvc(['config', 'set', 'base-url', 'https://api.example.com', '--profile', 'production'], { home: svcHome });
+  expect(set.exitCode, set.stderr).toBe(0);
+  return { home, env, bin };
+}
+
+/** Types `line` and a Tab (twice for a list) in SHELL under tmux; returns the screen. */
+async function tabIn(shell: string, env: Record<string, string>, line: string): Promise<string> {
+  const session = `svc-tab-${shell}-${process.pid}`;
+  const exports = Object.entries(env).map(([k, v]) => `${k}='${v}'`).join(' ');
+  execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `env -i ${exports} ${shell}`]);
+  try {
+    await new Promise((r) => setTimeout(r, 1500));
+    execFileSync('tmux', ['send-keys', '-t', session, line, 'Tab']);
+    await new Promise((r) => setTimeout(r, 1500));
+    execFileSync('tmux', ['send-keys', '-t', session, 'Tab']);
+    await new Promise((r) => setTimeout(r, 1000));
+    return execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
+  } finally {
+    execFileSync('tmux', ['kill-session', '-t', session]);
+  }
+}
+
+describe('svc completion install', () => {
+  it('zsh: writes ~/.zfunc/_svc and the fpath + compinit lines once; Tab then completes commands and profiles', async (ctx) => {
+    const missing = requireTools(['tmux', 'zsh']);
+    if (missing) return ctx.skip(missing);
+    const { home, env } = await account();
+    for (let i = 0; i < 2; i++) {
+      const r = await runSvc(['completion', 'install', '--shell', 'zsh'], { env });
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    const rc = await readFile(join(home, '.zshrc'), 'utf8');
+    expect(rc.match(/fpath=\(~\/\.zfunc \$fpath\)/g)).toHaveLength(1);
+    expect(await readFile(join(home, '.zfunc', '_svc'), 'utf8')).toContain('#compdef svc');
+    expect(await tabIn('zsh', env, 'svc credit-note po')).toContain('svc credit-note poll');
+    expect(await tabIn('zsh', env, 'svc --profile prod')).toContain('svc --profile production');
+  }, 60_000);
+
+  it('bash and fish: the script where each looks on a fresh account, directories made', async (ctx) => {
+    const missing = requireTools(['tmux', 'fish']);
+    if (missing) return ctx.skip(missing);
+    const { home, env } = await account();
+    expect((await runSvc(['completion', 'install', '--shell', 'bash'], { env })).exitCode).toBe(0);
+    expect(await readFile(join(home, '.local', 'share', 'bash-completion', 'completions', 'svc'), 'utf8')).toContain('complete -F _svc svc');
+    expect((await runSvc(['completion', 'install', '--shell', 'fish'], { env })).exitCode).toBe(0);
+    expect(await readFile(join(home, '.config', 'fish', 'completions', 'svc.fish'), 'utf8')).toContain('complete -c svc');
+    expect(await tabIn('fish', env, 'svc --profile prod')).toContain('svc --profile production');
+  }, 60_000);
+});

@@ -33,8 +33,8 @@ describe.skipIf(missingBash !== undefined)(suiteTitle('bash completion', missing
     expect(offered).not.toContain('--partial');
   });
 
-  it('offers the choices of an argument: svc completion → bash fish zsh', async () => {
-    expect(sorted(await bashComplete(script, ['svc', 'completion', '']))).toEqual(['bash', 'fish', 'zsh']);
+  it('offers the choices of an argument: svc completion → bash fish install zsh', async () => {
+    expect(sorted(await bashComplete(script, ['svc', 'completion', '']))).toEqual(['bash', 'fish', 'install', 'zsh']);
   });
 
   it("completes svc api's method and the interface's paths: svc api GET /credit-note/r → the status path", async () => {
@@ -78,7 +78,7 @@ describe.skipIf(missingBash !== undefined)(suiteTitle('bash completion', missing
       expect(await bashComplete(script, ['svc', 'cre'], true)).toEqual(['credit-note']);
       expect(sorted(await bashComplete(script, ['svc', 'credit-note', ''], true))).toEqual(sorted(CREDIT_NOTE_VERBS));
       expect(await bashComplete(script, ['svc', 'credit-note', 'poll', '--w'], true)).toEqual(['--watch']);
-      expect(sorted(await bashComplete(script, ['svc', 'completion', ''], true))).toEqual(['bash', 'fish', 'zsh']);
+      expect(sorted(await bashComplete(script, ['svc', 'completion', ''], true))).toEqual(['bash', 'fish', 'install', 'zsh']);
     });
   });
 });

@@ -25,7 +25,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('fish completion', missing), (
   });
 
   it('offers the choices of an argument', async () => {
-    expect(words(await fishComplete(script, 'svc completion '))).toEqual(['bash', 'fish', 'zsh']);
+    expect(words(await fishComplete(script, 'svc completion '))).toEqual(['bash', 'fish', 'install', 'zsh']);
   });
 
   it('tells a subcommand from the same word elsewhere in the tree or a flag value', async () => {

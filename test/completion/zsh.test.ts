@@ -29,7 +29,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('zsh completion', missing), ()
   });
 
   it('offers the choices of an argument', async () => {
-    expect(words(await zshComplete(completionsDir, 'svc completion '))).toEqual(['bash', 'fish', 'zsh']);
+    expect(words(await zshComplete(completionsDir, 'svc completion '))).toEqual(['bash', 'fish', 'install', 'zsh']);
   });
 
   it('also works sourced (`source <(svc completion zsh)`) instead of autoloaded', async () => {

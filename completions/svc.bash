@@ -194,7 +194,7 @@ _svc_spec() {
       ;;
     'svc credit-note reject')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=(@live:request-id)
       ;;

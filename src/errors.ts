@@ -54,6 +54,15 @@ export class NotFoundError extends SvcError {
   override readonly exitCode = ExitCode.notFound;
 }
 
+/** Some of several items failed (each reported already): exits with the first failure's code. */
+export class PartialFailureError extends SvcError {
+  override readonly exitCode: ExitCode;
+  constructor(message: string, exitCode: ExitCode) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
 /** Something else holds what this needs, or already did it differently (exit 7). */
 export class ConflictError extends SvcError {
   override readonly exitCode = ExitCode.conflict;

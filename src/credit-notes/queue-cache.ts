@@ -6,11 +6,17 @@ import { listReturnRequests } from '../api/credit-note.js';
 import type { Caller } from '../api/caller.js';
 import type { QueueItem } from '../contract/returns.js';
 import { NotFoundError } from '../errors.js';
+import { matchRequestId } from './request-id.js';
 import type { Factory } from '../factory.js';
 
-/** The queue item of a request: the service's, kept for later; else the one kept when it was last seen. */
-export async function findQueueItem(f: Factory, caller: Caller, requestId: string): Promise<QueueItem> {
-  const listed = (await listReturnRequests(caller)).find((i) => i.requestId === requestId);
+/**
+ * The queue item of a request: the service's, kept for later; else the one kept when it was
+ * last seen. `requestId` may be a unique prefix (6+ characters) of a listed request's ID.
+ */
+export async function findQueueItem(f: Factory, caller: Caller, given: string): Promise<QueueItem> {
+  const queue = await listReturnRequests(caller);
+  const requestId = matchRequestId(given, queue.map((i) => i.requestId));
+  const listed = queue.find((i) => i.requestId === requestId);
   const ledger = await f.ledger();
   if (listed) {
     await ledger.rememberQueueItems([listed]);

@@ -66,9 +66,9 @@ describe('argv → options', () => {
       { status: 'PENDING', watch: true, interval: '3', decrypt: false },
     ]);
     expect(await parseArgv(['credit-note', 'show', 'req-1', '--reveal'])).toEqual([{ requestId: 'req-1', reveal: true }]);
-    expect(await parseArgv(['credit-note', 'accept', 'req-1', '--partial'])).toEqual([{ requestId: 'req-1', partial: true }]);
-    expect(await parseArgv(['credit-note', 'reject', 'req-1'])).toEqual([{ requestId: 'req-1' }]);
-    expect(await parseArgv(['credit-note', 'complete', 'req-1'])).toEqual([{ requestId: 'req-1' }]);
+    expect(await parseArgv(['credit-note', 'accept', 'req-1', '--partial'])).toEqual([{ requestIds: ['req-1'], partial: true }]);
+    expect(await parseArgv(['credit-note', 'reject', 'req-1', 'req-2', '--yes'])).toEqual([{ requestIds: ['req-1', 'req-2'], yes: true }]);
+    expect(await parseArgv(['credit-note', 'complete', 'req-1'])).toEqual([{ requestIds: ['req-1'] }]);
     expect(await parseArgv(['credit-note', 'status', 'req-1', 'REJECTED'])).toEqual([{ requestId: 'req-1', status: 'REJECTED' }]);
     expect(await parseArgv(['credit-note', 'issue', 'req-1', '--original', 'r.json', '--document-number', 'CN-9', '--yes', '--complete'])).toEqual([
       { requestId: 'req-1', original: 'r.json', documentNumber: 'CN-9', yes: true, complete: true },
@@ -335,13 +335,15 @@ describe('credit-note show', () => {
 
 describe('status changes', () => {
   it.each([
-    ['accept', () => accept.run({ requestId: 'req-1', partial: false }, currentHarness.f), 'ACCEPTED'],
-    ['accept --partial', () => accept.run({ requestId: 'req-1', partial: true }, currentHarness.f), 'PARTIALLY_ACCEPTED'],
-    ['reject', () => reject.run({ requestId: 'req-1' }, currentHarness.f), 'REJECTED'],
-    ['complete', () => complete.run({ requestId: 'req-1' }, currentHarness.f), 'COMPLETED'],
+    ['accept', () => accept.run({ requestIds: ['req-1'], partial: false }, currentHarness.f), 'ACCEPTED'],
+    ['accept --partial', () => accept.run({ requestIds: ['req-1'], partial: true }, currentHarness.f), 'PARTIALLY_ACCEPTED'],
+    ['reject', () => reject.run({ requestIds: ['req-1'] }, currentHarness.f), 'REJECTED'],
+    ['complete', () => complete.run({ requestIds: ['req-1'] }, currentHarness.f), 'COMPLETED'],
     ['status', () => setStatus({ requestId: 'req-1', status: 'partially_accepted' }, currentHarness.f), 'PARTIALLY_ACCEPTED'],
   ])('%s sends PATCH { status } and prints "requestId STATUS"', async (_verb, runVerb, status) => {
     currentHarness = await harness();
+    // IDs that are not whole UUIDs are looked up in the queue first (prefixes).
+    replyQueue(currentHarness, []);
     // Accepting keeps the item first (CONTRACT §8), from the queue as listed.
     if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') replyQueue(currentHarness, []);
     replyStatus(currentHarness, 'req-1');
@@ -353,8 +355,9 @@ describe('status changes', () => {
 
   it('prints the service answer with --json', async () => {
     const h = await harness({ json: true });
+    replyQueue(h, []);
     replyStatus(h, 'req-1');
-    await complete.run({ requestId: 'req-1' }, h.f);
+    await complete.run({ requestIds: ['req-1'] }, h.f);
     expect(JSON.parse(h.streams.stdout())).toEqual({ requestId: 'req-1', status: 'COMPLETED', updatedAt: '2025-03-14T16:42:06.000Z' });
   });
 
@@ -370,11 +373,12 @@ describe('status changes', () => {
 
   it('explains a refused move (409) with the current state and the allowed moves, exit 7', async () => {
     const h = await harness();
+    replyQueue(h, []);
     replyStatus(h, 'req-1', {
       status: 409,
       error: apiError('invalid_transition', 'request is PENDING; allowed: ACCEPTED, PARTIALLY_ACCEPTED, REJECTED'),
     });
-    const error = await complete.run({ requestId: 'req-1' }, h.f).catch((e: unknown) => e);
+    const error = await complete.run({ requestIds: ['req-1'] }, h.f).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestStateError);
     expect((error as RequestStateError).exitCode).toBe(ExitCode.conflict);
     expect((error as RequestStateError).message).toBe(
@@ -385,8 +389,9 @@ describe('status changes', () => {
 
   it('is NotFoundError (exit 6) for an unknown request', async () => {
     const h = await harness();
+    replyQueue(h, []);
     replyStatus(h, 'req-404', { status: 404, error: apiError('not_found', 'no such request') });
-    await expect(reject.run({ requestId: 'req-404' }, h.f)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(reject.run({ requestIds: ['req-404'] }, h.f)).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 let currentHarness: Harness;

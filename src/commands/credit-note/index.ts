@@ -20,20 +20,23 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
       ctx.run(cmd, () => import('./show.js'), { requestId, reveal: Boolean(flags.reveal) }),
     );
   cn.command('accept')
-    .description('accept a return request')
-    .argument('<request-id>')
+    .description('accept return requests (IDs or unique prefixes of 6+ characters)')
+    .argument('<request-id...>')
     .option('--partial', 'accept only part of it (PARTIALLY_ACCEPTED)')
-    .action((requestId: string, flags: { partial?: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestId, partial: Boolean(flags.partial) }),
+    .action((requestIds: string[], flags: { partial?: boolean }, cmd: Command) =>
+      ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestIds, partial: Boolean(flags.partial) }),
     );
   cn.command('reject')
-    .description('reject a return request')
-    .argument('<request-id>')
-    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestId }));
+    .description('reject return requests; final, so a terminal asks first')
+    .argument('<request-id...>')
+    .option('--yes', 'do not ask for confirmation')
+    .action((requestIds: string[], flags: { yes?: boolean }, cmd: Command) =>
+      ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes }),
+    );
   cn.command('complete')
-    .description('mark an accepted return as completed')
-    .argument('<request-id>')
-    .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestId }));
+    .description('mark accepted returns as completed')
+    .argument('<request-id...>')
+    .action((requestIds: string[], _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds }));
   cn.command('status')
     .description('set the status of a return request')
     .argument('<request-id>')

@@ -11,6 +11,7 @@
 // both credit its last items. The exact request and its key are kept before they are sent:
 // a run killed at any point, or whose answer was lost, is finished by running it again.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import { mayBePrefix, resolveRequestIds } from '../../credit-notes/request-id.js';
 import {
   RequestStateError,
   createCreditNoteTemplate,
@@ -126,6 +127,11 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
   const ledger = await f.ledger();
 
   let intent = await ledger.openIntent('credit-note', opts.requestId);
+  if (!intent && mayBePrefix(opts.requestId)) {
+    // A unique prefix of the ID will do; from here on, the whole ID (its open intent too).
+    opts = { ...opts, requestId: (await resolveRequestIds(f, caller, [opts.requestId]))[0] ?? opts.requestId };
+    intent = await ledger.openIntent('credit-note', opts.requestId);
+  }
   if (intent && opts.abandonPending) {
     await ledger.abandon(intent.id);
     note(f.io, `abandoned the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}`);

@@ -17,10 +17,12 @@ export interface ShowOptions {
 
 export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const caller = await writeReceiptsCaller(f);
+  // A unique prefix of the ID will do.
   const item = await findQueueItem(f, caller, opts.requestId);
+  const requestId = item.requestId;
   const [read] = await readQueue([item], await loadKeyring(f));
   if (read === undefined || read.returnRequest === undefined) {
-    throw new DecryptError(`cannot read return request ${opts.requestId}: ${read?.decryptError ?? 'no result'}`);
+    throw new DecryptError(`cannot read return request ${requestId}: ${read?.decryptError ?? 'no result'}`);
   }
   const request = opts.reveal ? read.returnRequest : maskedRequest(read.returnRequest);
   writeRecord(

@@ -7,10 +7,11 @@ import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
-import { NotFoundError, UsageError } from '../../errors.js';
+import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport, exitCodeOf } from '../../errors.js';
+import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
-import { note, println } from '../../io/streams.js';
+import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
 export interface StatusOptions {
@@ -19,19 +20,27 @@ export interface StatusOptions {
 }
 
 export async function run(opts: StatusOptions, f: Factory): Promise<void> {
-  await setStatus(f, opts.requestId, settable(opts.status));
+  await setStatuses(f, [opts.requestId], settable(opts.status));
 }
 
-export const accept: Verb<{ requestId: string; partial: boolean }> = {
-  run: (opts, f) => setStatus(f, opts.requestId, opts.partial ? 'PARTIALLY_ACCEPTED' : 'ACCEPTED'),
+export const accept: Verb<{ requestIds: string[]; partial: boolean }> = {
+  run: (opts, f) => setStatuses(f, opts.requestIds, opts.partial ? 'PARTIALLY_ACCEPTED' : 'ACCEPTED'),
 };
 
-export const reject: Verb<{ requestId: string }> = {
-  run: (opts, f) => setStatus(f, opts.requestId, 'REJECTED'),
+export const reject: Verb<{ requestIds: string[]; yes?: boolean | undefined }> = {
+  async run(opts, f) {
+    // REJECTED is final: nothing moves a request out of it, so a person is asked first.
+    if (!opts.yes && canPrompt(f.io)) {
+      const what = opts.requestIds.length === 1 ? `request ${opts.requestIds[0]}` : `${opts.requestIds.length} requests`;
+      const ok = await f.prompter().confirm({ message: `Reject ${what}? A rejected request cannot be moved again.`, flag: '--yes' });
+      if (!ok) throw new CancelError('cancelled: nothing was rejected');
+    }
+    await setStatuses(f, opts.requestIds, 'REJECTED');
+  },
 };
 
-export const complete: Verb<{ requestId: string }> = {
-  run: (opts, f) => setStatus(f, opts.requestId, 'COMPLETED'),
+export const complete: Verb<{ requestIds: string[] }> = {
+  run: (opts, f) => setStatuses(f, opts.requestIds, 'COMPLETED'),
 };
 
 /** STATUS of `svc credit-note status`, in any case; PENDING and CANCELLED are not the merchant's to set. */
@@ -43,12 +52,34 @@ function settable(value: string): SettableQueueItemStatus {
   });
 }
 
-async function setStatus(f: Factory, requestId: string, status: SettableQueueItemStatus): Promise<void> {
+/**
+ * Moves each request (IDs or unique prefixes) in turn and reports each: one line per request
+ * (`ID STATUS`, or the error on stderr), --json an array of results. A failure does not stop
+ * the others; the command then exits with the first failure's code.
+ */
+async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus): Promise<void> {
   const caller = await writeReceiptsCaller(f);
-  if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') await keepQueueItem(f, caller, requestId);
-  const result = await setReturnRequestStatus(caller, requestId, status);
-  if (f.io.json) writeJson(f.io, result);
-  else println(f.io, `${result.requestId} ${result.status}`);
+  const requestIds = await resolveRequestIds(f, caller, given);
+  const results: unknown[] = [];
+  let failure: unknown;
+  for (const requestId of requestIds) {
+    try {
+      if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') await keepQueueItem(f, caller, requestId);
+      const result = await setReturnRequestStatus(caller, requestId, status);
+      results.push(result);
+      if (!f.io.json) println(f.io, `${result.requestId} ${result.status}`);
+    } catch (error) {
+      if (requestIds.length === 1) throw error;
+      failure ??= error;
+      results.push({ requestId, error: errorReport(error) });
+      if (!f.io.json) note(f.io, `${requestId}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);
+  if (failure !== undefined) {
+    const failed = results.filter((r) => typeof r === 'object' && r !== null && 'error' in r).length;
+    throw new PartialFailureError(`${failed} of ${requestIds.length} requests were not moved to ${status}`, exitCodeOf(failure));
+  }
 }
 
 /** Keeps the item for after the move; not finding it is left to the PATCH to report, and a failure to keep it only warns. */

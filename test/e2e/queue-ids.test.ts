@@ -1,0 +1,36 @@
+// The queue as people work it: request IDs by a unique prefix wherever one is taken, several
+// IDs at once for accept/reject/complete (each reported), and a too-short prefix refused.
+import { describe, expect, it } from 'vitest';
+import { runSvc } from './helpers.js';
+import { useMerchant } from './merchant.js';
+
+const { merchant } = useMerchant();
+
+describe('request IDs as people type them', () => {
+  it('show by a prefix; accept two by prefixes; complete both at once; a 4-character prefix is refused', async () => {
+    const m = merchant();
+    const requests: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+      requests.push((await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim());
+    }
+    const [a, b] = requests as [string, string];
+    const shown = await m.svc(['credit-note', 'show', a.slice(0, 8)]);
+    expect(shown.stdout).toContain(a);
+
+    const accepted = await m.svc(['credit-note', 'accept', a.slice(0, 10), b.slice(0, 10)]);
+    expect(accepted.stdout).toBe(`${a} ACCEPTED\n${b} ACCEPTED\n`);
+    const completed = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'complete', a, b.slice(0, 12)]);
+    expect(completed.map((r) => [r.requestId, r.status])).toEqual([[a, 'COMPLETED'], [b, 'COMPLETED']]);
+
+    const short = await runSvc(['credit-note', 'show', a.slice(0, 4)], { home: m.home, env: m.env });
+    expect(short.exitCode).toBe(2);
+    expect(short.stderr).toContain('is too short');
+
+    // One of several fails: the others still move, each is reported, and the exit code is the failure's.
+    const mixed = await runSvc(['credit-note', 'reject', a, 'req-unknown-1'], { home: m.home, env: m.env });
+    expect(mixed.exitCode).not.toBe(0);
+    expect(mixed.stderr).toContain('req-unknown-1:');
+    expect(mixed.stderr).toMatch(/2 requests were not moved to REJECTED|of 2 requests were not moved/);
+  });
+});

@@ -176,8 +176,8 @@ _svc_spec() {
       ;;
     'svc credit-note poll')
       subcommands=''
-      flags='--status --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--status --interval --profile --base-url --jq'
+      flags='--status --all --receipt --older-than --newer-than --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--status --receipt --older-than --newer-than --interval --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note show')

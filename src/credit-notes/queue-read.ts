@@ -4,12 +4,13 @@
 // consecutive elements of the `GET /credit-note` answer, checked here, where the work is
 // parallel. An item that cannot be decrypted is an outcome, never a failure of the batch;
 // an answer that breaks the contract is (the whole answer is refused, as for any request).
-import { QueueItem, ReturnRequest, type QueueItemStatus } from '../contract/returns.js';
+import { QueueItem, ReturnRequest } from '../contract/returns.js';
 import { validate, type Issue } from '../contract/validate.js';
 import { decryptOutcome } from '../crypto/decrypt-batch.js';
 import type { EncryptedItem, KeyringEntry } from '../crypto/hybrid.js';
 import { jsonArrayElements } from '../io/output.js';
 import { maskedRequest } from './display.js';
+import { matchesFilter, type QueueFilter } from './filter.js';
 
 export type ReadItem = QueueItem & ({ returnRequest: ReturnRequest; decryptError?: never } | { decryptError: string; returnRequest?: never });
 
@@ -20,8 +21,8 @@ export type ReadJob =
       text: string;
       /** Index of the first of them in the answer, for the paths of contract failures. */
       first: number;
-      /** Only the items of this status are read (and returned). */
-      status?: QueueItemStatus | undefined;
+      /** Only the items it lets through are read (and returned). */
+      filter?: QueueFilter | undefined;
       /** Return each item as its --json text (jsonArrayElement) instead of as data. */
       asJson?: boolean;
       /** Bank account details masked to their last 4 (credit-notes/display.ts maskedRequest). */
@@ -45,7 +46,6 @@ export type ReadResult =
 /** Reads one batch; `keys` are the profile's private keys, current and historical. */
 export function readBatch(job: ReadJob, keys: readonly KeyringEntry[]): ReadResult {
   let items: QueueItem[];
-  let status: QueueItemStatus | undefined;
   let count: number;
   if ('items' in job) {
     items = job.items;
@@ -60,8 +60,7 @@ export function readBatch(job: ReadJob, keys: readonly KeyringEntry[]): ReadResu
     const checked = checkItems(values as unknown[], job.first);
     if (!Array.isArray(checked)) return { ok: false, issues: checked.issues };
     count = checked.length;
-    status = job.status;
-    items = status === undefined ? checked : checked.filter((i) => i.status === status);
+    items = checked.filter((i) => matchesFilter(i, job.filter));
   }
   const masked = 'text' in job && job.masked === true;
   const read = items.map((item) => (masked ? maskedItem(readItem(item, keys)) : readItem(item, keys)));

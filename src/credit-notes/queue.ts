@@ -9,9 +9,10 @@
 // this thread, where starting threads would cost more than it saves.
 import { availableParallelism } from 'node:os';
 import { notJsonResponse, unexpectedResponse, type StreamedResponse } from '../api/client.js';
-import type { QueueItem, QueueItemStatus } from '../contract/returns.js';
+import type { QueueItem } from '../contract/returns.js';
 import type { KeyringEntry } from '../crypto/hybrid.js';
 import { JsonArraySplitter, JsonArraySyntaxError } from '../io/json-array-splitter.js';
+import type { QueueFilter } from './filter.js';
 import { bundledWorker } from '../workers/bundled.js';
 import { createWorkerPool, type WorkerPool } from '../workers/pool.js';
 import { readBatch, type ReadItem, type ReadJob, type ReadResult } from './queue-read.js';
@@ -50,8 +51,8 @@ export async function readQueue(items: readonly QueueItem[], keys: readonly Keyr
 }
 
 export interface StreamedQueueOptions extends PoolOptions {
-  /** Only the items of this status are read and returned. */
-  status?: QueueItemStatus | undefined;
+  /** Only the items it lets through are read and returned. */
+  filter?: QueueFilter | undefined;
   /** Return the items as --json texts (io/output.ts jsonArrayElement) rather than as data. */
   asJson?: boolean;
   /** Mask bank account details to their last 4, as every list of requests shows them. */
@@ -92,7 +93,7 @@ export async function readQueueStream(
     answered?.();
   };
   const send = (elements: string[]) => {
-    const job: ReadJob = { text: elements.join(','), first, status: opts.status, asJson: opts.asJson ?? false, masked: opts.masked ?? false };
+    const job: ReadJob = { text: elements.join(','), first, filter: opts.filter, asJson: opts.asJson ?? false, masked: opts.masked ?? false };
     first += elements.length;
     const result = pool ? pool.run(job) : Promise.resolve().then(() => readBatch(job, keys));
     unanswered += 1;

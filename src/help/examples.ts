@@ -35,7 +35,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'receipt email': ['svc receipt email --file receipt.json --to alice@example.com'],
   'receipt list': ['svc receipt list', 'svc receipt list --json --jq ".[].serviceReceiptId"'],
   'credit-note': ['svc credit-note poll', 'svc credit-note issue REQUEST_ID --complete'],
-  'credit-note poll': ['svc credit-note poll', 'svc credit-note poll --status PENDING --watch', 'svc credit-note poll --json --no-decrypt'],
+  'credit-note poll': ['svc credit-note poll    # the open requests', 'svc credit-note poll --status PENDING,ACCEPTED --older-than 3d', 'svc credit-note poll --all --receipt 7f3e0000 --json', 'svc credit-note poll --watch'],
   'credit-note show': ['svc credit-note show REQUEST_ID    # IDs: svc credit-note poll'],
   'credit-note accept': ['svc credit-note accept REQUEST_ID', 'svc credit-note accept REQUEST_ID --partial'],
   'credit-note reject': ['svc credit-note reject REQUEST_ID'],

@@ -63,7 +63,7 @@ describe('argv → options', () => {
   it('maps every verb', async () => {
     expect(await parseArgv(['credit-note', 'poll'])).toEqual([{ interval: '10', decrypt: true }]);
     expect(await parseArgv(['credit-note', 'poll', '--status', 'PENDING', '--watch', '--interval', '3', '--no-decrypt'])).toEqual([
-      { status: 'PENDING', watch: true, interval: '3', decrypt: false },
+      { status: ['PENDING'], watch: true, interval: '3', decrypt: false },
     ]);
     expect(await parseArgv(['credit-note', 'show', 'req-1', '--reveal'])).toEqual([{ requestId: 'req-1', reveal: true }]);
     expect(await parseArgv(['credit-note', 'accept', 'req-1', '--partial'])).toEqual([{ requestIds: ['req-1'], partial: true }]);

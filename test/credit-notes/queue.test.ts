@@ -124,7 +124,7 @@ describe('readQueueStream', () => {
   it('reads only the items of the status asked for, wherever the pieces are cut', async () => {
     const items = queue(130);
     for (const size of [1, 997, 1 << 20]) {
-      const read = await readQueueStream(answer(JSON.stringify(items, null, 1), size), keys, { workerFile, threads: 2, status: 'ACCEPTED' });
+      const read = await readQueueStream(answer(JSON.stringify(items, null, 1), size), keys, { workerFile, threads: 2, filter: { statuses: ['ACCEPTED'] } });
       const accepted = items.filter((i) => i.status === 'ACCEPTED');
       expect(read.shown).toBe(accepted.length);
       expectRead(read.items, accepted);

@@ -145,7 +145,7 @@ describe('a return accepted in part', () => {
       expect(creditNote.legalMonetaryTotal).toMatchObject({ lineExtensionAmount: { value: 1.18 }, payableAmount: { value: 1.4 } });
     }
 
-    const queue = await json<{ requestId: string; status: string }[]>(['credit-note', 'poll']);
+    const queue = await json<{ requestId: string; status: string }[]>(['credit-note', 'poll', '--all']);
     expect(queue.find((q) => q.requestId === requestId)?.status).toBe('COMPLETED');
     const [recorded] = await localCreditNotes(serviceReceiptId);
     expect(recorded).toMatchObject({ serviceReceiptId: issued.serviceReceiptId, lines: [{ productId: WATER, quantity: 2 }] });

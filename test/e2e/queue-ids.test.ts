@@ -23,6 +23,19 @@ describe('request IDs as people type them', () => {
     const completed = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'complete', a, b.slice(0, 12)]);
     expect(completed.map((r) => [r.requestId, r.status])).toEqual([[a, 'COMPLETED'], [b, 'COMPLETED']]);
 
+    // The default view is the open work; --all and --status show closed requests too; --receipt narrows.
+    const ids = async (args: string[]) => (await m.json<{ requestId: string; serviceReceiptId: string }[]>(['credit-note', 'poll', ...args])).map((q) => q.requestId);
+    expect(await ids([])).not.toContain(a);
+    expect(await ids(['--all'])).toEqual(expect.arrayContaining([a, b]));
+    expect(await ids(['--status', 'completed,rejected'])).toEqual(expect.arrayContaining([a, b]));
+    expect(await ids(['--status', 'PENDING', '--status', 'COMPLETED'])).toEqual(expect.arrayContaining([a, b]));
+    const receiptOfA = (await m.json<{ requestId: string; serviceReceiptId: string }[]>(['credit-note', 'poll', '--all'])).find((q) => q.requestId === a)!.serviceReceiptId;
+    expect(await ids(['--all', '--receipt', receiptOfA.slice(0, 8)])).toEqual([a]);
+    expect(await ids(['--all', '--newer-than', '1h'])).toEqual(expect.arrayContaining([a, b]));
+    expect(await ids(['--all', '--older-than', '1h'])).toEqual([]);
+    const both = await runSvc(['credit-note', 'poll', '--all', '--status', 'PENDING'], { home: m.home, env: m.env });
+    expect(both.exitCode).toBe(2);
+
     const short = await runSvc(['credit-note', 'show', a.slice(0, 4)], { home: m.home, env: m.env });
     expect(short.exitCode).toBe(2);
     expect(short.stderr).toContain('is too short');

@@ -50,7 +50,7 @@ describe('a return, from the customer to the credit note', () => {
     const issued = await json<{ serviceReceiptId: string }>(['credit-note', 'issue', requested.requestId, '--yes', '--complete']);
     const creditNoteId = issued.serviceReceiptId;
 
-    const after = await json<PolledItem[]>(['credit-note', 'poll']);
+    const after = await json<PolledItem[]>(['credit-note', 'poll', '--all']);
     expect(after.find((q) => q.requestId === requested.requestId)?.status).toBe('COMPLETED');
 
     // Every device of the owner got the credit note.

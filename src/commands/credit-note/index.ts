@@ -5,11 +5,15 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
   const cn = program.command('credit-note').description('work the return queue and issue credit notes');
   cn.command('poll')
     .description('fetch and decrypt the queue of customer return requests')
-    .option('--status <status>', 'only items in this status')
+    .option('--status <status>', 'only these statuses (repeatable, or comma-separated; default: PENDING, ACCEPTED, PARTIALLY_ACCEPTED)', collect)
+    .option('--all', 'every status, closed ones too')
+    .option('--receipt <id>', "only requests of this receipt (its serviceReceiptId, or a prefix)")
+    .option('--older-than <duration>', 'only requests at least this old, e.g. 3d')
+    .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
     .option('--watch', 'keep polling and show changes')
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
-    .action((flags: { status?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) =>
+    .action((flags: { status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./poll.js'), flags),
     );
   cn.command('show')

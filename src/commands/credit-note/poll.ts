@@ -12,13 +12,22 @@ import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
+import { OPEN_STATUSES, matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { rememberRequestIds } from '../../completion/cache.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 
 export interface PollOptions {
-  status?: string | undefined;
+  /** --status, repeatable and comma-separated; default: the open statuses. */
+  status?: string | string[] | undefined;
+  /** Every status (--all). */
+  all?: boolean | undefined;
+  /** A receipt's serviceReceiptId, or its prefix. */
+  receipt?: string | undefined;
+  /** Durations: created at least / at most this long ago. */
+  olderThan?: string | undefined;
+  newerThan?: string | undefined;
   watch?: boolean | undefined;
   /** Seconds, as typed. */
   interval: string;
@@ -45,7 +54,7 @@ export function run(opts: PollOptions, f: Factory): Promise<void> {
 }
 
 export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
-  const status = statusFilter(opts.status);
+  const status = queueFilter(opts, f.clock.now());
   const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
   const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? loadKeyring(f) : undefined]);
   // After the login is known to be there: without one, that is the thing to fix first.
@@ -55,27 +64,38 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
     await rememberRequestIds(f, all.map((i) => i.requestId));
-    const shown = status === undefined ? all : all.filter((i) => i.status === status);
+    const shown = all.filter((i) => matchesFilter(i, status));
     if (f.io.json) return writeJsonArray(f.io, shown);
     return writeList(f.io, shown, columns(f, false));
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
-  const read = await readQueueStream(await streamReturnRequests(caller), keys, { status, asJson: f.io.json, masked: true });
+  const read = await readQueueStream(await streamReturnRequests(caller), keys, { filter: status, asJson: f.io.json, masked: true });
   if (f.io.json) return writeJsonArrayText(f.io, read.json);
   await rememberRequestIds(f, read.items.map((i) => i.requestId));
   await writeList(f.io, read.items, columns(f, true));
   reportUnreadable(f, read.unreadable, read.shown);
 }
 
-/** --status: one of the six statuses, in any case. */
-function statusFilter(value: string | undefined): QueueItemStatus | undefined {
-  if (value === undefined) return undefined;
-  const parsed = QueueItemStatus.safeParse(value.trim().toUpperCase());
-  if (parsed.success) return parsed.data;
-  throw new UsageError(`--status ${value} is not a status of a return request`, {
-    hint: `use one of ${QueueItemStatus.options.join(', ')}`,
-  });
+/**
+ * What to show: --status (repeatable, comma-separated, any case; default the open ones:
+ * PENDING, ACCEPTED, PARTIALLY_ACCEPTED), or --all; --receipt; --older-than/--newer-than.
+ */
+export function queueFilter(opts: Pick<PollOptions, 'status' | 'all' | 'receipt' | 'olderThan' | 'newerThan'>, now: number): QueueFilter {
+  const given = (Array.isArray(opts.status) ? opts.status : opts.status === undefined ? [] : [opts.status])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim().toUpperCase())
+    .filter((v) => v !== '');
+  if (opts.all && given.length > 0) throw new UsageError('--all and --status exclude each other', { hint: '--all shows every status' });
+  for (const value of given) {
+    if (!QueueItemStatus.safeParse(value).success) {
+      throw new UsageError(`--status ${value} is not a status of a return request`, { hint: `use one of ${QueueItemStatus.options.join(', ')}` });
+    }
+  }
+  const statuses = opts.all ? undefined : given.length > 0 ? [...new Set(given)] : [...OPEN_STATUSES];
+  const ago = (value: string | undefined, name: string) =>
+    value === undefined ? undefined : new Date(now - parseDurationSeconds(value, { name, minSeconds: 0, maxSeconds: 3650 * 86_400 }) * 1000).toISOString();
+  return { statuses, receipt: opts.receipt?.trim() || undefined, createdBefore: ago(opts.olderThan, '--older-than'), createdAfter: ago(opts.newerThan, '--newer-than') };
 }
 
 /** The longest pause between polls: a day. */
@@ -96,11 +116,11 @@ interface Polled {
  * Fetches the queue and decrypts only the items to be shown, each once: a request's
  * ciphertext never changes, so --watch decrypts only the items it has not seen yet.
  */
-function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, status: QueueItemStatus | undefined): () => Promise<Polled> {
+function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: QueueFilter): () => Promise<Polled> {
   const read = new Map<string, Pick<ReadItem, 'returnRequest' | 'decryptError'>>();
   return async () => {
     const all = await listReturnRequests(caller);
-    const shown = status === undefined ? all : all.filter((i) => i.status === status);
+    const shown = all.filter((i) => matchesFilter(i, filter));
     if (keys === undefined) return { all, shown };
     const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
     for (const item of fresh) {

@@ -1,0 +1,26 @@
+// Which return requests `credit-note poll` shows: by status (the open ones unless told
+// otherwise), receipt and age. Only what the queue item carries in clear is used, so the
+// filter runs before anything is decrypted, on worker threads too (it is plain data).
+import type { QueueItem } from '../contract/returns.js';
+
+export const OPEN_STATUSES = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED'] as const;
+
+export interface QueueFilter {
+  /** Undefined: every status. */
+  statuses?: readonly string[] | undefined;
+  /** A serviceReceiptId, or a prefix of one. */
+  receipt?: string | undefined;
+  /** ISO times: created before / after. */
+  createdBefore?: string | undefined;
+  createdAfter?: string | undefined;
+}
+
+export function matchesFilter(item: QueueItem, filter: QueueFilter | undefined): boolean {
+  if (filter === undefined) return true;
+  if (filter.statuses !== undefined && !filter.statuses.includes(item.status)) return false;
+  if (filter.receipt !== undefined && !item.serviceReceiptId.startsWith(filter.receipt)) return false;
+  const created = Date.parse(item.createdAt);
+  if (filter.createdBefore !== undefined && !(created < Date.parse(filter.createdBefore))) return false;
+  if (filter.createdAfter !== undefined && !(created > Date.parse(filter.createdAfter))) return false;
+  return true;
+}

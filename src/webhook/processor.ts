@@ -24,6 +24,8 @@ export interface EventReport {
   /** The decrypted plaintext; null for duplicates, unknown events and failures. */
   data: unknown;
   error?: string;
+  /** RETURN_REQUESTED: the request in the queue, when the listener could look it up. */
+  requestId?: string;
 }
 
 export interface ProcessedEvent {
@@ -39,6 +41,8 @@ export interface Decoded {
   data: unknown;
   error?: string;
   summary: string;
+  /** RETURN_REQUESTED: its ciphertext, which the queue item carries too (how its request ID is found). */
+  ciphertext?: string;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -74,6 +78,7 @@ export async function decodeDelivery(raw: Buffer, decryptor: Pick<Decryptor, 'de
       event: event.event,
       data: opened.value,
       summary: `receipt ${opened.value.serviceReceiptId}  ${items} item${items === 1 ? '' : 's'}`,
+      ciphertext: item.encryptedCreditNoteInitiationRequest,
     };
   }
   const note = event.data.encryptedCreditNote;
@@ -141,6 +146,8 @@ export interface ProcessorOptions {
   warn(text: string): void;
   /** True while deliveries are being answered; processing then takes only a share of the time. */
   busy?: (() => boolean) | undefined;
+  /** The queue's request ID for a RETURN_REQUESTED ciphertext; undefined when unknown. Never rejects. */
+  requestIdOf?: ((ciphertext: string) => Promise<string | undefined>) | undefined;
 }
 
 export interface Processor {
@@ -173,6 +180,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   async function finish(delivery: StoredDelivery, decoded: Decoded): Promise<void> {
     const { entry } = delivery;
     const forwarded = opts.forward && (await opts.forward(delivery));
+    const requestId = decoded.ciphertext !== undefined && opts.requestIdOf ? await opts.requestIdOf(decoded.ciphertext) : undefined;
     const report: EventReport = {
       id: entry.id,
       event: decoded.event ?? entry.event,
@@ -181,8 +189,9 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       duplicate: false,
       data: decoded.data,
       ...(decoded.error === undefined ? {} : { error: decoded.error }),
+      ...(requestId === undefined ? {} : { requestId }),
     };
-    opts.report({ report, summary: decoded.summary, forwarded });
+    opts.report({ report, summary: requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`, forwarded });
     // Not awaited: the next event need not wait for this marker's fsync, and markers of
     // consecutive events share one (group commit). The journal flushes them before it closes.
     opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error }).catch((error: unknown) => {

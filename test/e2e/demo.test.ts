@@ -44,7 +44,7 @@ describe('svc demo', () => {
     expect(result.stdout.match(/\tCREDIT_NOTE\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
     expect(result.stdout).toMatch(/\tCOMPLETED\t/);
     // The receiver got both events and decrypted them.
-    expect(result.stderr).toMatch(/--> RETURN_REQUESTED +\w+ +receipt \S+ +1 item/);
+    expect(result.stderr).toMatch(/--> RETURN_REQUESTED +\w+ +request [0-9a-f-]{36} +receipt \S+ +1 item/);
     expect(result.stderr).toMatch(/--> CREDIT_NOTE_CREATED +\w+ +credit note \S+ +SERVICE, UBL_CREDIT_NOTE/);
     // Each step's output stays under its own `$ svc` line.
     const journal = result.stdout.split('$ svc webhook events\n')[1]?.split('\n\n')[0] ?? '';

@@ -97,9 +97,10 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       const requested = await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
       await until(() => events().some((e) => e.event === 'RETURN_REQUESTED'), 'RETURN_REQUESTED');
       const returned = events().find((e) => e.event === 'RETURN_REQUESTED');
-      expect(returned).toMatchObject({ verified: true, duplicate: false, data: { serviceReceiptId } });
+      // The line names the request (looked up in the queue by its ciphertext), so it can be acted on.
+      expect(returned).toMatchObject({ verified: true, duplicate: false, data: { serviceReceiptId }, requestId: requested.requestId });
       expect(returned?.error).toBeUndefined();
-      expect(stderr()).toMatch(new RegExp(`--> RETURN_REQUESTED {2}[0-9a-f]{12} {2}receipt ${serviceReceiptId} {2}1 item`));
+      expect(stderr()).toMatch(new RegExp(`--> RETURN_REQUESTED {2}[0-9a-f]{12} {2}request ${requested.requestId} {2}receipt ${serviceReceiptId} {2}1 item`));
 
       await svc(['credit-note', 'accept', requested.requestId]);
       const issued = await json<{ serviceReceiptId: string }>(['credit-note', 'issue', requested.requestId, '--yes']);

@@ -36,6 +36,33 @@ export interface ListenOptions {
   subscribe?: boolean | undefined;
 }
 
+/**
+ * The queue's request ID of a RETURN_REQUESTED event, so that whoever watches can act on it:
+ * the event carries the request's ciphertext, and so does its queue item. The queue is
+ * listed again when a ciphertext is not in the last listing (at most every 2 s); a profile
+ * that cannot list it (no write_receipts) is told so once, and not asked again.
+ */
+function requestIdFinder(f: Factory): (ciphertext: string) => Promise<string | undefined> {
+  let byCiphertext = new Map<string, string>();
+  let listedAt = 0;
+  let disabled = false;
+  return async (ciphertext) => {
+    const known = byCiphertext.get(ciphertext);
+    if (known !== undefined || disabled || f.clock.now() - listedAt < 2000) return known;
+    try {
+      const [{ writeReceiptsCaller }, { listReturnRequests }] = await Promise.all([import('../../api/caller.js'), import('../../api/credit-note.js')]);
+      listedAt = f.clock.now();
+      const queue = await listReturnRequests(await writeReceiptsCaller(f));
+      byCiphertext = new Map(queue.map((i) => [i.encryptedCreditNoteInitiationRequest, i.requestId]));
+      return byCiphertext.get(ciphertext);
+    } catch (error) {
+      disabled = true;
+      note(f.io, `note: RETURN_REQUESTED lines show no request ID: this profile cannot list the queue (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+      return undefined;
+    }
+  };
+}
+
 export async function run(opts: ListenOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
   const port = parsePort(opts.port);
   const path = parsePath(opts.path);
@@ -81,6 +108,7 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
     report: (processed) => writeEvent(f.io, processed),
     warn: (text) => note(f.io, text),
     busy: () => receiver?.busy() ?? false,
+    requestIdOf: requestIdFinder(f),
   });
   const shutDown = async () => {
     const left = await processor.stop();

@@ -72,33 +72,93 @@ export async function writeJsonArrayText(io: IOStreams, elements: Iterable<strin
 export interface Column<T> {
   header: string;
   value: (row: T) => string;
+  /** Long text (a note, a name): the first to give up width when the terminal is narrow. */
+  flex?: boolean;
+  align?: 'left' | 'right';
+  /** Colour of a cell by its meaning (a status), on a terminal only. */
+  tone?: (value: string) => Tone | undefined;
+  /** An ID: on a narrow terminal it is cut to a prefix of 8+ characters, without "…" (a prefix is still an ID). */
+  id?: boolean;
 }
 
+export type Tone = 'green' | 'yellow' | 'red' | 'cyan' | 'dim';
+
+export interface ListOptions {
+  /** The JSON value of --json (default: the rows). */
+  json?: unknown;
+  /** A line under the table on a terminal: "143 requests, 37 pending, oldest 3d". */
+  footer?: string | undefined;
+}
+
+const MIN_FLEX_WIDTH = 8;
+const MIN_ID_WIDTH = 8;
+const GAP = '  ';
+
 /**
- * A list: JSON array with --json; a table on a TTY; otherwise tab-separated rows without a
- * header, so `cut` and `awk` work on it.
+ * A list: JSON array with --json; on a terminal, borderless columns fitted to its width
+ * (long text cut with …, measured as the terminal draws it: wide CJK, emoji), statuses in
+ * colour, and an optional footer; otherwise tab-separated rows without a header, every value
+ * whole, with tabs, line breaks and backslashes escaped visibly (\t, \n, \\), so `cut`
+ * and `awk` work on it and nothing is lost.
  */
-export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows): Promise<void> {
+export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows, options: Omit<ListOptions, 'json'> = {}): Promise<void> {
   if (io.json) return writeJson(io, json);
   if (rows.length === 0) {
     if (io.stdoutIsTTY) io.stderr.write('nothing to show\n');
     return;
   }
-  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
   if (!io.stdoutIsTTY) {
-    for (const line of cells) io.stdout.write(`${line.join('\t')}\n`);
+    for (const row of rows) io.stdout.write(`${columns.map((c) => tsvField(c.value(row))).join('\t')}\n`);
     return;
   }
-  const { default: Table } = await import('cli-table3');
-  const { theme } = await import('./theme.js');
+  const [{ theme }, { displayWidth, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
   const t = theme(io, 'stdout');
-  const table = new Table({
-    head: columns.map((c) => t.bold(c.header)),
-    style: { head: [], border: [] },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  table.push(...cells);
-  io.stdout.write(`${table.toString()}\n`);
+  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
+  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i] ?? ''))));
+  fitColumns(widths, columns, io.columns - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
+  const last = columns.length - 1;
+  const line = (values: readonly string[], style: (value: string, i: number) => string) =>
+    values
+      .map((v, i) => {
+        const width = widths[i] ?? 0;
+        const fitted = columns[i]?.id && displayWidth(v) > width ? v.slice(0, width) : fitWidth(v, width);
+        // The last column is not padded: no trailing blanks to wrap a line.
+        const padded = i === last && columns[i]?.align !== 'right' ? fitted : padWidth(fitted, widths[i] ?? 0, columns[i]?.align);
+        return style(padded, i);
+      })
+      .join(GAP);
+  io.stdout.write(`${line(columns.map((c) => c.header), (v) => t.bold(v))}\n`);
+  for (const row of cells) {
+    io.stdout.write(`${line(row, (v, i) => {
+      const tone = columns[i]?.tone?.(row[i] ?? '');
+      return tone ? t[tone](v) : v;
+    })}\n`);
+  }
+  if (options.footer) io.stdout.write(`${t.dim(fitWidth(options.footer, io.columns))}\n`);
+}
+
+/**
+ * Narrows columns until they fit `room`: long text first (down to MIN_FLEX_WIDTH), then IDs
+ * (down to a prefix of MIN_ID_WIDTH), then the widest of the rest.
+ */
+function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean }[], room: number, headers: readonly number[]): void {
+  const total = () => widths.reduce((a, b) => a + b, 0);
+  // An ID column keeps its header whole (it is cut without "…").
+  const floorOf = (i: number) => (columns[i]?.flex ? MIN_FLEX_WIDTH : columns[i]?.id ? Math.max(MIN_ID_WIDTH, headers[i] ?? 0) : 4);
+  const stages = [(i: number) => Boolean(columns[i]?.flex), (i: number) => Boolean(columns[i]?.id), () => true];
+  for (const inStage of stages) {
+    while (total() > room) {
+      const pool = widths.map((w, i) => ({ w, i })).filter(({ w, i }) => inStage(i) && w > floorOf(i));
+      if (pool.length === 0) break;
+      const widest = pool.reduce((a, b) => (b.w > a.w ? b : a));
+      widths[widest.i] = Math.max(floorOf(widest.i), widest.w - Math.max(1, total() - room));
+    }
+  }
+}
+
+/** A TSV field: the whole value, \ \t \n \r escaped, other control characters as printable shows them. */
+export function tsvField(value: string): string {
+  return printable(value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
 }
 
 /** A single resource: JSON with --json, otherwise "key  value" lines. */

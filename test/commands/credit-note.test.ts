@@ -155,10 +155,11 @@ describe('credit-note poll', () => {
       const out = h.streams.stdout();
       if (tty) {
         expect(out).toMatch(/REQUEST ID.*RECEIPT.*STATUS.*AGE.*ITEMS.*REFUND.*NOTE/);
-        expect(out).toContain('The milk was sour when I opened it at h…');
+        expect(out).toMatch(/The milk was sour when I opened it/);
+        expect(out).toContain('3 requests, 3 pending, oldest 2d');
       } else {
         expect(out.split('\n')).toEqual([
-          'req-1\tsr-1\tPENDING\t5m\t3 (2 lines)\tORIGINAL_PAYMENT_METHOD\tThe milk was sour when I opened it at h…',
+          expect.stringMatching(/^req-1\tsr-1\tPENDING\t5m\t3 \(2 lines\)\tORIGINAL_PAYMENT_METHOD\tThe milk was sour when I opened it at home, [^…]*$/),
           'req-2\tsr-1\tPENDING\t2d\t0.5\tORIGINAL_PAYMENT_METHOD\t',
           expect.stringMatching(/^req-3\tsr-1\tPENDING\t5m\t-\t-\terror: cannot decrypt: no private key matches/),
           '',

@@ -13,20 +13,32 @@ const columns = [
 ];
 
 describe('writeList', () => {
-  it('prints a table with headers on a TTY', async () => {
+  it('prints borderless columns with headers on a TTY, and the footer', async () => {
     const t = testStreams({ stdoutIsTTY: true });
-    await writeList(t.io, rows, columns);
-    const out = t.stdout();
-    expect(out).toMatch(/ID\s+│\s+NAME/);
-    expect(out).toContain('a1');
-    expect(out).toMatch(/[┌│└]/);
-    expect(out).not.toContain('\x1b['); // colour off
+    await writeList(t.io, rows, columns, rows, { footer: '2 things' });
+    expect(t.stdout()).toBe('ID  NAME\na1  First one\nb2  Second\n2 things\n');
+    expect(t.stdout()).not.toContain('\x1b['); // colour off
   });
 
-  it('prints tab-separated rows without a header when piped', async () => {
+  it('fits the terminal: long text cut with …, IDs cut to a prefix without it, wide characters measured as drawn', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 30;
+    const wide = [{ id: '0b7e6c1a-1111-4aaa-8bbb-000000000001', note: '日本語のメモ 🍮 and a long English tail' }];
+    await writeList(t.io, wide, [
+      { header: 'ID', value: (r) => r.id, id: true },
+      { header: 'NOTE', value: (r) => r.note, flex: true },
+    ]);
+    const { displayWidth } = await import('../../src/io/width.js');
+    const lines = t.stdout().split('\n').filter(Boolean);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(30);
+    // The note gives way first (to 8 columns: three wide characters and …), then the ID keeps what is left.
+    expect(lines[1]).toBe('0b7e6c1a-1111-4aaa-8  日本語…');
+  });
+
+  it('prints tab-separated rows without a header when piped, every value whole, tabs and line breaks escaped', async () => {
     const t = testStreams({ stdoutIsTTY: false });
-    await writeList(t.io, rows, columns);
-    expect(t.stdout()).toBe('a1\tFirst one\nb2\tSecond\n');
+    await writeList(t.io, [...rows, { id: 'c3', name: 'two\nlines \\ 😀' }], columns);
+    expect(t.stdout()).toBe('a1\tFirst\\tone\nb2\tSecond\nc3\ttwo\\nlines \\\\ 😀\n');
   });
 
   it('prints JSON and nothing else with --json, TTY or not', async () => {

@@ -6,7 +6,7 @@
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { listReturnRequests, streamReturnRequests } from '../../api/credit-note.js';
 import { QueueItemStatus, type QueueItem, type ReturnRequest } from '../../contract/returns.js';
-import { age, itemsSummary, truncate } from '../../credit-notes/display.js';
+import { age, itemsSummary } from '../../credit-notes/display.js';
 import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
 import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
@@ -15,7 +15,7 @@ import { parseDurationSeconds } from '../../io/duration.js';
 import { OPEN_STATUSES, matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { rememberRequestIds } from '../../completion/cache.js';
 import type { Factory } from '../../factory.js';
-import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column } from '../../io/output.js';
+import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 
 export interface PollOptions {
@@ -46,7 +46,6 @@ export interface WatchDeps {
 }
 
 const MIN_INTERVAL_SECONDS = 1;
-const NOTE_WIDTH = 40;
 const CLEAR_SCREEN = '\x1b[H\x1b[2J';
 
 export function run(opts: PollOptions, f: Factory): Promise<void> {
@@ -66,14 +65,14 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     await rememberRequestIds(f, all.map((i) => i.requestId));
     const shown = all.filter((i) => matchesFilter(i, status));
     if (f.io.json) return writeJsonArray(f.io, shown);
-    return writeList(f.io, shown, columns(f, false));
+    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, f.clock.now()) });
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
   const read = await readQueueStream(await streamReturnRequests(caller), keys, { filter: status, asJson: f.io.json, masked: true });
   if (f.io.json) return writeJsonArrayText(f.io, read.json);
   await rememberRequestIds(f, read.items.map((i) => i.requestId));
-  await writeList(f.io, read.items, columns(f, true));
+  await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, f.clock.now()) });
   reportUnreadable(f, read.unreadable, read.shown);
 }
 
@@ -133,10 +132,10 @@ function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: Q
 function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
   const now = f.clock.now();
   const base: Column<PolledItem>[] = [
-    { header: 'REQUEST ID', value: (i) => i.requestId },
-    { header: 'RECEIPT', value: (i) => i.serviceReceiptId },
-    { header: 'STATUS', value: (i) => i.status },
-    { header: 'AGE', value: (i) => age(i.createdAt, now) },
+    { header: 'REQUEST ID', value: (i) => i.requestId, id: true },
+    { header: 'RECEIPT', value: (i) => i.serviceReceiptId, id: true },
+    { header: 'STATUS', value: (i) => i.status, tone: statusTone },
+    { header: 'AGE', value: (i) => age(i.createdAt, now), align: 'right' },
   ];
   if (!decrypted) return base;
   return [
@@ -144,11 +143,29 @@ function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
     { header: 'ITEMS', value: (i) => (i.returnRequest ? itemsSummary(i.returnRequest) : '-') },
     { header: 'REFUND', value: (i) => i.returnRequest?.refundPreference ?? '-' },
     // An unreadable request shows why in full: the reason is what the merchant acts on.
+    // Whole here: a terminal cuts it to fit, a pipe gets it all (tabs and line breaks escaped).
     {
       header: 'NOTE',
-      value: (i) => (i.decryptError === undefined ? truncate(i.returnRequest?.customerNote ?? '', NOTE_WIDTH) : `error: ${i.decryptError}`),
+      value: (i) => (i.decryptError === undefined ? (i.returnRequest?.customerNote ?? '') : `error: ${i.decryptError}`),
+      flex: true,
     },
   ];
+}
+
+/** Statuses by meaning: open work stands out, closed work recedes. */
+function statusTone(status: string): Tone | undefined {
+  if (status === 'PENDING') return 'yellow';
+  if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') return 'cyan';
+  if (status === 'COMPLETED') return 'green';
+  if (status === 'REJECTED') return 'red';
+  return 'dim';
+}
+
+/** "143 requests, 37 pending, oldest 3d" under the table. */
+function footerOf(items: readonly QueueItem[], now: number): string {
+  const pending = items.filter((i) => i.status === 'PENDING').length;
+  const oldest = items.reduce<string | undefined>((o, i) => (o === undefined || i.createdAt < o ? i.createdAt : o), undefined);
+  return `${items.length} request${items.length === 1 ? '' : 's'}, ${pending} pending${oldest ? `, oldest ${age(oldest, now)}` : ''}`;
 }
 
 function reportUnreadable(f: Factory, failed: number, of: number): void {

@@ -176,8 +176,8 @@ _svc_spec() {
       ;;
     'svc credit-note poll')
       subcommands=''
-      flags='--status --all --receipt --older-than --newer-than --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--status --receipt --older-than --newer-than --interval --profile --base-url --jq'
+      flags='--status --all --receipt --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--status --receipt --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note show')
@@ -469,6 +469,9 @@ _svc_flag_values() {
     'svc receipt list --profile') live=1 ;;
     'svc credit-note --profile') live=1 ;;
     'svc credit-note poll --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
+    'svc credit-note poll --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
+    'svc credit-note poll --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
+    'svc credit-note poll --sort') values='created age status receipt' ;;
     'svc credit-note poll --profile') live=1 ;;
     'svc credit-note show --profile') live=1 ;;
     'svc credit-note accept --profile') live=1 ;;

@@ -35,6 +35,7 @@ const FLAGS: Readonly<Record<string, SlotValues>> = {
   '--events': { values: WEBHOOK_EVENTS },
   '--scope': { values: SCOPES },
   '--scopes': { values: SCOPES },
+  '--sort': { values: ['created', 'age', 'status', 'receipt'] },
 };
 
 // By argument name; a command path first where one name means different things.

@@ -47,3 +47,24 @@ describe('request IDs as people type them', () => {
     expect(mixed.stderr).toMatch(/2 requests were not moved to REJECTED|of 2 requests were not moved/);
   });
 });
+
+describe('poll: filters by what is encrypted, order and limit', () => {
+  it('--reason, --refund, --sort created|age, --reverse and --limit', async () => {
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const trigger = async (...args: string[]) => (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1', ...args])).stdout.trim();
+    const first = await trigger('--reason', 'DEFECTIVE');
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await trigger('--refund', 'STORE_CREDIT');
+    await new Promise((r) => setTimeout(r, 5));
+    const third = await trigger();
+    const ids = async (...args: string[]) => (await m.json<{ requestId: string }[]>(['credit-note', 'poll', '--receipt', serviceReceiptId, ...args])).map((q) => q.requestId);
+    expect(await ids('--reason', 'defective')).toEqual([first]);
+    expect(await ids('--refund', 'STORE_CREDIT')).toEqual([second]);
+    expect(await ids('--sort', 'created')).toEqual([first, second, third]);
+    expect(await ids('--sort', 'age', '--limit', '2')).toEqual([third, second]);
+    expect(await ids('--sort', 'created', '--reverse', '--limit', '1')).toEqual([third]);
+    const refused = await runSvc(['credit-note', 'poll', '--no-decrypt', '--reason', 'DEFECTIVE'], { home: m.home, env: m.env });
+    expect(refused.exitCode).toBe(2);
+  });
+});

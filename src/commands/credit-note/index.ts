@@ -10,10 +10,15 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--receipt <id>', "only requests of this receipt (its serviceReceiptId, or a prefix)")
     .option('--older-than <duration>', 'only requests at least this old, e.g. 3d')
     .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
+    .option('--reason <code>', 'only requests with a line of this reason, e.g. DEFECTIVE')
+    .option('--refund <preference>', 'only requests asking this refund: ORIGINAL_PAYMENT_METHOD, BANK_TRANSFER or STORE_CREDIT')
+    .option('--sort <key>', 'created, age, status or receipt')
+    .option('--reverse', 'the other way round')
+    .option('--limit <n>', 'at most this many')
     .option('--watch', 'keep polling and show changes')
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
-    .action((flags: { status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) =>
+    .action((flags: { status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./poll.js'), flags),
     );
   cn.command('show')

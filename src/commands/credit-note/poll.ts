@@ -28,6 +28,12 @@ export interface PollOptions {
   /** Durations: created at least / at most this long ago. */
   olderThan?: string | undefined;
   newerThan?: string | undefined;
+  /** Decrypted filters: a reason code of any line; the refund preference. */
+  reason?: string | undefined;
+  refund?: string | undefined;
+  sort?: string | undefined;
+  reverse?: boolean | undefined;
+  limit?: string | undefined;
   watch?: boolean | undefined;
   /** Seconds, as typed. */
   interval: string;
@@ -59,13 +65,27 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   // After the login is known to be there: without one, that is the thing to fix first.
   if (keys?.length === 0) note(f.io, 'warning: this profile has no private keys, so no request can be decrypted; create one with `svc keys generate --upload`');
 
-  if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status), intervalMs, decrypt: opts.decrypt, deps });
+  const arrange = arrangement(opts);
+  if (keys === undefined && (opts.reason !== undefined || opts.refund !== undefined)) {
+    throw new UsageError('--reason and --refund need the decrypted requests', { hint: 'drop --no-decrypt' });
+  }
+  if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
     await rememberRequestIds(f, all.map((i) => i.requestId));
-    const shown = all.filter((i) => matchesFilter(i, status));
+    const shown = arrange(all.filter((i) => matchesFilter(i, status)));
     if (f.io.json) return writeJsonArray(f.io, shown);
     return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, f.clock.now()) });
+  }
+  if (arrange.active) {
+    // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
+    const all = await listReturnRequests(caller);
+    await rememberRequestIds(f, all.map((i) => i.requestId));
+    const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
+    const shown = arrange(read);
+    if (f.io.json) return writeJsonArray(f.io, shown);
+    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, f.clock.now()) });
+    return reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
@@ -115,17 +135,17 @@ interface Polled {
  * Fetches the queue and decrypts only the items to be shown, each once: a request's
  * ciphertext never changes, so --watch decrypts only the items it has not seen yet.
  */
-function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: QueueFilter): () => Promise<Polled> {
+function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: QueueFilter, arrange: (items: PolledItem[]) => PolledItem[] = (i) => i): () => Promise<Polled> {
   const read = new Map<string, Pick<ReadItem, 'returnRequest' | 'decryptError'>>();
   return async () => {
     const all = await listReturnRequests(caller);
     const shown = all.filter((i) => matchesFilter(i, filter));
-    if (keys === undefined) return { all, shown };
+    if (keys === undefined) return { all, shown: arrange(shown) };
     const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
     for (const item of fresh) {
       read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
-    return { all, shown: shown.map((item) => ({ ...item, ...read.get(item.requestId) })) };
+    return { all, shown: arrange(shown.map((item) => ({ ...item, ...read.get(item.requestId) }))) };
   };
 }
 
@@ -150,6 +170,47 @@ function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
       flex: true,
     },
   ];
+}
+
+const SORT_KEYS = ['created', 'age', 'status', 'receipt'] as const;
+const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 'REJECTED', 'CANCELLED'];
+
+/**
+ * --reason, --refund (on the decrypted request), --sort created|age|status|receipt,
+ * --reverse and --limit N, applied in that order; `active` when any was given.
+ */
+function arrangement(opts: Pick<PollOptions, 'reason' | 'refund' | 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean } {
+  const sort = opts.sort?.trim().toLowerCase();
+  if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
+  const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit ${opts.limit} is not a whole number of at least 1`);
+  const reason = opts.reason?.trim().toUpperCase();
+  const refund = opts.refund?.trim().toUpperCase();
+  const compare = (a: PolledItem, b: PolledItem): number => {
+    switch (sort) {
+      case 'created':
+        return a.createdAt.localeCompare(b.createdAt);
+      case 'age':
+        return b.createdAt.localeCompare(a.createdAt);
+      case 'status':
+        return STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || a.createdAt.localeCompare(b.createdAt);
+      case 'receipt':
+        return a.serviceReceiptId.localeCompare(b.serviceReceiptId) || a.createdAt.localeCompare(b.createdAt);
+      default:
+        return 0;
+    }
+  };
+  const apply = (items: PolledItem[]) => {
+    let out = items.filter(
+      (i) =>
+        (reason === undefined || (i.returnRequest?.lineItems.some((l) => l.reasonCode.toUpperCase() === reason) ?? false)) &&
+        (refund === undefined || i.returnRequest?.refundPreference === refund),
+    );
+    if (sort !== undefined) out = [...out].sort(compare);
+    if (opts.reverse) out = [...out].reverse();
+    return limit === undefined ? out : out.slice(0, limit);
+  };
+  return Object.assign(apply, { active: [opts.reason, opts.refund, opts.sort, opts.limit].some((v) => v !== undefined) || Boolean(opts.reverse) });
 }
 
 /** Statuses by meaning: open work stands out, closed work recedes. */

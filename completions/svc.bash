@@ -212,7 +212,7 @@ _svc_spec() {
       ;;
     'svc credit-note issue')
       subcommands=''
-      flags='--original --document-number --item --yes --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--original --document-number --item --yes --dry-run --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--original --document-number --item --idempotency-key --profile --base-url --jq'
       args=(@live:request-id)
       ;;

@@ -223,6 +223,7 @@ complete -c svc -n '__svc_at credit-note issue' -l original -r -F -d 'the origin
 complete -c svc -n '__svc_at credit-note issue' -l document-number -x -d 'document number of the credit note'
 complete -c svc -n '__svc_at credit-note issue' -l item -x -d 'credit only this much of a requested product (repeatable; required when PARTIALLY_ACCEPTED)'
 complete -c svc -n '__svc_at credit-note issue' -l yes -d 'do not ask for confirmation'
+complete -c svc -n '__svc_at credit-note issue' -l dry-run -d 'run every check and show the credit note; issue nothing'
 complete -c svc -n '__svc_at credit-note issue' -l complete -d 'set the request COMPLETED afterwards'
 complete -c svc -n '__svc_at credit-note issue' -l idempotency-key -x -d 'Idempotency-Key of the submission (default: derived from the issuer and the document number)'
 complete -c svc -n '__svc_at credit-note issue' -l abandon-pending -d 'close this request\'s credit note submission left under way instead of resuming it'

@@ -68,3 +68,32 @@ describe('poll: filters by what is encrypted, order and limit', () => {
     expect(refused.exitCode).toBe(2);
   });
 });
+
+describe('show as the decision, issue --dry-run', () => {
+  it('show and --dry-run compute the credit note that issue then issues; nothing is sent by either', async () => {
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const requestId = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    const totalLine = (text: string) => /subtotal .* total [\d.]+ EUR/.exec(text)?.[0];
+
+    const shown = await m.svc(['credit-note', 'show', requestId.slice(0, 8)]);
+    expect(shown.stderr).toMatch(/1 of 2/);
+    expect(shown.stderr).toMatch(/return window: \d+ days? left \(ends \d{4}-\d\d-\d\d\)/);
+    expect(shown.stderr).toContain('checks: all passed');
+    const dry = await m.svc(['credit-note', 'issue', requestId, '--dry-run']);
+    expect(dry.stderr).toContain('dry run: every check passed');
+    expect(totalLine(dry.stderr)).toBe(totalLine(shown.stderr));
+    const deliveries = async () => ((await (await fetch(`${m.sandbox.url}/sandbox/deliveries`)).json()) as { kind: string }[]).filter((d) => d.kind === 'CREDIT_NOTE').length;
+    const before = await deliveries();
+
+    const issued = await m.svc(['credit-note', 'issue', requestId, '--yes']);
+    expect(totalLine(issued.stderr)).toBe(totalLine(shown.stderr));
+    expect(await deliveries()).toBeGreaterThan(before);
+
+    // A request past the return window (a merchant whose window is 0 days): show names the check issue would fail.
+    const late = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    const refused = await runSvc(['credit-note', 'show', late], { home: m.home, env: { ...m.env, SVC_RETURN_WINDOW_DAYS: '0' } });
+    expect(refused.exitCode, refused.stderr).toBe(0);
+    expect(refused.stderr).toMatch(/checks: `issue` would refuse it:[\s\S]*return window of 0 days ended/);
+  });
+});

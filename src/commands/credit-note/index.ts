@@ -60,10 +60,11 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--document-number <n>', 'document number of the credit note')
     .option('--item <product-id:qty>', 'credit only this much of a requested product (repeatable; required when PARTIALLY_ACCEPTED)', collect)
     .option('--yes', 'do not ask for confirmation')
+    .option('--dry-run', 'run every check and show the credit note; issue nothing')
     .option('--complete', 'set the request COMPLETED afterwards')
     .option('--idempotency-key <key>', 'Idempotency-Key of the submission (default: derived from the issuer and the document number)')
     .option('--abandon-pending', "close this request's credit note submission left under way instead of resuming it")
-    .action((requestId: string, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
+    .action((requestId: string, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
   cn.command('template')

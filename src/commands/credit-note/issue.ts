@@ -64,6 +64,8 @@ export interface IssueOptions {
   idempotencyKey?: string | undefined;
   /** Closes a submission of this request's credit note left under way, instead of resuming it. */
   abandonPending?: boolean | undefined;
+  /** Runs every check and shows the credit note, then stops: nothing is reserved or sent. */
+  dryRun?: boolean | undefined;
 }
 
 /** Days after the receipt's issue date within which a return is accepted; SVC_RETURN_WINDOW_DAYS overrides. */
@@ -139,6 +141,10 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
   }
   let item: QueueItem;
   let whole = true;
+  if (intent && opts.dryRun) {
+    note(f.io, `dry run: credit note ${intent.documentNumber} of request ${opts.requestId} is being submitted (${startedBy(intent)}); run without --dry-run to finish it`);
+    return;
+  }
   if (intent) {
     note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
     item = await findQueueItem(f, caller, opts.requestId);
@@ -150,7 +156,12 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
     whole = opened.approved.whole;
     const receipt = item.serviceReceiptId;
     const shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
-    preview(f, shown.credit, shown.returnRequest);
+    preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    if (opts.dryRun) {
+      if (f.io.json) writeJson(f.io, { dryRun: true, requestId: item.requestId, creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency });
+      note(f.io, `dry run: every check passed; credit note ${shown.credit.request.documentNumber} was not issued, nothing was reserved or sent`);
+      return;
+    }
     await confirm(f, opts, shown.credit);
     const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits) => {
       // Another issue may have credited or reserved the receipt since the preview; none can now.
@@ -173,6 +184,30 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
   const issued = await submit(f, caller, ledger, intent, opts.original);
   const status = opts.complete ? await completeRequest(f, caller, item, whole, issued.result) : undefined;
   report(f, intent, item.requestId, issued, status);
+}
+
+/**
+ * What `issue` would do with a request, for `show`: the credit note it would issue (lines
+ * with names, quantities bought and asked for, amounts, total), the return window and what
+ * the receipt was already credited — or the checks it would fail. Nothing is reserved or sent.
+ */
+export async function describeDecision(f: Factory, caller: Caller, requestId: string): Promise<void> {
+  try {
+    const opened = await openRequest(f, caller, { requestId }, []);
+    const terms: Terms = { documentNumber: undefined, now: f.clock.now(), windowDays: returnWindowDays(f) };
+    const ledger = await f.ledger();
+    const shown = prepare(opened, creditedOf(await ledger.credits(opened.item.serviceReceiptId)), terms);
+    preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    note(f.io, `checks: all passed; \`svc credit-note issue ${requestId}\` would issue this (--dry-run shows it without issuing)`);
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      note(f.io, `checks: \`issue\` would refuse it:\n${error.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
+    } else if (error instanceof SvcError) {
+      note(f.io, `checks: not run: ${error.message}${error.hint ? ` (${error.hint})` : ''}`);
+    } else {
+      throw error;
+    }
+  }
 }
 
 function creditedOf(credits: ReceiptCredits): Credited[] {
@@ -417,7 +452,21 @@ async function originalReceipt(f: Factory, file: string | undefined, serviceRece
 }
 
 /** The computed credit note on stderr, so that stdout keeps only the result. */
-function preview(f: Factory, credit: ComputedCreditNote, request: ReturnRequest): void {
+/** "27 days left (ends 2026-12-21)", or how long ago it closed. */
+function windowState(window: { issueDate: string; now: number; windowDays: number }): string {
+  const end = Date.parse(window.issueDate) + window.windowDays * 86_400_000;
+  const days = Math.floor(Math.abs(end - window.now) / 86_400_000);
+  const date = new Date(end).toISOString().slice(0, 10);
+  return end >= window.now ? `${days} day${days === 1 ? '' : 's'} left (ends ${date})` : `closed ${days} day${days === 1 ? '' : 's'} ago (${date})`;
+}
+
+function preview(
+  f: Factory,
+  credit: ComputedCreditNote,
+  request: ReturnRequest,
+  previous: readonly Credited[] = [],
+  window?: { issueDate: string; now: number; windowDays: number },
+): void {
   const { currency, totals } = credit;
   const amount = (minor: number) => formatMoney(minor, currency).slice(0, -(currency.length + 1));
   const rows = [
@@ -449,6 +498,8 @@ function preview(f: Factory, credit: ComputedCreditNote, request: ReturnRequest)
       ...lines,
       `  subtotal ${money(totals.subtotal)}${adjustments.map((a) => ` · ${a}`).join('')} · tax ${money(totals.tax)} · total ${money(totals.total)}`,
       `  refund requested: ${request.refundPreference}${to} (the customer's preference: refund as your policy says)`,
+      ...(window ? [`  return window: ${windowState(window)}`] : []),
+      ...(previous.length > 0 ? [`  already credited on this receipt: ${previous.map((p) => `${p.documentNumber} (${p.lines.map((l) => `${l.quantity} × ${l.productId}`).join(', ')})`).join('; ')}`] : []),
     ].join('\n'),
   );
 }

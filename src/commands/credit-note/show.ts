@@ -39,6 +39,8 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
     // The item as `poll --json` has it, so scripts read both alike.
     { ...item, returnRequest: request },
   );
+  // The decision, for a person: what `issue` would credit, or why it would not.
+  if (!f.io.json) await (await import('./issue.js')).describeDecision(f, caller, requestId);
 }
 
 function refundFields(request: ReturnRequest): [string, string][] {

@@ -101,7 +101,18 @@ const GAP = '  ';
  * whole, with tabs, line breaks and backslashes escaped visibly (\t, \n, \\), so `cut`
  * and `awk` work on it and nothing is lost.
  */
-export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows, options: Omit<ListOptions, 'json'> = {}): Promise<void> {
+export async function writeList<T>(
+  io: IOStreams,
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  json: unknown = rows,
+  options: Omit<ListOptions, 'json'> & {
+    /** Rows drawn highlighted (new or changed since the last refresh of a watch). */
+    highlight?: (row: T) => boolean;
+    /** At most this many rows on a terminal, then a line saying how many more. */
+    maxRows?: number;
+  } = {},
+): Promise<void> {
   if (io.json) return writeJson(io, json);
   if (rows.length === 0) {
     if (io.stdoutIsTTY) io.stderr.write('nothing to show\n');
@@ -113,7 +124,8 @@ export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: r
   }
   const [{ theme }, { displayWidth, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
   const t = theme(io, 'stdout');
-  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
+  const drawn = options.maxRows !== undefined && rows.length > options.maxRows ? rows.slice(0, Math.max(0, options.maxRows - 1)) : rows;
+  const cells = drawn.map((row) => columns.map((c) => oneLine(c.value(row))));
   const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i] ?? ''))));
   fitColumns(widths, columns, io.columns - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
   const last = columns.length - 1;
@@ -128,12 +140,15 @@ export async function writeList<T>(io: IOStreams, rows: readonly T[], columns: r
       })
       .join(GAP);
   io.stdout.write(`${line(columns.map((c) => c.header), (v) => t.bold(v))}\n`);
-  for (const row of cells) {
+  cells.forEach((row, r) => {
+    const marked = options.highlight?.(drawn[r] as T) ?? false;
     io.stdout.write(`${line(row, (v, i) => {
       const tone = columns[i]?.tone?.(row[i] ?? '');
-      return tone ? t[tone](v) : v;
+      const toned = tone ? t[tone](v) : v;
+      return marked ? t.inverse(toned) : toned;
     })}\n`);
-  }
+  });
+  if (drawn.length < rows.length) io.stdout.write(`${t.dim(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`)}\n`);
   if (options.footer) io.stdout.write(`${t.dim(fitWidth(options.footer, io.columns))}\n`);
 }
 

@@ -240,7 +240,7 @@ describe('credit-note poll', () => {
     }
   });
 
-  it('--watch redraws the table in place on a terminal, and survives an unreachable service', async () => {
+  it('--watch redraws the table on the alternate screen of a terminal, and survives an unreachable service', async () => {
     const h = await keyed({ tty: true });
     replyQueue(h, [queueItem('req-1', request(), keys.current.publicKey)]);
     h.pool.intercept({ path: '/credit-note', method: 'GET' }).reply(503, JSON.stringify(apiError('unavailable', 'restarting'))).times(4);
@@ -252,9 +252,13 @@ describe('credit-note poll', () => {
         if (++waits === 2) stop.abort();
       },
     });
-    expect(h.streams.stdout().split('\x1b[H\x1b[2J')).toHaveLength(2);
-    expect(h.streams.stdout()).toContain('req-1');
-    expect(h.streams.stderr()).toContain('every 5 s · Ctrl-C to stop');
+    const out = h.streams.stdout();
+    expect(out.split('\x1b[H\x1b[2J')).toHaveLength(2);
+    expect(out).toContain('req-1');
+    expect(out).toMatch(/1 request, 1 pending, .* · every 5 s · Ctrl-C to stop/);
+    // The alternate screen: entered first, left last, so nothing stays in the scrollback.
+    expect(out.startsWith('\x1b[?1049h')).toBe(true);
+    expect(out.endsWith('\x1b[?1049l')).toBe(true);
     expect(h.streams.stderr()).toMatch(/warning: .*restarting.*; trying again in 5 s/);
   });
 

@@ -53,3 +53,40 @@ describe('credit-note poll as a table', () => {
     expect(rows[0]?.split('\t').at(-1)).toBe('Der Deckel\\tleckt 🍮 日本語 — a long note that goes on and on\\nand has a second line');
   }, 120_000);
 });
+
+describe('credit-note poll --watch on a terminal', () => {
+  it('draws on the alternate screen, highlights a request that arrives, and leaves nothing in the scrollback', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const first = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    const env = svcEnv(m.home, m.env);
+    const exports = Object.entries(env).filter(([k]) => k.startsWith('SVC_') || k === 'PATH' || k === 'HOME').map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ');
+    const session = `svc-watch-${process.pid}`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `echo BEFORE-WATCH; env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --watch --interval 1 --receipt ${serviceReceiptId}; echo WATCH-EXIT=$?; sleep 30`]);
+    const screen = (escapes = false) => execFileSync('tmux', ['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', session]).toString();
+    const until = async (what: () => boolean, label: string) => {
+      for (let i = 0; i < 150; i++) {
+        if (what()) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`${label} never showed:\n${screen()}`);
+    };
+    try {
+      await until(() => screen().includes(first.slice(0, 8)), 'the first request');
+      expect(screen()).toMatch(/^REQUEST ID/);
+      expect(screen()).toMatch(/1 request, 1 pending, oldest \d+s · updated \d\d:\d\d:\d\d UTC/);
+      const second = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+      // The refresh that first shows it draws its row in reverse video.
+      await until(() => screen(true).split('\n').some((l) => l.includes(second.slice(0, 8)) && l.includes('\u001b[7m')), 'the new request, highlighted');
+      execFileSync('tmux', ['send-keys', '-t', session, 'C-c']);
+      await until(() => screen().includes('WATCH-EXIT='), 'the end of the watch');
+      const all = execFileSync('tmux', ['capture-pane', '-p', '-S', '-', '-t', session]).toString();
+      expect(all).toContain('BEFORE-WATCH');
+      expect(all).not.toContain('REQUEST ID');
+    } finally {
+      execFileSync('tmux', ['kill-session', '-t', session]);
+    }
+  }, 60_000);
+});

@@ -53,6 +53,8 @@ export interface WatchDeps {
 
 const MIN_INTERVAL_SECONDS = 1;
 const CLEAR_SCREEN = '\x1b[H\x1b[2J';
+const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[?25l';
+const LEAVE_ALT_SCREEN = '\x1b[?25h\x1b[?1049l';
 
 export function run(opts: PollOptions, f: Factory): Promise<void> {
   return poll(opts, f);
@@ -253,6 +255,9 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
   const sleep = deps.sleep ?? sleepUnlessAborted;
   const redraw = f.io.stdoutIsTTY && !f.io.json;
   let statuses: Map<string, string> | undefined;
+  // A terminal watches on the alternate screen: a fixed header, no copies in the scrollback,
+  // and the normal screen back as it was when it ends.
+  if (redraw) f.io.stdout.write(ENTER_ALT_SCREEN);
   try {
     while (!signal.aborted) {
       let polled: Polled | undefined;
@@ -264,23 +269,32 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
         note(f.io, `warning: ${(error as Error).message}; trying again in ${intervalMs / 1000} s`);
       }
       if (polled !== undefined) {
-        if (redraw) await redrawTable(f, polled.shown, decrypt, intervalMs);
+        if (redraw) await redrawTable(f, polled, statuses, decrypt, intervalMs);
         else writeChanges(f, polled.shown, statuses, decrypt);
         statuses = new Map(polled.all.map((i) => [i.requestId, i.status]));
       }
       if (!signal.aborted) await sleep(intervalMs, signal);
     }
   } finally {
+    if (redraw) f.io.stdout.write(LEAVE_ALT_SCREEN);
     deps.signal?.removeEventListener('abort', stop);
     interrupt?.dispose();
   }
 }
 
-async function redrawTable(f: Factory, items: PolledItem[], decrypt: boolean, intervalMs: number): Promise<void> {
-  f.io.stdout.write(CLEAR_SCREEN);
-  await writeList(f.io, items, columns(f, decrypt));
+/** One refresh: the table from the top, rows new or changed since the last refresh highlighted, the footer with the time. */
+async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, decrypt: boolean, intervalMs: number): Promise<void> {
+  const items = polled.shown;
+  const rows = (f.io.stdout as { rows?: number }).rows ?? 24;
   const at = new Date(f.clock.now()).toISOString().slice(11, 19);
-  note(f.io, `${items.length} request(s) · updated ${at} UTC · every ${intervalMs / 1000} s · Ctrl-C to stop`);
+  f.io.stdout.write(CLEAR_SCREEN);
+  await writeList(f.io, items, columns(f, decrypt), items, {
+    footer: `${footerOf(items, f.clock.now())} · updated ${at} UTC · every ${intervalMs / 1000} s · Ctrl-C to stop`,
+    highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
+    // The header, the rows, the "more" line and the footer on one screen.
+    maxRows: Math.max(1, rows - 3),
+  });
+  if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} UTC · Ctrl-C to stop\n`);
 }
 
 /** New items and status changes since the last poll; on the first poll every item is new. */

@@ -1,10 +1,10 @@
 // `svc completion install` on a fresh account, then a real interactive shell in a real
 // terminal (tmux): <Tab> completes a command, and a live value (a profile from config).
-import { execFileSync } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSvcHome, runSvc, svcBin, tempDirs } from './helpers.js';
+import { tmux } from './tmux.js';
 import { requireTools } from './require-tools.js';
 
 const dirs = tempDirs();
@@ -26,16 +26,16 @@ async function account(): Promise<{ home: string; env: Record<string, string>; b
 async function tabIn(shell: string, env: Record<string, string>, line: string): Promise<string> {
   const session = `svc-tab-${shell}-${process.pid}`;
   const exports = Object.entries(env).map(([k, v]) => `${k}='${v}'`).join(' ');
-  execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `env -i ${exports} ${shell}`]);
+  tmux(['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `env -i ${exports} ${shell}`]);
   try {
     await new Promise((r) => setTimeout(r, 1500));
-    execFileSync('tmux', ['send-keys', '-t', session, line, 'Tab']);
+    tmux(['send-keys', '-t', session, line, 'Tab']);
     await new Promise((r) => setTimeout(r, 1500));
-    execFileSync('tmux', ['send-keys', '-t', session, 'Tab']);
+    tmux(['send-keys', '-t', session, 'Tab']);
     await new Promise((r) => setTimeout(r, 1000));
-    return execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
+    return tmux(['capture-pane', '-p', '-t', session]);
   } finally {
-    execFileSync('tmux', ['kill-session', '-t', session]);
+    tmux(['kill-session', '-t', session]);
   }
 }
 

@@ -26,7 +26,9 @@ export function tempDirs(): TempDirs {
       return dir;
     },
     async cleanup() {
-      await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+      // Retried: a process a test started may still be finishing a write there (fish writes its
+      // generated completions in the background after its terminal is gone).
+      await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })));
     },
   };
 }

@@ -1,10 +1,10 @@
 // The queue as a person reads it, in a real terminal (tmux) at 80×40 and 160×50: 150
 // requests, no row wider than the terminal (nothing wraps), the header and the count footer
 // there; and piped, every note whole with tabs and line breaks escaped.
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/io/width.js';
 import { svcEnv } from './helpers.js';
+import { tmux } from './tmux.js';
 import { useMerchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 
@@ -28,12 +28,12 @@ describe('credit-note poll as a table', () => {
     const exports = Object.entries(env).filter(([k]) => k.startsWith('SVC_') || k === 'PATH' || k === 'HOME').map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ');
     for (const [width, height] of [[80, 40], [160, 50]] as const) {
       const session = `svc-table-${width}-${process.pid}`;
-      execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --receipt ${serviceReceiptId}; echo POLL-EXIT=$?; sleep 30`]);
+      tmux(['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --receipt ${serviceReceiptId}; echo POLL-EXIT=$?; sleep 30`]);
       try {
         let screen = '';
         for (let i = 0; i < 200 && !screen.includes('POLL-EXIT='); i++) {
           await new Promise((r) => setTimeout(r, 100));
-          screen = execFileSync('tmux', ['capture-pane', '-p', '-J', '-S', '-', '-t', session]).toString();
+          screen = tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', session]);
         }
         expect(screen).toContain('POLL-EXIT=0');
         const lines = screen.split('\n');
@@ -43,7 +43,7 @@ describe('credit-note poll as a table', () => {
         expect(screen).toMatch(/150 requests, 150 pending, oldest \d+s/);
         expect(lines.filter((l) => l.includes('PENDING'))).toHaveLength(150);
       } finally {
-        execFileSync('tmux', ['kill-session', '-t', session]);
+        tmux(['kill-session', '-t', session]);
       }
     }
 
@@ -64,8 +64,8 @@ describe('credit-note poll --watch on a terminal', () => {
     const env = svcEnv(m.home, m.env);
     const exports = Object.entries(env).filter(([k]) => k.startsWith('SVC_') || k === 'PATH' || k === 'HOME').map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ');
     const session = `svc-watch-${process.pid}`;
-    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `echo BEFORE-WATCH; env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --watch --interval 1 --receipt ${serviceReceiptId}; echo WATCH-EXIT=$?; sleep 30`]);
-    const screen = (escapes = false) => execFileSync('tmux', ['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', session]).toString();
+    tmux(['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `echo BEFORE-WATCH; env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --watch --interval 1 --receipt ${serviceReceiptId}; echo WATCH-EXIT=$?; sleep 30`]);
+    const screen = (escapes = false) => tmux(['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', session]);
     const until = async (what: () => boolean, label: string) => {
       for (let i = 0; i < 150; i++) {
         if (what()) return;
@@ -80,13 +80,13 @@ describe('credit-note poll --watch on a terminal', () => {
       const second = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
       // The refresh that first shows it draws its row in reverse video.
       await until(() => screen(true).split('\n').some((l) => l.includes(second.slice(0, 8)) && l.includes('\u001b[7m')), 'the new request, highlighted');
-      execFileSync('tmux', ['send-keys', '-t', session, 'C-c']);
+      tmux(['send-keys', '-t', session, 'C-c']);
       await until(() => screen().includes('WATCH-EXIT='), 'the end of the watch');
-      const all = execFileSync('tmux', ['capture-pane', '-p', '-S', '-', '-t', session]).toString();
+      const all = tmux(['capture-pane', '-p', '-S', '-', '-t', session]);
       expect(all).toContain('BEFORE-WATCH');
       expect(all).not.toContain('REQUEST ID');
     } finally {
-      execFileSync('tmux', ['kill-session', '-t', session]);
+      tmux(['kill-session', '-t', session]);
     }
   }, 60_000);
 });

@@ -2,12 +2,12 @@
 // killed (SIGKILL) half-way and run again — every good line issued exactly once on the
 // service, the bad ones reported by line and field, the ledger equal to the service; and the
 // progress bar as a person sees it, in a real terminal (tmux).
-import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runSvc, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { tmux } from './tmux.js';
 import { readLedgers } from './ledger.js';
 import { startMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
@@ -90,11 +90,11 @@ describe('receipt send --batch', () => {
     const session = `svc-batch-${process.pid}`;
     const env = svcEnv(m.home, m.env);
     const exports = Object.entries(env).filter(([k]) => k.startsWith('SVC_') || k === 'NO_COLOR' || k === 'PATH' || k === 'HOME').map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ');
-    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '20', `env ${exports} node ${svcBin} receipt send --batch ${file} --concurrency 2 > ${out}; echo BATCH-EXIT=$?; sleep 30`]);
+    tmux(['new-session', '-d', '-s', session, '-x', '120', '-y', '20', `env ${exports} node ${svcBin} receipt send --batch ${file} --concurrency 2 > ${out}; echo BATCH-EXIT=$?; sleep 30`]);
     try {
       const frames: string[] = [];
       for (let i = 0; i < 200; i++) {
-        const screen = execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
+        const screen = tmux(['capture-pane', '-p', '-t', session]);
         frames.push(screen);
         if (screen.includes('BATCH-EXIT=')) break;
         await new Promise((r) => setTimeout(r, 50));
@@ -104,7 +104,7 @@ describe('receipt send --batch', () => {
       expect(last).toContain('BATCH-EXIT=0');
       expect(last).not.toMatch(/\d+\/40 ·/);
     } finally {
-      execFileSync('tmux', ['kill-session', '-t', session]);
+      tmux(['kill-session', '-t', session]);
     }
     expect(parse(await readFile(out, 'utf8')).filter((r) => r.serviceReceiptId)).toHaveLength(40);
   }, 120_000);

@@ -13,6 +13,8 @@ import { authSecrets, clientCredentials, type ClientCredentials } from './creden
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, type CachedToken, type TokenCache } from './token-cache.js';
+import { GRANT_IDS } from '../ids/kinds.js';
+import { matchPrefix } from '../ids/prefix.js';
 
 export const DEFAULT_SCOPE = 'write_receipts';
 /** A code-flow company has one access token, carrying every scope of its login. */
@@ -32,9 +34,10 @@ export interface IssuedToken extends CachedToken {
 
 /** `--grant` > SVC_GRANT_ID > the profile's `grant` > the only Grant of the profile. */
 export function chooseGrant(auth: Authorizations, settings: Settings, flag?: string): string {
-  const chosen = flag ?? settings.grant?.value;
-  if (chosen) return chosen;
   const ids = knownIds(auth);
+  const chosen = flag ?? settings.grant?.value;
+  // A Grant of the profile may be named by a unique prefix; another is passed on as given.
+  if (chosen) return matchPrefix(chosen, ids, GRANT_IDS);
   if (ids.length === 1 && ids[0] !== undefined) return ids[0];
   if (ids.length === 0) throw new AuthError('no Grant: run `svc auth login`');
   throw new AuthError(`profile "${settings.profile.value}" has ${ids.length} Grants and no default`, {

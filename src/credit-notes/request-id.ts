@@ -4,10 +4,9 @@
 import type { Caller } from '../api/caller.js';
 import { listReturnRequests } from '../api/credit-note.js';
 import { rememberedRequestIds } from '../completion/cache.js';
-import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { MIN_PREFIX, matchPrefix } from '../ids/prefix.js';
 
-export const MIN_PREFIX = 6;
 const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -26,15 +25,8 @@ export function mayBePrefix(id: string): boolean {
   return !FULL_ID.test(id.trim()) && id.trim().length >= MIN_PREFIX;
 }
 
-/** The whole ID a given one stands for among `known`: itself when exact or unmatched, else its unique prefix match. */
+/** The whole ID a given one stands for among `known` (src/ids/prefix.ts); a whole UUID is taken as it is. */
 export function matchRequestId(given: string, known: readonly string[]): string {
-  const id = given.trim();
-  if (FULL_ID.test(id) || known.includes(id)) return id;
-  const matches = known.filter((k) => k.toLowerCase().startsWith(id.toLowerCase()));
-  if (matches.length === 0) return id;
-  if (id.length < MIN_PREFIX) {
-    throw new UsageError(`request ID "${id}" is too short: give the whole ID or at least ${MIN_PREFIX} of its characters`, { hint: 'IDs are listed by `svc credit-note poll`' });
-  }
-  if (matches.length === 1) return matches[0]!;
-  throw new UsageError(`request ID "${id}" is ambiguous: it starts ${matches.length} requests: ${[...matches].sort().join(', ')}`, { hint: 'give more of its characters' });
+  if (FULL_ID.test(given.trim())) return given.trim();
+  return matchPrefix(given, known, { noun: 'request ID', listedBy: '`svc credit-note poll`' });
 }

@@ -12,8 +12,9 @@ import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscr
 import { withLock } from '../store/lock.js';
 import { NonEmptyString } from '../contract/common.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../contract/webhook.js';
-import { ApiError, SvcError, UsageError } from '../errors.js';
+import { ApiError, SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { matchPrefix } from '../ids/prefix.js';
 import { fsErrorCode, pathSegment, profileStateDir, writePrivateFile } from '../io/private-file.js';
 import { resolveProfileName } from '../config/settings.js';
 
@@ -184,16 +185,7 @@ export async function forgetLocally(f: Factory, ids: readonly string[]): Promise
  * those this machine and the service know (`whsub_` may be left out).
  */
 export function matchSubscriptionId(given: string, known: readonly string[]): string {
-  if (known.includes(given)) return given;
-  const wanted = given.startsWith('whsub_') ? given : `whsub_${given}`;
-  const body = wanted.slice('whsub_'.length);
-  if (body.length < 6) {
-    throw new UsageError(`subscription "${given}": give the whole ID or at least 6 of its characters`, { hint: 'see `svc webhook list`' });
-  }
-  const matches = [...new Set(known.filter((id) => id.startsWith(wanted) || id.startsWith(given)))];
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) return given;
-  throw new UsageError(`subscription "${given}" is ambiguous: ${matches.join(', ')}`, { hint: 'give more characters of the ID' });
+  return matchPrefix(given, known, { noun: 'subscription', listedBy: '`svc webhook list`', optionalStart: 'whsub_', caseSensitive: true });
 }
 
 /**

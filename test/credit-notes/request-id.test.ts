@@ -15,7 +15,7 @@ describe('matchRequestId', () => {
   it('refuses an ambiguous prefix, naming every candidate (exit 2)', () => {
     const run = () => matchRequestId('09161702', KNOWN);
     expect(run).toThrow(UsageError);
-    expect(run).toThrow(`request ID "09161702" is ambiguous: it starts 2 requests: ${KNOWN[0]}, ${KNOWN[1]}`);
+    expect(run).toThrow(`request ID "09161702" is ambiguous: it starts 2 IDs: ${KNOWN[0]}, ${KNOWN[1]}`);
   });
   it('refuses a prefix shorter than 6 characters', () => {
     expect(() => matchRequestId('7f3e', KNOWN)).toThrow('request ID "7f3e" is too short: give the whole ID or at least 6 of its characters');

@@ -97,3 +97,29 @@ describe('show as the decision, issue --dry-run', () => {
     expect(refused.stderr).toMatch(/checks: `issue` would refuse it:[\s\S]*return window of 0 days ended/);
   });
 });
+
+describe('every other ID by a unique prefix', () => {
+  it('Grants (grants show/use, token get --grant), keys (keys upload), receipts (sandbox deliveries, trigger), a too-short one refused', async () => {
+    const m = merchant();
+    const grants = await m.json<{ grant_id: string }[]>(['grants', 'list']);
+    const grantId = grants[0]!.grant_id;
+    const shown = await m.json<{ grant_id: string }>(['grants', 'show', grantId.slice(0, 8)]);
+    expect(shown.grant_id).toBe(grantId);
+    expect((await m.json<{ grant: string }>(['grants', 'use', grantId.slice(0, 8)])).grant).toBe(grantId);
+    expect((await m.json<{ grant_id: string }>(['token', 'get', '--grant', grantId.slice(0, 8)])).grant_id).toBe(grantId);
+    const shortGrant = await runSvc(['grants', 'show', grantId.slice(0, 3)], { home: m.home, env: m.env });
+    expect(shortGrant.exitCode).toBe(2);
+    expect(shortGrant.stderr).toContain('is too short');
+
+    const keys = await m.json<{ keyId: string }[]>(['keys', 'list']);
+    const keyId = keys[0]!.keyId;
+    expect((await m.svc(['keys', 'upload', keyId.slice(0, 10)])).stdout).toContain(keyId);
+
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const deliveries = await m.json<{ serviceReceiptId: string }[]>(['sandbox', 'deliveries', serviceReceiptId.slice(0, 8)]);
+    expect(deliveries.length).toBeGreaterThan(0);
+    expect(new Set(deliveries.map((d) => d.serviceReceiptId))).toEqual(new Set([serviceReceiptId]));
+    const requested = await m.json<{ serviceReceiptId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId.slice(0, 8), '--item', '4001234567890:1']);
+    expect(requested.serviceReceiptId).toBe(serviceReceiptId);
+  });
+});

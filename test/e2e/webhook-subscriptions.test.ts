@@ -74,9 +74,12 @@ describe('webhook subscriptions without leaks', () => {
     const m = merchant();
     const url = `http://127.0.0.1:${await freeLoopbackPort()}/gone`;
     const id = (await m.svc(['webhook', 'subscribe', '--url', url])).stdout.trim();
-    const short = await runSvc(['webhook', 'unsubscribe', 'whsub_ab'], { home: m.home, env: m.env });
+    // Too short to name it (exit 2), whatever it starts; a prefix of nothing is not found (exit 6).
+    const short = await runSvc(['webhook', 'unsubscribe', id.slice(0, 'whsub_'.length + 2)], { home: m.home, env: m.env });
     expect(short.exitCode).toBe(2);
     expect(short.stderr).toContain('at least 6');
+    const unknown = await runSvc(['webhook', 'unsubscribe', 'whsub_zz'], { home: m.home, env: m.env });
+    expect(unknown.exitCode).toBe(6);
 
     const removed = await m.svc(['webhook', 'unsubscribe', id.slice('whsub_'.length, 'whsub_'.length + 10)]);
     expect(removed.stdout.trim()).toBe(id);

@@ -1,9 +1,11 @@
 // `svc grants show`: one Grant with its stores, fetched from the service (the profile only
 // keeps store IDs). A code-flow company has no Grant details: its stored record is shown.
 import { fetchGrantDetails } from '../../auth/grant-details.js';
-import { readAuthorizations } from '../../auth/profile.js';
+import { knownIds, readAuthorizations } from '../../auth/profile.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { GRANT_IDS } from '../../ids/kinds.js';
+import { matchPrefix } from '../../ids/prefix.js';
 import { writeRecord } from '../../io/output.js';
 
 export interface ShowOptions {
@@ -14,7 +16,8 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const settings = await f.settings();
   const profile = settings.profile.value;
   const auth = readAuthorizations(await f.config(), profile);
-  const company = auth.companies.find((c) => c.merchant_id === opts.grantId);
+  const grantId = matchPrefix(opts.grantId, [...knownIds(auth), ...(settings.grant ? [settings.grant.value] : [])], GRANT_IDS);
+  const company = auth.companies.find((c) => c.merchant_id === grantId);
   if (company) {
     return writeRecord(
       f.io,
@@ -29,11 +32,11 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
       company,
     );
   }
-  const known = auth.grants.some((g) => g.grant_id === opts.grantId) || settings.grant?.value === opts.grantId;
+  const known = auth.grants.some((g) => g.grant_id === grantId) || settings.grant?.value === grantId;
   if (!known) {
-    throw new NotFoundError(`no Grant ${opts.grantId} in profile "${profile}"`, { hint: 'see `svc grants list`, or run `svc auth login`' });
+    throw new NotFoundError(`no Grant ${grantId} in profile "${profile}"`, { hint: 'see `svc grants list`, or run `svc auth login`' });
   }
-  const details = await fetchGrantDetails(f, opts.grantId);
+  const details = await fetchGrantDetails(f, grantId);
   writeRecord(
     f.io,
     [

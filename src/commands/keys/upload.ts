@@ -4,6 +4,8 @@ import { clientApplicationApi } from '../../api/client-application.js';
 import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../crypto/keystore.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { KEY_IDS } from '../../ids/kinds.js';
+import { matchPrefix } from '../../ids/prefix.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { uploadChecked } from './register.js';
@@ -29,11 +31,13 @@ export async function run(opts: UploadOptions, f: Factory): Promise<void> {
   note(f.io, `client application ${app.clientId} now receives data encrypted for ${key.keyId}`);
 }
 
-async function keyToUpload(f: Factory, keyId: string | undefined): Promise<LocalKey | ImportedKey> {
-  const indexed = (await listKeys(f)).find((k) => (keyId === undefined ? k.current : k.keyId === keyId));
-  if (indexed) return indexed;
+async function keyToUpload(f: Factory, given: string | undefined): Promise<LocalKey | ImportedKey> {
+  const keys = await listKeys(f);
   // A CI machine may have no key store index at all, only SVC_PRIVATE_KEY_FILE.
   const imported = await importedKey(f);
+  const keyId = given === undefined ? undefined : matchPrefix(given, [...keys.map((k) => k.keyId), ...(imported ? [imported.keyId] : [])], KEY_IDS);
+  const indexed = keys.find((k) => (keyId === undefined ? k.current : k.keyId === keyId));
+  if (indexed) return indexed;
   if (imported && (keyId === undefined || imported.keyId === keyId)) return imported;
   if (keyId !== undefined) throw unknownKey(keyId);
   throw new NotFoundError('there is no local key pair to upload', { hint: 'run `svc keys generate --upload`' });

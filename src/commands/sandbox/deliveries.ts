@@ -1,6 +1,7 @@
 import { SandboxDeliveryList, type SandboxDelivery } from '../../contract/sandbox-inspect.js';
 import type { Factory } from '../../factory.js';
 import { writeList, type Column } from '../../io/output.js';
+import { resolveReceiptId } from '../../receipts/receipt-id.js';
 import { sandboxRequest } from './request.js';
 
 export interface DeliveriesOptions {
@@ -20,7 +21,7 @@ export async function run(opts: DeliveriesOptions, f: Factory): Promise<void> {
   const deliveries = await sandboxRequest(f, {
     method: 'GET',
     path: '/sandbox/deliveries',
-    query: { serviceReceiptId: opts.serviceReceiptId },
+    query: { serviceReceiptId: opts.serviceReceiptId === undefined ? undefined : await resolveReceiptId(f, opts.serviceReceiptId) },
     schema: SandboxDeliveryList,
   });
   await writeList(f.io, deliveries, COLUMNS);

@@ -7,6 +7,7 @@ import { ApiError, NotFoundError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
+import { resolveReceiptId } from '../../receipts/receipt-id.js';
 import { parseItem } from '../item-flag.js';
 
 export interface TriggerReturnRequestOptions {
@@ -34,20 +35,21 @@ export function triggerBody(opts: TriggerReturnRequestOptions): ReturnRequestTri
 
 export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promise<void> {
   const body = triggerBody(opts);
+  const serviceReceiptId = await resolveReceiptId(f, opts.serviceReceiptId);
   const api = await f.api();
   let item: QueueItem;
   try {
     // Not retried: a repeat after a lost answer would be a second return request.
     item = await api.request({
       method: 'POST',
-      path: `/sandbox/receipts/${encodeURIComponent(opts.serviceReceiptId)}/return-requests`,
+      path: `/sandbox/receipts/${encodeURIComponent(serviceReceiptId)}/return-requests`,
       body,
       schema: QueueItem,
     });
   } catch (error) {
     // Not sandboxRequest: its 404 means "not a sandbox", but here it is usually an unknown receipt.
     if (error instanceof ApiError && error.status === 404) {
-      throw new NotFoundError(`${api.baseUrl} has no receipt ${opts.serviceReceiptId}`, {
+      throw new NotFoundError(`${api.baseUrl} has no receipt ${serviceReceiptId}`, {
         hint: 'check the ID with `svc receipt list`, and that the base URL is a sandbox (`svc sandbox start`)',
         cause: error,
       });

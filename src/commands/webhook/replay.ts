@@ -6,6 +6,7 @@
 import { loadKeyring } from '../../crypto/keystore.js';
 import { NotFoundError, SvcError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { matchPrefix } from '../../ids/prefix.js';
 import { writeJson } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { inProcessDecryptor } from '../../webhook/decryptor.js';
@@ -59,16 +60,15 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
 }
 
 async function findDelivery(path: string, wanted: string): Promise<DeliveryLine> {
-  const id = wanted.toLowerCase();
-  if (!/^[0-9a-f]{6,64}$/.test(id)) {
+  const id = wanted.trim().toLowerCase();
+  if (!/^[0-9a-f]{1,64}$/.test(id)) {
     throw new UsageError(`"${wanted}" is not an event ID`, { hint: 'give the ID (or its first 6 or more hex digits) that `svc webhook events` shows' });
   }
-  const matches = new Map<string, DeliveryLine>();
+  const deliveries = new Map<string, DeliveryLine>();
   await scanJournal(path, (line) => {
-    if (line.type === 'delivery' && line.id.startsWith(id) && !matches.has(line.id)) matches.set(line.id, line);
+    if (line.type === 'delivery' && line.id.startsWith(id) && !deliveries.has(line.id)) deliveries.set(line.id, line);
   });
-  const [first, ...others] = matches.values();
-  if (!first) throw new NotFoundError(`no delivery ${wanted} in ${path}`, { hint: 'see the journalled ones with `svc webhook events`' });
-  if (others.length > 0) throw new UsageError(`"${wanted}" is the start of ${matches.size} event IDs`, { hint: 'give more of the ID' });
-  return first;
+  const found = deliveries.get(matchPrefix(id, deliveries.keys(), { noun: 'event ID', listedBy: '`svc webhook events`' }));
+  if (!found) throw new NotFoundError(`no delivery ${wanted} in ${path}`, { hint: 'see the journalled ones with `svc webhook events`' });
+  return found;
 }

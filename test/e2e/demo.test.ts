@@ -26,6 +26,7 @@ describe('svc demo', () => {
       '$ svc credit-note poll',
       "--note 'the carton leaks'",
       '$ svc credit-note issue',
+      '--dry-run',
       '$ svc webhook listen',
       '$ svc webhook events',
       '$ svc token validate',

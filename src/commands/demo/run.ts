@@ -79,7 +79,10 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
       await demo.svc(['sandbox', 'trigger', 'return-request', receiptId, '--item', '4001234567890:1', '--note', 'the carton leaks'])
     ).trim();
     await demo.svc(['credit-note', 'poll']);
-    await demo.svc(['credit-note', 'show', requestId]);
+
+    heading('Decide: the request as the credit note it would be, every check shown (an ID prefix will do)');
+    await demo.svc(['credit-note', 'show', requestId.slice(0, 8)]);
+    await demo.svc(['credit-note', 'issue', requestId.slice(0, 8), '--dry-run']);
 
     heading('Accept, check it against our own records, issue the credit note to every device, complete');
     await demo.svc(['credit-note', 'accept', requestId]);
@@ -111,7 +114,8 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['sandbox', 'clock', 'advance', '1h']);
 
     heading('Done');
-    out('Next: `svc sandbox start` in one terminal, then `svc auth login` in another.');
+    out('Next: `svc sandbox start` in one terminal, then `svc auth login` in another;');
+    out('work the return queue with `svc credit-note poll --watch`, or `svc credit-note triage` one request at a time.');
   } finally {
     await sandbox.close();
     await rm(home, { recursive: true, force: true });

@@ -21,7 +21,11 @@ export interface DurationBounds {
 export function describeSeconds(seconds: number): string {
   for (const unit of ['d', 'h', 'm'] as const) {
     const size = UNIT_SECONDS[unit] ?? 1;
-    if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit} (${seconds / size} ${UNIT_NAMES[unit]})`;
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      const name = UNIT_NAMES[unit] ?? unit;
+      return `${n}${unit} (${n} ${n === 1 ? name.slice(0, -1) : name})`;
+    }
   }
   return `${seconds}s`;
 }

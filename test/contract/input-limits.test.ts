@@ -50,7 +50,7 @@ describe('durations', () => {
   });
   it('refuses beyond the bounds naming them, and what is no duration', () => {
     expect(() => parseDurationSeconds('3000000', bounds)).toThrow(UsageError);
-    expect(() => parseDurationSeconds('3000000', bounds)).toThrow('--interval: "3000000" is longer than the maximum of 1d (1 days)');
+    expect(() => parseDurationSeconds('3000000', bounds)).toThrow('--interval: "3000000" is longer than the maximum of 1d (1 day)');
     expect(() => parseDurationSeconds('0.5', bounds)).toThrow('is shorter than the minimum of 1s');
     expect(() => parseDurationSeconds('soon', bounds)).toThrow('is not a duration');
     expect(() => parseDurationSeconds('1.5', { ...bounds, fractions: false })).toThrow('is not a duration');

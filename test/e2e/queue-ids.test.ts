@@ -123,3 +123,59 @@ describe('every other ID by a unique prefix', () => {
     expect(requested.serviceReceiptId).toBe(serviceReceiptId);
   });
 });
+
+describe('poll filters against a queue with every status and several receipts', () => {
+  it('the open work by default, --all, each --status alone and together, --receipt by prefix, to --json and rows alike', async () => {
+    const m = merchant();
+    const receipts: string[] = [];
+    for (let i = 0; i < 2; i++) receipts.push((await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com'])).serviceReceiptId);
+    const status: Record<string, string> = {};
+    const byReceipt: Record<string, string[]> = {};
+    const request = async (receipt: string) => {
+      const id = (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', '4001234567890:1'])).stdout.trim();
+      (byReceipt[receipt] ??= []).push(id);
+      return id;
+    };
+    // Each status on each receipt: moved by the merchant, or cancelled by the customer.
+    for (const receipt of receipts) {
+      status[await request(receipt)] = 'PENDING';
+      const accepted = await request(receipt);
+      await m.svc(['credit-note', 'accept', accepted]);
+      status[accepted] = 'ACCEPTED';
+      const partial = await request(receipt);
+      await m.svc(['credit-note', 'accept', '--partial', partial]);
+      status[partial] = 'PARTIALLY_ACCEPTED';
+      const rejected = await request(receipt);
+      await m.svc(['credit-note', 'reject', '--yes', rejected]);
+      status[rejected] = 'REJECTED';
+      const completed = await request(receipt);
+      await m.svc(['credit-note', 'accept', completed]);
+      await m.svc(['credit-note', 'complete', completed]);
+      status[completed] = 'COMPLETED';
+      const cancelled = await request(receipt);
+      await m.svc(['sandbox', 'trigger', 'cancel', cancelled]);
+      status[cancelled] = 'CANCELLED';
+    }
+    const ours = new Set(Object.keys(status));
+    const polled = async (...args: string[]) =>
+      (await m.json<{ requestId: string; status: string }[]>(['credit-note', 'poll', ...args])).filter((q) => ours.has(q.requestId));
+    const having = (...wanted: string[]) => Object.keys(status).filter((id) => wanted.includes(status[id]!)).sort();
+    const ids = (items: { requestId: string }[]) => items.map((q) => q.requestId).sort();
+
+    const open = await polled();
+    expect(ids(open)).toEqual(having('PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED'));
+    for (const item of open) expect(item.status).toBe(status[item.requestId]);
+    expect(ids(await polled('--all'))).toEqual([...ours].sort());
+    for (const one of ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'REJECTED', 'COMPLETED', 'CANCELLED']) {
+      expect(ids(await polled('--status', one.toLowerCase())), one).toEqual(having(one));
+    }
+    expect(ids(await polled('--status', 'REJECTED,CANCELLED', '--status', 'COMPLETED'))).toEqual(having('REJECTED', 'CANCELLED', 'COMPLETED'));
+    const [first, second] = receipts as [string, string];
+    expect(ids(await polled('--all', '--receipt', first.slice(0, 8)))).toEqual([...byReceipt[first]!].sort());
+    expect(ids(await polled('--receipt', second.slice(0, 8)))).toEqual(byReceipt[second]!.filter((id) => ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED'].includes(status[id]!)).sort());
+
+    // Rows (piped) show exactly what --json shows.
+    const rows = (await m.svc(['credit-note', 'poll', '--status', 'rejected,cancelled'])).stdout.trim().split('\n');
+    expect(rows.map((r) => r.split('\t')[0]).filter((id) => ours.has(id!)).sort()).toEqual(having('REJECTED', 'CANCELLED'));
+  });
+});

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/io/width.js';
 import { svcEnv } from './helpers.js';
-import { tmux } from './tmux.js';
+import { shellAssignments, tmux } from './tmux.js';
 import { useMerchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 
@@ -25,7 +25,7 @@ describe('credit-note poll as a table', () => {
     expect(bulk.status).toBe(201);
 
     const env = svcEnv(m.home, m.env);
-    const exports = Object.entries(env).filter(([k]) => k.startsWith('SVC_') || k === 'PATH' || k === 'HOME').map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ');
+    const exports = shellAssignments(env);
     for (const [width, height] of [[80, 40], [160, 50]] as const) {
       const session = `svc-table-${width}-${process.pid}`;
       tmux(['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --receipt ${serviceReceiptId}; echo POLL-EXIT=$?; sleep 30`]);
@@ -62,7 +62,7 @@ describe('credit-note poll --watch on a terminal', () => {
     const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const first = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
     const env = svcEnv(m.home, m.env);
-    const exports = Object.entries(env).filter(([k]) => k.startsWith('SVC_') || k === 'PATH' || k === 'HOME').map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ');
+    const exports = shellAssignments(env);
     const session = `svc-watch-${process.pid}`;
     tmux(['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `echo BEFORE-WATCH; env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --watch --interval 1 --receipt ${serviceReceiptId}; echo WATCH-EXIT=$?; sleep 30`]);
     const screen = (escapes = false) => tmux(['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', session]);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runSvc, svcBin, svcEnv, tempDirs } from './helpers.js';
-import { tmux } from './tmux.js';
+import { shellAssignments, tmux } from './tmux.js';
 import { readLedgers } from './ledger.js';
 import { startMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
@@ -89,7 +89,7 @@ describe('receipt send --batch', () => {
     const out = join(await dirs.make('svc-batch-out-'), 'results.ndjson');
     const session = `svc-batch-${process.pid}`;
     const env = svcEnv(m.home, m.env);
-    const exports = Object.entries(env).filter(([k]) => k.startsWith('SVC_') || k === 'NO_COLOR' || k === 'PATH' || k === 'HOME').map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ');
+    const exports = shellAssignments(env, ['NO_COLOR']);
     tmux(['new-session', '-d', '-s', session, '-x', '120', '-y', '20', `env ${exports} node ${svcBin} receipt send --batch ${file} --concurrency 2 > ${out}; echo BATCH-EXIT=$?; sleep 30`]);
     try {
       const frames: string[] = [];

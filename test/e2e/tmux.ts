@@ -10,3 +10,11 @@ const socket = `svc-test-${process.pid}`;
 export function tmux(args: readonly string[]): string {
   return execFileSync('tmux', ['-L', socket, ...args]).toString();
 }
+
+/** `K='v' …` for `env` in a tmux command line: the variables svc reads (SVC_*, PATH, HOME, and `extra`), quoted for sh. */
+export function shellAssignments(env: Readonly<Record<string, string | undefined>>, extra: readonly string[] = []): string {
+  return Object.entries(env)
+    .filter((e): e is [string, string] => e[1] !== undefined && (e[0].startsWith('SVC_') || ['PATH', 'HOME', ...extra].includes(e[0])))
+    .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`)
+    .join(' ');
+}

@@ -81,31 +81,39 @@ describe('receipt send --batch', () => {
     expect(ledger.receipts.filter((r) => r.documentNumber.startsWith('B-')).map((r) => r.serviceReceiptId).sort()).toEqual([...issued].sort());
   }, 300_000);
 
-  it('draws done/total, rate and ETA on a terminal, and leaves only the results', async (ctx) => {
+  it('draws done/total, rate and ETA on a terminal, and leaves only the results: stdout to a file, on the terminal, through a pipe', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
-    const file = join(await dirs.make('svc-batch-tty-'), 'receipts.jsonl');
-    await writeFile(file, Array.from({ length: 40 }, (_, i) => JSON.stringify({ template: { ...template, documentNumber: `T-${i + 1}` }, email: 'alice@example.com' })).join('\n'));
-    const out = join(await dirs.make('svc-batch-out-'), 'results.ndjson');
-    const session = `svc-batch-${process.pid}`;
     const env = svcEnv(m.home, m.env);
     const exports = shellAssignments(env, ['NO_COLOR']);
-    tmux(['new-session', '-d', '-s', session, '-x', '120', '-y', '20', `env ${exports} node ${svcBin} receipt send --batch ${file} --concurrency 2 > ${out}; echo BATCH-EXIT=$?; sleep 30`]);
-    try {
-      const frames: string[] = [];
-      for (let i = 0; i < 200; i++) {
-        const screen = tmux(['capture-pane', '-p', '-t', session]);
-        frames.push(screen);
-        if (screen.includes('BATCH-EXIT=')) break;
-        await new Promise((r) => setTimeout(r, 50));
+    for (const [mode, redirect] of [['file', '> OUT'], ['terminal', ''], ['pipe', '| cat']] as const) {
+      const file = join(await dirs.make('svc-batch-tty-'), 'receipts.jsonl');
+      await writeFile(file, Array.from({ length: 30 }, (_, i) => JSON.stringify({ template: { ...template, documentNumber: `T-${mode}-${i + 1}` }, email: 'alice@example.com' })).join('\n'));
+      const out = join(await dirs.make('svc-batch-out-'), 'results.ndjson');
+      const session = `svc-batch-${mode}-${process.pid}`;
+      tmux(['new-session', '-d', '-s', session, '-x', '120', '-y', '50', `env ${exports} node ${svcBin} receipt send --batch ${file} --concurrency 2 ${redirect.replace('OUT', out)}; echo BATCH-EXIT=$?; sleep 30`]);
+      try {
+        const frames: string[] = [];
+        for (let i = 0; i < 300; i++) {
+          const screen = tmux(['capture-pane', '-p', '-t', session]);
+          frames.push(screen);
+          if (screen.includes('BATCH-EXIT=')) break;
+          await new Promise((r) => setTimeout(r, 30));
+        }
+        const last = tmux(['capture-pane', '-p', '-S', '-', '-t', session]);
+        expect(last, mode).toContain('BATCH-EXIT=0');
+        if (mode === 'file') expect(frames.some((s) => /\[[#-]{24}\] \d+\/30 · \d+\.\d\/s · ETA (\d+s|\?)/.test(s)), frames.join('\n====\n')).toBe(true);
+        // Nothing of the bar is left, and each result is a line of its own.
+        expect(last, mode).not.toMatch(/\d+\/30 ·|\[[#-]{24}\]/);
+        if (mode !== 'file') {
+          const results = last.split('\n').filter((l) => l.includes('"line":'));
+          expect(results, `${mode}:\n${last}`).toHaveLength(30);
+          for (const line of results) expect(line, `${mode}:\n${last}`).toMatch(/^\{"line":\d+,"serviceReceiptId":"[^"]+"\}$/);
+        }
+      } finally {
+        tmux(['kill-session', '-t', session]);
       }
-      expect(frames.some((s) => /\[[#-]{24}\] \d+\/40 · \d+\.\d\/s · ETA (\d+s|\?)/.test(s)), frames.join('\n====\n')).toBe(true);
-      const last = frames.at(-1) ?? '';
-      expect(last).toContain('BATCH-EXIT=0');
-      expect(last).not.toMatch(/\d+\/40 ·/);
-    } finally {
-      tmux(['kill-session', '-t', session]);
+      if (mode === 'file') expect(parse(await readFile(out, 'utf8')).filter((r) => r.serviceReceiptId)).toHaveLength(30);
     }
-    expect(parse(await readFile(out, 'utf8')).filter((r) => r.serviceReceiptId)).toHaveLength(40);
-  }, 120_000);
+  }, 180_000);
 });

@@ -59,7 +59,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   const failures: { line: number; exitCode: ExitCode }[] = [];
 
   const emit = (result: LineResult) => {
-    f.io.stdout.write(`${jsonText(result)}\n`);
+    progress.print(`${jsonText(result)}\n`);
     progress.tick();
   };
   let next = 0;
@@ -163,9 +163,17 @@ function concurrencyOf(value: string | undefined): number {
   throw new UsageError(`--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}`, { hint: `the default is ${DEFAULT_CONCURRENCY}` });
 }
 
-/** done/total, rate and ETA on a terminal's stderr, redrawn at most 10 times a second; nothing on a pipe. */
-function createProgress(f: Factory, total: number): { tick(): void; done(): void } {
-  if (!f.io.stderrIsTTY || total === 0) return { tick: () => undefined, done: () => undefined };
+/**
+ * done/total, rate and ETA on a terminal's stderr, redrawn at most 10 times a second, under
+ * the result lines; nothing when stderr is not a terminal. The cursor is parked at the start
+ * of the bar, so a line that reaches the same terminal by another way (`| cat`) is written
+ * over the bar instead of after it, and the next redraw comes below it; a result line on
+ * the terminal itself clears the bar first.
+ */
+function createProgress(f: Factory, total: number): { print(line: string): void; tick(): void; done(): void } {
+  const print = (line: string) => void f.io.stdout.write(line);
+  if (!f.io.stderrIsTTY || total === 0) return { print, tick: () => undefined, done: () => undefined };
+  const CLEAR = '\r\x1b[2K';
   const started = Date.now();
   let done = 0;
   let drawn = 0;
@@ -176,16 +184,22 @@ function createProgress(f: Factory, total: number): { tick(): void; done(): void
     const eta = rate > 0 ? Math.ceil((total - done) / rate) : undefined;
     const width = 24;
     const filled = Math.round((done / total) * width);
-    f.io.stderr.write(`\r\x1b[2K[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} · ${rate.toFixed(1)}/s · ETA ${eta === undefined ? '?' : `${eta}s`}`);
+    f.io.stderr.write(`${CLEAR}[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} · ${rate.toFixed(1)}/s · ETA ${eta === undefined ? '?' : `${eta}s`}\r`);
   };
   draw();
   return {
+    print(line) {
+      if (!f.io.stdoutIsTTY) return print(line);
+      f.io.stderr.write(CLEAR);
+      print(line);
+      draw();
+    },
     tick() {
       done++;
       if (Date.now() - drawn >= 100 || done === total) draw();
     },
     done() {
-      f.io.stderr.write('\r\x1b[2K');
+      f.io.stderr.write(CLEAR);
     },
   };
 }

@@ -94,6 +94,8 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   const allocations = new Map<number, Allocation>();
 
   const approved = check.approved ?? request.lineItems.map((item, line) => ({ line, quantity: item.quantity }));
+  // A quantity the merchant named with --item, not the customer's: its faults are the flag's.
+  const itemIssues: Issue[] = [];
   for (const { line: index, quantity } of approved) {
     const item = request.lineItems[index];
     if (item === undefined) throw new RangeError(`no line ${index} in return request ${check.requestId}`);
@@ -106,7 +108,8 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
     const unit = products[lines[0] ?? 0]?.unitCode;
     const counted = countableQuantityProblem(unit, quantity);
     if (counted !== undefined) {
-      issues.push({ path, message: `quantity ${counted}` });
+      if (check.approved !== undefined && quantity !== item.quantity) itemIssues.push({ path: `${item.productId}:${quantity}`, message: `quantity ${counted}` });
+      else issues.push({ path, message: `quantity ${counted}` });
       continue;
     }
     const wanted = scaledQuantity(quantity);
@@ -139,6 +142,9 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
     }
   }
 
+  if (itemIssues.length > 0) {
+    throw new ValidationError('--item', itemIssues, { hint: 'nothing was submitted; name a whole quantity of a product counted in pieces, e.g. --item PRODUCT_ID:1' });
+  }
   issues.push(...bankIssues(request));
   if (issues.length > 0) {
     throw new ValidationError(`return request ${check.requestId}`, issues, { hint: refusedHint(check.requestId, check.status) });

@@ -66,6 +66,19 @@ describe('checkReturn', () => {
     ]);
   });
 
+  it('half a piece named with --item is the flag\'s fault, not the request\'s', () => {
+    const request = returnOf(groceries(), [['4001234567890', 1]]);
+    let caught: unknown;
+    try {
+      checkReturn(check({ returnRequest: request, approved: [{ line: 0, quantity: 0.5 }] }));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect((caught as ValidationError).message).toBe('--item is invalid:\n  4001234567890:0.5: quantity must be a whole number: EA is a unit that is counted, not measured (got 0.5)');
+    expect((caught as ValidationError).hint).not.toContain('reject');
+  });
+
   it('adds up a product that repeats across request lines, fractional quantities exactly', () => {
     const request = returnOf(groceries(), [['PLU-4011', 0.1], ['PLU-4011', 0.2], ['PLU-4011', 0.95]]);
     expect(checkReturn(check({ returnRequest: request }))).toEqual([

@@ -16,7 +16,8 @@ export function registerHelp(program: Command): void {
       for (const name of topic) {
         const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
         if (!next) {
-          const known = target.commands.map((c) => c.name()).filter((n) => n !== 'help');
+          // The commands help lists: hidden ones (`__complete`, the shells' helper) are no topic.
+          const known = program.createHelp().visibleCommands(target).map((c) => c.name()).filter((n) => n !== 'help');
           const where = target === program ? 'svc' : `svc ${topic.slice(0, topic.indexOf(name)).join(' ')}`;
           program.error(`error: no help topic "${topic.join(' ')}": ${where} has ${known.join(', ')}${target === program ? ', and the topics environment and exit-codes' : ''}`, {
             code: 'svc.unknownHelpTopic',

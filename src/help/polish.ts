@@ -2,7 +2,8 @@
 // - examples under every command (examples.ts), the common case first;
 // - global options listed once, under `svc --help`; elsewhere a one-line summary;
 // - no `help [command]` row under every noun: `svc help NOUN VERB` is the one help command;
-// - a missing argument names the argument and where its values come from.
+// - a missing argument names the argument and where its values come from, a missing
+//   required option what it takes.
 import type { Command } from 'commander';
 import { EXAMPLES } from './examples.js';
 
@@ -12,7 +13,7 @@ const GLOBAL_SUMMARY = 'Global options: --profile, --base-url, --json, --jq, --n
 const ARGUMENT_HINTS: Readonly<Record<string, string>> = {
   'request-id': 'the return request; `svc credit-note poll` lists their IDs',
   'grant-id': 'a Grant; `svc grants list` lists them',
-  'event-id': 'a received event; `svc webhook events` lists them (a 12-character prefix will do)',
+  'event-id': 'a received event; `svc webhook events` lists them (a prefix of 6+ characters will do)',
   id: 'a subscription; `svc webhook list` lists them (a prefix of 6+ characters will do)',
   'service-receipt-id': 'a receipt the service issued; `svc receipt list` lists this machine\'s',
   'key-id': 'a key pair; `svc keys list` lists them',
@@ -41,6 +42,10 @@ export function polishHelp(program: Command): void {
     (cmd as unknown as { missingArgument(name: string): void }).missingArgument = (name: string) => {
       const hint = ARGUMENT_HINTS[name];
       cmd.error(`error: missing ${name.toUpperCase()}${hint ? `: ${hint}` : ''}\n(usage: svc ${path} ${cmd.usage()})`, { code: 'commander.missingArgument', exitCode: 2 });
+    };
+    // A required option left out: commander's message names only the flag, not what it takes.
+    (cmd as unknown as { missingMandatoryOptionValue(option: { flags: string; long?: string; description: string }): void }).missingMandatoryOptionValue = (option) => {
+      cmd.error(`error: missing ${option.long ?? option.flags}: ${option.description}\n(usage: svc ${path} ${cmd.usage()})`, { code: 'commander.missingMandatoryOptionValue', exitCode: 2 });
     };
     for (const sub of cmd.commands) visit(sub);
   };

@@ -49,6 +49,14 @@ describe('help', () => {
     const unknown = await runSvc(['help', 'credit-not']);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain('svc has auth, grants');
+    expect(unknown.stderr).not.toContain('__complete');
+  });
+
+  it('a missing required option names it and what it takes', async () => {
+    const r = await runSvc(['webhook', 'subscribe']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('missing --url: notification URL');
+    expect(r.stderr).not.toContain("required option '--url <url>' not specified");
   });
 
   it('a missing argument names it and where its values come from', async () => {

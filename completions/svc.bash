@@ -412,7 +412,7 @@ _svc_spec() {
       subcommands=''
       flags='--shell --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--shell --profile --base-url --jq'
-      args=('bash zsh fish install')
+      args=('bash zsh fish install' 'bash zsh fish')
       ;;
     'svc demo')
       subcommands=''

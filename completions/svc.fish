@@ -302,5 +302,5 @@ complete -c svc -n '__svc_at api' -l input -r -F -d 'the request body from a JSO
 complete -c svc -n '__svc_at api' -s H -l header -x -d 'an extra request header (repeatable)'
 complete -c svc -n '__svc_at api' -s i -l include -d 'print the status line and the response headers before the body'
 complete -c svc -n '__svc_at api' -a 'GET POST PUT PATCH DELETE /oauth2/authorize /oauth2/authorize/{requestId} /oauth2/authorization-code/exchange /oauth2/token /oauth2/refresh /oauth2/token/validate /oauth2/grants/{grant_id} /client-application/{clientApplicationId}/public-key /recipient/resolve /receipt/template /receipt/encrypted /receipt/email /credit-note /credit-note/requests/{requestId}/status /credit-note/template /credit-note/encrypted /credit-note/{serviceReceiptId}/issuer-key /webhook/subscription /webhook/subscription/{subscriptionId} /openapi.json /sandbox/health /sandbox/reset /sandbox/clock /sandbox/outbox /sandbox/outbox/{file} /sandbox/events /sandbox/deliveries /sandbox/webhook-deliveries /sandbox/receipts/{serviceReceiptId}/return-requests /sandbox/return-requests/bulk /sandbox/return-requests/{requestId}/cancel /sandbox/grants/{grant_id}/revoke'
-complete -c svc -n '__svc_at completion' -l shell -x -d 'with install: bash, zsh or fish (default: that of $SHELL)'
-complete -c svc -n '__svc_at completion' -a 'bash zsh fish install'
+complete -c svc -n '__svc_at completion' -l shell -x -d 'with install: bash, zsh or fish (the same as `svc completion install zsh`)'
+complete -c svc -n '__svc_at completion' -a 'bash zsh fish install bash zsh fish'

@@ -61,7 +61,7 @@ describe('svc completion install', () => {
     const { home, env } = await account();
     expect((await runSvc(['completion', 'install', '--shell', 'bash'], { env })).exitCode).toBe(0);
     expect(await readFile(join(home, '.local', 'share', 'bash-completion', 'completions', 'svc'), 'utf8')).toContain('complete -F _svc svc');
-    expect((await runSvc(['completion', 'install', '--shell', 'fish'], { env })).exitCode).toBe(0);
+    expect((await runSvc(['completion', 'install', 'fish'], { env })).exitCode).toBe(0);
     expect(await readFile(join(home, '.config', 'fish', 'completions', 'svc.fish'), 'utf8')).toContain('complete -c svc');
     expect(await tabIn('fish', env, 'svc --profile prod')).toContain('svc --profile production');
   }, 60_000);

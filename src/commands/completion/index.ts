@@ -7,7 +7,8 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
     .command('completion')
     .description('print the shell completion script, or install it where your shell looks')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish; or install').choices(['bash', 'zsh', 'fish', 'install']))
-    .option('--shell <name>', 'with install: bash, zsh or fish (default: that of $SHELL)')
+    .addArgument(new Argument('[install-shell]', 'with install: bash, zsh or fish (default: that of $SHELL)').choices(['bash', 'zsh', 'fish']))
+    .option('--shell <name>', 'with install: bash, zsh or fish (the same as `svc completion install zsh`)')
     .addHelpText(
       'after',
       [
@@ -19,9 +20,10 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
         '  fish: mkdir -p ~/.config/fish/completions && svc completion fish > ~/.config/fish/completions/svc.fish',
       ].join('\n'),
     )
-    .action((shell: Shell | 'install', flags: { shell?: string }, cmd: Command) =>
+    .action((shell: Shell | 'install', installShell: Shell | undefined, flags: { shell?: string }, cmd: Command) => {
+      if (installShell !== undefined && shell !== 'install') cmd.error(`error: a second shell goes only with install: \`svc completion install ${installShell}\``, { code: 'svc.usage', exitCode: 2 });
       // The verb is handed the tree: importing root.ts from the verb's chunk would make esbuild
       // move commander and the whole tree out of the entry chunk into a shared one.
-      ctx.run(cmd, () => import('./run.js'), { shell, for: flags.shell, program }),
-    );
+      return ctx.run(cmd, () => import('./run.js'), { shell, for: flags.shell ?? installShell, program });
+    });
 }

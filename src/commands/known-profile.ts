@@ -1,14 +1,15 @@
-// `--profile NAME` must name a profile on commands that cannot create one: a typo
+// `--profile NAME` (or SVC_PROFILE) must name a profile on commands that cannot create one: a typo
 // (`--profile prodution`) would otherwise run as a new, empty profile and fail later with a
 // puzzling "no Grant" or a login against the wrong service. Commands that make profiles
 // (config set, auth login, auth set-secret, sandbox login) take any valid name, and so does
-// every command when the service's address comes from --base-url or SVC_BASE_URL (CI, where
-// the profile only keeps caches apart).
+// every command when the service's address or the credentials come from the environment
+// (CI, where the profile only keeps caches and journals apart).
 import type { Command } from 'commander';
 import { BUILTIN_PROFILES } from '../config/defaults.js';
 import { unknownProfileError } from '../config/profile-name.js';
 import type { Factory } from '../factory.js';
 
+const FROM_ENVIRONMENT = ['SVC_BASE_URL', 'SVC_API_KEY', 'SVC_CLIENT_ID', 'SVC_TOKEN', 'SVC_WEBHOOK_SECRET'];
 const MAY_CREATE = new Set(['config set', 'auth login', 'auth set-secret', 'sandbox login', 'sandbox start', 'completion', 'demo']);
 
 export function commandPath(cmd: Command): string {
@@ -18,11 +19,12 @@ export function commandPath(cmd: Command): string {
 }
 
 export async function requireKnownProfile(cmd: Command, f: Factory): Promise<void> {
-  const name = f.globals.profile;
-  if (name === undefined || f.globals.baseUrl !== undefined || (f.env.SVC_BASE_URL ?? '') !== '') return;
+  const from = f.globals.profile !== undefined ? '--profile' : 'SVC_PROFILE';
+  const name = f.globals.profile ?? (f.env.SVC_PROFILE || undefined);
+  if (name === undefined || f.globals.baseUrl !== undefined || FROM_ENVIRONMENT.some((v) => (f.env[v] ?? '') !== '')) return;
   const path = commandPath(cmd);
   if (MAY_CREATE.has(path) || MAY_CREATE.has(path.split(' ')[0] ?? '')) return;
   const config = await f.config();
   const known = [...new Set([...config.profileNames(), ...Object.keys(BUILTIN_PROFILES)])];
-  if (!known.includes(name)) throw unknownProfileError(name, known);
+  if (!known.includes(name)) throw unknownProfileError(name, known, from);
 }

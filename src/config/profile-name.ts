@@ -37,10 +37,10 @@ export function similarNames(name: string, known: readonly string[]): string[] {
 }
 
 /** The error for a --profile that names no profile, on a command that does not create one. */
-export function unknownProfileError(name: string, known: readonly string[]): UsageError {
+export function unknownProfileError(name: string, known: readonly string[], from: '--profile' | 'SVC_PROFILE' = '--profile'): UsageError {
   const close = similarNames(name, known);
   const suggestion = close.length > 0 ? `did you mean ${close.map((c) => `"${c}"`).join(' or ')}? ` : '';
-  return new UsageError(`--profile: there is no profile "${name}"`, {
+  return new UsageError(`${from}: there is no profile "${name}"`, {
     hint: `${suggestion}profiles: ${[...known].sort().join(', ')}; a new one starts with \`svc config set base-url URL --profile ${name}\` or \`svc auth login --profile ${name}\``,
   });
 }

@@ -70,6 +70,10 @@ describe('profile names', () => {
     expect(typo.exitCode).toBe(2);
     expect(typo.stderr).toContain('there is no profile "prodution"');
     expect(typo.stderr).toContain('did you mean "production"?');
+    const envTypo = await runSvc(['grants', 'list'], { home, env: { SVC_PROFILE: 'prodution' } });
+    expect(envTypo.exitCode).toBe(2);
+    expect(envTypo.stderr).toContain('SVC_PROFILE: there is no profile "prodution"');
+    expect(envTypo.stderr).toContain('did you mean "production"?');
     const proto = await runSvc(['--profile', '__proto__', 'config', 'set', 'base-url', 'https://x.example.com'], { home });
     expect(proto.exitCode).toBe(2);
     expect(proto.stderr).toContain('"__proto__" is not a profile name');

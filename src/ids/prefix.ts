@@ -36,7 +36,8 @@ export function matchPrefix(given: string, known: Iterable<string>, kind: IdKind
   if (matches.length === 0) return id;
   const significant = kind.optionalStart && id.startsWith(kind.optionalStart) ? id.length - kind.optionalStart.length : id.length;
   if (significant < MIN_PREFIX) {
-    throw new UsageError(`${kind.noun} "${id}" is too short: give the whole ID or at least ${MIN_PREFIX} of its characters`, { hint: `the IDs are listed by ${kind.listedBy}` });
+    const after = kind.optionalStart ? ` after ${kind.optionalStart}` : '';
+    throw new UsageError(`${kind.noun} "${id}" is too short: give the whole ID or at least ${MIN_PREFIX} of its characters${after}`, { hint: `the IDs are listed by ${kind.listedBy}` });
   }
   if (matches.length === 1) return matches[0]!;
   const named = matches.slice(0, NAMED).join(', ');

@@ -54,6 +54,6 @@ describe('matchPrefix', () => {
     const kind = { noun: 'subscription', listedBy: '`svc webhook list`', optionalStart: 'whsub_' };
     expect(matchPrefix('123456', subs, kind)).toBe(subs[0]);
     expect(matchPrefix('whsub_999999', subs, kind)).toBe(subs[1]);
-    expect(() => matchPrefix('whsub_12', subs, kind)).toThrow('is too short');
+    expect(() => matchPrefix('whsub_12', subs, kind)).toThrow('"whsub_12" is too short: give the whole ID or at least 6 of its characters after whsub_');
   });
 });

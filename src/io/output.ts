@@ -4,10 +4,12 @@ import { once } from 'node:events';
 import { printable } from './printable.js';
 import type { IOStreams } from './streams.js';
 
-// C1 controls (U+0080–U+009F: U+009B is a terminal's CSI) and the bidirectional formatting
-// characters (U+202E turns text around, "Trojan Source") that JSON.stringify leaves raw. In
-// JSON text they can stand only inside strings, where \uXXXX is the same value.
-const INVISIBLE = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// DEL and the C1 controls (U+0080–U+009F: U+009B is a terminal's CSI), the bidirectional
+// formatting characters (U+202E turns text around, "Trojan Source"), the line and paragraph
+// separators (line breaks to some readers, and invalid in JavaScript strings before ES2019)
+// and the zero-width no-break space (a BOM): all left raw by JSON.stringify. In JSON text
+// they can stand only inside strings, where \uXXXX is the same value.
+const INVISIBLE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 /**
  * JSON.stringify, with what could reorder or control a terminal escaped: every JSON that

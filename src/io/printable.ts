@@ -4,8 +4,9 @@
 // could overwrite what was printed, and a bidirectional override reorders what is shown.
 // Each such character becomes a visible escape instead; tabs and line breaks are kept.
 
-// C0 controls but \t and \n, DEL, C1 controls, and the bidirectional marks and overrides.
-const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// C0 controls but \t and \n, DEL, C1 controls, the bidirectional marks and overrides, the
+// line and paragraph separators, and the zero-width no-break space.
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 /** `text` with every control character and bidi override written as `\xNN` or `\uNNNN`. */
 export function printable(text: string): string {

@@ -18,6 +18,13 @@ describe('jsonText', () => {
     expect(JSON.parse(text)).toEqual({ note });
   });
 
+  it('escapes DEL, the line and paragraph separators and the zero-width no-break space too', () => {
+    const note = 'a\u007fb\u2028c\u2029d\ufeffe';
+    const text = jsonText({ note });
+    expect(text).toBe('{"note":"a\\u007fb\\u2028c\\u2029d\\ufeffe"}');
+    expect(JSON.parse(text)).toEqual({ note });
+  });
+
   it('is what every JSON writer of src/ uses (no JSON.stringify written straight to a stream)', () => {
     const offenders: string[] = [];
     const walk = (dir: string) => {

@@ -145,6 +145,16 @@ describe('svc sandbox start: lifecycle', () => {
     expect(port.stderr).toContain('--port');
   });
 
+  it('takes an IPv6 loopback as URLs write it, --host [::1]', async () => {
+    const sandbox = await startSandbox(['--host', '[::1]', '--ephemeral']);
+    try {
+      expect(sandbox.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+      expect((await fetch(`${sandbox.url}/sandbox/health`)).status).toBe(200);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
   it('refuses a fixture that is not one (exit 2, naming the field)', async () => {
     const result = await runSvc(['sandbox', 'start', '--port', '0', '--fixture', join(repoRoot, 'package.json')]);
     expect(result.exitCode).toBe(2);

@@ -100,7 +100,7 @@ function parseHost(host: string): string {
       hint: 'use 127.0.0.1, ::1 or localhost',
     });
   }
-  return host;
+  return host.replace(/^\[(.*)\]$/, '$1');
 }
 
 function describeLogin(f: Factory, sandbox: RunningSandbox, fixturePath: string): void {

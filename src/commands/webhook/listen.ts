@@ -63,7 +63,9 @@ function requestIdFinder(f: Factory): (ciphertext: string) => Promise<string | u
   };
 }
 
-export async function run(opts: ListenOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
+export async function run(given: ListenOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
+  // An IPv6 address as URLs write it ([::1]) is the address to bind.
+  const opts = { ...given, host: given.host.replace(/^\[(.*)\]$/, '$1') };
   const port = parsePort(opts.port);
   const path = parsePath(opts.path);
   checkExposure(f, opts.host, Boolean(opts.public));

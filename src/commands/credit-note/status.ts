@@ -1,11 +1,13 @@
-// `svc credit-note accept|reject|complete REQUEST_ID` and `status REQUEST_ID STATUS`: one
-// PATCH of the request's status. A refused move exits 7 with the service's account of
+// `svc credit-note accept|reject|complete [REQUEST_ID...]` and `status [REQUEST_ID] STATUS`:
+// one PATCH of the request's status. A refused move exits 7 with the service's account of
 // the current state and the moves it allows. Before accepting, the request is kept in the
 // ledger (CONTRACT §8): a service may stop listing it once it is no longer PENDING, and
-// `issue` and `complete` still need it.
+// `issue` and `complete` still need it. Without an ID a terminal offers the open requests to
+// choose from.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus } from '../../contract/returns.js';
+import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport, exitCodeOf } from '../../errors.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
@@ -15,33 +17,56 @@ import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
 export interface StatusOptions {
-  requestId: string;
+  /** Undefined: chosen on a terminal. */
+  requestId?: string | undefined;
   status: string;
 }
 
 export async function run(opts: StatusOptions, f: Factory): Promise<void> {
-  await setStatuses(f, [opts.requestId], settable(opts.status));
+  const status = settable(opts.status);
+  const requestIds = await givenOrPicked(f, opts.requestId === undefined ? [] : [opts.requestId], {
+    command: 'credit-note status',
+    usage: '[options] [request-id] <status>',
+    purpose: `set to ${status}`,
+  });
+  await setStatuses(f, requestIds, status);
 }
 
 export const accept: Verb<{ requestIds: string[]; partial: boolean }> = {
-  run: (opts, f) => setStatuses(f, opts.requestIds, opts.partial ? 'PARTIALLY_ACCEPTED' : 'ACCEPTED'),
+  async run(opts, f) {
+    const requestIds = await givenOrPicked(f, opts.requestIds, {
+      command: 'credit-note accept',
+      usage: '[options] [request-id...]',
+      purpose: opts.partial ? 'accept in part' : 'accept',
+    });
+    await setStatuses(f, requestIds, opts.partial ? 'PARTIALLY_ACCEPTED' : 'ACCEPTED');
+  },
 };
 
 export const reject: Verb<{ requestIds: string[]; yes?: boolean | undefined }> = {
   async run(opts, f) {
+    const requestIds = await givenOrPicked(f, opts.requestIds, { command: 'credit-note reject', usage: '[options] [request-id...]', purpose: 'reject' });
     // REJECTED is final: nothing moves a request out of it, so a person is asked first.
     if (!opts.yes && canPrompt(f.io)) {
-      const what = opts.requestIds.length === 1 ? `request ${opts.requestIds[0]}` : `${opts.requestIds.length} requests`;
+      const what = requestIds.length === 1 ? `request ${requestIds[0]}` : `${requestIds.length} requests`;
       const ok = await f.prompter().confirm({ message: `Reject ${what}? A rejected request cannot be moved again.`, flag: '--yes' });
       if (!ok) throw new CancelError('cancelled: nothing was rejected');
     }
-    await setStatuses(f, opts.requestIds, 'REJECTED');
+    await setStatuses(f, requestIds, 'REJECTED');
   },
 };
 
 export const complete: Verb<{ requestIds: string[] }> = {
-  run: (opts, f) => setStatuses(f, opts.requestIds, 'COMPLETED'),
+  async run(opts, f) {
+    const requestIds = await givenOrPicked(f, opts.requestIds, { command: 'credit-note complete', usage: '[options] [request-id...]', purpose: 'complete' });
+    await setStatuses(f, requestIds, 'COMPLETED');
+  },
 };
+
+/** The IDs given, or the one a person chooses on a terminal (a usage error elsewhere). */
+async function givenOrPicked(f: Factory, given: readonly string[], what: PickFor): Promise<string[]> {
+  return given.length > 0 ? [...given] : [await pickRequestId(f, what)];
+}
 
 /** STATUS of `svc credit-note status`, in any case; PENDING and CANCELLED are not the merchant's to set. */
 function settable(value: string): SettableQueueItemStatus {

@@ -194,8 +194,8 @@ _svc_spec() {
       ;;
     'svc credit-note reject')
       subcommands=''
-      flags='--yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--reason --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note complete')

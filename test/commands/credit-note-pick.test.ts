@@ -1,6 +1,7 @@
 // A request ID left out: on a terminal the open requests to choose from, oldest first, and
 // the command goes on with the one chosen; without a terminal the usage error names the
-// argument and where its values come from, before anything is fetched.
+// argument and where its values come from, before anything is fetched. And the reason of a
+// rejection, kept in the ledger only.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as show } from '../../src/commands/credit-note/show.js';
 import { accept, complete, reject, run as setStatus } from '../../src/commands/credit-note/status.js';
@@ -164,7 +165,7 @@ describe('argv → options, the request ID optional', () => {
   it('maps a missing ID to none, and one argument of status to the STATUS', async () => {
     expect(await parseArgv(['credit-note', 'show'])).toEqual([{ requestId: undefined, reveal: false }]);
     expect(await parseArgv(['credit-note', 'accept'])).toEqual([{ requestIds: [], partial: false }]);
-    expect(await parseArgv(['credit-note', 'reject'])).toEqual([{ requestIds: [], yes: undefined }]);
+    expect(await parseArgv(['credit-note', 'reject', '--reason', 'worn'])).toEqual([{ requestIds: [], yes: undefined, reason: 'worn' }]);
     expect(await parseArgv(['credit-note', 'complete'])).toEqual([{ requestIds: [] }]);
     expect(await parseArgv(['credit-note', 'issue', '--dry-run'])).toEqual([{ requestId: undefined, dryRun: true }]);
     expect(await parseArgv(['credit-note', 'status', 'accepted'])).toEqual([{ requestId: undefined, status: 'accepted' }]);
@@ -172,5 +173,27 @@ describe('argv → options, the request ID optional', () => {
     // An ID alone still lacks its STATUS; nothing at all too.
     await expect(parseArgv(['credit-note', 'status', 'req-1'])).rejects.toMatchObject({ code: 'commander.missingArgument', message: expect.stringContaining('missing STATUS') });
     await expect(parseArgv(['credit-note', 'status'])).rejects.toMatchObject({ code: 'commander.missingArgument' });
+  });
+});
+
+describe('a rejection\'s reason', () => {
+  it('reject --reason sends only { status } and keeps the reason in the ledger, which show prints', async () => {
+    const h = await harness();
+    await withKeys(h, keys);
+    serveQueue(h, queue());
+    await reject.run({ requestIds: [ID(1)], yes: true, reason: '  worn, no tags  ' }, h.f);
+    expect(statusMoves(h)).toEqual([[ID(1), 'REJECTED']]);
+    expect(JSON.stringify(h.sent)).not.toContain('worn');
+    expect(await (await h.f.ledger()).rejection(ID(1))).toEqual({ reason: 'worn, no tags', rejectedAt: new Date(NOW).toISOString() });
+    await show({ requestId: ID(1), reveal: false }, h.f);
+    expect(h.streams.stdout()).toMatch(/^reason +worn, no tags \(rejected 2025-03-14T16:42:06\.000Z; kept on this machine only\)$/m);
+  });
+
+  it('an empty or multi-line reason is a usage error before anything is sent', async () => {
+    const h = await harness();
+    for (const reason of ['  ', 'one\ntwo', 'x'.repeat(1001)]) {
+      await expect(reject.run({ requestIds: [ID(1)], yes: true, reason }, h.f)).rejects.toBeInstanceOf(UsageError);
+    }
+    expect(h.sent).toEqual([]);
   });
 });

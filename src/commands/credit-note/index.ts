@@ -42,9 +42,10 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
   cn.command('reject')
     .description('reject return requests; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
+    .option('--reason <text>', 'why; kept on this machine only (the service takes no reason)')
     .option('--yes', 'do not ask for confirmation')
-    .action((requestIds: string[], flags: { yes?: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes }),
+    .action((requestIds: string[], flags: { yes?: boolean; reason?: string }, cmd: Command) =>
+      ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes, reason: flags.reason }),
     );
   cn.command('complete')
     .description('mark accepted returns as completed')

@@ -29,11 +29,14 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
     throw new DecryptError(`cannot read return request ${requestId}: ${read?.decryptError ?? 'no result'}`);
   }
   const request = opts.reveal ? read.returnRequest : maskedRequest(read.returnRequest);
+  // The service takes no reason with a rejection: this machine's ledger may have kept one.
+  const rejection = f.io.json ? undefined : await (await f.ledger()).rejection(requestId);
   writeRecord(
     f.io,
     [
       ['request', item.requestId],
       ['status', item.status],
+      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${rejection.rejectedAt}; kept on this machine only)`] as [string, string]]),
       ['created', `${item.createdAt} (${age(item.createdAt, f.clock.now())} ago)`],
       ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
       ...refundFields(request),

@@ -168,6 +168,7 @@ describe('argv → options, the request ID optional', () => {
     expect(await parseArgv(['credit-note', 'reject', '--reason', 'worn'])).toEqual([{ requestIds: [], yes: undefined, reason: 'worn' }]);
     expect(await parseArgv(['credit-note', 'complete'])).toEqual([{ requestIds: [] }]);
     expect(await parseArgv(['credit-note', 'issue', '--dry-run'])).toEqual([{ requestId: undefined, dryRun: true }]);
+    expect(await parseArgv(['credit-note', 'triage'])).toEqual([{}]);
     expect(await parseArgv(['credit-note', 'status', 'accepted'])).toEqual([{ requestId: undefined, status: 'accepted' }]);
     expect(await parseArgv(['credit-note', 'status', 'req-1', 'ACCEPTED'])).toEqual([{ requestId: 'req-1', status: 'ACCEPTED' }]);
     // An ID alone still lacks its STATUS; nothing at all too.

@@ -78,6 +78,9 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .action((requestId: string | undefined, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
+  cn.command('triage')
+    .description('work through the open requests, oldest first, one key each (terminal only)')
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./triage.js'), {}));
   cn.command('template')
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')

@@ -193,18 +193,20 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
 }
 
 /**
- * What `issue` would do with a request, for `show`: the credit note it would issue (lines
- * with names, quantities bought and asked for, amounts, total), the return window and what
- * the receipt was already credited — or the checks it would fail. Nothing is reserved or sent.
+ * What `issue` would do with a request (or the part of it `items` name), for `show` and
+ * `triage`: the credit note it would issue (lines with names, quantities bought and asked
+ * for, amounts, total), the return window and what the receipt was already credited — or
+ * the checks it would fail. Nothing is reserved or sent.
  */
-export async function describeDecision(f: Factory, caller: Caller, requestId: string): Promise<void> {
+export async function describeDecision(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = []): Promise<void> {
   try {
-    const opened = await openRequest(f, caller, { requestId }, []);
+    const opened = await openRequest(f, caller, { requestId }, items);
     const terms: Terms = { documentNumber: undefined, now: f.clock.now(), windowDays: returnWindowDays(f) };
     const ledger = await f.ledger();
     const shown = prepare(opened, creditedOf(await ledger.credits(opened.item.serviceReceiptId)), terms);
     preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
-    note(f.io, `checks: all passed; \`svc credit-note issue ${requestId}\` would issue this (--dry-run shows it without issuing)`);
+    const flags = items.map((i) => ` --item ${i.productId}:${i.quantity}`).join('');
+    note(f.io, `checks: all passed; \`svc credit-note issue ${requestId}${flags}\` would issue this (--dry-run shows it without issuing)`);
   } catch (error) {
     if (error instanceof ValidationError) {
       note(f.io, `checks: \`issue\` would refuse it:\n${error.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);

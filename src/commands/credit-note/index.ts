@@ -29,7 +29,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .description('show one decrypted return request in full')
     .argument('[request-id]', PICKED)
     .option('--reveal', 'show bank account details unmasked')
-    .action((requestId: string, flags: { reveal?: boolean }, cmd: Command) =>
+    .action((requestId: string | undefined, flags: { reveal?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./show.js'), { requestId, reveal: Boolean(flags.reveal) }),
     );
   cn.command('accept')

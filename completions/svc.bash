@@ -169,7 +169,7 @@ _svc_spec() {
       args=()
       ;;
     'svc credit-note')
-      subcommands='poll show accept reject complete status issue template'
+      subcommands='poll show accept reject complete status issue triage template'
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
@@ -194,8 +194,8 @@ _svc_spec() {
       ;;
     'svc credit-note reject')
       subcommands=''
-      flags='--yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--reason --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note complete')
@@ -215,6 +215,12 @@ _svc_spec() {
       flags='--original --document-number --item --yes --dry-run --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--original --document-number --item --idempotency-key --profile --base-url --jq'
       args=(@live:request-id)
+      ;;
+    'svc credit-note triage')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
       ;;
     'svc credit-note template')
       subcommands=''
@@ -480,6 +486,7 @@ _svc_flag_values() {
     'svc credit-note status --profile') live=1 ;;
     'svc credit-note issue --original') files=1 ;;
     'svc credit-note issue --profile') live=1 ;;
+    'svc credit-note triage --profile') live=1 ;;
     'svc credit-note template --file') files=1 ;;
     'svc credit-note template --profile') live=1 ;;
     'svc webhook --profile') live=1 ;;

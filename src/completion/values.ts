@@ -24,7 +24,7 @@ export const CONFIG_KEY_NAMES = ['base-url', 'client-id', 'redirect-uri', 'grant
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
-// By flag name, wherever the flag is.
+// By flag name, wherever the flag is (unless a command path names it first).
 const FLAGS: Readonly<Record<string, SlotValues>> = {
   '--profile': { live: 'profiles' },
   '--grant': { live: 'grants' },
@@ -36,6 +36,8 @@ const FLAGS: Readonly<Record<string, SlotValues>> = {
   '--scope': { values: SCOPES },
   '--scopes': { values: SCOPES },
   '--sort': { values: ['created', 'age', 'status', 'receipt'] },
+  // A command path first where one flag means different things: here free text, not a code.
+  'credit-note reject --reason': {},
 };
 
 // By argument name; a command path first where one name means different things.
@@ -53,6 +55,6 @@ const ARGS: Readonly<Record<string, SlotValues>> = {
 
 /** What a slot of the command at `path` takes: `--flag`, or an argument's name. */
 export function slotValues(path: string, slot: string): SlotValues | undefined {
-  if (slot.startsWith('-')) return FLAGS[slot];
+  if (slot.startsWith('-')) return FLAGS[`${path} ${slot}`] ?? FLAGS[slot];
   return ARGS[`${path} ${slot}`] ?? ARGS[slot];
 }

@@ -4,27 +4,11 @@
 // - no `help [command]` row under every noun: `svc help NOUN VERB` is the one help command;
 // - a missing argument names the argument and where its values come from, a missing
 //   required option what it takes.
-import type { Command } from 'commander';
+import { Help, type Command } from 'commander';
+import { missingArgumentText } from './arguments.js';
 import { EXAMPLES } from './examples.js';
 
 const GLOBAL_SUMMARY = 'Global options: --profile, --base-url, --json, --jq, --no-input, --debug, --no-color (see `svc --help`)';
-
-/** Where a value of each argument comes from, for the missing-argument error. */
-const ARGUMENT_HINTS: Readonly<Record<string, string>> = {
-  'request-id': 'the return request; `svc credit-note poll` lists their IDs',
-  'grant-id': 'a Grant; `svc grants list` lists them',
-  'event-id': 'a received event; `svc webhook events` lists them (a prefix of 6+ characters will do)',
-  id: 'a subscription; `svc webhook list` lists them (a prefix of 6+ characters will do)',
-  'service-receipt-id': 'a receipt the service issued; `svc receipt list` lists this machine\'s',
-  'key-id': 'a key pair; `svc keys list` lists them',
-  key: 'a setting: base-url, client-id, redirect-uri, grant, scopes or database-url (`svc config list`)',
-  value: 'the new value of the setting',
-  status: 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED',
-  seconds: 'a duration: 90, 15m, 1h or 30d',
-  shell: 'bash, zsh or fish',
-  method: 'an HTTP method, e.g. `svc api GET /credit-note`',
-  path: 'a path of the interface, e.g. /credit-note (tab completes them)',
-};
 
 export function commandPathOf(cmd: Command): string {
   const names: string[] = [];
@@ -36,12 +20,11 @@ export function polishHelp(program: Command): void {
   const visit = (cmd: Command) => {
     cmd.helpCommand(false);
     const path = commandPathOf(cmd);
-    if (path !== '') cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: false });
+    if (path !== '') cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: false, subcommandTerm });
     cmd.addHelpText('after', () => afterHelp(path));
     // Commander's own message only names the argument.
     (cmd as unknown as { missingArgument(name: string): void }).missingArgument = (name: string) => {
-      const hint = ARGUMENT_HINTS[name];
-      cmd.error(`error: missing ${name.toUpperCase()}${hint ? `: ${hint}` : ''}\n(usage: svc ${path} ${cmd.usage()})`, { code: 'commander.missingArgument', exitCode: 2 });
+      cmd.error(`error: ${missingArgumentText(name)}\n(usage: svc ${path} ${cmd.usage()})`, { code: 'commander.missingArgument', exitCode: 2 });
     };
     // A required option left out: commander's message names only the flag, not what it takes.
     (cmd as unknown as { missingMandatoryOptionValue(option: { flags: string; long?: string; description: string }): void }).missingMandatoryOptionValue = (option) => {
@@ -50,6 +33,18 @@ export function polishHelp(program: Command): void {
     for (const sub of cmd.commands) visit(sub);
   };
   visit(program);
+}
+
+/**
+ * A subcommand's row in its parent's list. Commander's ignores a usage string set on the
+ * command, which `credit-note status` sets: its optional first argument is followed by a
+ * required one (`[request-id] <status>`), which commander cannot parse as such.
+ */
+function subcommandTerm(this: Help, cmd: Command): string {
+  const custom = (cmd as unknown as { _usage?: string })._usage;
+  if (custom === undefined) return Help.prototype.subcommandTerm.call(this, cmd);
+  // As commander's rows: `[options]` only for a command with options of its own.
+  return `${cmd.name()}${cmd.options.length > 0 ? ' [options]' : ''} ${custom.replace(/^\[options\] /, '')}`;
 }
 
 function afterHelp(path: string): string {

@@ -1,5 +1,7 @@
 // Prompts bound to the IO streams (so tests answer them through stdin), refused with a
-// usage error naming the flag or variable when nobody can answer.
+// usage error naming the flag or variable when nobody can answer. Ctrl-C at any prompt, and
+// Esc at a choice (select, key), is a CancelError (exit 3).
+import type { Readable } from 'node:stream';
 import { CancelError, UsageError } from '../errors.js';
 import { canPrompt, type IOStreams } from './streams.js';
 
@@ -10,10 +12,17 @@ export interface Ask {
 }
 
 export interface Prompter {
-  input(ask: Ask & { default?: string }): Promise<string>;
+  /**
+   * `validate` answers true, or what is wrong with the value (the prompt asks again);
+   * `editable`: the default stands in the line, to be edited, instead of beside it.
+   */
+  input(ask: Ask & { default?: string; editable?: boolean; validate?: (value: string) => true | string }): Promise<string>;
   password(ask: Ask): Promise<string>;
   confirm(ask: Ask & { default?: boolean }): Promise<boolean>;
-  select<T extends string>(ask: Ask & { choices: readonly { name: string; value: T }[] }): Promise<T>;
+  /** `short` is what stays on the screen once chosen (default: `name`). */
+  select<T extends string>(ask: Ask & { choices: readonly { name: string; value: T; short?: string }[] }): Promise<T>;
+  /** One key press, no Enter: the key of the chosen entry. */
+  key<T extends string>(ask: Ask & { keys: readonly { key: T; name: string }[] }): Promise<T>;
 }
 
 export function createPrompter(io: IOStreams): Prompter {
@@ -24,16 +33,17 @@ export function createPrompter(io: IOStreams): Prompter {
       });
     }
   };
-  const context = () => ({ input: io.stdin, output: io.stderr, clearPromptOnDone: false });
+  const context = (signal?: AbortSignal) => ({ input: io.stdin, output: io.stderr, clearPromptOnDone: false, ...(signal ? { signal } : {}) });
   const cancelled = (error: unknown): never => {
-    if (error instanceof Error && error.name === 'ExitPromptError') throw new CancelError('cancelled');
+    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new CancelError('cancelled');
     throw error;
   };
   return {
     async input(ask) {
       guard(ask);
       const { input } = await import('@inquirer/prompts');
-      return input({ message: ask.message, default: ask.default }, context()).catch(cancelled);
+      const config = { message: ask.message, default: ask.default, ...(ask.editable ? { prefill: 'editable' as const } : {}), ...(ask.validate ? { validate: ask.validate } : {}) };
+      return input(config, context()).catch(cancelled);
     },
     async password(ask) {
       guard(ask);
@@ -48,7 +58,32 @@ export function createPrompter(io: IOStreams): Prompter {
     async select(ask) {
       guard(ask);
       const { select } = await import('@inquirer/prompts');
-      return select({ message: ask.message, choices: ask.choices.map((c) => ({ ...c })) }, context()).catch(cancelled);
+      const escape = escapeAborts(io.stdin);
+      try {
+        return await select({ message: ask.message, choices: ask.choices.map((c) => ({ ...c })) }, context(escape.signal)).catch(cancelled);
+      } finally {
+        escape.dispose();
+      }
+    },
+    async key(ask) {
+      guard(ask);
+      const { keyPrompt } = await import('./key-prompt.js');
+      const chosen = await keyPrompt({ message: ask.message, keys: ask.keys }, context()).catch(cancelled);
+      if (chosen === undefined) throw new CancelError('cancelled');
+      return chosen as (typeof ask.keys)[number]['key'];
     },
   };
+}
+
+/**
+ * Esc aborts the prompt reading `input`. The prompt's readline turns the stream's bytes into
+ * keypress events, and tells a lone Esc from the start of an arrow key's sequence.
+ */
+function escapeAborts(input: Readable): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onKeypress = (_text: unknown, key: { name?: string } | undefined) => {
+    if (key?.name === 'escape') controller.abort();
+  };
+  input.on('keypress', onKeypress);
+  return { signal: controller.signal, dispose: () => input.off('keypress', onKeypress) };
 }

@@ -20,6 +20,7 @@
 // one document is issued and the ledger ends equal to the service.
 import type { QueueItem } from '../contract/returns.js';
 import type { CreditNoteRecord } from '../credit-notes/records.js';
+import type { Rejection } from '../credit-notes/rejection.js';
 import type { ReceiptRecord } from '../receipts/records.js';
 
 export type DocumentKind = 'receipt' | 'credit-note';
@@ -158,6 +159,9 @@ export interface LedgerStore {
   /** Keeps queue items as they were first seen (CONTRACT §8 "Outstanding" queue); later sightings refresh them. */
   rememberQueueItems(items: readonly QueueItem[]): Promise<void>;
   queueItem(requestId: string): Promise<QueueItem | undefined>;
+  /** Keeps why the merchant rejected a request (the service takes no reason) with its kept item: remember that first; false when none is kept. */
+  keepRejection(requestId: string, rejection: Rejection): Promise<boolean>;
+  rejection(requestId: string): Promise<Rejection | undefined>;
 
   /**
    * Adds records issued elsewhere (the JSON files of an older svc, another machine's ledger),

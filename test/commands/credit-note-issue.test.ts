@@ -7,7 +7,7 @@ import { run as issue, type IssueOptions } from '../../src/commands/credit-note/
 import type { CreditNoteSubmission } from '../../src/contract/credit-note.js';
 import type { CustomerDetails } from '../../src/contract/receipt.js';
 import type { ReturnRequest } from '../../src/contract/returns.js';
-import { CreditNoteTemplateRequest, type ReceiptTemplateRequest, type UblDocument } from '../../src/contract/template.js';
+import { CreditNoteTemplateRequest, type ReceiptTemplateRequest } from '../../src/contract/template.js';
 import { loadCreditNotes, type CreditNoteRecord } from '../../src/credit-notes/records.js';
 import { documentHash } from '../../src/crypto/hash.js';
 import { decryptJson } from '../../src/crypto/hybrid.js';
@@ -15,10 +15,9 @@ import { toMinor } from '../../src/crypto/money.js';
 import { ExitCode, UsageError, ValidationError } from '../../src/errors.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import { injectCustomer } from '../../src/receipts/document.js';
-import type { ReceiptRecord } from '../../src/receipts/records.js';
 import { discountedLine, groceries } from '../credit-notes/fixtures.js';
-import { merchantKeys, queueItem, replyQueue, replyStatus, withKeys, type MerchantKeys } from './credit-note-setup.js';
-import { ALICE, NOW, aliceMatch, closeHarnesses, expectHeader, harness, readFixture, templateFor, type Harness } from './receipts-setup.js';
+import { merchantKeys, queueItem, receiptRecord, replyIssue, replyQueue, replyStatus, withKeys, type MerchantKeys } from './credit-note-setup.js';
+import { ALICE, NOW, closeHarnesses, expectHeader, harness, readFixture, type Harness } from './receipts-setup.js';
 
 const tokenSourceFor = vi.hoisted(() =>
   vi.fn(async (_f: unknown, _want?: { scope?: string }) => ({ token: async () => 'tok-1', invalidate: async () => {} })),
@@ -40,24 +39,6 @@ const WATER = '4001111222333';
 const DERIVED_KEY = /^svc-credit-note-[0-9a-f]{40}$/;
 const alice = () => readFixture('customers/alice.json') as CustomerDetails;
 
-function receiptRecord(request: ReceiptTemplateRequest, serviceReceiptId = 'sr-1'): ReceiptRecord {
-  const template = templateFor(request);
-  return {
-    version: 1,
-    serviceReceiptId,
-    issuedAt: new Date(NOW).toISOString(),
-    templateRequest: request,
-    template,
-    templateHash: documentHash(template),
-    finalHash: documentHash(injectCustomer(template, alice())),
-    matchId: 'match-alice-1',
-    lookup: { by: 'email', display: 'alice@example.com' },
-    recipients: ALICE.devices.map((d) => ({ recipientId: d.id, receiverType: 'DEVICE', keyId: 'k' })),
-    customer: alice(),
-    submission: { serviceReceiptId, templateHash: documentHash(template), createdAt: new Date(NOW).toISOString() },
-  };
-}
-
 function returnRequest(lines: [string, number][], changes: Partial<ReturnRequest> = {}, receipt = groceries()): ReturnRequest {
   return {
     serviceReceiptId: 'sr-1',
@@ -74,26 +55,6 @@ async function shop(opts: { json?: boolean; receipt?: ReceiptTemplateRequest; re
   await withKeys(h, keys);
   if (opts.record !== false) await (await h.f.ledger()).importRecords({ receipts: [receiptRecord(opts.receipt ?? groceries())], creditNotes: [] });
   return h;
-}
-
-/** The service side of a successful issue: template, resolve, submission. */
-function replyIssue(h: Harness, serviceReceiptId = 'cn-1') {
-  const documents: UblDocument[] = [];
-  h.reply('/credit-note/template', 201, (body) => {
-    const request = body as CreditNoteTemplateRequest;
-    const { invoiceLine: _lines, ...document } = templateFor(request);
-    const credit: UblDocument = { ...document, originatorDocumentReference: [{ id: { value: request.originatorDocumentReference } }] };
-    documents.push(credit);
-    return credit;
-  });
-  h.reply('/recipient/resolve', 200, aliceMatch('match-cn-1'));
-  h.reply('/credit-note/encrypted', 201, (body) => ({
-    serviceReceiptId,
-    parentServiceReceiptId: (body as CreditNoteSubmission).parentServiceReceiptId,
-    templateHash: (body as CreditNoteSubmission).templateHash,
-    createdAt: new Date(NOW).toISOString(),
-  }));
-  return documents;
 }
 
 const opts = (requestId: string, more: Partial<IssueOptions> = {}): IssueOptions => ({ requestId, yes: true, ...more });

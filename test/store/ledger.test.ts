@@ -234,6 +234,20 @@ describe.each(engines)('%s engine', (engine, connect) => {
       expect(await ledger.queueItem('req-2')).toBeUndefined();
       expect((await ledger.status()).counts).toMatchObject({ queueItems: 1 });
     });
+
+    it("keeps a rejection's reason with the kept item, through later sightings of it", async () => {
+      const ledger = await open();
+      const item = { requestId: 'req-1', serviceReceiptId: 'sr-1', status: 'PENDING' } as never;
+      const rejection = { reason: 'worn — no tags', rejectedAt: '2026-11-20T10:00:00.000Z' };
+      expect(await ledger.keepRejection('req-1', rejection)).toBe(false);
+      await ledger.rememberQueueItems([item]);
+      expect(await ledger.rejection('req-1')).toBeUndefined();
+      expect(await ledger.keepRejection('req-1', rejection)).toBe(true);
+      await ledger.rememberQueueItems([{ ...(item as object), status: 'REJECTED' } as never]);
+      expect(await ledger.rejection('req-1')).toEqual(rejection);
+      expect(await (await open()).rejection('req-1')).toEqual(rejection);
+      expect(await ledger.rejection('req-2')).toBeUndefined();
+    });
   });
 });
 

@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
+import { SETTABLE_STATUSES } from '../../completion/values.js';
 import { collect, type CommandContext } from '../context.js';
+
+/** Left out on a terminal: a list of the open requests to choose from. */
+const PICKED = 'left out on a terminal: chosen from the open requests';
 
 export function registerCreditNote(program: Command, ctx: CommandContext): void {
   const cn = program.command('credit-note').description('work the return queue and issue credit notes');
@@ -23,39 +27,46 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     );
   cn.command('show')
     .description('show one decrypted return request in full')
-    .argument('<request-id>')
+    .argument('[request-id]', PICKED)
     .option('--reveal', 'show bank account details unmasked')
-    .action((requestId: string, flags: { reveal?: boolean }, cmd: Command) =>
+    .action((requestId: string | undefined, flags: { reveal?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./show.js'), { requestId, reveal: Boolean(flags.reveal) }),
     );
   cn.command('accept')
     .description('accept return requests (IDs or unique prefixes of 6+ characters)')
-    .argument('<request-id...>')
+    .argument('[request-id...]', PICKED)
     .option('--partial', 'accept only part of it (PARTIALLY_ACCEPTED)')
     .action((requestIds: string[], flags: { partial?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestIds, partial: Boolean(flags.partial) }),
     );
   cn.command('reject')
     .description('reject return requests; final, so a terminal asks first')
-    .argument('<request-id...>')
+    .argument('[request-id...]', PICKED)
+    .option('--reason <text>', 'why; kept on this machine only (the service takes no reason)')
     .option('--yes', 'do not ask for confirmation')
-    .action((requestIds: string[], flags: { yes?: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes }),
+    .action((requestIds: string[], flags: { yes?: boolean; reason?: string }, cmd: Command) =>
+      ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes, reason: flags.reason }),
     );
   cn.command('complete')
     .description('mark accepted returns as completed')
-    .argument('<request-id...>')
+    .argument('[request-id...]', PICKED)
     .action((requestIds: string[], _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds }));
   cn.command('status')
     .description('set the status of a return request')
-    .argument('<request-id>')
-    .argument('<status>', 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED')
-    .action((requestId: string, status: string, _flags, cmd: Command) =>
-      ctx.run(cmd, () => import('./status.js'), { requestId, status }),
-    );
+    .argument('[request-id]', PICKED)
+    .argument('[status]', 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED (required)')
+    .usage('[options] [request-id] <status>')
+    .action((first: string | undefined, second: string | undefined, _flags, cmd: Command) => {
+      // One argument is the STATUS when it is one (the ID is then chosen), else the ID without its STATUS.
+      const alone = second === undefined && first !== undefined && isSettableStatus(first);
+      const requestId = alone ? undefined : first;
+      const status = alone ? first : second;
+      if (status === undefined) return (cmd as unknown as { missingArgument(name: string): void }).missingArgument('status');
+      return ctx.run(cmd, () => import('./status.js'), { requestId, status });
+    });
   cn.command('issue')
     .description('validate a return against your records and issue the credit note')
-    .argument('<request-id>')
+    .argument('[request-id]', PICKED)
     .option('--original <path>', 'the original receipt record, if this machine did not issue it')
     .option('--document-number <n>', 'document number of the credit note')
     .option('--item <product-id:qty>', 'credit only this much of a requested product (repeatable; required when PARTIALLY_ACCEPTED)', collect)
@@ -64,11 +75,18 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--complete', 'set the request COMPLETED afterwards')
     .option('--idempotency-key <key>', 'Idempotency-Key of the submission (default: derived from the issuer and the document number)')
     .option('--abandon-pending', "close this request's credit note submission left under way instead of resuming it")
-    .action((requestId: string, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
+    .action((requestId: string | undefined, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
+  cn.command('triage')
+    .description('work through the open requests, oldest first, one key each (terminal only)')
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./triage.js'), {}));
   cn.command('template')
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
+}
+
+function isSettableStatus(value: string): boolean {
+  return (SETTABLE_STATUSES as readonly string[]).includes(value.trim().toUpperCase());
 }

@@ -1,4 +1,4 @@
-// `svc credit-note issue REQUEST_ID`: the whole of INTERFACE.md "RETURN_REQUESTED"
+// `svc credit-note issue [REQUEST_ID]`: the whole of INTERFACE.md "RETURN_REQUESTED"
 // processing. The request (or the part of it named with --item, which a PARTIALLY_ACCEPTED
 // request needs) is decrypted and checked against the merchant's own record of the
 // receipt, the credit note is computed from that record (never from the customer's figures)
@@ -11,6 +11,7 @@
 // both credit its last items. The exact request and its key are kept before they are sent:
 // a run killed at any point, or whose answer was lost, is finished by running it again.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import { pickRequestId } from '../../credit-notes/pick.js';
 import { mayBePrefix, resolveRequestIds } from '../../credit-notes/request-id.js';
 import {
   RequestStateError,
@@ -52,7 +53,8 @@ import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
 
 export interface IssueOptions {
-  requestId: string;
+  /** Undefined: chosen on a terminal among the open requests. */
+  requestId?: string | undefined;
   /** A receipt record JSON file, for a receipt another machine issued. */
   original?: string | undefined;
   documentNumber?: string | undefined;
@@ -118,12 +120,16 @@ interface Built {
   recipients: CreditNoteRecord['recipients'];
 }
 
-export async function run(opts: IssueOptions, f: Factory): Promise<void> {
-  if (opts.documentNumber !== undefined && opts.documentNumber.trim() === '') {
+export async function run(given: IssueOptions, f: Factory): Promise<void> {
+  if (given.documentNumber !== undefined && given.documentNumber.trim() === '') {
     throw new UsageError('--document-number must not be empty');
   }
-  if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
-  const items = (opts.item ?? []).map(parseItem);
+  if (given.idempotencyKey !== undefined) checkIdempotencyKey(given.idempotencyKey);
+  const items = (given.item ?? []).map(parseItem);
+  let opts: IssueOptions & { requestId: string } = {
+    ...given,
+    requestId: given.requestId ?? (await pickRequestId(f, { command: 'credit-note issue', usage: '[options] [request-id]', purpose: 'credit' })),
+  };
   const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
   const caller = await writeReceiptsCaller(f);
   const ledger = await f.ledger();
@@ -187,18 +193,20 @@ export async function run(opts: IssueOptions, f: Factory): Promise<void> {
 }
 
 /**
- * What `issue` would do with a request, for `show`: the credit note it would issue (lines
- * with names, quantities bought and asked for, amounts, total), the return window and what
- * the receipt was already credited — or the checks it would fail. Nothing is reserved or sent.
+ * What `issue` would do with a request (or the part of it `items` name), for `show` and
+ * `triage`: the credit note it would issue (lines with names, quantities bought and asked
+ * for, amounts, total), the return window and what the receipt was already credited — or
+ * the checks it would fail. Nothing is reserved or sent.
  */
-export async function describeDecision(f: Factory, caller: Caller, requestId: string): Promise<void> {
+export async function describeDecision(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = []): Promise<void> {
   try {
-    const opened = await openRequest(f, caller, { requestId }, []);
+    const opened = await openRequest(f, caller, { requestId }, items);
     const terms: Terms = { documentNumber: undefined, now: f.clock.now(), windowDays: returnWindowDays(f) };
     const ledger = await f.ledger();
     const shown = prepare(opened, creditedOf(await ledger.credits(opened.item.serviceReceiptId)), terms);
     preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
-    note(f.io, `checks: all passed; \`svc credit-note issue ${requestId}\` would issue this (--dry-run shows it without issuing)`);
+    const flags = items.map((i) => ` --item ${i.productId}:${i.quantity}`).join('');
+    note(f.io, `checks: all passed; \`svc credit-note issue ${requestId}${flags}\` would issue this (--dry-run shows it without issuing)`);
   } catch (error) {
     if (error instanceof ValidationError) {
       note(f.io, `checks: \`issue\` would refuse it:\n${error.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
@@ -224,7 +232,7 @@ function creditedBy(prepared: Prepared): Credited {
   };
 }
 
-async function openRequest(f: Factory, caller: Caller, opts: IssueOptions, items: readonly ItemQuantity[]): Promise<Opened> {
+async function openRequest(f: Factory, caller: Caller, opts: { requestId: string; original?: string | undefined }, items: readonly ItemQuantity[]): Promise<Opened> {
   const item = await findQueueItem(f, caller, opts.requestId);
   if (CLOSED.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {

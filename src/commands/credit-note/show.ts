@@ -1,8 +1,10 @@
-// `svc credit-note show REQUEST_ID [--reveal]`: one return request, decrypted, in full. Bank
-// details are masked to their last 4 characters unless --reveal, in --json output too.
+// `svc credit-note show [REQUEST_ID] [--reveal]`: one return request, decrypted, in full. Bank
+// details are masked to their last 4 characters unless --reveal, in --json output too. Without
+// an ID a terminal offers the open requests to choose from.
 import { writeReceiptsCaller } from '../../api/caller.js';
 import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js';
 import { age, maskedRequest } from '../../credit-notes/display.js';
+import { pickRequestId } from '../../credit-notes/pick.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { loadKeyring } from '../../crypto/keystore.js';
@@ -11,25 +13,30 @@ import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 
 export interface ShowOptions {
-  requestId: string;
+  /** Undefined: chosen on a terminal. */
+  requestId?: string | undefined;
   reveal: boolean;
 }
 
 export async function run(opts: ShowOptions, f: Factory): Promise<void> {
+  const given = opts.requestId ?? (await pickRequestId(f, { command: 'credit-note show', usage: '[options] [request-id]', purpose: 'show' }));
   const caller = await writeReceiptsCaller(f);
   // A unique prefix of the ID will do.
-  const item = await findQueueItem(f, caller, opts.requestId);
+  const item = await findQueueItem(f, caller, given);
   const requestId = item.requestId;
   const [read] = await readQueue([item], await loadKeyring(f));
   if (read === undefined || read.returnRequest === undefined) {
     throw new DecryptError(`cannot read return request ${requestId}: ${read?.decryptError ?? 'no result'}`);
   }
   const request = opts.reveal ? read.returnRequest : maskedRequest(read.returnRequest);
+  // The service takes no reason with a rejection: this machine's ledger may have kept one.
+  const rejection = f.io.json ? undefined : await (await f.ledger()).rejection(requestId);
   writeRecord(
     f.io,
     [
       ['request', item.requestId],
       ['status', item.status],
+      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${rejection.rejectedAt}; kept on this machine only)`] as [string, string]]),
       ['created', `${item.createdAt} (${age(item.createdAt, f.clock.now())} ago)`],
       ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
       ...refundFields(request),

@@ -47,6 +47,8 @@ const STEPS: readonly string[] = [
      first_seen TEXT NOT NULL,
      last_seen TEXT NOT NULL
    );`,
+  // 2: why the merchant rejected a request (the service takes no reason), with its kept item.
+  `ALTER TABLE queue_items ADD COLUMN rejection TEXT;`,
 ];
 
 export const EMBEDDED_SCHEMA_VERSION = STEPS.length;

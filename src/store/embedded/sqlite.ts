@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
+import { Rejection } from '../../credit-notes/rejection.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
@@ -196,6 +197,12 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     queueItem: async (requestId) => {
       const row = db.prepare('SELECT item FROM queue_items WHERE request_id = ?').get(requestId) as { item: string } | undefined;
       return row && (JSON.parse(row.item) as QueueItem);
+    },
+    keepRejection: (requestId, rejection) =>
+      write(() => db.prepare('UPDATE queue_items SET rejection = ? WHERE request_id = ?').run(JSON.stringify(rejection), requestId).changes > 0),
+    rejection: async (requestId) => {
+      const row = db.prepare('SELECT rejection FROM queue_items WHERE request_id = ?').get(requestId) as { rejection: string | null } | undefined;
+      return row?.rejection ? decode(Rejection, row.rejection, `the rejection of request ${requestId}`) : undefined;
     },
 
     importRecords: (records) =>

@@ -7,6 +7,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
+import { Rejection } from '../../credit-notes/rejection.js';
 import { UnavailableError } from '../../errors.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { redactDatabaseUrl } from '../database-url.js';
@@ -207,6 +208,17 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         const { rows } = await client.query('SELECT item FROM svc_queue_items WHERE request_id = $1', [requestId]);
         const row = rows[0] as { item: string } | undefined;
         return row && (JSON.parse(row.item) as QueueItem);
+      }),
+    keepRejection: (requestId, rejection) =>
+      withClient(async (client) => {
+        const { rowCount } = await client.query('UPDATE svc_queue_items SET rejection = $1 WHERE request_id = $2', [JSON.stringify(rejection), requestId]);
+        return (rowCount ?? 0) > 0;
+      }),
+    rejection: (requestId) =>
+      withClient(async (client) => {
+        const { rows } = await client.query('SELECT rejection FROM svc_queue_items WHERE request_id = $1', [requestId]);
+        const text = (rows[0] as { rejection: string | null } | undefined)?.rejection;
+        return text ? decode(Rejection, text, `the rejection of request ${requestId}`) : undefined;
       }),
 
     importRecords: (records) =>

@@ -65,6 +65,8 @@ export const STEPS: readonly string[] = [
      claimed_until timestamptz
    );
    CREATE INDEX svc_webhook_unprocessed ON svc_webhook_deliveries (received_at) WHERE processed_at IS NULL;`,
+  // 3: why the merchant rejected a request (the service takes no reason), with its kept item.
+  `ALTER TABLE svc_queue_items ADD COLUMN rejection text;`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = STEPS.length;

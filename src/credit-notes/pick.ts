@@ -1,0 +1,102 @@
+// A request ID left out: on a terminal, a list of the open requests to choose from (the
+// work a person is there to do, oldest first); anywhere else the usage error it always was,
+// naming the argument and where its values come from. `triage` walks the same list.
+import { writeReceiptsCaller, type Caller } from '../api/caller.js';
+import { listReturnRequests } from '../api/credit-note.js';
+import { loadKeyring } from '../crypto/keystore.js';
+import { CancelError, NotFoundError, UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { missingArgumentText } from '../help/arguments.js';
+import { oneLine } from '../io/output.js';
+import { canPrompt } from '../io/streams.js';
+import { displayWidth, fitWidth, padWidth } from '../io/width.js';
+import { age } from './display.js';
+import { OPEN_STATUSES } from './filter.js';
+import { readQueue, type ReadItem } from './queue.js';
+
+/** The command a picker stands in for, for its question and for the error without a terminal. */
+export interface PickFor {
+  /** `credit-note accept` */
+  command: string;
+  /** Its arguments as `--help` shows them: `[request-id...]`. */
+  usage: string;
+  /** What the chosen request is for: "accept" in "Which return request to accept?". */
+  purpose: string;
+}
+
+/** Shortest prefix shown; `credit-note` commands take a prefix of 6+ characters, the table shows 8. */
+const SHORT_ID = 8;
+
+/**
+ * The request a person chooses from the open ones. Without a terminal (or with --no-input
+ * or CI) a UsageError (exit 2), before anything is fetched; Esc or Ctrl-C is a CancelError
+ * (exit 3); an empty queue a NotFoundError (exit 6).
+ */
+export async function pickRequestId(f: Factory, what: PickFor): Promise<string> {
+  if (!canPrompt(f.io)) {
+    throw new UsageError(missingArgumentText('request-id'), {
+      hint: `usage: svc ${what.command} ${what.usage}; on a terminal, leave it out to choose from the open requests`,
+    });
+  }
+  const open = await openRequests(f, await writeReceiptsCaller(f));
+  if (open.length === 0) {
+    throw new NotFoundError('there are no open return requests to choose from', {
+      hint: `\`svc credit-note poll --all\` lists the closed ones too; give the ID to ${what.purpose} one of them`,
+    });
+  }
+  const now = f.clock.now();
+  const labels = choiceLabels(open, now, f.io.columns);
+  try {
+    return await f.prompter().select({
+      message: `Which return request to ${what.purpose}?`,
+      flag: 'a request ID',
+      choices: open.map((item, i) => ({ name: labels[i] ?? item.requestId, value: item.requestId, short: item.requestId })),
+    });
+  } catch (error) {
+    if (error instanceof CancelError) throw new CancelError('cancelled: no request was chosen, nothing was changed');
+    throw error;
+  }
+}
+
+/**
+ * The open requests (PENDING, ACCEPTED, PARTIALLY_ACCEPTED) the service lists, oldest first,
+ * each decrypted or with the reason it cannot be; kept in the ledger as seen (CONTRACT §8).
+ */
+export async function openRequests(f: Factory, caller: Caller): Promise<ReadItem[]> {
+  const listed = await listReturnRequests(caller);
+  const open = listed.filter((i) => (OPEN_STATUSES as readonly string[]).includes(i.status));
+  open.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.requestId.localeCompare(b.requestId));
+  await (await f.ledger()).rememberQueueItems(open);
+  return readQueue(open, await loadKeyring(f));
+}
+
+/**
+ * One line per request, in columns: short ID, status, age, the receipt's document number and
+ * what is asked back; cut to the terminal's width (a wrapped line would break the list).
+ * Customer-supplied text is made printable first.
+ */
+export function choiceLabels(items: readonly ReadItem[], now: number, columns: number): string[] {
+  const rows = items.map((item) => [
+    item.requestId.slice(0, SHORT_ID),
+    item.status,
+    age(item.createdAt, now),
+    item.returnRequest ? oneLine(item.returnRequest.receiptId) : '-',
+    item.returnRequest ? oneLine(linesSummary(item)) : `cannot read: ${oneLine(item.decryptError ?? '')}`,
+  ]);
+  const widths = [0, 1, 2, 3].map((col) => Math.max(...rows.map((r) => displayWidth(r[col] ?? ''))));
+  // The cursor and a space stand before each entry.
+  const room = Math.max(20, columns - 3);
+  return rows.map((r) =>
+    fitWidth(
+      r
+        .map((cell, col) => (col === 4 ? cell : padWidth(cell, widths[col] ?? 0, col === 2 ? 'right' : 'left')))
+        .join('  '),
+      room,
+    ),
+  );
+}
+
+/** "4001234567890 × 1, 4001111222333 × 2" */
+export function linesSummary(item: ReadItem): string {
+  return (item.returnRequest?.lineItems ?? []).map((line) => `${line.productId} × ${line.quantity}`).join(', ');
+}

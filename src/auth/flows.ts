@@ -39,6 +39,8 @@ export interface AuthorizeRequest {
   timeoutMs: number;
   /** Shows the URL to the approver; without one the URL is only printed. */
   openUrl: OpenUrl | undefined;
+  /** openUrl approves by itself (an --auto-approve sandbox): nobody is asked to open anything. */
+  automatic?: boolean;
 }
 
 export interface Authorization {
@@ -86,13 +88,13 @@ export async function authorizeInBrowser(req: AuthorizeRequest): Promise<Authori
       challenge: pkce.challenge,
       state: state.value,
     });
-    note(req.io, 'To approve svc, open this URL in a browser:');
+    note(req.io, req.automatic ? 'The sandbox approves this at once (--auto-approve):' : 'To approve svc, open this URL in a browser:');
     // On a line of its own, so a terminal makes it clickable and a script can pick it up.
     note(req.io, url);
     // The answer may come (or fail) while the browser is being opened: awaited below.
     listener.code.catch(() => undefined);
     // Said only when a browser did start (xdg-open can fail without a word).
-    if ((await req.openUrl?.(url)) === true) note(req.io, 'opened it in your browser');
+    if ((await req.openUrl?.(url)) === true && !req.automatic) note(req.io, 'opened it in your browser');
     const seconds = Math.round(req.timeoutMs / 1000);
     const code = await withSpinner(req.io, `Waiting for the approval (up to ${seconds} s)`, () => listener.code);
     return { code, verifier: pkce.verifier, redirectUri: listener.redirectUri };

@@ -35,6 +35,9 @@ describe('svc sandbox login', () => {
     const home = await homeWithRedirect();
     const login = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: auto.url, CI: 'true' } });
     expect(login.exitCode, login.stderr).toBe(0);
+    // Nobody is asked to open anything: the sandbox approves by itself.
+    expect(login.stderr).toContain('The sandbox approves this at once');
+    expect(login.stderr).not.toMatch(/open this URL in a browser|opened it in your browser/);
     const grants = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: auto.url } });
     expect((JSON.parse(grants.stdout) as unknown[]).length).toBeGreaterThan(0);
     const check = await runSvc(['auth', 'status', '--check'], { home, env: { SVC_BASE_URL: auto.url } });

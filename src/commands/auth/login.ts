@@ -88,7 +88,7 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
   }
   await checkServiceAnswers(api);
   const openUrl = opts.browser ? (deps.openUrl ?? (present ? systemBrowser(f.io) : undefined)) : undefined;
-  const authorization = await authorizeInBrowser({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, timeoutMs, openUrl });
+  const authorization = await authorizeInBrowser({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, timeoutMs, openUrl, automatic: opts.browser && deps.openUrl !== undefined });
 
   const config = await f.config();
   const cache = profileTokenCache(f, secrets, profile);

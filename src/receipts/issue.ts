@@ -20,6 +20,7 @@ import { canonicalTemplate } from './final-document.js';
 import { finalDocument } from './final-document.js';
 import type { ReceiptRecord } from './records.js';
 import { AlreadySubmittedError, contentDigest, derivedIdempotencyKey, sendPrepared, startedBy } from './submission.js';
+import { counted } from '../io/plural.js';
 
 /** How a step shows itself: a spinner and notes for one receipt, nothing per receipt in a batch. */
 export interface IssueUi {
@@ -100,7 +101,7 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
   const prepared = intent.context as Prepared;
   const count = prepared.recipients.length;
   const result = await sendPrepared(ledger, intent, what, (body, key) =>
-    ui.step(`submitting for ${count} device(s)`, () => submitEncryptedReceipt(caller, body as ReceiptSubmission, key)),
+    ui.step(`submitting for ${counted(count, 'device')}`, () => submitEncryptedReceipt(caller, body as ReceiptSubmission, key)),
   );
   if (result.templateHash !== prepared.templateHash) {
     ui.note(`warning: the service reports templateHash ${result.templateHash}, this svc computed ${prepared.templateHash}`);

@@ -8,6 +8,7 @@ import type { Sandbox } from './context.js';
 import { createGrant, findGrant, opaqueToken, revokeGrant, type GrantRecord } from './grants.js';
 import { HttpError } from './router.js';
 import { defineSlice, type Company, type Store, type User } from './state.js';
+import { counted } from '../io/plural.js';
 
 export const AUTHORIZATION_REQUEST_TTL_SECONDS = 10 * 60;
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
@@ -130,7 +131,7 @@ export function approveAuthorization(sandbox: Sandbox, requestId: string, choice
     redeemed: false,
   });
   store.requests.delete(requestId);
-  sandbox.log(`authorization request approved for client ${request.clientId}: ${grants.length} Grant(s)`);
+  sandbox.log(`authorization request approved for client ${request.clientId}: ${counted(grants.length, 'Grant')}`);
   return callbackUrl(request, { code });
 }
 
@@ -164,7 +165,7 @@ export function redeemCode(
   if (!code || code.clientId !== presented.clientId) throw invalidGrant('the authorization code is unknown');
   if (code.redeemed) {
     for (const grantId of code.grantIds) revokeGrant(sandbox, grantId);
-    sandbox.log(`authorization code presented twice: its ${code.grantIds.length} Grant(s) revoked`);
+    sandbox.log(`authorization code presented twice: its ${counted(code.grantIds.length, 'Grant')} revoked`);
     throw invalidGrant('the authorization code was already used; the Grants it gave were revoked');
   }
   if (sandbox.clock.now() >= code.expiresAt) throw invalidGrant('the authorization code has expired');

@@ -9,6 +9,7 @@ import { note } from '../io/streams.js';
 import { importLegacyFiles } from './embedded/legacy-files.js';
 import { checkDatabaseUrl } from './database-url.js';
 import type { LedgerStore } from './ledger.js';
+import { counted } from '../io/plural.js';
 
 /** <stateDir>/<profile>: the profile's own state (the embedded ledger, the webhook journal). */
 export function profileDir(f: Factory): string {
@@ -37,7 +38,7 @@ export async function openLedger(f: Factory): Promise<LedgerStore> {
   });
   try {
     const imported = await importLegacyFiles(store, dir);
-    if (imported > 0) note(f.io, `moved ${imported} local record(s) from JSON files into ${path}`);
+    if (imported > 0) note(f.io, `moved ${counted(imported, 'local record')} from JSON files into ${path}`);
   } catch (error) {
     await store.close();
     throw error;

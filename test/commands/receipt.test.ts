@@ -222,7 +222,7 @@ describe('receipt send', () => {
     });
 
     expect(h.streams.stdout()).toBe('sr-1\n');
-    expect(h.streams.stderr()).toContain('issued to 3 device(s) of email alice@example.com');
+    expect(h.streams.stderr()).toContain('issued to 3 devices of email alice@example.com');
 
     const record = await loadReceiptRecord(h.f, 'sr-1');
     expect(record).toEqual({
@@ -271,7 +271,7 @@ describe('receipt send', () => {
     replySend(h, groceries());
     await send({ file: await inputFile(h, 'receipt.json', groceries()), card: '4111 1111 1111 1111' }, h.f);
     expect(h.sent[1]!.body).toEqual({ cardNumber: ALICE.cardNumber });
-    expect(h.streams.stderr()).toContain('issued to 3 device(s) of card •••• 1111');
+    expect(h.streams.stderr()).toContain('issued to 3 devices of card •••• 1111');
     expect(h.output()).not.toContain(ALICE.cardNumber);
     const stored = await (await h.f.ledger()).receipt('sr-1');
     expect(stored?.lookup).toEqual({ by: 'card', display: '•••• 1111' });

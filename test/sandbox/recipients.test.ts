@@ -154,7 +154,7 @@ describe('POST /recipient/resolve', () => {
       await logged.close();
     }
     const log = lines.join('\n');
-    expect(log).toContain('recipient resolve by iban: 3 device(s)');
+    expect(log).toContain('recipient resolve by iban: 3 devices');
     expect(log).toContain('recipient resolve by phone: no match');
     for (const secret of ['0532013000', '1111111111', 'alice@', '4915100000009']) expect(log).not.toContain(secret);
   });

@@ -14,6 +14,7 @@ import { envVariableFor } from '../../secrets/env.js';
 import { chooseSecretBackend } from '../../secrets/open.js';
 import type { SecretBackend, SecretStore } from '../../secrets/store.js';
 import { readLocalSubscriptions } from '../../webhook/subscriptions.js';
+import { counted } from '../../io/plural.js';
 
 export interface StatusOptions {
   /** Ask the service too: exit non-zero, naming why, when the profile cannot work. */
@@ -200,7 +201,7 @@ function describeTokens(tokens: AuthorizationState['tokens'], now: number): stri
 
 function describeState(state: SecretState): string {
   const extra = [
-    state.keyPairs ? `${state.keyPairs} key pair(s) of \`svc keys\`, current ${state.currentKeyId ?? 'none'}` : undefined,
+    state.keyPairs ? `${counted(state.keyPairs, 'key pair')} of \`svc keys\`, current ${state.currentKeyId ?? 'none'}` : undefined,
     state.subscriptions ? `${state.subscriptions} subscription secret(s)` : undefined,
   ].filter((e) => e !== undefined);
   const single = singleState(state);

@@ -51,6 +51,7 @@ import { checkIdempotencyKey, contentDigest, derivedIdempotencyKey, sendPrepared
 import type { Credited, Intent, LedgerStore, ReceiptCredits } from '../../store/ledger.js';
 import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
+import { counted } from '../../io/plural.js';
 
 export interface IssueOptions {
   /** Undefined: chosen on a terminal among the open requests. */
@@ -347,7 +348,7 @@ async function submit(f: Factory, caller: Caller, ledger: LedgerStore, intent: I
   const built = intent.context as Built;
   const what = `credit note ${intent.documentNumber}`;
   const result = await sendPrepared(ledger, intent, what, (body, key) =>
-    withSpinner(f.io, `submitting for ${built.recipients.length} device(s)`, () => submitEncryptedCreditNote(caller, body as CreditNoteSubmission, key)),
+    withSpinner(f.io, `submitting for ${counted(built.recipients.length, 'device')}`, () => submitEncryptedCreditNote(caller, body as CreditNoteSubmission, key)),
   );
   if (result.templateHash !== built.templateHash) {
     note(f.io, `warning: the service reports templateHash ${result.templateHash}, this svc computed ${built.templateHash}`);
@@ -373,7 +374,7 @@ async function submit(f: Factory, caller: Caller, ledger: LedgerStore, intent: I
       cause: error,
     });
   }
-  note(f.io, `${what} issued to ${built.recipients.length} device(s); recorded in the ledger`);
+  note(f.io, `${what} issued to ${counted(built.recipients.length, 'device')}; recorded in the ledger`);
   return { result, finalHash: built.finalHash, recipients: built.recipients.length };
 }
 

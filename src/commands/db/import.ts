@@ -10,6 +10,7 @@ import { note } from '../../io/streams.js';
 import { openSqliteLedger } from '../../store/embedded/sqlite.js';
 import { profileDir } from '../../store/open.js';
 import { requireDatabaseUrl } from './database.js';
+import { counted } from '../../io/plural.js';
 
 export type ImportOptions = Record<string, never>;
 
@@ -40,7 +41,7 @@ export async function run(_opts: ImportOptions, f: Factory): Promise<void> {
   );
   if (result.conflicts.length === 0) return;
   for (const c of result.conflicts) note(f.io, `conflict: ${c.kind} ${c.serviceReceiptId} is in the database with other content; left as it is`);
-  throw new ImportConflictError(`${result.conflicts.length} record(s) differ from the database's and were not imported`, {
+  throw new ImportConflictError(`${counted(result.conflicts.length, 'record')} differ${result.conflicts.length === 1 ? 's' : ''} from the database's and were not imported`, {
     hint: 'compare `svc receipt list --json` with and without SVC_DATABASE_URL; the rest was imported',
   });
 }

@@ -19,6 +19,7 @@ import { checkIdempotencyKey } from '../../receipts/submission.js';
 import type { IdentifierFlags } from '../recipient/index.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
 import { readTemplateRequest } from './template-step.js';
+import { counted } from '../../io/plural.js';
 
 export interface SendOptions extends IdentifierFlags {
   /** The template request; with --batch, a JSONL file of lines instead. */
@@ -58,7 +59,7 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   const { record, earlier } = await issueReceipt(f, caller, await f.ledger(), { request, lookup, customer, idempotencyKey: opts.idempotencyKey, abandonPending: opts.abandonPending }, ui);
   report(f, record.submission, { templateHash: record.templateHash, finalHash: record.finalHash, recipients: record.recipients.length });
   if (earlier) note(f.io, `receipt ${request.documentNumber} was already issued as ${record.serviceReceiptId} at ${record.issuedAt}; nothing was sent again`);
-  else note(f.io, `issued to ${record.recipients.length} device(s) of ${lookup.kind} ${lookup.display}; recorded in the ledger`);
+  else note(f.io, `issued to ${counted(record.recipients.length, 'device')} of ${lookup.kind} ${lookup.display}; recorded in the ledger`);
 }
 
 function report(f: Factory, result: ReceiptSubmissionResult, extra: { templateHash: string; finalHash: string; recipients: number }): void {

@@ -23,6 +23,7 @@ import { coverageProblems, requireMatch } from '../recipients.js';
 import { queueJson, requireQueueRecord, setStatusByIssuer, statusAnswer } from '../returns.js';
 import { HttpError, json, validated, type Reply, type RouteRequest, type Router } from '../router.js';
 import { requireTemplate } from '../templates.js';
+import { counted } from '../../io/plural.js';
 
 const ENVELOPE_VERSION = 1;
 const SCOPE = { scope: 'write_receipts', apiKey: true } as const;
@@ -124,7 +125,7 @@ function issueCreditNote(sandbox: Sandbox, caller: Caller, submission: CreditNot
   });
   recordDeliveries(sandbox, deliveries);
   const delivered = deliveries.filter((d) => d.status === 'DELIVERED').length;
-  sandbox.log(`credit note ${serviceReceiptId}: ${delivered} of ${deliveries.length} device(s) could decrypt their entry`);
+  sandbox.log(`credit note ${serviceReceiptId}: ${delivered} of ${counted(deliveries.length, 'device')} could decrypt their entry`);
 
   // No device could open its copy, so none can build the envelope: nothing was accepted to announce.
   if (elected) {

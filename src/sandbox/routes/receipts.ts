@@ -13,6 +13,7 @@ import { listDeliveries, recordDeliveries, saveReceipt, type DeliveryRecord, typ
 import { coverageProblems, requireMatch } from '../recipients.js';
 import { HttpError, json, validated, type Reply, type Router } from '../router.js';
 import { requireTemplate } from '../templates.js';
+import { counted } from '../../io/plural.js';
 
 const DeliveriesQuery = z.object({ serviceReceiptId: z.string().min(1).optional() });
 
@@ -66,6 +67,6 @@ function submit(sandbox: Sandbox, { companyId, clientId }: Caller, submission: R
   });
   recordDeliveries(sandbox, deliveries);
   const delivered = deliveries.filter((d) => d.status === 'DELIVERED').length;
-  sandbox.log(`receipt ${serviceReceiptId}: ${delivered} of ${deliveries.length} device(s) could decrypt their entry`);
+  sandbox.log(`receipt ${serviceReceiptId}: ${delivered} of ${counted(deliveries.length, 'device')} could decrypt their entry`);
   return json(201, { serviceReceiptId, templateHash: template.templateHash, createdAt });
 }

@@ -4,6 +4,7 @@ import type { Sandbox } from '../context.js';
 import { authorize } from '../guard.js';
 import { findCustomer, issueMatch, normaliseLookup } from '../recipients.js';
 import { HttpError, json, validated, type Router } from '../router.js';
+import { counted } from '../../io/plural.js';
 
 const LOOKUP_KEYS = ['email', 'phone', 'iban', 'cardNumber', 'serviceReceiptId'] as const;
 
@@ -20,7 +21,7 @@ export function register(router: Router, sandbox: Sandbox): void {
     }
     const devices = sandbox.state.devicesOf(customer.id);
     const match = issueMatch(sandbox, caller.companyId, customer, devices);
-    sandbox.log(`recipient resolve by ${by}: ${devices.length} device(s)`);
+    sandbox.log(`recipient resolve by ${by}: ${counted(devices.length, 'device')}`);
     return json(200, {
       matchId: match.matchId,
       recipients: devices.map((device) => ({

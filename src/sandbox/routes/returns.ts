@@ -18,6 +18,7 @@ import { cancelByCustomer, enqueue, queueItem, requireQueueRecord, statusAnswer,
 import { countableQuantityProblem } from '../../contract/units.js';
 import { HttpError, json, validated, type Router } from '../router.js';
 import { findTemplate } from '../templates.js';
+import { counted } from '../../io/plural.js';
 
 const DEFAULT_REASON = 'DAMAGED';
 
@@ -26,7 +27,7 @@ export function register(router: Router, sandbox: Sandbox): void {
     const receipt = requireReceipt(sandbox, req.params.serviceReceiptId);
     const request = returnRequestOf(sandbox, receipt, validated(ReturnRequestTrigger, req.body ?? {}, 'the request body'));
     const record = submitReturnRequest(sandbox, receipt, request, requireIssuerPublicKey(sandbox, receipt));
-    sandbox.log(`return request ${record.requestId} for receipt ${receipt.serviceReceiptId}: ${request.lineItems.length} line(s)`);
+    sandbox.log(`return request ${record.requestId} for receipt ${receipt.serviceReceiptId}: ${counted(request.lineItems.length, 'line')}`);
     return json(201, queueItem(record));
   });
 

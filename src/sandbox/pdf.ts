@@ -70,7 +70,7 @@ interface GlyphFont {
   hasGlyphForCodePoint(codePoint: number): boolean;
 }
 
-/** Caps, breaks long runs and replaces what the font cannot show, counting both. */
+/** Caps, breaks long runs, composes letters and marks (NFC), and replaces what the font cannot show, counting cuts and replacements. */
 export function textFitter(font: GlyphFont | undefined): { fit(value: string): string; replaced: number; truncated: number; missing: Set<number> } {
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   const state = { replaced: 0, truncated: 0, missing: new Set<number>() };
@@ -88,16 +88,24 @@ export function textFitter(font: GlyphFont | undefined): { fit(value: string): s
     let out = '';
     let run = 0;
     for (const { segment } of segmenter.segment(source)) {
-      let shown = segment;
+      // A letter followed by combining marks (e + U+0301) is drawn right, but the PDF's text
+      // layer maps each glyph back on its own, so pdftotext gave "e ́" or a dotless "ı ̈".
+      // The precomposed letter (é, ï), where Unicode has one, is one glyph that maps back to
+      // itself: the text then extracts, searches and copies as the same characters.
+      let shown = segment.normalize('NFC');
       if (font) {
-        const points = [...segment].map((c) => c.codePointAt(0) ?? 0);
-        const lacking = points.filter((cp) => cp >= 0x20 && !font.hasGlyphForCodePoint(cp));
+        let lacking = lackingGlyphs(font, shown);
+        // A precomposed letter the font has no glyph for may still be drawn from its parts.
+        if (lacking.some((cp) => !invisible(cp)) && shown !== segment && !lackingGlyphs(font, segment).some((cp) => !invisible(cp))) {
+          shown = segment;
+          lacking = lackingGlyphs(font, segment);
+        }
         if (lacking.some((cp) => !invisible(cp))) {
-          for (const cp of points) if (!invisible(cp)) state.missing.add(cp);
+          for (const cp of codePoints(shown)) if (!invisible(cp)) state.missing.add(cp);
           state.replaced += 1;
           shown = '\uFFFD';
         } else if (lacking.length > 0) {
-          shown = [...segment].filter((c) => !lacking.includes(c.codePointAt(0) ?? 0)).join('');
+          shown = [...shown].filter((c) => !lacking.includes(c.codePointAt(0) ?? 0)).join('');
         }
       }
       run = /\s/.test(shown) ? 0 : run + 1;
@@ -110,6 +118,15 @@ export function textFitter(font: GlyphFont | undefined): { fit(value: string): s
     return out + cut;
   };
   return Object.assign(state, { fit });
+}
+
+function codePoints(value: string): number[] {
+  return [...value].map((c) => c.codePointAt(0) ?? 0);
+}
+
+/** The code points of `value` the font has no glyph for; below U+0020 are line breaks and tabs, laid out rather than drawn. */
+function lackingGlyphs(font: GlyphFont, value: string): number[] {
+  return codePoints(value).filter((cp) => cp >= 0x20 && !font.hasGlyphForCodePoint(cp));
 }
 
 export async function renderReceiptPdf(document: UblDocument, options: PdfOptions): Promise<RenderedPdf> {

@@ -169,6 +169,17 @@ describe('renderReceiptPdf: text in any script, bounded', () => {
     for (const expected of [...names, 'Receipt R-ÜNÏ-0001', 'Merci — Dziękujemy — Ευχαριστούμε — Спасибо']) expect(extracted).toContain(expected);
   });
 
+  it('decomposed Latin (a letter and a combining mark) comes out of pdftotext as the precomposed letter', async () => {
+    const name = 'Cafe\u0301 nai\u0308ve';
+    const { pdf, replaced } = await renderReceiptPdf({ note: 'Zo\u0308e', invoiceLine: [{ item: { name }, invoicedQuantity: { value: 1 } }] }, { createdAt: new Date(START) });
+    expect(replaced).toBe(0);
+    const extracted = await text(pdf);
+    expect(extracted).toContain('Caf\u00e9 na\u00efve');
+    expect(extracted).toContain('Z\u00f6e');
+    // U+06C0 is not in DejaVu Sans, but its parts (U+06D5 U+0654) are: drawn from those, not replaced.
+    expect((await renderReceiptPdf({ invoiceLine: [{ item: { name: '\u06D5\u0654' } }] }, { createdAt: new Date(START) })).replaced).toBe(0);
+  });
+
   it('CJK and emoji are printed as U+FFFD, counted, and named by code point in a closing note', async () => {
     const doc: UblDocument = { id: { value: 'R-😀-0001' }, invoiceLine: [{ item: { name: 'Crème brûlée 🍮 日本語' }, invoicedQuantity: { value: 1 } }, { item: { name: 'Family 👨‍👩‍👧 ok' } }] };
     const { pdf, replaced } = await renderReceiptPdf(doc, { createdAt: new Date(START) });

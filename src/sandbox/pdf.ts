@@ -74,8 +74,13 @@ interface GlyphFont {
 export function textFitter(font: GlyphFont | undefined): { fit(value: string): string; replaced: number; truncated: number; missing: Set<number> } {
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   const state = { replaced: 0, truncated: 0, missing: new Set<number>() };
-  // Invisible joiners and selectors: dropped when the font lacks them, not shown as �.
-  const invisible = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x1f3fb && cp <= 0x1f3ff) || (cp >= 0xe0020 && cp <= 0xe007f);
+  // Joiners, variation selectors and tag characters have no appearance of their own: dropped
+  // when the font lacks them, and not named in the note (the visible ones around them are).
+  const invisible = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0020 && cp <= 0xe007f);
+  // A skin-tone modifier the font lacks is dropped when its base is drawn (the base alone is
+  // still the emoji); when the whole grapheme becomes �, the modifier is one of the code
+  // points replaced, and is named like any other.
+  const droppable = (cp: number) => invisible(cp) || (cp >= 0x1f3fb && cp <= 0x1f3ff);
   const fit = (value: string): string => {
     let source = value;
     let cut = '';
@@ -96,11 +101,11 @@ export function textFitter(font: GlyphFont | undefined): { fit(value: string): s
       if (font) {
         let lacking = lackingGlyphs(font, shown);
         // A precomposed letter the font has no glyph for may still be drawn from its parts.
-        if (lacking.some((cp) => !invisible(cp)) && shown !== segment && !lackingGlyphs(font, segment).some((cp) => !invisible(cp))) {
+        if (lacking.some((cp) => !droppable(cp)) && shown !== segment && !lackingGlyphs(font, segment).some((cp) => !droppable(cp))) {
           shown = segment;
           lacking = lackingGlyphs(font, segment);
         }
-        if (lacking.some((cp) => !invisible(cp))) {
+        if (lacking.some((cp) => !droppable(cp))) {
           for (const cp of codePoints(shown)) if (!invisible(cp)) state.missing.add(cp);
           state.replaced += 1;
           shown = '\uFFFD';

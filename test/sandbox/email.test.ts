@@ -192,6 +192,14 @@ describe('renderReceiptPdf: text in any script, bounded', () => {
     expect(extracted).toMatch(/5 characters this PDF's font cannot show \(such as CJK or emoji\) are printed as \uFFFD: U\+1F36E U\+65E5 U\+672C U\+8A9E U\+1F468 U\+1F469 U\+1F467\./);
   });
 
+  it('an emoji with a skin-tone modifier is one U+FFFD, and the note names both of its code points', async () => {
+    const { pdf, replaced } = await renderReceiptPdf({ note: 'Thanks \u{1F44D}\u{1F3FD}', invoiceLine: [{ item: { name: 'Thing' } }] }, { createdAt: new Date(START) });
+    expect(replaced).toBe(1);
+    const extracted = await text(pdf);
+    expect(extracted).toContain('Thanks \uFFFD ');
+    expect(extracted).toContain('1 character this PDF\'s font cannot show (such as CJK or emoji) is printed as \uFFFD: U+1F44D U+1F3FD.');
+  });
+
   it('a note of a million characters without a break is cut, visibly, and long words wrap', async () => {
     const { pdf, truncated } = await renderReceiptPdf({ note: 'x'.repeat(1_000_000), invoiceLine: [{ item: { name: 'y'.repeat(500) } }] }, { createdAt: new Date(START) });
     expect(truncated).toBe(1);

@@ -171,15 +171,27 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
   const row = (given: readonly (string | undefined)[], bold = false) => {
     const cells = given.map(fit);
     pdf.font(bold ? 'text-bold' : 'text').fontSize(10);
-    const height = Math.max(...cells.map((cell, i) => pdf.heightOfString(cell ?? '', { width: COLUMNS[i]?.width ?? CONTENT_WIDTH })));
-    if (pdf.y + height > pdf.page.height - PAGE_MARGIN) pdf.addPage();
+    const heights = cells.map((cell, i) => pdf.heightOfString(cell ?? '', { width: COLUMNS[i]?.width ?? CONTENT_WIDTH }));
+    const height = Math.max(...heights);
+    const tallest = heights.indexOf(height);
+    const bottom = pdf.page.height - PAGE_MARGIN;
+    // A row taller than a whole page (a name of 2,000 characters) starts here when the rest of
+    // it fits beside its first lines: a fresh page would not hold it either, and this one
+    // would be left with only the header.
+    const needed = height <= bottom - PAGE_MARGIN ? height : Math.max(pdf.currentLineHeight(true), ...heights.filter((_, i) => i !== tallest));
+    if (pdf.y + needed > bottom) pdf.addPage();
     const top = pdf.y;
-    cells.forEach((cell, i) => {
+    const page = pdf.page;
+    // The tallest cell last: only it can run on to the next pages, and a cell drawn after it
+    // would land on the last of those instead of beside the row's first line.
+    for (const i of [...cells.keys()].filter((i) => i !== tallest).concat(tallest)) {
       const column = COLUMNS[i];
+      const cell = cells[i];
       if (column && cell) pdf.text(cell, column.x, top, { width: column.width, align: column.align });
-    });
+    }
     pdf.x = PAGE_MARGIN;
-    pdf.y = top + height + 4;
+    // A cell that ran on to another page left pdf.y under its last line there.
+    pdf.y = (pdf.page === page ? top + height : pdf.y) + 4;
   };
 
   const supplier = at(document, 'accountingSupplierParty');

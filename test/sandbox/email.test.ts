@@ -208,6 +208,28 @@ describe('renderReceiptPdf: text in any script, bounded', () => {
     expect(extracted.replace(/ /g, '')).toContain('y'.repeat(500));
   });
 
+  it('a name longer than a page starts under the header, its figures beside its first line; the next line follows its last', async () => {
+    const doc: UblDocument = {
+      id: { value: 'R-1' },
+      documentCurrencyCode: 'EUR',
+      invoiceLine: [
+        { item: { name: '\u0416'.repeat(400_000) }, invoicedQuantity: { value: 2 }, price: { priceAmount: { value: 12.5 } }, lineExtensionAmount: { value: 25 } },
+        { item: { name: 'Mug' }, invoicedQuantity: { value: 1 }, price: { priceAmount: { value: 8.4 } }, lineExtensionAmount: { value: 8.4 } },
+      ],
+    };
+    const { pdf } = await renderReceiptPdf(doc, { createdAt: new Date(START) });
+    const pages = (await pdfText(pdf)).split('\f').map((page) => page.split('\n').filter((line) => line.trim() !== ''));
+    const pageOf = (match: (line: string) => boolean) => pages.findIndex((lines) => lines.some(match));
+    const named = (line: string) => line.includes('\u0416');
+    expect(pageOf((line) => line.includes('Receipt R-1'))).toBe(0);
+    expect(pageOf(named)).toBe(0);
+    expect(pages[0]?.find(named)).toMatch(/^\s*\u0416+\s+2\s+12\.50 EUR\s+25\.00 EUR\s*$/);
+    expect(pages.flat().filter((line) => line.includes('12.50 EUR'))).toHaveLength(1);
+    const last = pages.findLastIndex((lines) => lines.some(named));
+    expect(last).toBeGreaterThan(0);
+    expect(pageOf((line) => line.includes('Mug'))).toBe(last);
+  });
+
   it('draws at most MAX_LINES lines and says how many more there were', async () => {
     const lines = Array.from({ length: MAX_LINES + 25 }, (_, i) => ({ item: { name: `L${i}` } }));
     const { pdf, truncated } = await renderReceiptPdf({ invoiceLine: lines }, { createdAt: new Date(START) });

@@ -17,7 +17,7 @@ import { MAX_BODY_BYTES } from '../contract/error.js';
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Why a signature was refused, with what the person watching can act on: the skew and who is ahead, how many secrets were tried. */
-function signatureReason(check: { reason: SignatureFailure; timestamp?: number }, secrets: number, now: number, tolerance: number): string {
+function signatureReason(check: { reason: SignatureFailure; timestamp?: number }, secrets: number, now: number, tolerance: number, noMatchAdvice: (tried: number) => string): string {
   const skew = check.timestamp === undefined ? 0 : Math.abs(now - check.timestamp);
   switch (check.reason) {
     case 'stale':
@@ -25,7 +25,7 @@ function signatureReason(check: { reason: SignatureFailure; timestamp?: number }
     case 'future':
       return `signature from the future: signed ${skew} s after this clock's now (tolerance ${tolerance} s); the sender's clock is ahead of this machine's`;
     case 'no_match':
-      return `no secret matched (${secrets} secret${secrets === 1 ? '' : 's'} tried): subscribe this profile, or set SVC_WEBHOOK_SECRET`;
+      return `no secret matched (${secrets} secret${secrets === 1 ? '' : 's'} tried): ${noMatchAdvice(secrets)}`;
     default:
       return SIGNATURE_PROBLEMS[check.reason];
   }
@@ -73,6 +73,8 @@ export interface ReceiverOptions {
    * listening) and resolves true when there are new ones, so the check runs once more.
    */
   refreshSecrets?: (() => Promise<boolean>) | undefined;
+  /** What to do when no secret matched, given how many were tried; by default: subscribe, or set SVC_WEBHOOK_SECRET. */
+  noMatchAdvice?: ((tried: number) => string) | undefined;
   clock: Clock;
   toleranceSeconds?: number;
   maxBodyBytes?: number;
@@ -146,7 +148,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     let verified = check();
     if (!verified.ok && verified.reason === 'no_match' && (await opts.refreshSecrets?.())) verified = check();
     if (!verified.ok) {
-      const reason = signatureReason(verified, opts.secrets().length, Math.floor(opts.clock.now() / 1000), tolerance);
+      const reason = signatureReason(verified, opts.secrets().length, Math.floor(opts.clock.now() / 1000), tolerance, opts.noMatchAdvice ?? (() => 'subscribe this profile, or set SVC_WEBHOOK_SECRET'));
       return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS[verified.reason], SIGNATURE_PROBLEMS[verified.reason], { reason });
     }
     // Signed, but not a JSON document in UTF-8: nothing any event could be made of, and not journalled.

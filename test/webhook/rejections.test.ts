@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import { MAX_BODY_BYTES } from '../../src/contract/error.js';
+import { writePrivateFile } from '../../src/io/private-file.js';
 import { openJournal, type Journal } from '../../src/webhook/journal.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../src/webhook/receiver.js';
 import { signPayload } from '../../src/webhook/signature.js';
@@ -110,6 +111,44 @@ describe('webhook listen, when it stops', () => {
     expect(h.streams.stderr()).toContain(
       'refused 12 deliveries while listening: 4 × signed too long ago (stale), 2 × signed in the future, 2 × no secret matched, ' +
         '1 × no signature header, 1 × malformed signature header, 1 × body too large, 1 × body not JSON\n',
+    );
+  });
+});
+
+describe('webhook listen with SVC_WEBHOOK_SECRET set, a delivery no secret matched', () => {
+  afterEach(() => closeHarnesses());
+  const THIRD_SECRET = 'whsec_dGhpcmQtc2VjcmV0LXRoaXJkLXNlY3JldC10aGlyZC0xMjM=';
+
+  async function refusedLine(setUp: (h: Awaited<ReturnType<typeof harness>>) => Promise<void> = async () => {}): Promise<string> {
+    const h = await harness({ env: { SVC_WEBHOOK_SECRET: SECRET } });
+    await setUp(h);
+    const l = await startListening(h);
+    try {
+      expect((await deliver(l.url, event, { secret: OTHER_SECRET })).status).toBe(400);
+    } finally {
+      await l.stop();
+    }
+    const stderr = h.streams.stderr();
+    for (const secret of [SECRET, OTHER_SECRET, THIRD_SECRET]) expect(stderr).not.toContain(secret);
+    return stderr.split('\n').find((line) => line.startsWith('refused a delivery')) ?? '';
+  }
+
+  it('as the one secret tried: says the delivery was not signed with it, not to set it', async () => {
+    expect(await refusedLine()).toBe(
+      'refused a delivery: 400 no secret matched (1 secret tried): the delivery was not signed with SVC_WEBHOOK_SECRET; ' +
+        "check that SVC_WEBHOOK_SECRET is the secret of the subscription that sends here",
+    );
+  });
+
+  it("beside a subscription's secret: says it was signed with neither", async () => {
+    const line = await refusedLine(async (h) => {
+      await (await h.f.secrets()).set('webhook-secret/whsub_1', THIRD_SECRET);
+      const subscription = { id: 'whsub_1', name: 'n', notificationUrl: 'http://127.0.0.1/webhooks', events: ['RETURN_REQUESTED'], createdAt: new Date(NOW).toISOString() };
+      await writePrivateFile(join(h.stateDir, 'shop', 'webhooks'), 'subscriptions.json', JSON.stringify({ version: 1, subscriptions: [subscription] }));
+    });
+    expect(line).toBe(
+      "refused a delivery: 400 no secret matched (2 secrets tried): the delivery was not signed with SVC_WEBHOOK_SECRET nor with the secret of this profile's subscription; " +
+        'check that SVC_WEBHOOK_SECRET is the secret of the subscription that sends here',
     );
   });
 });

@@ -24,7 +24,7 @@ import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent } from '../../webhook/processor.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
-import { journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
+import { environmentSecretAdvice, journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
 
 export interface ListenOptions {
   port: string;
@@ -129,6 +129,7 @@ export async function run(opts: ListenOptions, f: Factory, listenForStop: () => 
       journal,
       secrets: () => secrets.current(),
       refreshSecrets: () => secrets.refresh(),
+      noMatchAdvice: environmentSecretAdvice(f),
       clock: f.clock,
       onDelivery: (delivery, duplicate) => processor.enqueue(delivery, duplicate),
       onRejected: (rejection) => rejections.report(rejection),

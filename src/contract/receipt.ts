@@ -46,5 +46,9 @@ export const ReceiptEmailResponse = z.looseObject({
   messageId: NonEmptyString,
   /** `QUEUED` in the sandbox. */
   status: NonEmptyString,
+  /** Sandbox extension (a service need not send it): characters its PDF prints as U+FFFD. */
+  replacedCharacters: z.int().nonnegative().optional(),
+  /** Sandbox extension: texts cut short, and line lists left incomplete, in its PDF. */
+  truncatedTexts: z.int().nonnegative().optional(),
 });
 export type ReceiptEmailResponse = z.infer<typeof ReceiptEmailResponse>;

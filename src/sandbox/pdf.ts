@@ -70,12 +70,17 @@ interface GlyphFont {
   hasGlyphForCodePoint(codePoint: number): boolean;
 }
 
-/** Caps, breaks long runs and replaces what the font cannot show, counting both. */
+/** Caps, breaks long runs, composes letters and marks (NFC), and replaces what the font cannot show, counting cuts and replacements. */
 export function textFitter(font: GlyphFont | undefined): { fit(value: string): string; replaced: number; truncated: number; missing: Set<number> } {
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   const state = { replaced: 0, truncated: 0, missing: new Set<number>() };
-  // Invisible joiners and selectors: dropped when the font lacks them, not shown as �.
-  const invisible = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x1f3fb && cp <= 0x1f3ff) || (cp >= 0xe0020 && cp <= 0xe007f);
+  // Joiners, variation selectors and tag characters have no appearance of their own: dropped
+  // when the font lacks them, and not named in the note (the visible ones around them are).
+  const invisible = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0020 && cp <= 0xe007f);
+  // A skin-tone modifier the font lacks is dropped when its base is drawn (the base alone is
+  // still the emoji); when the whole grapheme becomes �, the modifier is one of the code
+  // points replaced, and is named like any other.
+  const droppable = (cp: number) => invisible(cp) || (cp >= 0x1f3fb && cp <= 0x1f3ff);
   const fit = (value: string): string => {
     let source = value;
     let cut = '';
@@ -88,16 +93,24 @@ export function textFitter(font: GlyphFont | undefined): { fit(value: string): s
     let out = '';
     let run = 0;
     for (const { segment } of segmenter.segment(source)) {
-      let shown = segment;
+      // A letter followed by combining marks (e + U+0301) is drawn right, but the PDF's text
+      // layer maps each glyph back on its own, so pdftotext gave "e ́" or a dotless "ı ̈".
+      // The precomposed letter (é, ï), where Unicode has one, is one glyph that maps back to
+      // itself: the text then extracts, searches and copies as the same characters.
+      let shown = segment.normalize('NFC');
       if (font) {
-        const points = [...segment].map((c) => c.codePointAt(0) ?? 0);
-        const lacking = points.filter((cp) => cp >= 0x20 && !font.hasGlyphForCodePoint(cp));
-        if (lacking.some((cp) => !invisible(cp))) {
-          for (const cp of points) if (!invisible(cp)) state.missing.add(cp);
+        let lacking = lackingGlyphs(font, shown);
+        // A precomposed letter the font has no glyph for may still be drawn from its parts.
+        if (lacking.some((cp) => !droppable(cp)) && shown !== segment && !lackingGlyphs(font, segment).some((cp) => !droppable(cp))) {
+          shown = segment;
+          lacking = lackingGlyphs(font, segment);
+        }
+        if (lacking.some((cp) => !droppable(cp))) {
+          for (const cp of codePoints(shown)) if (!invisible(cp)) state.missing.add(cp);
           state.replaced += 1;
           shown = '\uFFFD';
         } else if (lacking.length > 0) {
-          shown = [...segment].filter((c) => !lacking.includes(c.codePointAt(0) ?? 0)).join('');
+          shown = [...shown].filter((c) => !lacking.includes(c.codePointAt(0) ?? 0)).join('');
         }
       }
       run = /\s/.test(shown) ? 0 : run + 1;
@@ -110,6 +123,15 @@ export function textFitter(font: GlyphFont | undefined): { fit(value: string): s
     return out + cut;
   };
   return Object.assign(state, { fit });
+}
+
+function codePoints(value: string): number[] {
+  return [...value].map((c) => c.codePointAt(0) ?? 0);
+}
+
+/** The code points of `value` the font has no glyph for; below U+0020 are line breaks and tabs, laid out rather than drawn. */
+function lackingGlyphs(font: GlyphFont, value: string): number[] {
+  return codePoints(value).filter((cp) => cp >= 0x20 && !font.hasGlyphForCodePoint(cp));
 }
 
 export async function renderReceiptPdf(document: UblDocument, options: PdfOptions): Promise<RenderedPdf> {
@@ -149,15 +171,27 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
   const row = (given: readonly (string | undefined)[], bold = false) => {
     const cells = given.map(fit);
     pdf.font(bold ? 'text-bold' : 'text').fontSize(10);
-    const height = Math.max(...cells.map((cell, i) => pdf.heightOfString(cell ?? '', { width: COLUMNS[i]?.width ?? CONTENT_WIDTH })));
-    if (pdf.y + height > pdf.page.height - PAGE_MARGIN) pdf.addPage();
+    const heights = cells.map((cell, i) => pdf.heightOfString(cell ?? '', { width: COLUMNS[i]?.width ?? CONTENT_WIDTH }));
+    const height = Math.max(...heights);
+    const tallest = heights.indexOf(height);
+    const bottom = pdf.page.height - PAGE_MARGIN;
+    // A row taller than a whole page (a name of 2,000 characters) starts here when the rest of
+    // it fits beside its first lines: a fresh page would not hold it either, and this one
+    // would be left with only the header.
+    const needed = height <= bottom - PAGE_MARGIN ? height : Math.max(pdf.currentLineHeight(true), ...heights.filter((_, i) => i !== tallest));
+    if (pdf.y + needed > bottom) pdf.addPage();
     const top = pdf.y;
-    cells.forEach((cell, i) => {
+    const page = pdf.page;
+    // The tallest cell last: only it can run on to the next pages, and a cell drawn after it
+    // would land on the last of those instead of beside the row's first line.
+    for (const i of [...cells.keys()].filter((i) => i !== tallest).concat(tallest)) {
       const column = COLUMNS[i];
+      const cell = cells[i];
       if (column && cell) pdf.text(cell, column.x, top, { width: column.width, align: column.align });
-    });
+    }
     pdf.x = PAGE_MARGIN;
-    pdf.y = top + height + 4;
+    // A cell that ran on to another page left pdf.y under its last line there.
+    pdf.y = (pdf.page === page ? top + height : pdf.y) + 4;
   };
 
   const supplier = at(document, 'accountingSupplierParty');

@@ -17,7 +17,7 @@ import { MAX_BODY_BYTES } from '../contract/error.js';
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Why a signature was refused, with what the person watching can act on: the skew and who is ahead, how many secrets were tried. */
-function signatureReason(check: { reason: SignatureFailure; timestamp?: number }, secrets: number, now: number, tolerance: number): string {
+function signatureReason(check: { reason: SignatureFailure; timestamp?: number }, secrets: number, now: number, tolerance: number, noMatchAdvice: (tried: number) => string): string {
   const skew = check.timestamp === undefined ? 0 : Math.abs(now - check.timestamp);
   switch (check.reason) {
     case 'stale':
@@ -25,7 +25,7 @@ function signatureReason(check: { reason: SignatureFailure; timestamp?: number }
     case 'future':
       return `signature from the future: signed ${skew} s after this clock's now (tolerance ${tolerance} s); the sender's clock is ahead of this machine's`;
     case 'no_match':
-      return `no secret matched (${secrets} secret${secrets === 1 ? '' : 's'} tried): subscribe this profile, or set SVC_WEBHOOK_SECRET`;
+      return `no secret matched (${secrets} secret${secrets === 1 ? '' : 's'} tried): ${noMatchAdvice(secrets)}`;
     default:
       return SIGNATURE_PROBLEMS[check.reason];
   }
@@ -50,6 +50,15 @@ const SIGNATURE_PROBLEMS: Readonly<Record<SignatureFailure, string>> = {
   future: 'the signature time is ahead of this clock by more than the tolerance',
 };
 
+// Each is a different thing to fix (a clock, a secret, the sender), so each is counted apart.
+const SIGNATURE_KINDS: Readonly<Record<SignatureFailure, string>> = {
+  missing: 'no signature header',
+  malformed: 'malformed signature header',
+  no_match: 'no secret matched',
+  stale: 'signed too long ago (stale)',
+  future: 'signed in the future',
+};
+
 export interface ReceiverOptions {
   host: string;
   /** 0 picks a free port. */
@@ -64,6 +73,8 @@ export interface ReceiverOptions {
    * listening) and resolves true when there are new ones, so the check runs once more.
    */
   refreshSecrets?: (() => Promise<boolean>) | undefined;
+  /** What to do when no secret matched, given how many were tried; by default: subscribe, or set SVC_WEBHOOK_SECRET. */
+  noMatchAdvice?: ((tried: number) => string) | undefined;
   clock: Clock;
   toleranceSeconds?: number;
   maxBodyBytes?: number;
@@ -78,6 +89,9 @@ export interface ReceiverOptions {
 export interface Rejection {
   status: number;
   code: string;
+  /** In a few words, the same for every request refused alike ("signed in the future"): what a count is kept by. */
+  kind: string;
+  /** The whole reason for this one, with figures (the skew, the secrets tried). */
   reason: string;
 }
 
@@ -107,24 +121,24 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, ...close });
     res.end(text);
   };
-  const refuse = (res: ServerResponse, status: number, error: string, description: string, headers?: Record<string, string>, reason = description) => {
-    if (status < 500) opts.onRejected?.({ status, code: error, reason });
-    reply(res, status, { error, error_description: description, timestamp: new Date(opts.clock.now()).toISOString() }, headers);
+  const refuse = (res: ServerResponse, status: number, error: string, kind: string, description: string, more: { headers?: Record<string, string>; reason?: string } = {}) => {
+    if (status < 500) opts.onRejected?.({ status, code: error, kind, reason: more.reason ?? description });
+    reply(res, status, { error, error_description: description, timestamp: new Date(opts.clock.now()).toISOString() }, more.headers);
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const pathname = (req.url ?? '/').split('?', 1)[0];
-    if (pathname !== opts.path) return refuse(res, 404, 'not_found', `deliveries are accepted at POST ${opts.path} only`);
-    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'deliveries are POST requests', { allow: 'POST' });
+    if (pathname !== opts.path) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} only`);
+    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'not a POST', 'deliveries are POST requests', { headers: { allow: 'POST' } });
     if (!JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
-      return refuse(res, 415, 'unsupported_media_type', 'a delivery has Content-Type: application/json');
+      return refuse(res, 415, 'unsupported_media_type', 'not Content-Type: application/json', 'a delivery has Content-Type: application/json');
     }
-    const tooLarge = () => refuse(res, 413, 'payload_too_large', `the body is larger than ${max} bytes`);
+    const tooLarge = () => refuse(res, 413, 'payload_too_large', 'body too large', `the body is larger than ${max} bytes`);
     if (Number(req.headers['content-length'] ?? 0) > max) return tooLarge();
     // Node joins repeated headers with ", ", which the strict grammar then refuses as malformed.
     const header = req.headers['x-service-signature'];
     // No need to read a body that cannot be accepted.
-    if (typeof header !== 'string' || header === '') return refuse(res, 400, 'invalid_signature', SIGNATURE_PROBLEMS.missing);
+    if (typeof header !== 'string' || header === '') return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS.missing, SIGNATURE_PROBLEMS.missing);
 
     const raw = await readBody(req, max);
     if (raw === 'aborted') return;
@@ -134,10 +148,11 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     let verified = check();
     if (!verified.ok && verified.reason === 'no_match' && (await opts.refreshSecrets?.())) verified = check();
     if (!verified.ok) {
-      return refuse(res, 400, 'invalid_signature', SIGNATURE_PROBLEMS[verified.reason], undefined, signatureReason(verified, opts.secrets().length, Math.floor(opts.clock.now() / 1000), tolerance));
+      const reason = signatureReason(verified, opts.secrets().length, Math.floor(opts.clock.now() / 1000), tolerance, opts.noMatchAdvice ?? (() => 'subscribe this profile, or set SVC_WEBHOOK_SECRET'));
+      return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS[verified.reason], SIGNATURE_PROBLEMS[verified.reason], { reason });
     }
     // Signed, but not a JSON document in UTF-8: nothing any event could be made of, and not journalled.
-    if (!isJsonText(raw)) return refuse(res, 415, 'unsupported_media_type', 'the signed body is not a JSON document in UTF-8');
+    if (!isJsonText(raw)) return refuse(res, 415, 'unsupported_media_type', 'body not JSON', 'the signed body is not a JSON document in UTF-8');
 
     const headers: Record<string, string> = {};
     for (const name of JOURNALLED_HEADERS) {
@@ -149,7 +164,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
       recorded = await opts.journal.record(raw, headers, eventNameOf(raw));
     } catch (error) {
       opts.onJournalError(error);
-      return refuse(res, 503, 'unavailable', 'the delivery could not be stored; retry later', { 'retry-after': '1' });
+      return refuse(res, 503, 'unavailable', 'not stored', 'the delivery could not be stored; retry later', { headers: { 'retry-after': '1' } });
     }
     const { entry, duplicate } = recorded;
     reply(res, 200, { received: true, id: entry.id, duplicate });
@@ -158,7 +173,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
 
   const server: Server = createServer((req, res) => {
     const handled = handle(req, res).catch(() => {
-      if (!res.headersSent) refuse(res, 500, 'server_error', 'the receiver failed; retry later');
+      if (!res.headersSent) refuse(res, 500, 'server_error', 'receiver failed', 'the receiver failed; retry later');
       else res.destroy();
     });
     active.add(handled);

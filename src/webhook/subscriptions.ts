@@ -17,6 +17,7 @@ import type { Factory } from '../factory.js';
 import { matchPrefix } from '../ids/prefix.js';
 import { fsErrorCode, pathSegment, profileStateDir, writePrivateFile } from '../io/private-file.js';
 import { resolveProfileName } from '../config/settings.js';
+import { envVariableFor } from '../secrets/env.js';
 
 /** The secret of SVC_WEBHOOK_SECRET (src/secrets/env.ts), or one stored by hand. */
 const PROFILE_SECRET_KEY = 'webhook-secret';
@@ -219,6 +220,21 @@ export async function knownSecrets(f: Factory): Promise<string[]> {
   const keys = [PROFILE_SECRET_KEY, ...(await readLocalSubscriptions(f)).map((s) => subscriptionSecretKey(s.id))];
   const values = await Promise.all(keys.map((key) => store.get(key)));
   return [...new Set(values.filter((v): v is string => v !== null && v !== ''))];
+}
+
+/**
+ * What to check when a delivery matched none of the secrets tried, when SVC_WEBHOOK_SECRET
+ * is set: it is one of them (in place of the stored `webhook-secret`), so the usual advice to
+ * set it would send the person in a circle. Undefined when it is not set. Names no secret.
+ */
+export function environmentSecretAdvice(f: Factory): ((tried: number) => string) | undefined {
+  const variable = envVariableFor(f.env, PROFILE_SECRET_KEY);
+  if (variable === undefined) return undefined;
+  return (tried) => {
+    const others = tried - 1;
+    const besides = others <= 0 ? '' : ` nor with the secret${others === 1 ? " of this profile's subscription" : `s of this profile's ${others} subscriptions`}`;
+    return `the delivery was not signed with ${variable}${besides}; check that ${variable} is the secret of the subscription that sends here`;
+  };
 }
 
 /**

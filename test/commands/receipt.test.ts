@@ -398,6 +398,26 @@ describe('receipt email', () => {
     expect(JSON.parse(h.streams.stdout())).toEqual({ messageId: 'msg-1', status: 'QUEUED' });
   });
 
+  it('says once on stderr when the service reports characters printed as \uFFFD or texts cut short, and not when it reports none or says nothing', async () => {
+    const answers: [object, string | undefined][] = [
+      [{ replacedCharacters: 2, truncatedTexts: 1 }, 'note: the PDF prints 2 characters its font cannot show as \uFFFD and cuts 1 text short (see `svc sandbox outbox`)\n'],
+      [{ replacedCharacters: 1, truncatedTexts: 0 }, 'note: the PDF prints 1 character its font cannot show as \uFFFD (see `svc sandbox outbox`)\n'],
+      [{ replacedCharacters: 0, truncatedTexts: 3 }, 'note: the PDF cuts 3 texts short (see `svc sandbox outbox`)\n'],
+      [{ replacedCharacters: 0, truncatedTexts: 0 }, undefined],
+      [{}, undefined],
+    ];
+    for (const [reported, expected] of answers) {
+      for (const json of [false, true]) {
+        const h = await harness({ json });
+        h.reply('/receipt/template', 201, templateFor(groceries()));
+        h.reply('/receipt/email', 202, { messageId: 'msg-1', status: 'QUEUED', ...reported });
+        await email({ file: await inputFile(h, 'receipt.json', groceries()), to: 'alice@example.com' }, h.f);
+        const notes = h.streams.stderr().split('\n').filter((line) => line.startsWith('note: the PDF'));
+        expect(notes.map((line) => `${line}\n`)).toEqual(expected === undefined ? [] : [expected]);
+      }
+    }
+  });
+
   it('checks the address before anything is sent', async () => {
     const h = await harness();
     const error = await email({ file: await inputFile(h, 'receipt.json', groceries()), to: 'alice' }, h.f).catch((e: unknown) => e);

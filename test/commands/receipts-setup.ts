@@ -16,6 +16,7 @@ import type { ReceiptTemplateRequest, UblDocument } from '../../src/contract/tem
 import { createFactory, type Factory } from '../../src/factory.js';
 import { testStreams, type TestStreams } from '../../src/io/test-streams.js';
 import { buildProgram } from '../../src/root.js';
+import { withEnvSecrets } from '../../src/secrets/env.js';
 import { memorySecretStore } from '../../src/secrets/store.js';
 
 export const BASE = 'https://svc.test';
@@ -97,6 +98,8 @@ export interface HarnessOptions {
   json?: boolean;
   tty?: boolean;
   debug?: boolean;
+  /** More environment (SVC_WEBHOOK_SECRET...); credential variables stand in for stored secrets, as in svc. */
+  env?: Record<string, string>;
 }
 
 const open: { mock: MockAgent; stateDir: string }[] = [];
@@ -110,13 +113,14 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const streams = testStreams({ json, stdoutIsTTY: opts.tty ?? false });
   const clock = fixedClock(NOW);
   const debug = opts.debug ?? false;
+  const env = { SVC_STATE_DIR: stateDir, ...opts.env };
   const f = createFactory({
-    env: { SVC_STATE_DIR: stateDir },
+    env,
     globals: { profile: 'shop', json, input: false, debug, color: false },
     io: streams.io,
     clock,
     config: memoryConfigStore({ shop: { baseUrl: BASE } }),
-    secrets: memorySecretStore(),
+    secrets: withEnvSecrets(memorySecretStore(), env),
     api: createApiClient({ baseUrl: BASE, io: streams.io, debug, clock, dispatcher: mock, sleep: async () => {} }),
   });
   const pool = mock.get(BASE);

@@ -4,6 +4,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
+import { signPayload } from '../../src/webhook/signature.js';
 import { repoRoot, runSvc, svcBin, svcEnv } from './helpers.js';
 import { useMerchant } from './merchant.js';
 
@@ -38,7 +39,49 @@ describe('webhook listen, deliveries refused', () => {
       child.kill('SIGTERM');
       await child;
     }
-    expect(stderr).toMatch(/refused \d+ deliver(y|ies) while listening: \d+ × 400 invalid_signature/);
+    expect(stderr).toMatch(/refused (\d+) deliver(y|ies) while listening: \1 × signed in the future\n/);
+  });
+});
+
+describe('webhook listen with SVC_WEBHOOK_SECRET set', () => {
+  it('a delivery signed with another secret: not signed with SVC_WEBHOOK_SECRET, check it; never a secret', async () => {
+    const m = merchant();
+    const configured = 'whsec_ZTJlLWNvbmZpZ3VyZWQtc2VjcmV0LTEyMzQ1Njc4OTAxMjM=';
+    const other = 'whsec_ZTJlLW90aGVyLXNlY3JldC1vdGhlci0xMjM0NTY3ODkwMTI=';
+    const port = await freeLoopbackPort();
+    const child = execa('node', [svcBin, 'webhook', 'listen', '--port', String(port)], {
+      env: svcEnv(m.home, { ...m.env, SVC_WEBHOOK_SECRET: configured }),
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+    });
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    try {
+      for (const deadline = Date.now() + 20_000; !stderr.includes('listening on'); ) {
+        if (Date.now() > deadline) throw new Error(`the listener did not start:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const body = JSON.stringify({ event: 'RETURN_REQUESTED', data: {} });
+      const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': signPayload(other, body, Math.floor(Date.now() / 1000)) },
+        body,
+      });
+      expect(res.status).toBe(400);
+      await res.text();
+    } finally {
+      child.kill('SIGTERM');
+      await child;
+    }
+    // The merchant is shared by this file: a subscription made by a test before adds its secret.
+    expect(stderr).toMatch(
+      /refused a delivery: 400 no secret matched \(\d+ secrets? tried\): the delivery was not signed with SVC_WEBHOOK_SECRET( nor with [^;]*)?; check that SVC_WEBHOOK_SECRET is the secret of the subscription that sends here\n/,
+    );
+    expect(stderr).toContain('refused 1 delivery while listening: 1 × no secret matched\n');
+    expect(stderr).not.toContain('or set SVC_WEBHOOK_SECRET');
+    for (const secret of [configured, other]) expect(stderr).not.toContain(secret);
   });
 });
 

@@ -43,7 +43,7 @@ describe('POST /receipt/email', () => {
   it('answers 202 QUEUED and keeps the message and its PDF in the outbox', async () => {
     const { status, body } = await email({ to: 'alice@example.com', template, customer: { name: 'Alice Example' } });
     expect(status).toBe(202);
-    expect(body).toEqual({ messageId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'QUEUED' });
+    expect(body).toEqual({ messageId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'QUEUED', replacedCharacters: 0, truncatedTexts: 0 });
 
     const outbox = await h.call<OutboxMessage[]>('GET', '/sandbox/outbox');
     expect(outbox.body).toEqual([
@@ -169,6 +169,17 @@ describe('renderReceiptPdf: text in any script, bounded', () => {
     for (const expected of [...names, 'Receipt R-ÜNÏ-0001', 'Merci — Dziękujemy — Ευχαριστούμε — Спасибо']) expect(extracted).toContain(expected);
   });
 
+  it('decomposed Latin (a letter and a combining mark) comes out of pdftotext as the precomposed letter', async () => {
+    const name = 'Cafe\u0301 nai\u0308ve';
+    const { pdf, replaced } = await renderReceiptPdf({ note: 'Zo\u0308e', invoiceLine: [{ item: { name }, invoicedQuantity: { value: 1 } }] }, { createdAt: new Date(START) });
+    expect(replaced).toBe(0);
+    const extracted = await text(pdf);
+    expect(extracted).toContain('Caf\u00e9 na\u00efve');
+    expect(extracted).toContain('Z\u00f6e');
+    // U+06C0 is not in DejaVu Sans, but its parts (U+06D5 U+0654) are: drawn from those, not replaced.
+    expect((await renderReceiptPdf({ invoiceLine: [{ item: { name: '\u06D5\u0654' } }] }, { createdAt: new Date(START) })).replaced).toBe(0);
+  });
+
   it('CJK and emoji are printed as U+FFFD, counted, and named by code point in a closing note', async () => {
     const doc: UblDocument = { id: { value: 'R-😀-0001' }, invoiceLine: [{ item: { name: 'Crème brûlée 🍮 日本語' }, invoicedQuantity: { value: 1 } }, { item: { name: 'Family 👨‍👩‍👧 ok' } }] };
     const { pdf, replaced } = await renderReceiptPdf(doc, { createdAt: new Date(START) });
@@ -181,12 +192,42 @@ describe('renderReceiptPdf: text in any script, bounded', () => {
     expect(extracted).toMatch(/5 characters this PDF's font cannot show \(such as CJK or emoji\) are printed as \uFFFD: U\+1F36E U\+65E5 U\+672C U\+8A9E U\+1F468 U\+1F469 U\+1F467\./);
   });
 
+  it('an emoji with a skin-tone modifier is one U+FFFD, and the note names both of its code points', async () => {
+    const { pdf, replaced } = await renderReceiptPdf({ note: 'Thanks \u{1F44D}\u{1F3FD}', invoiceLine: [{ item: { name: 'Thing' } }] }, { createdAt: new Date(START) });
+    expect(replaced).toBe(1);
+    const extracted = await text(pdf);
+    expect(extracted).toContain('Thanks \uFFFD ');
+    expect(extracted).toContain('1 character this PDF\'s font cannot show (such as CJK or emoji) is printed as \uFFFD: U+1F44D U+1F3FD.');
+  });
+
   it('a note of a million characters without a break is cut, visibly, and long words wrap', async () => {
     const { pdf, truncated } = await renderReceiptPdf({ note: 'x'.repeat(1_000_000), invoiceLine: [{ item: { name: 'y'.repeat(500) } }] }, { createdAt: new Date(START) });
     expect(truncated).toBe(1);
     const extracted = await text(pdf);
     expect(extracted).toContain('… (998001 more characters not shown)');
     expect(extracted.replace(/ /g, '')).toContain('y'.repeat(500));
+  });
+
+  it('a name longer than a page starts under the header, its figures beside its first line; the next line follows its last', async () => {
+    const doc: UblDocument = {
+      id: { value: 'R-1' },
+      documentCurrencyCode: 'EUR',
+      invoiceLine: [
+        { item: { name: '\u0416'.repeat(400_000) }, invoicedQuantity: { value: 2 }, price: { priceAmount: { value: 12.5 } }, lineExtensionAmount: { value: 25 } },
+        { item: { name: 'Mug' }, invoicedQuantity: { value: 1 }, price: { priceAmount: { value: 8.4 } }, lineExtensionAmount: { value: 8.4 } },
+      ],
+    };
+    const { pdf } = await renderReceiptPdf(doc, { createdAt: new Date(START) });
+    const pages = (await pdfText(pdf)).split('\f').map((page) => page.split('\n').filter((line) => line.trim() !== ''));
+    const pageOf = (match: (line: string) => boolean) => pages.findIndex((lines) => lines.some(match));
+    const named = (line: string) => line.includes('\u0416');
+    expect(pageOf((line) => line.includes('Receipt R-1'))).toBe(0);
+    expect(pageOf(named)).toBe(0);
+    expect(pages[0]?.find(named)).toMatch(/^\s*\u0416+\s+2\s+12\.50 EUR\s+25\.00 EUR\s*$/);
+    expect(pages.flat().filter((line) => line.includes('12.50 EUR'))).toHaveLength(1);
+    const last = pages.findLastIndex((lines) => lines.some(named));
+    expect(last).toBeGreaterThan(0);
+    expect(pageOf((line) => line.includes('Mug'))).toBe(last);
   });
 
   it('draws at most MAX_LINES lines and says how many more there were', async () => {
@@ -210,7 +251,7 @@ describe('POST /receipt/email with a 1 MiB body', () => {
     const sending = h.call('POST', '/receipt/email', { token, body: { to: 'alice@example.com', template } });
     const health = await h.call('GET', '/sandbox/health');
     expect(health.status).toBe(200);
-    expect((await sending).status).toBe(202);
+    expect(await sending).toMatchObject({ status: 202, body: { truncatedTexts: 1, replacedCharacters: 0 } });
     const outbox = await h.call<OutboxMessage[]>('GET', '/sandbox/outbox');
     expect(outbox.body.at(-1)).toMatchObject({ truncatedTexts: 1, replacedCharacters: 0 });
   });

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeReceiptsCaller } from '../../api/caller.js';
 import { emailReceipt } from '../../api/receipt.js';
-import { ReceiptEmailRequest } from '../../contract/receipt.js';
+import { ReceiptEmailRequest, type ReceiptEmailResponse } from '../../contract/receipt.js';
 import { parseOrThrow } from '../../contract/validate.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -24,7 +24,21 @@ export async function run(opts: EmailOptions, f: Factory): Promise<void> {
   const caller = await writeReceiptsCaller(f);
   const { document } = await fetchTemplate(f, caller, request);
   const sent = await withSpinner(f.io, 'queueing the email', () => emailReceipt(caller, { to, template: document }, randomUUID()));
+  // Said under --json too, like the template's warnings: it is about what the customer gets.
+  const lacking = renderingNote(sent);
+  if (lacking !== undefined) note(f.io, lacking);
   if (f.io.json) return writeJson(f.io, sent);
   println(f.io, sent.messageId);
   note(f.io, `receipt ${request.documentNumber} ${sent.status.toLowerCase()} for ${to}`);
+}
+
+/** What the PDF could not show as sent, when the service says (the sandbox does; a service may not). */
+function renderingNote(sent: ReceiptEmailResponse): string | undefined {
+  const replaced = sent.replacedCharacters ?? 0;
+  const cut = sent.truncatedTexts ?? 0;
+  const parts = [
+    replaced > 0 ? `prints ${replaced} character${replaced === 1 ? '' : 's'} its font cannot show as \uFFFD` : '',
+    cut > 0 ? `cuts ${cut} text${cut === 1 ? '' : 's'} short` : '',
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? undefined : `note: the PDF ${parts.join(' and ')} (see \`svc sandbox outbox\`)`;
 }

@@ -1,6 +1,6 @@
 import { OutboxMessageList, type OutboxMessage } from '../../contract/sandbox-inspect.js';
 import type { Factory } from '../../factory.js';
-import { writeList, type Column } from '../../io/output.js';
+import { writeList, type Column, type Tone } from '../../io/output.js';
 import { sandboxRequest } from './request.js';
 
 export type OutboxOptions = Record<string, never>;
@@ -11,7 +11,19 @@ const COLUMNS: readonly Column<OutboxMessage>[] = [
   { header: 'DOCUMENT', value: (m) => m.documentNumber },
   { header: 'CREATED', value: (m) => m.createdAt },
   { header: 'SIZE', value: (m) => String(m.size) },
+  // What the customer's PDF lacks: characters printed as � and texts cut short. Empty when
+  // an older sandbox did not say.
+  { header: 'REPLACED', value: (m) => count(m.replacedCharacters), align: 'right', tone: flagged },
+  { header: 'CUT', value: (m) => count(m.truncatedTexts), align: 'right', tone: flagged },
 ];
+
+function count(value: number | undefined): string {
+  return value === undefined ? '' : String(value);
+}
+
+function flagged(value: string): Tone | undefined {
+  return value !== '' && value !== '0' ? 'yellow' : undefined;
+}
 
 export async function run(_opts: OutboxOptions, f: Factory): Promise<void> {
   const messages = await sandboxRequest(f, { method: 'GET', path: '/sandbox/outbox', schema: OutboxMessageList });

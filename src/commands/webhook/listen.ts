@@ -24,7 +24,7 @@ import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent } from '../../webhook/processor.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
-import { journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
+import { environmentSecretAdvice, journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
 
 export interface ListenOptions {
   port: string;
@@ -131,6 +131,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
       journal,
       secrets: () => secrets.current(),
       refreshSecrets: () => secrets.refresh(),
+      noMatchAdvice: environmentSecretAdvice(f),
       clock: f.clock,
       onDelivery: (delivery, duplicate) => processor.enqueue(delivery, duplicate),
       onRejected: (rejection) => rejections.report(rejection),
@@ -179,21 +180,23 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
 /**
  * Every refused request in one line on stderr (and an NDJSON line with `"rejected": true` on
  * stdout under --json), so that a listener that gets deliveries it cannot accept says so;
- * a count by reason when it stops. Never the body or a secret.
+ * a count by reason when it stops, the most frequent first. Never the body or a secret.
  */
 function rejectionReporter(f: Factory): { report(rejection: Rejection): void; summarize(): void } {
+  // By kind, not by error code: one code (400 invalid_signature) covers a clock, a secret and a sender to fix.
   const counts = new Map<string, number>();
   return {
     report(rejection) {
-      const kind = `${rejection.status} ${rejection.code}`;
-      counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      counts.set(rejection.kind, (counts.get(rejection.kind) ?? 0) + 1);
       note(f.io, `refused a delivery: ${rejection.status} ${rejection.reason}`);
       if (f.io.json) f.io.stdout.write(`${jsonText({ rejected: true, receivedAt: new Date(f.clock.now()).toISOString(), status: rejection.status, error: rejection.code, reason: rejection.reason })}\n`);
     },
     summarize() {
       if (counts.size === 0) return;
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
-      note(f.io, `refused ${total} deliver${total === 1 ? 'y' : 'ies'} while listening: ${[...counts].map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
+      // A stable sort: kinds counted alike stay in the order they were first seen.
+      const byCount = [...counts].sort(([, a], [, b]) => b - a);
+      note(f.io, `refused ${total} deliver${total === 1 ? 'y' : 'ies'} while listening: ${byCount.map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
     },
   };
 }

@@ -55,7 +55,8 @@ export function register(router: Router, sandbox: Sandbox): void {
         truncated > 0 ? `${truncated} text${truncated === 1 ? '' : 's'} cut short` : '',
       ].filter((c) => c !== '');
       sandbox.log(`receipt email ${entry.messageId} queued (${pdf.length} bytes of PDF${caveats.length > 0 ? `; ${caveats.join(', ')}` : ''})`);
-      return json(202, { messageId: entry.messageId, status: 'QUEUED' });
+      // What the outbox lists, told to the sender at once, so that it can warn.
+      return json(202, { messageId: entry.messageId, status: 'QUEUED', replacedCharacters: replaced, truncatedTexts: truncated });
     });
   });
 

@@ -12,6 +12,7 @@ describe('svc sandbox outbox / deliveries', () => {
   let h: Harness;
   let serviceReceiptId: string;
   let messageId: string;
+  let cutMessageId: string;
   beforeAll(async () => {
     h = await startHarness();
     const token = h.token();
@@ -19,6 +20,9 @@ describe('svc sandbox outbox / deliveries', () => {
     await issueReceipt(h, token, { email: 'bob@example.com' });
     const template = (await h.call<UblDocument>('POST', '/receipt/template', { token, body: templateRequest() })).body;
     messageId = String((await h.call('POST', '/receipt/email', { token, body: { to: 'carol@example.org', template } })).body.messageId);
+    // Two characters DejaVu Sans has no glyph for, and a note past the 2,000 characters drawn.
+    const cut = (await h.call<UblDocument>('POST', '/receipt/template', { token, body: templateRequest({ documentNumber: 'R-2030-0002', note: `\u65e5\u672c ${'n'.repeat(3000)}` }) })).body;
+    cutMessageId = String((await h.call('POST', '/receipt/email', { token, body: { to: 'dave@example.org', template: cut } })).body.messageId);
   });
   afterAll(() => h.close());
 
@@ -58,23 +62,28 @@ describe('svc sandbox outbox / deliveries', () => {
     expect(records[0]).toMatchObject({ serviceReceiptId, status: 'DELIVERED', hashMatches: true, entry: { recipientId: 'dd000000-0000-4000-8000-000000000031' } });
   });
 
-  it('outbox: the messages, as rows, a table, or JSON', async () => {
+  it('outbox: the messages, as rows, a table, or JSON; characters replaced and texts cut in columns of their own', async () => {
     const piped = harness();
     await outbox({}, piped.f);
     await piped.close();
-    expect(piped.streams.stdout()).toMatch(new RegExp(`^${messageId}\tcarol@example.org\tR-2030-0001\t${new Date(START).toISOString()}\t\\d+\n$`));
+    const created = new Date(START).toISOString();
+    expect(piped.streams.stdout()).toMatch(
+      new RegExp(`^${messageId}\tcarol@example.org\tR-2030-0001\t${created}\t\\d+\t0\t0\n${cutMessageId}\tdave@example.org\tR-2030-0002\t${created}\t\\d+\t2\t1\n$`),
+    );
 
     const tty = harness({ tty: true });
     await outbox({}, tty.f);
     await tty.close();
-    expect(tty.streams.stdout()).toMatch(/MESSAGE ID.*TO.*DOCUMENT.*CREATED.*SIZE/);
+    expect(tty.streams.stdout()).toMatch(/MESSAGE ID.*TO.*DOCUMENT.*CREATED.*SIZE.*REPLACED.*CUT/);
+    expect(tty.streams.stdout()).toMatch(/dave@example\.org.*\s2\s+1$/m);
     expect(tty.streams.stderr()).toContain(`each PDF is at ${h.running.url}/sandbox/outbox/<MESSAGE ID>.pdf`);
 
     const json = harness({ json: true });
     await outbox({}, json.f);
     await json.close();
     expect(JSON.parse(json.streams.stdout())).toEqual([
-      { messageId, to: 'carol@example.org', documentNumber: 'R-2030-0001', createdAt: new Date(START).toISOString(), size: expect.any(Number), replacedCharacters: 0, truncatedTexts: 0 },
+      { messageId, to: 'carol@example.org', documentNumber: 'R-2030-0001', createdAt: created, size: expect.any(Number), replacedCharacters: 0, truncatedTexts: 0 },
+      { messageId: cutMessageId, to: 'dave@example.org', documentNumber: 'R-2030-0002', createdAt: created, size: expect.any(Number), replacedCharacters: 2, truncatedTexts: 1 },
     ]);
   });
 });

@@ -57,6 +57,7 @@ describe('credentials from the environment, no keychain', () => {
     expect((await run(['credit-note', 'accept', requestId])).exitCode).toBe(0);
     const issued = await run(['credit-note', 'issue', requestId, '--yes', '--complete']);
     expect(issued.exitCode, issued.stderr).toBe(0);
+    expect(issued.stderr).toContain(`request ${requestId} is COMPLETED`);
   });
 
   it('SVC_CLIENT_ID + SVC_CLIENT_SECRET + SVC_GRANT_ID: works, and says once per command that tokens are not cached', async () => {

@@ -549,7 +549,10 @@ async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whol
 }
 
 function report(f: Factory, intent: Intent, requestId: string, issued: Issued, status: string | undefined): void {
-  if (!f.io.json) return println(f.io, issued.result.serviceReceiptId);
+  if (!f.io.json) {
+    if (status !== undefined) note(f.io, `request ${requestId} is ${status}`);
+    return println(f.io, issued.result.serviceReceiptId);
+  }
   const request = reservationOf(intent).templateRequest as CreditNoteTemplateRequest;
   writeJson(f.io, {
     ...issued.result,

@@ -568,7 +568,10 @@ _svc() {
     elif [[ -n $live ]]; then
       _svc_live "${path#svc}" "$flag"
     else
-      COMPREPLY=($(compgen -W "$values" -- "$cur"))
+      # A comma-separated list (--status PENDING,AC): complete its last item.
+      local head=
+      [[ $cur == *,* ]] && head=${cur%,*}, && cur=${cur##*,}
+      COMPREPLY=($(compgen -W "$values" -P "$head" -- "$cur"))
     fi
     return 0
   fi

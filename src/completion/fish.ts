@@ -82,13 +82,16 @@ function flagLine(f: FlagSpec, condition: string, where: string): string {
   const value = !f.value
     ? ''
     : f.value.choices
-      ? `-x -a ${quote(f.value.choices.join(' '))}`
+      ? `-x -a ${quote(`(__fish_complete_list , 'string split " " "${f.value.choices.join(' ')}"')`)}`
       : f.value.files
         ? '-r -F'
         : f.value.live
           ? `-x -a ${quote(liveCall(where, f.name))}`
           : '-x';
-  return ['complete -c svc', condition, ...names, value, `-d ${quote(f.description)}`].filter((part) => part !== '').join(' ');
+  const line = (...parts: string[]) => ['complete -c svc', condition, ...names, ...parts].filter((part) => part !== '').join(' ');
+  // Values on a line of their own: on the flag's line, fish would print its description beside every value.
+  if (value.includes(' -a ')) return `${line(value.slice(0, value.indexOf(' -a ')), `-d ${quote(f.description)}`)}\n${line(value)}`;
+  return line(value, `-d ${quote(f.description)}`);
 }
 
 function valueFlags(flags: readonly FlagSpec[]): string {

@@ -74,7 +74,7 @@ ${specs.map((s) => `    ${s}`).join(' \\\n')}
 
 function flagSpec(f: FlagSpec, where: string): string {
   const description = `[${f.description.replace(/[\\[\]]/g, '\\$&')}]`;
-  const value = f.value ? `:${message(f.value.name)}:${f.value.live ? live(where, f.name) : action(f.value.choices, f.value.files)}` : '';
+  const value = f.value ? `:${message(f.value.name)}:${f.value.live ? live(where, f.name) : f.value.choices ? listAction(f.value.choices) : action(undefined, f.value.files)}` : '';
   // `--name=` and `-n+` take the value in the same word or the next, as commander does.
   const names = [f.short, f.name].filter((n) => n !== undefined).map((n) => (f.value ? `${n}${n.startsWith('--') ? '=' : '+'}` : n));
   const repeat = f.repeatable ? '*' : '';
@@ -96,6 +96,11 @@ function live(where: string, slot: string): string {
 
 function message(text: string): string {
   return text.replace(/[\\:]/g, '\\$&');
+}
+
+/** A flag's choices, also as a comma-separated list (`--status PENDING,AC`): _sequence completes each item. */
+function listAction(choices: readonly string[]): string {
+  return `_sequence compadd - ${choices.map((c) => c.replace(/[\\\s()]/g, '\\$&')).join(' ')}`;
 }
 
 /** `(a b)` offers the choices, `_files` file names, and a space nothing but the message. */

@@ -34,7 +34,7 @@ describe('generators', () => {
     const script = zshCompletion(sampleTree());
     expect(script).toContain(`'deploy:ship it'`);
     expect(script).toContain(`'leaf:a verb [with brackets]: and a colon'`);
-    expect(script).toContain(`'--mode=[how it'\\''s shipped]:mode:(fast safe)'`);
+    expect(script).toContain(`'--mode=[how it'\\''s shipped]:mode:_sequence compadd - fast safe'`);
     expect(script).toContain(`'*--tag=[a tag \\[repeatable\\]]:tag: '`);
     expect(script).toContain(`'--manifest=[manifest file]:path:_files'`);
     expect(script).toContain(`':target:(staging production)'`);
@@ -43,7 +43,8 @@ describe('generators', () => {
 
   it('fish: value flags take their choices or file names', () => {
     const script = fishCompletion(sampleTree());
-    expect(script).toContain(`complete -c svc -n '__svc_at deploy' -l mode -x -a 'fast safe' -d 'how it\\'s shipped'`);
+    expect(script).toContain(`complete -c svc -n '__svc_at deploy' -l mode -x -d 'how it\\'s shipped'`);
+    expect(script).toContain(`complete -c svc -n '__svc_at deploy' -l mode -x -a '(__fish_complete_list , \\'string split " " "fast safe"\\')'`);
     expect(script).toContain(`complete -c svc -n '__svc_at deploy' -l manifest -r -F -d 'manifest file'`);
     expect(script).toContain(`complete -c svc -n '__svc_at deploy' -a 'staging production'`);
   });

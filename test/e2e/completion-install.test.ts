@@ -55,6 +55,30 @@ describe('svc completion install', () => {
     expect(await tabIn('zsh', env, 'svc --profile prod')).toContain('svc --profile production');
   }, 60_000);
 
+  it('zsh with a .zshrc that runs compinit already: fpath goes before it, no second compinit', async (ctx) => {
+    const missing = requireTools(['tmux', 'zsh']);
+    if (missing) return ctx.skip(missing);
+    const { home, env } = await account();
+    await writeFile(join(home, '.zshrc'), 'export EDITOR=vi\nautoload -Uz compinit\ncompinit\nbindkey -e\n');
+    const r = await runSvc(['completion', 'install', 'zsh'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const rc = await readFile(join(home, '.zshrc'), 'utf8');
+    expect(rc.match(/^[^#\n]*\bcompinit\b/gm)).toEqual(['autoload -Uz compinit', 'compinit']);
+    expect(rc.indexOf('fpath=(~/.zfunc $fpath)')).toBeLessThan(rc.indexOf('autoload -Uz compinit'));
+    expect(await tabIn('zsh', env, 'svc credit-note po')).toContain('svc credit-note poll');
+  }, 60_000);
+
+  it('bash on an account with no ~/.bashrc (so no bash-completion): a line in ~/.bashrc loads the script; Tab completes', async (ctx) => {
+    const missing = requireTools(['tmux', 'bash']);
+    if (missing) return ctx.skip(missing);
+    const { home, env } = await account();
+    for (let i = 0; i < 2; i++) expect((await runSvc(['completion', 'install', 'bash'], { env })).exitCode).toBe(0);
+    const rc = await readFile(join(home, '.bashrc'), 'utf8');
+    expect(rc.match(/bash-completion\/completions\/svc \]/g)).toHaveLength(1);
+    expect(await tabIn('bash -i', env, 'svc credit-note po')).toContain('svc credit-note poll');
+    expect(await tabIn('bash -i', env, 'svc --profile prod')).toContain('svc --profile production');
+  }, 60_000);
+
   it('bash and fish: the script where each looks on a fresh account, directories made', async (ctx) => {
     const missing = requireTools(['tmux', 'fish']);
     if (missing) return ctx.skip(missing);

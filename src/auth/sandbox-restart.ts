@@ -6,7 +6,8 @@ import { isLoopbackHost } from '../config/base-url.js';
 import { SandboxHealth } from '../contract/sandbox.js';
 import type { Factory } from '../factory.js';
 
-export async function sandboxRestartHint(f: Factory, savedAt: string | undefined): Promise<string | undefined> {
+/** What to say instead of "revoked, or belongs to another client", when a local sandbox forgot the Grant. */
+export async function sandboxRestartHint(f: Factory, grantId: string, savedAt: string | undefined): Promise<{ message: string; hint: string } | undefined> {
   try {
     const api = await f.api();
     if (!isLoopbackHost(new URL(api.baseUrl).hostname)) return undefined;
@@ -14,11 +15,13 @@ export async function sandboxRestartHint(f: Factory, savedAt: string | undefined
     const since = health.stateSince ?? health.startedAt;
     if (savedAt !== undefined && !(Date.parse(since) > Date.parse(savedAt))) return undefined;
     const saved = savedAt === undefined ? '' : `, after this Grant was saved (${savedAt})`;
-    return [
-      `the sandbox at ${api.baseUrl} holds data only since ${since}${saved}: it was restarted without --state, or reset, and no longer knows the Grant.`,
-      'Log in again in one step: `svc sandbox login` (a sandbox started with --auto-approve), or `svc auth login`.',
-      'A sandbox started with `--state DIR` (the default on a fixed port) keeps its Grants across restarts.',
-    ].join(' ');
+    return {
+      message: `the sandbox at ${api.baseUrl} no longer knows Grant ${grantId}: it holds data only since ${since}${saved}, so it was restarted without --state, or reset (invalid_grant)`,
+      hint: [
+        'log in again in one step: `svc sandbox login` (a sandbox started with --auto-approve), or `svc auth login`.',
+        'A sandbox started with `--state DIR` (the default on a fixed port) keeps its Grants across restarts.',
+      ].join(' '),
+    };
   } catch {
     return undefined;
   }

@@ -97,7 +97,7 @@ async function openSession(f: Factory): Promise<Session> {
             try {
               return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
             } catch (error) {
-              throw await explainRefusedGrant(f, error, auth.grants.find((g) => g.grant_id === id));
+              throw await explainRefusedGrant(f, error, id, auth.grants.find((g) => g.grant_id === id));
             }
           };
       const token = await cache.acquire({ id, scope: slotOf(target, scope), force, fetch });
@@ -107,13 +107,13 @@ async function openSession(f: Factory): Promise<Session> {
 }
 
 /** An invalid_grant from a local sandbox that forgot the Grant gets the restart hint. */
-async function explainRefusedGrant(f: Factory, error: unknown, grant: Grant | undefined): Promise<unknown> {
+async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, grant: Grant | undefined): Promise<unknown> {
   if (!(error instanceof AuthError) || !(error.cause instanceof ApiError) || error.cause.code !== 'invalid_grant') return error;
   const savedAt = grant?.saved_at;
   // Loaded only on this failure: no command pays for it otherwise.
   const { sandboxRestartHint } = await import('./sandbox-restart.js');
-  const hint = await sandboxRestartHint(f, typeof savedAt === 'string' ? savedAt : undefined);
-  return hint === undefined ? error : new AuthError(error.message, { hint, cause: error.cause });
+  const restarted = await sandboxRestartHint(f, grantId, typeof savedAt === 'string' ? savedAt : undefined);
+  return restarted === undefined ? error : new AuthError(restarted.message, { hint: restarted.hint, cause: error.cause });
 }
 
 /** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */

@@ -139,6 +139,8 @@ describe('svc sandbox start --state', () => {
       expect(refused.exitCode).toBe(4);
       expect(refused.stderr).toContain('invalid_grant');
       expect(refused.stderr).toContain('restarted without --state, or reset');
+      expect(refused.stderr).toMatch(/^error: the sandbox at \S+ no longer knows Grant \S+/m);
+      expect(refused.stderr).not.toContain('revoked, or belongs to another client');
       expect(refused.stderr).toContain('svc sandbox login');
     } finally {
       await sandbox.stop();

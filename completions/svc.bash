@@ -325,7 +325,7 @@ _svc_spec() {
       args=(@live:grant-id)
       ;;
     'svc sandbox clock')
-      subcommands=advance
+      subcommands='advance reset'
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
@@ -335,6 +335,12 @@ _svc_spec() {
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=('')
+      ;;
+    'svc sandbox clock reset')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
       ;;
     'svc sandbox outbox')
       subcommands=''
@@ -412,7 +418,7 @@ _svc_spec() {
       subcommands=''
       flags='--field --raw-field --input --header --include --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--field --raw-field --input --header --profile --base-url --jq'
-      args=('GET POST PUT PATCH DELETE' '/oauth2/authorize /oauth2/authorize/{requestId} /oauth2/authorization-code/exchange /oauth2/token /oauth2/refresh /oauth2/token/validate /oauth2/grants/{grant_id} /client-application/{clientApplicationId}/public-key /recipient/resolve /receipt/template /receipt/encrypted /receipt/email /credit-note /credit-note/requests/{requestId}/status /credit-note/template /credit-note/encrypted /credit-note/{serviceReceiptId}/issuer-key /webhook/subscription /webhook/subscription/{subscriptionId} /openapi.json /sandbox/health /sandbox/reset /sandbox/clock /sandbox/outbox /sandbox/outbox/{file} /sandbox/events /sandbox/deliveries /sandbox/webhook-deliveries /sandbox/receipts/{serviceReceiptId}/return-requests /sandbox/return-requests/bulk /sandbox/return-requests/{requestId}/cancel /sandbox/grants/{grant_id}/revoke')
+      args=('GET POST PUT PATCH DELETE' '/oauth2/authorize /oauth2/authorize/{requestId} /oauth2/authorization-code/exchange /oauth2/token /oauth2/refresh /oauth2/token/validate /oauth2/grants/{grant_id} /client-application/{clientApplicationId}/public-key /recipient/resolve /receipt/template /receipt/encrypted /receipt/email /credit-note /credit-note/requests/{requestId}/status /credit-note/template /credit-note/encrypted /credit-note/{serviceReceiptId}/issuer-key /webhook/subscription /webhook/subscription/{subscriptionId} /openapi.json /sandbox/health /sandbox/reset /sandbox/clock /sandbox/clock/reset /sandbox/outbox /sandbox/outbox/{file} /sandbox/events /sandbox/deliveries /sandbox/webhook-deliveries /sandbox/receipts/{serviceReceiptId}/return-requests /sandbox/return-requests/bulk /sandbox/return-requests/{requestId}/cancel /sandbox/grants/{grant_id}/revoke')
       ;;
     'svc completion')
       subcommands=''
@@ -513,6 +519,7 @@ _svc_flag_values() {
     'svc sandbox revoke --profile') live=1 ;;
     'svc sandbox clock --profile') live=1 ;;
     'svc sandbox clock advance --profile') live=1 ;;
+    'svc sandbox clock reset --profile') live=1 ;;
     'svc sandbox outbox --profile') live=1 ;;
     'svc sandbox deliveries --profile') live=1 ;;
     'svc sandbox reset --profile') live=1 ;;

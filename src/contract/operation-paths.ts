@@ -25,6 +25,7 @@ export const OPERATION_PATHS: readonly string[] = [
   '/sandbox/health',
   '/sandbox/reset',
   '/sandbox/clock',
+  '/sandbox/clock/reset',
   '/sandbox/outbox',
   '/sandbox/outbox/{file}',
   '/sandbox/events',

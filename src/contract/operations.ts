@@ -68,6 +68,7 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'GET', path: '/sandbox/health', summary: 'Sandbox: liveness, version, start time and clock', auth: 'none', responses: { 200: SandboxHealth }, sandboxOnly: true },
   { method: 'POST', path: '/sandbox/reset', summary: 'Sandbox: drop all state', auth: 'none', responses: { 200: SandboxResetResponse }, sandboxOnly: true },
   { method: 'POST', path: '/sandbox/clock', summary: "Sandbox: advance the sandbox's clock", auth: 'none', request: ClockAdvanceRequest, responses: { 200: ClockAdvanceResponse }, sandboxOnly: true },
+  { method: 'POST', path: '/sandbox/clock/reset', summary: "Sandbox: the sandbox's clock back to real time", auth: 'none', responses: { 200: ClockAdvanceResponse }, sandboxOnly: true },
   { method: 'GET', path: '/sandbox/outbox', summary: 'Sandbox: the emails sent', auth: 'none', responses: { 200: OutboxMessageList }, sandboxOnly: true },
   { method: 'GET', path: '/sandbox/outbox/{file}', summary: "Sandbox: an email's PDF", auth: 'none', responses: { 200: null }, sandboxOnly: true },
   { method: 'GET', path: '/sandbox/events', summary: 'Sandbox: the events raised', auth: 'none', responses: { 200: z.array(AnyJson) }, sandboxOnly: true },

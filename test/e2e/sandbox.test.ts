@@ -13,6 +13,7 @@ interface Health {
   status: string;
   version: string;
   startedAt: string;
+  stateSince: string;
   now: string;
 }
 
@@ -85,6 +86,19 @@ describe('svc sandbox start', () => {
     const printed = Date.parse(result.stdout.trim());
     expect(printed - before).toBeGreaterThanOrEqual(60_000);
     expect(Date.parse((await health()).now) - before).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('`svc sandbox clock reset` puts the clock back to real time and keeps everything else', async () => {
+    const advanced = await runSvc(['sandbox', 'clock', 'advance', '1d', '--base-url', sandbox.url]);
+    expect(advanced.exitCode, advanced.stderr).toBe(0);
+    expect(Date.parse((await health()).now)).toBeGreaterThan(Date.now() + 86_000_000);
+    const since = (await health()).stateSince;
+    const result = await runSvc(['sandbox', 'clock', 'reset', '--base-url', sandbox.url]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(Math.abs(Date.parse(result.stdout.trim()) - Date.now())).toBeLessThan(30_000);
+    expect(Math.abs(Date.parse((await health()).now) - Date.now())).toBeLessThan(30_000);
+    // Not a reset: the state the sandbox holds is the same.
+    expect((await health()).stateSince).toBe(since);
   });
 
   it('`svc sandbox reset --json` puts the clock back', async () => {

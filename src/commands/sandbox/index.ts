@@ -55,13 +55,16 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .description("revoke a Grant (only that company's)")
     .argument('<grant-id>')
     .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./revoke.js'), { grantId }));
-  sandbox
-    .command('clock')
-    .description("move the sandbox's clock")
+  const clock = sandbox.command('clock').description("move the sandbox's clock");
+  clock
     .command('advance')
     .description('advance the clock, e.g. to expire tokens and codes; prints the new time')
     .argument('<seconds>', 'whole seconds, or with a unit: 90, 15m, 1h, 30d')
     .action((seconds: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./clock-advance.js'), { seconds }));
+  clock
+    .command('reset')
+    .description('the clock back to real time (what advance moved); prints the time')
+    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./clock-reset.js'), {}));
   sandbox
     .command('outbox')
     .description('emails the sandbox has "sent"')

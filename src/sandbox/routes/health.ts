@@ -1,5 +1,5 @@
 // Sandbox-only endpoints of CONTRACT.md §7 that concern the sandbox itself: liveness,
-// reset, and moving the clock.
+// reset, and moving the clock (forward, or back to real time).
 import { ClockAdvanceRequest } from '../../contract/sandbox.js';
 import type { Sandbox } from '../context.js';
 import { json, type Router } from '../router.js';
@@ -17,6 +17,14 @@ export function register(router: Router, sandbox: Sandbox): void {
   router.post('/sandbox/clock', { body: ClockAdvanceRequest }, (req) => {
     sandbox.clock.advance(req.body.advanceSeconds);
     sandbox.log(`clock advanced by ${req.body.advanceSeconds}s to ${sandbox.clock.iso()}`);
+    return json(200, { now: sandbox.clock.iso() });
+  });
+
+  // Back to real time: after `clock advance 1d` every webhook delivery is signed a day ahead
+  // and refused, and nothing else brings the clock back short of `reset`, which forgets all.
+  router.post('/sandbox/clock/reset', () => {
+    sandbox.clock.reset();
+    sandbox.log(`clock back to real time, ${sandbox.clock.iso()}`);
     return json(200, { now: sandbox.clock.iso() });
   });
 }

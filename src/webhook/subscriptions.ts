@@ -127,6 +127,8 @@ export interface SubscribeOutcome {
   reused: boolean;
   /** Subscriptions this machine remembered that the service no longer has (forgotten here). */
   forgotten: string[];
+  /** Other subscriptions of this profile to the same URL for some of the same events: each such event arrives once per subscription. */
+  overlapping: string[];
 }
 
 function sameEvents(a: readonly string[], b: readonly string[]): boolean {
@@ -157,10 +159,13 @@ export async function subscribeOnce(f: Factory, request: WebhookSubscriptionRequ
       if (forgotten.includes(candidate.id)) continue;
       const secret = await store.get(subscriptionSecretKey(candidate.id));
       if (secret === null || secret === '') continue;
-      return { subscription: { ...candidate, secret }, reused: true, forgotten };
+      return { subscription: { ...candidate, secret }, reused: true, forgotten, overlapping: [] };
     }
   }
-  return { subscription: await subscribe(f, request), reused: false, forgotten };
+  const overlapping = local
+    .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
+    .map((s) => s.id);
+  return { subscription: await subscribe(f, request), reused: false, forgotten, overlapping };
 }
 
 /** The service's list (a sandbox extension, CONTRACT §8), or undefined where it has none. */

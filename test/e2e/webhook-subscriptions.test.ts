@@ -68,6 +68,9 @@ describe('webhook subscriptions without leaks', () => {
     expect(b.stderr).toContain('reusing');
     const c = await m.svc(['webhook', 'subscribe', '--url', url, '--events', 'RETURN_REQUESTED,CREDIT_NOTE_CREATED']);
     expect(c.stdout).not.toBe(a.stdout);
+    // It overlaps the first on RETURN_REQUESTED, which would now arrive twice: said.
+    expect(c.stderr).toContain(`warning: ${a.stdout.trim()} already sends some of these events to ${url}`);
+    expect(b.stderr).not.toContain('warning');
   });
 
   it('unsubscribe by a prefix removes it on the service and here; an unknown or short ID is refused', async () => {

@@ -32,7 +32,10 @@ export async function run(opts: SubscribeOptions, f: Factory): Promise<void> {
     'the subscription request',
   );
 
-  const { subscription: created, reused } = await subscribeOnce(f, request);
+  const { subscription: created, reused, overlapping } = await subscribeOnce(f, request);
+  if (overlapping.length > 0) {
+    note(f.io, `warning: ${overlapping.join(', ')} already send${overlapping.length === 1 ? 's' : ''} some of these events to ${request.notificationUrl}: each such event now arrives once per subscription; \`svc webhook unsubscribe ID\` removes one`);
+  }
   const { secret, ...shown } = created;
   if (f.io.json) return writeJson(f.io, opts.showSecret ? created : shown);
   println(f.io, created.id);

@@ -121,7 +121,7 @@ describe('credit-note triage', () => {
     expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 33333333, cn-1\)$/m);
     expect(out).toMatch(/^skipped +0$/m);
     expect(out).not.toContain('not reached');
-    expect(out).toContain(`${ID(3)} COMPLETED`);
+    expect(h.streams.stderr()).toContain(`request ${ID(3)} is COMPLETED`);
     // Each request shown as `show` shows it, with the decision `issue` would make.
     expect(h.streams.stderr().match(/checks: all passed/g)).toHaveLength(4);
   });

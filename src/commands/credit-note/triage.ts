@@ -26,7 +26,7 @@ import { CancelError, SvcError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { printable } from '../../io/printable.js';
-import { canPrompt, note, println } from '../../io/streams.js';
+import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
 import type { ItemQuantity } from '../item-flag.js';
 import { describeDecision, run as issue } from './issue.js';
@@ -165,9 +165,8 @@ async function askPart(f: Factory, item: ReadItem): Promise<ItemQuantity[]> {
 async function issueIn(f: Factory, requestId: string, part: readonly ItemQuantity[] | undefined, tally: Tally): Promise<void> {
   const before = await issuedFor(f, requestId);
   try {
+    // issue prints the credit note's ID and says the request is COMPLETED.
     await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true }, f);
-    // As accept and reject say what they did; issue itself printed the credit note's ID.
-    println(f.io, `${requestId} COMPLETED`);
   } finally {
     const after = await issuedFor(f, requestId);
     if (after !== undefined && after.serviceReceiptId !== before?.serviceReceiptId) tally.issued.push(after);

@@ -53,6 +53,9 @@ describe('durations with bounds', () => {
     const poll = await runSvc(['credit-note', 'poll', '--watch', '--interval', '3000000'], { env: { SVC_BASE_URL: sandbox.url } });
     expect(poll.exitCode).toBe(2);
     expect(poll.stderr).toContain('--interval: "3000000" is longer than the maximum of 1d');
+    const alone = await runSvc(['credit-note', 'poll', '--interval', '5'], { env: { SVC_BASE_URL: sandbox.url } });
+    expect(alone.exitCode).toBe(2);
+    expect(alone.stderr).toContain('--interval goes with --watch');
     const login = await runSvc(['auth', 'login', '--no-browser', '--timeout', '3000000'], { env: { SVC_BASE_URL: sandbox.url } });
     expect(login.exitCode).toBe(2);
     expect(login.stderr).toContain('--timeout: "3000000" is longer than the maximum of 1h');

@@ -22,8 +22,11 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--watch', 'keep polling and show changes')
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
-    .action((flags: { status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./poll.js'), flags),
+    .action((flags: { status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {
+      // An interval with nothing to repeat is a mistake, not a no-op.
+      if (!flags.watch && cmd.getOptionValueSource('interval') === 'cli') cmd.error('error: --interval goes with --watch', { code: 'svc.usage', exitCode: 2 });
+      return ctx.run(cmd, () => import('./poll.js'), flags);
+    },
     );
   cn.command('show')
     .description('show one decrypted return request in full')

@@ -1,8 +1,9 @@
 // How wide text is in a terminal, in columns: East Asian wide and fullwidth characters and
 // emoji take two, combining marks and joiners none, by grapheme as terminals draw them.
 // Segmenting into graphemes is slow (Intl.Segmenter), and a table measures every cell, so
-// text in which every code point is a grapheme of its own is measured code point by code
-// point, and printable ASCII by its length.
+// text in which every code point is a grapheme of its own (scripts without joining letters,
+// and no marks, joiners or emoji) is measured code point by code point, and printable ASCII
+// by its length.
 import { eastAsianWidth } from 'get-east-asian-width';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -10,11 +11,14 @@ const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const ASCII = /^[\x20-\x7e]*$/;
 /**
- * What can join code points into one grapheme (marks, joiners and other format characters,
- * emoji and their modifiers, regional indicators, conjoining Hangul jamo) or is a lone
- * surrogate: text without any of these is one grapheme per code point.
+ * Scripts where no letter joins another into one grapheme (Latin, Greek, Cyrillic, CJK,
+ * Hangul syllables, kana, fullwidth forms, punctuation and symbols); elsewhere — Indic and
+ * other scripts with prepended or spacing letters, conjoining jamo, halfwidth sound marks —
+ * the segmenter decides.
  */
-const CLUSTERING = /[\p{M}\p{Cf}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\p{Cs}]/u;
+const UNJOINED_SCRIPTS = /^[\u0020-\u007e\u00a0-\u02ff\u0370-\u052f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u20a0-\u20cf\u2100-\u2bff\u2e80-\u2fdf\u3000-\u303f\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff01-\uff9d\uffa0-\uffdc]*$/;
+/** What joins code points within those scripts: marks, format characters (joiners), emoji and their modifiers. */
+const CLUSTERING = /[\p{M}\p{Cf}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}]/u;
 
 function graphemeWidth(segment: string): number {
   if (ZERO_WIDTH.test(segment)) return 0;
@@ -23,8 +27,9 @@ function graphemeWidth(segment: string): number {
   return eastAsianWidth(cp) === 2 ? 2 : 1;
 }
 
+/** Text that is one grapheme per code point. */
 function simple(text: string): boolean {
-  return !CLUSTERING.test(text);
+  return UNJOINED_SCRIPTS.test(text) && !CLUSTERING.test(text);
 }
 
 function* graphemes(text: string): Iterable<string> {

@@ -20,7 +20,7 @@ function reference(text: string): number {
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.array(fc.constantFrom('a', 'é', 'e\u0301', '日', '本', '🍮', '👍🏽', '👨‍👩‍👧', '🇩🇪', 'ᄀ', 'ᅡ', '한', '\u200d', '\ufe0f', '©', 'क्ष', ' '), { maxLength: 30 }).map((a) => a.join('')),
+  fc.array(fc.constantFrom('a', 'é', 'e\u0301', '日', '本', '🍮', '👍🏽', '👨‍👩‍👧', '🇩🇪', 'ᄀ', 'ᅡ', '한', '\u11a8', '\u200d', '\ufe0f', '©', 'क्ष', 'ำ', 'ﾊ', 'ﾞ', '\u{113d1}', '\u{111cd}', '\u0600', ' '), { maxLength: 30 }).map((a) => a.join('')),
 );
 
 describe('displayWidth', () => {
@@ -34,7 +34,9 @@ describe('displayWidth', () => {
   });
 
   it('equals the grapheme-by-grapheme measure for any text', () => {
-    fc.assert(fc.property(text, (t) => displayWidth(t) === reference(t)), { numRuns: 2000 });
+    // Found by this property once: a prepended letter (U+113D1) joins the next one.
+    expect(displayWidth('\u{113d1}\u{111cd}')).toBe(reference('\u{113d1}\u{111cd}'));
+    fc.assert(fc.property(text, (t) => displayWidth(t) === reference(t)), { numRuns: 5000 });
   });
 });
 

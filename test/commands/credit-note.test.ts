@@ -165,7 +165,7 @@ describe('credit-note poll', () => {
           '',
         ]);
       }
-      expect(h.streams.stderr()).toContain('1 of 3 request(s) could not be read');
+      expect(h.streams.stderr()).toContain('1 of 3 requests could not be read');
     }
   });
 

@@ -202,7 +202,7 @@ function describeTokens(tokens: AuthorizationState['tokens'], now: number): stri
 function describeState(state: SecretState): string {
   const extra = [
     state.keyPairs ? `${counted(state.keyPairs, 'key pair')} of \`svc keys\`, current ${state.currentKeyId ?? 'none'}` : undefined,
-    state.subscriptions ? `${state.subscriptions} subscription secret(s)` : undefined,
+    state.subscriptions ? counted(state.subscriptions, 'subscription secret') : undefined,
   ].filter((e) => e !== undefined);
   const single = singleState(state);
   if (extra.length === 0) return single;

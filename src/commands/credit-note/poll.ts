@@ -17,6 +17,7 @@ import { rememberRequestIds } from '../../completion/cache.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
+import { counted } from '../../io/plural.js';
 
 export interface PollOptions {
   /** --status, repeatable and comma-separated; default: the open statuses. */
@@ -232,7 +233,7 @@ function footerOf(items: readonly QueueItem[], now: number): string {
 }
 
 function reportUnreadable(f: Factory, failed: number, of: number): void {
-  if (failed > 0) note(f.io, `${failed} of ${of} request(s) could not be read; see \`svc keys list\` for the keys this profile holds`);
+  if (failed > 0) note(f.io, `${failed} of ${counted(of, 'request')} could not be read; see \`svc keys list\` for the keys this profile holds`);
 }
 
 interface WatchParts {

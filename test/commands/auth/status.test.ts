@@ -85,7 +85,7 @@ describe('auth status', () => {
       await run({}, f);
       expect(t.stdout()).toMatch(/^client-secret {3}set \(built-in sandbox client secret\)$/m);
       expect(t.stdout()).toMatch(new RegExp(`^private-key {5}2 key pairs of \`svc keys\`, current ${current.keyId}$`, 'm'));
-      expect(t.stdout()).toMatch(/^webhook-secret {2}2 subscription secret\(s\)$/m);
+      expect(t.stdout()).toMatch(/^webhook-secret {2}2 subscription secrets$/m);
       expect(t.stdout()).not.toContain('PRIVATE KEY');
     } finally {
       await rm(state, { recursive: true, force: true });

@@ -108,4 +108,7 @@ function endQuietlyWhenThePipeCloses(stream: NodeJS.WriteStream): void {
 
 endQuietlyWhenThePipeCloses(process.stdout);
 endQuietlyWhenThePipeCloses(process.stderr);
-process.exitCode = await main(process.argv.slice(2), process.env);
+// No top-level await: the bundle is CommonJS (scripts/build.mjs), which V8 can cache compiled.
+void main(process.argv.slice(2), process.env).then((code) => {
+  process.exitCode = code;
+});

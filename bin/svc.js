@@ -5,7 +5,7 @@
 const { join } = require('node:path');
 
 // `svc --version` answers before anything else is loaded: scripts call it to check the
-// tool, and it needs neither the command tree nor the compile cache.
+// tool, and it needs neither the command tree nor the code cache.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const { readFileSync } = require('node:fs');
@@ -15,12 +15,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   });
   process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
 } else {
-  // Node's on-disk compile cache (Node 22.1+) before the bundle is parsed; a no-op elsewhere.
-  const module = require('node:module');
-  try {
-    module.enableCompileCache?.();
-  } catch {
-    // The cache is an optimisation only.
-  }
-  require('../dist/main.cjs');
+  // The bundle, with its compiled code cached between runs (src/startup/start.ts).
+  require('../dist/start.cjs').start(join(__dirname, '..', 'dist'), process.env);
 }

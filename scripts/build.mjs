@@ -120,6 +120,18 @@ try {
   await toCommonJs(files.filter((f) => !usesImportMeta(f)), '"use strict";');
   await toCommonJs(files.filter(usesImportMeta), '"use strict"; const __svcModuleUrl = require("node:url").pathToFileURL(__filename).href;');
 
+  // What bin/svc.js runs first: it loads the bundle, so it is no part of it.
+  await build({
+    entryPoints: ['src/startup/start.ts'],
+    outfile: 'dist/start.cjs',
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.17',
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
 } finally {
   await rm(staging, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 // The IO object every command writes through (gh's iostreams). TTY flags are plain
 // fields so tests can set them; nothing else in the code looks at process.stdout.
 import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 
 export interface IOStreams {
   readonly stdin: Readable;
@@ -67,10 +68,14 @@ export function systemStreams(opts: SystemStreamOptions): IOStreams {
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
   const stderrIsTTY = Boolean(process.stderr.isTTY);
   return {
-    stdin: process.stdin,
+    // Node makes process.stdin on first use, a stream over the file or pipe: only commands
+    // that read it pay for that; whether it is a terminal is asked of the descriptor.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdinIsTTY: isatty(0),
     stdoutIsTTY,
     stderrIsTTY,
     color: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stderrIsTTY }),

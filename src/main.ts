@@ -29,7 +29,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
         return;
       }
       // --jq implies --json; the output is collected and filtered once the command is done.
-      const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/streams.js')]);
+      const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/system-streams.js')]);
       const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter);
       factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });
       try {

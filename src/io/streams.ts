@@ -1,7 +1,6 @@
 // The IO object every command writes through (gh's iostreams). TTY flags are plain
 // fields so tests can set them; nothing else in the code looks at process.stdout.
 import type { Readable, Writable } from 'node:stream';
-import { isatty } from 'node:tty';
 
 export interface IOStreams {
   readonly stdin: Readable;
@@ -55,33 +54,4 @@ export function colorEnabled({ env, noColorFlag, isTTY }: ColorInputs): boolean 
 export function isCI(env: Readonly<Record<string, string | undefined>>): boolean {
   const ci = env.CI;
   return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
-}
-
-export interface SystemStreamOptions {
-  env: Readonly<Record<string, string | undefined>>;
-  noColorFlag: boolean;
-  noInputFlag: boolean;
-  json: boolean;
-}
-
-export function systemStreams(opts: SystemStreamOptions): IOStreams {
-  const stdoutIsTTY = Boolean(process.stdout.isTTY);
-  const stderrIsTTY = Boolean(process.stderr.isTTY);
-  return {
-    // Node makes process.stdin on first use, a stream over the file or pipe: only commands
-    // that read it pay for that; whether it is a terminal is asked of the descriptor.
-    get stdin() {
-      return process.stdin;
-    },
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdinIsTTY: isatty(0),
-    stdoutIsTTY,
-    stderrIsTTY,
-    color: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stderrIsTTY }),
-    stdoutColor: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stdoutIsTTY }),
-    noInput: opts.noInputFlag || isCI(opts.env),
-    json: opts.json,
-    columns: process.stdout.columns || Number(opts.env.COLUMNS) || 100,
-  };
 }

@@ -29,14 +29,17 @@ export interface CodeCache {
 }
 
 /**
- * $XDG_CACHE_HOME/svc/code-cache/<V8 version>-<arch>-<install>/: code compiled by one V8 for
- * one copy of the bundle. Undefined when NODE_DISABLE_COMPILE_CACHE is set (the variable that
- * turns off Node's own compile cache).
+ * $XDG_CACHE_HOME/svc/code-cache/<V8 version>-<arch>-<hash>/: code compiled by one V8 for
+ * one copy of the bundle, with one set of Node options (V8 refuses data made under other V8
+ * flags; runs with and without, say, --max-old-space-size would otherwise replace each other's).
+ * Undefined when NODE_DISABLE_COMPILE_CACHE is set (the variable that turns off Node's own
+ * compile cache).
  */
 export function codeCacheDir(env: Readonly<Record<string, string | undefined>>, bundleDir: string): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
-  return join(base, 'svc', 'code-cache', `${process.versions.v8}-${process.arch}-${fnv1a(bundleDir)}`);
+  const hash = fnv1a([bundleDir, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
+  return join(base, 'svc', 'code-cache', `${process.versions.v8}-${process.arch}-${hash}`);
 }
 
 /** The cache of the files under `bundleDir`, kept in `dir`. */

@@ -160,11 +160,12 @@ describe('the code cache', () => {
 });
 
 describe('where the code cache lives', () => {
-  it('under XDG_CACHE_HOME (else ~/.cache), one directory per V8 and copy of the bundle; none with NODE_DISABLE_COMPILE_CACHE', () => {
+  it('under XDG_CACHE_HOME (else ~/.cache), one directory per V8, copy of the bundle and Node options; none with NODE_DISABLE_COMPILE_CACHE', () => {
     const a = codeCacheDir({ XDG_CACHE_HOME: '/c', HOME: '/h' }, '/opt/svc/dist');
     expect(a).toMatch(new RegExp(`^/c/svc/code-cache/${process.versions.v8.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}$`));
     expect(codeCacheDir({ HOME: '/h' }, '/opt/svc/dist')).toMatch(/^\/h\/\.cache\/svc\/code-cache\//);
     expect(codeCacheDir({ XDG_CACHE_HOME: '/c' }, '/elsewhere/dist')).not.toBe(a);
+    expect(codeCacheDir({ XDG_CACHE_HOME: '/c', NODE_OPTIONS: '--max-old-space-size=4096' }, '/opt/svc/dist')).not.toBe(a);
     expect(codeCacheDir({ XDG_CACHE_HOME: '/c', NODE_DISABLE_COMPILE_CACHE: '1' }, '/opt/svc/dist')).toBeUndefined();
   });
 });

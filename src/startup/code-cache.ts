@@ -10,7 +10,7 @@
 // place, so processes starting together see no cache or a complete one.
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { dirname, isAbsolute, join, sep } from 'node:path';
 
 const MAGIC = Buffer.from('svc-v8c2');
 /** MAGIC, then the lengths of the source and of the data (32-bit, little-endian). */
@@ -37,9 +37,22 @@ export interface CodeCache {
  */
 export function codeCacheDir(env: Readonly<Record<string, string | undefined>>, bundleDir: string): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
+  const base = cacheHome(env);
+  if (base === undefined) return undefined;
   const hash = fnv1a([bundleDir, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   return join(base, 'svc', 'code-cache', `${process.versions.v8}-${process.arch}-${hash}`);
+}
+
+/** $XDG_CACHE_HOME if absolute (the XDG Base Directory rule), else ~/.cache; none without a home. */
+function cacheHome(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg && isAbsolute(xdg)) return xdg;
+  try {
+    const home = env.HOME || homedir();
+    return isAbsolute(home) ? join(home, '.cache') : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The cache of the files under `bundleDir`, kept in `dir`. */

@@ -167,5 +167,6 @@ describe('where the code cache lives', () => {
     expect(codeCacheDir({ XDG_CACHE_HOME: '/c' }, '/elsewhere/dist')).not.toBe(a);
     expect(codeCacheDir({ XDG_CACHE_HOME: '/c', NODE_OPTIONS: '--max-old-space-size=4096' }, '/opt/svc/dist')).not.toBe(a);
     expect(codeCacheDir({ XDG_CACHE_HOME: '/c', NODE_DISABLE_COMPILE_CACHE: '1' }, '/opt/svc/dist')).toBeUndefined();
+    expect(codeCacheDir({ XDG_CACHE_HOME: 'relative', HOME: '/h' }, '/opt/svc/dist')).toMatch(/^\/h\/\.cache\/svc\//);
   });
 });

@@ -18,7 +18,7 @@ const HEADER_BYTES = MAGIC.length + 8;
 const ENTRY_SUFFIX = '.v8cache';
 /** A temporary file this old was left by a process that died while writing it. */
 const STALE_TEMP_MS = 10 * 60_000;
-/** The directories of other installs and Node versions go when unused this long. */
+/** The directories of other installs and Node versions go when not written to for this long. */
 const STALE_DIR_MS = 30 * 24 * 3_600_000;
 
 export interface CodeCache {
@@ -112,7 +112,7 @@ export function openCodeCache(dir: string, bundleDir: string): CodeCache {
   };
 }
 
-/** 32-bit FNV-1a of a string's UTF-16 units, as 8 hex digits: a short name for a path. */
+/** 32-bit FNV-1a of a string's UTF-16 units, as 8 hex digits: a short directory name. */
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
@@ -120,9 +120,10 @@ function fnv1a(text: string): string {
 }
 
 /**
- * Bounds the cache: entries of files no longer in the bundle (every build names its chunks
- * anew), temporary files of writers that died, and the directories of other installs and Node
- * versions unused for a month. Runs when something was written, so not on most starts.
+ * Bounds the cache: entries of files no longer in the bundle (a build names each changed chunk
+ * anew), temporary files of writers that died, and the directories of other installs, Node
+ * versions and options not written to for a month (a directory in use but not written to that
+ * long is made again on its next start). Runs after a write, so not on most starts.
  */
 function prune(dir: string, bundleDir: string): void {
   const now = Date.now();

@@ -20,7 +20,9 @@ export function start(bundleDir: string, env: Readonly<Record<string, string | u
     module.createRequire(main)(main);
     return;
   }
-  const cacheDir = codeCacheDir(env, bundleDir);
+  // Node maps stack traces through the bundle's source maps (--enable-source-maps) only for
+  // the files its own loader compiled.
+  const cacheDir = process.sourceMapsEnabled ? undefined : codeCacheDir(env, bundleDir);
   if (cacheDir === undefined) module.createRequire(main)(main);
   else loadBundle(main, openCodeCache(cacheDir, bundleDir));
 }

@@ -1,6 +1,5 @@
-// V8's compiled code of the bundle's files, kept between runs for Node versions without
-// module.enableCompileCache() (before 22.1). One file per bundle file, under the XDG cache
-// directory (never beside the bundle, which may be read-only or shared).
+// V8's compiled code of the bundle's files, kept between runs: one file per bundle file,
+// under the XDG cache directory (never beside the bundle, which may be read-only or shared).
 //
 // Before it uses cached data V8 checks only its own version, its flags and the length of the
 // source: data made from another file of the same length, or damaged on disk, would be run.

@@ -1,17 +1,13 @@
-// The built svc and its code cache (src/startup/): on Node 20 the compiled code of the bundle
-// is kept under $XDG_CACHE_HOME/svc; twelve first runs at once all work and leave a cache
-// that later runs use; damaged cache files are ignored. Node 22.1+ caches with its own
-// compile cache, and svc writes none.
+// The built svc and its code cache (src/startup/): the compiled code of the bundle is kept
+// under $XDG_CACHE_HOME/svc; twelve first runs at once all work and leave a cache that later
+// runs use; damaged cache files are ignored.
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import module from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runSvc, tempDirs } from './helpers.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());
-
-const nodeCachesItself = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 /** Every cache file under `cacheHome`, by path. */
 function cacheFiles(cacheHome: string): string[] {
@@ -36,10 +32,6 @@ describe('the code cache of the built svc', () => {
       expect(run.stdout).toContain('0  ok');
     }
     const files = cacheFiles(cacheHome);
-    if (nodeCachesItself) {
-      expect(files).toEqual([]);
-      return;
-    }
     expect(files.some((f) => f.endsWith('main.cjs.v8cache'))).toBe(true);
     expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
 

@@ -1,4 +1,4 @@
-// The code cache of Node 20 (src/startup/): cached data is used only when it was made from
+// The code cache (src/startup/): cached data is used only when it was made from
 // the same source and arrived whole; anything else is ignored and the program runs as
 // usual. Processes run a small CommonJS bundle through the loader, built from the sources.
 import { execFile } from 'node:child_process';

@@ -21,7 +21,7 @@ import { positive } from './lib/common.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svcBin = join(root, 'bin', 'svc.js');
-if (!existsSync(join(root, 'dist', 'main.js'))) {
+if (!existsSync(join(root, 'dist', 'main.cjs'))) {
   console.error('webhook listen: dist/ is missing; run `npm run build` first (npm run bench does)');
   process.exit(2);
 }

@@ -1,22 +1,20 @@
 #!/usr/bin/env node
-// `svc --version` answers before anything else is loaded: scripts call it to check the
-// tool, and it needs neither the command tree nor the compile cache.
-import module from 'node:module';
+// CommonJS (bin/package.json), as the bundle is: an ES module here would load Node's ESM
+// loader for this file alone.
+'use strict';
+const { join } = require('node:path');
 
+// `svc --version` answers before anything else is loaded: scripts call it to check the
+// tool, and it needs neither the command tree nor the code cache.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
-  const { readFileSync } = await import('node:fs');
+  const { readFileSync } = require('node:fs');
   // A reader that has gone (`svc --version | true`) is no failure; src/main.ts does the same.
   process.stdout.on('error', (error) => {
     if (error.code !== 'EPIPE') throw error;
   });
-  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
 } else {
-  // Node's on-disk compile cache (Node 22.1+) before the bundle is parsed; a no-op elsewhere.
-  try {
-    module.enableCompileCache?.();
-  } catch {
-    // The cache is an optimisation only.
-  }
-  await import('../dist/main.js');
+  // The bundle, with its compiled code cached between runs (src/startup/start.ts).
+  require('../dist/start.cjs').start(join(__dirname, '..', 'dist'), process.env);
 }

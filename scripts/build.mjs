@@ -1,9 +1,16 @@
 // Bundles src/main.ts into dist/ with code splitting: the entry holds only the command
 // tree; each verb (and heavy dependencies such as ora, cli-table3 or the sandbox) is a
-// separate chunk loaded by dynamic import when that verb runs.
+// separate chunk loaded when that verb runs.
+//
+// The files are CommonJS (.cjs), in two steps: esbuild splits code only in ESM output, so the
+// split ESM files are written to a staging directory first, then each is converted to
+// CommonJS (a dynamic import() becoming a require() in a promise). CommonJS because Node 20
+// can run it from V8's code cache (src/startup/), and loads it synchronously, without the
+// ESM loader's resolution and file reads per module.
 import { build } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 // Worker entry points must be files of their own (new Worker(url) loads them by path).
@@ -64,26 +71,67 @@ const zodEnglishOnly = {
   },
 };
 
-await rm('dist', { recursive: true, force: true });
-await build({
-  entryPoints,
-  outdir: 'dist',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.17',
-  sourcemap: 'linked',
-  minifySyntax: true,
-  legalComments: 'none',
-  chunkNames: 'chunks/[name]-[hash]',
-  // Native addons, browsers and packages that read their own data files stay in node_modules.
-  external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit', 'libsql', 'pg', 'jq-wasm'],
-  plugins: [lazyChildProcess, lazyHttp2Client, zodEnglishOnly],
-  // Bundled CommonJS dependencies call require(); give them one in ESM output.
-  banner: {
-    js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
-  },
-  define: { __SVC_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
-  logLevel: 'warning',
-});
+const staging = await mkdtemp(join(tmpdir(), 'svc-build-'));
+try {
+  await build({
+    entryPoints,
+    outdir: staging,
+    outbase: 'src',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.17',
+    sourcemap: 'linked',
+    minifySyntax: true,
+    legalComments: 'none',
+    chunkNames: 'chunks/[name]-[hash]',
+    // Named .cjs already, so that imports between the files name what they will be.
+    outExtension: { '.js': '.cjs' },
+    // Native addons, browsers and packages that read their own data files stay in node_modules.
+    external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit', 'libsql', 'pg', 'jq-wasm'],
+    plugins: [lazyChildProcess, lazyHttp2Client, zodEnglishOnly],
+    define: { __SVC_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
+    logLevel: 'warning',
+  });
+
+  await rm('dist', { recursive: true, force: true });
+  const files = (await readdir(staging, { recursive: true })).filter((f) => f.endsWith('.cjs')).map((f) => join(staging, f));
+  // import.meta.url (file lookups beside the bundle) becomes the file's own URL; the
+  // modules were ESM, hence strict mode everywhere.
+  const usesImportMeta = (file) => readFileSync(file, 'utf8').includes('import.meta');
+  const toCommonJs = (entryPoints, banner) =>
+    build({
+      entryPoints,
+      outdir: 'dist',
+      outbase: staging,
+      outExtension: { '.js': '.cjs' },
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20.17',
+      // Follows the staged files' source maps, so dist/ maps to src/ and node_modules/.
+      sourcemap: 'linked',
+      legalComments: 'none',
+      supported: { 'dynamic-import': false },
+      define: { 'import.meta.url': '__svcModuleUrl' },
+      banner: { js: banner },
+      logLevel: 'warning',
+    });
+  await toCommonJs(files.filter((f) => !usesImportMeta(f)), '"use strict";');
+  await toCommonJs(files.filter(usesImportMeta), '"use strict"; const __svcModuleUrl = require("node:url").pathToFileURL(__filename).href;');
+
+  // What bin/svc.js runs first: it loads the bundle, so it is no part of it.
+  await build({
+    entryPoints: ['src/startup/start.ts'],
+    outfile: 'dist/start.cjs',
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.17',
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+} finally {
+  await rm(staging, { recursive: true, force: true });
+}

@@ -15,7 +15,8 @@ import type { ConfigStore } from './config/store.js';
 import type { ApiClient } from './api/client.js';
 import { createPrompter, type Prompter } from './io/prompter.js';
 import { processStopSignal, type StopSignal } from './io/stop-signal.js';
-import { systemStreams, type IOStreams } from './io/streams.js';
+import type { IOStreams } from './io/streams.js';
+import { systemStreams } from './io/system-streams.js';
 import type { SecretStore } from './secrets/store.js';
 import type { LedgerStore } from './store/ledger.js';
 

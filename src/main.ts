@@ -1,5 +1,6 @@
 // Entry point: build the tree, run it, and turn every outcome into an exit code. This is
 // the only place that decides exit codes or prints errors.
+import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
@@ -29,7 +30,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
         return;
       }
       // --jq implies --json; the output is collected and filtered once the command is done.
-      const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/streams.js')]);
+      const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/system-streams.js')]);
       const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter);
       factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });
       try {
@@ -41,19 +42,30 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       await capture.finish();
     },
   };
-  const errColor = colorEnabled({ env, noColorFlag: argv.includes('--no-color'), isTTY: Boolean(process.stderr.isTTY) });
-  const red = (s: string) => (errColor ? `\x1b[31m${s}\x1b[39m` : s);
+  const noColorFlag = argv.includes('--no-color');
+  let errColor: boolean | undefined;
+  const red = (s: string) => ((errColor ??= colorEnabled({ env, noColorFlag, isTTY: Boolean(process.stderr.isTTY) })) ? `\x1b[31m${s}\x1b[39m` : s);
   // --json: a failure is one JSON object on stderr (CLI.md), commander's usage errors included.
   const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   let usageMessage = '';
   const program = buildProgram(ctx, {
-    writeOut: (s) => process.stdout.write(s),
-    writeErr: (s) => process.stderr.write(s),
+    // Help goes straight to the descriptor, and commander's defaults, which ask process.stdout,
+    // are given answers that ask it only of a terminal: see writeToStdout().
+    writeOut: writeToStdout,
+    getOutHelpWidth: () => (stdoutIsTerminal() ? process.stdout.columns : 80), // commander's width elsewhere
+    // Whether commander keeps colours in help (it has none of its own).
+    getOutHasColors: () => stdoutIsTerminal() && colorEnabled({ env, noColorFlag, isTTY: true }),
+    writeErr: (s) => {
+      guardPipes();
+      process.stderr.write(s);
+    },
     outputError: (s, write) => {
       if (json) usageMessage += s;
       else write(red(s));
     },
   });
+  // Before any command runs, whatever it writes to.
+  program.hook('preAction', guardPipes);
 
   if (argv.length === 0) {
     program.outputHelp();
@@ -77,12 +89,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 }
 
 function writeJsonError(report: ErrorReport): void {
+  guardPipes();
   process.stderr.write(`${jsonText({ error: report })}\n`);
 }
 
 // Messages quote what the service or a customer's device sent (a product ID, a receipt ID):
 // printable() keeps their control characters off the terminal.
 function printError(error: unknown, red: (s: string) => string, debug: boolean): void {
+  guardPipes();
   if (error instanceof SvcError) {
     process.stderr.write(`${red('error:')} ${printable(error.message)}\n`);
     if (error.hint) process.stderr.write(`hint: ${printable(error.hint)}\n`);
@@ -106,6 +120,43 @@ function endQuietlyWhenThePipeCloses(stream: NodeJS.WriteStream): void {
   });
 }
 
-endQuietlyWhenThePipeCloses(process.stdout);
-endQuietlyWhenThePipeCloses(process.stderr);
-process.exitCode = await main(process.argv.slice(2), process.env);
+// process.stdout and process.stderr are streams Node makes on first use; over pipes they are
+// sockets, and node:net is loaded for them: about a tenth of `svc --help`. So they are made
+// (and guarded) only when a command runs or an error is printed, and help is written to the
+// descriptor itself.
+let pipesGuarded = false;
+function guardPipes(): void {
+  if (pipesGuarded) return;
+  pipesGuarded = true;
+  endQuietlyWhenThePipeCloses(process.stdout);
+  endQuietlyWhenThePipeCloses(process.stderr);
+}
+
+/** Help and usage text, written whole to fd 1 now; what a full non-blocking pipe refuses goes through process.stdout. */
+function writeToStdout(text: string): void {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE') process.exit(ExitCode.ok);
+    if (code !== 'EAGAIN') throw error;
+    guardPipes();
+    process.stdout.write(bytes.subarray(written));
+  }
+}
+
+/** A terminal is a character device: only then is process.stdout asked (and made). */
+function stdoutIsTerminal(): boolean {
+  try {
+    return fstatSync(1).isCharacterDevice() && Boolean(process.stdout.isTTY);
+  } catch {
+    return false;
+  }
+}
+
+// No top-level await: the bundle is CommonJS (scripts/build.mjs), which V8 can cache compiled.
+void main(process.argv.slice(2), process.env).then((code) => {
+  process.exitCode = code;
+});

@@ -7,7 +7,7 @@
 // code flow this also keeps two processes from presenting the same refresh token, which the
 // service would treat as a replay and answer by revoking the whole token family.
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../crypto/hash.js';
 import type { SecretStore } from '../secrets/store.js';

@@ -1,5 +1,5 @@
 // `POST /credit-note/encrypted` (INTERFACE.md "Encrypted credit note entry").
-import { z } from 'zod';
+import * as z from 'zod';
 import { Base64, NonEmptyString, Sha256Hex, Uuid } from './common.js';
 import { ReceiverType } from './recipient.js';
 

@@ -1,5 +1,5 @@
 // CONTRACT.md §4: every error body, OAuth and non-OAuth alike.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** CONTRACT.md §4: a request body over this is 413 `payload_too_large` (service and webhook receivers alike). */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 // OAuth resources and requests (INTERFACE.md "OAuth", "Client application management";
 // CONTRACT.md §5, §6). Requests may arrive form-encoded or as JSON: either way they are
 // validated as objects of strings.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Base64, KeyAlgorithm, NonEmptyString, OpenEnum } from './common.js';
 
 export const SCOPES = [

@@ -1,5 +1,5 @@
 // `POST /recipient/resolve` (CONTRACT.md §6).
-import { z } from 'zod';
+import * as z from 'zod';
 import { ibanProblem } from '../credit-notes/iban.js';
 import { NonEmptyString, OpenEnum } from './common.js';
 import { passesLuhn } from './luhn.js';

@@ -1,6 +1,6 @@
 // Customer return requests: the decrypted plaintext, the polling queue item and its status
 // updates (INTERFACE.md "Return request", "Outstanding return request queue item"; CONTRACT.md §6).
-import { z } from 'zod';
+import * as z from 'zod';
 import { NonEmptyString, OpenEnum } from './common.js';
 
 export const KNOWN_REASON_CODES = [

@@ -1,6 +1,6 @@
 // `POST /sandbox/grants/{grant_id}/revoke` (CONTRACT.md §5, §7), shared by the sandbox and
 // `svc sandbox revoke`.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NonEmptyString } from './common.js';
 
 export const GrantRevocation = z.looseObject({

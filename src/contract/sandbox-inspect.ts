@@ -1,7 +1,7 @@
 // Sandbox-only inspection endpoints (CONTRACT.md §7) for issue 4: what the simulated devices
 // made of each delivery, and the email outbox. Shared by the sandbox and `svc sandbox
 // deliveries` / `svc sandbox outbox`.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NonEmptyString, OpenEnum } from './common.js';
 
 /** DELIVERED: the device opened its entry; UNDECRYPTABLE: it could not, and `reason` says why. */

@@ -1,6 +1,6 @@
 // Template requests of `POST /credit-note/template` and `POST /receipt/template`
 // (INTERFACE.md "Credit note management", CONTRACT.md §6), and the UBL document they return.
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatMoney, toMinor } from '../crypto/money.js';
 import { Amount, NonEmptyString } from './common.js';
 import { countableQuantityProblem } from './units.js';

@@ -1,7 +1,7 @@
 // Webhook subscriptions, event deliveries and the envelope plaintext (INTERFACE.md "Events";
 // CONTRACT.md §3, §6). Ciphertexts in events are plain strings: a bad one makes that event
 // undecryptable (CONTRACT.md §2), it does not make the delivery unreadable.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NonEmptyString, OpenEnum } from './common.js';
 import { UblDocument } from './template.js';
 

@@ -140,7 +140,7 @@ export async function readQueueStream(
 
 function startPool(keys: readonly KeyringEntry[], opts: PoolOptions): WorkerPool<ReadJob, ReadResult> | undefined {
   const threads = opts.threads ?? Math.min(MAX_THREADS, availableParallelism());
-  const workerFile = opts.workerFile ?? bundledWorker('credit-notes/queue-worker.js', import.meta.url);
+  const workerFile = opts.workerFile ?? bundledWorker('credit-notes/queue-worker.cjs', import.meta.url);
   if (threads < 2 || workerFile === undefined) return undefined;
   // This thread only splits the text and collects answers, which leaves it idle most of the
   // time: it reads batches too, and a core's worth of isolate is memory saved.

@@ -1,7 +1,7 @@
 // The merchant's own record of every credit note the profile issued, kept in its ledger
 // (src/store/). The next return against a receipt is checked against them, and against the
 // credit notes still being submitted (the ledger's reservations).
-import { z } from 'zod';
+import * as z from 'zod';
 import { NonEmptyString, Sha256Hex } from '../contract/common.js';
 import { CreditNoteSubmissionResult } from '../contract/credit-note.js';
 import type { Factory } from '../factory.js';

@@ -21,6 +21,8 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
                            force the secret backend (default: the OS keychain, probed)
   SVC_CONFIG_DIR, SVC_STATE_DIR
                            override the XDG locations of config.json and of the state
+  XDG_CACHE_HOME           svc/code-cache there: compiled code kept for quicker starts
+                           (NODE_DISABLE_COMPILE_CACHE=1: none)
   SVC_DATABASE_URL         postgres://… (never with a password: use PGPASSWORD or ~/.pgpass):
                            the ledger and the webhook journal on a team's PostgreSQL
   SVC_RETURN_WINDOW_DAYS   days after a purchase a return is accepted (default 30)

@@ -55,28 +55,3 @@ export function isCI(env: Readonly<Record<string, string | undefined>>): boolean
   const ci = env.CI;
   return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
 }
-
-export interface SystemStreamOptions {
-  env: Readonly<Record<string, string | undefined>>;
-  noColorFlag: boolean;
-  noInputFlag: boolean;
-  json: boolean;
-}
-
-export function systemStreams(opts: SystemStreamOptions): IOStreams {
-  const stdoutIsTTY = Boolean(process.stdout.isTTY);
-  const stderrIsTTY = Boolean(process.stderr.isTTY);
-  return {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
-    stdoutIsTTY,
-    stderrIsTTY,
-    color: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stderrIsTTY }),
-    stdoutColor: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stdoutIsTTY }),
-    noInput: opts.noInputFlag || isCI(opts.env),
-    json: opts.json,
-    columns: process.stdout.columns || Number(opts.env.COLUMNS) || 100,
-  };
-}

@@ -1,7 +1,7 @@
 // The merchant's own record of every receipt the profile issued, kept in its ledger
 // (src/store/, owner-only): return requests and credit notes are later checked against
 // these, and they hold the customer details the merchant supplied.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NonEmptyString, Sha256Hex } from '../contract/common.js';
 import { CustomerDetails, ReceiptSubmissionResult } from '../contract/receipt.js';
 import { UblDocument } from '../contract/template.js';

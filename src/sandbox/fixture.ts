@@ -5,7 +5,7 @@
 // decryption.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow } from '../contract/validate.js';
 import { publicKeyOfPrivate } from '../crypto/keys.js';
 import { UsageError } from '../errors.js';

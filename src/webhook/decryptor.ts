@@ -80,7 +80,7 @@ async function reloadedRing(
  */
 export async function createDecryptor(keyring: KeyringSource, opts: DecryptorOptions = {}): Promise<Decryptor> {
   const fallback = inProcessDecryptor(keyring, opts);
-  const workerFile = opts.workerFile ?? bundledWorker('crypto/decrypt-worker.js', import.meta.url);
+  const workerFile = opts.workerFile ?? bundledWorker('crypto/decrypt-worker.cjs', import.meta.url);
   if (workerFile === undefined) return fallback;
   let keys: readonly KeyringEntry[];
   try {

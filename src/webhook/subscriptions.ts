@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeReceiptsCaller } from '../api/caller.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';

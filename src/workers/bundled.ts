@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { packageFile } from '../package-root.js';
 
 /**
- * dist/`entry` (e.g. "crypto/decrypt-worker.js"), only when the calling module is itself part
- * of the bundle in dist/ (a chunk in dist/chunks/ or dist/main.js). From sources (tsx,
+ * dist/`entry` (e.g. "crypto/decrypt-worker.cjs"), only when the calling module is itself part
+ * of the bundle in dist/ (a chunk in dist/chunks/ or dist/main.cjs). From sources (tsx,
  * vitest) dist/ may be absent or older than the code, so the work stays on this thread there.
  */
 export function bundledWorker(entry: string, from: string | URL): string | undefined {

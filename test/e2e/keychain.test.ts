@@ -21,7 +21,7 @@ let configDir: string;
 const stops: (() => Promise<void>)[] = [];
 
 beforeAll(() => {
-  if (!existsSync(join(repo, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
+  if (!existsSync(join(repo, 'dist', 'main.cjs'))) throw new Error('dist/main.cjs is missing: run `npm run build` first');
 });
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-e2e-keychain-'));

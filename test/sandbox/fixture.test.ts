@@ -39,8 +39,8 @@ describe('the bundled fixture', () => {
   it('is found from src/, dist/ and dist/chunks/', () => {
     const expected = join(root, 'fixtures', 'sandbox.json');
     expect(bundledFixturePath()).toBe(expected);
-    expect(bundledFixturePath(pathToFileURL(join(root, 'dist', 'main.js')))).toBe(expected);
-    expect(bundledFixturePath(pathToFileURL(join(root, 'dist', 'chunks', 'chunk-X.js')))).toBe(expected);
+    expect(bundledFixturePath(pathToFileURL(join(root, 'dist', 'main.cjs')))).toBe(expected);
+    expect(bundledFixturePath(pathToFileURL(join(root, 'dist', 'chunks', 'chunk-X.cjs')))).toBe(expected);
   });
 
   it('validates', async () => {

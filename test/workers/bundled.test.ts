@@ -23,12 +23,12 @@ describe('bundledWorker', () => {
     await mkdir(join(root, 'dist', 'chunks'), { recursive: true });
     await mkdir(join(root, 'src', 'crypto'), { recursive: true });
     await writeFile(join(root, 'package.json'), '{}');
-    await writeFile(join(root, 'dist', 'crypto', 'decrypt-worker.js'), '');
-    const worker = join(root, 'dist', 'crypto', 'decrypt-worker.js');
-    const entry = 'crypto/decrypt-worker.js';
-    expect(bundledWorker(entry, pathToFileURL(join(root, 'dist', 'chunks', 'chunk-X.js')))).toBe(worker);
-    expect(bundledWorker(entry, pathToFileURL(join(root, 'dist', 'main.js')))).toBe(worker);
+    await writeFile(join(root, 'dist', 'crypto', 'decrypt-worker.cjs'), '');
+    const worker = join(root, 'dist', 'crypto', 'decrypt-worker.cjs');
+    const entry = 'crypto/decrypt-worker.cjs';
+    expect(bundledWorker(entry, pathToFileURL(join(root, 'dist', 'chunks', 'chunk-X.cjs')))).toBe(worker);
+    expect(bundledWorker(entry, pathToFileURL(join(root, 'dist', 'main.cjs')))).toBe(worker);
     expect(bundledWorker(entry, pathToFileURL(join(root, 'src', 'credit-notes', 'queue.ts')))).toBeUndefined();
-    expect(bundledWorker('credit-notes/queue-worker.js', pathToFileURL(join(root, 'dist', 'main.js')))).toBeUndefined();
+    expect(bundledWorker('credit-notes/queue-worker.cjs', pathToFileURL(join(root, 'dist', 'main.cjs')))).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 // Webhook management (INTERFACE.md "Webhook management", CONTRACT.md §6) and two sandbox
 // extensions for `svc webhook list` and tests: the caller's subscriptions without their
 // secrets, and the sender's log of every delivery attempt (CONTRACT.md §7).
-import { z } from 'zod';
+import * as z from 'zod';
 import { WebhookSubscriptionRequest, type WebhookSubscription } from '../../contract/webhook.js';
 import type { Sandbox } from '../context.js';
 import { authorize } from '../guard.js';

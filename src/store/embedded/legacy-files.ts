@@ -4,7 +4,7 @@
 // and nothing is lost. A file that cannot be read stops the import with its name.
 import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { fsErrorCode } from '../../io/private-file.js';

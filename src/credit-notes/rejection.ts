@@ -1,7 +1,7 @@
 // Why the merchant rejected a return request. `PATCH /credit-note/requests/{id}/status` takes
 // only `{ status }`, so the service never hears the reason: it is kept in this profile's
 // ledger beside the kept queue item, shown by `show` and by the summary of `triage`.
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.js';
 
 export const MAX_REASON_LENGTH = 1000;

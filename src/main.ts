@@ -4,12 +4,15 @@ import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
-import { ExitCode, SvcError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
+import { ExitCode, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
 import type { Factory } from './factory.js';
 import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
 import { colorEnabled } from './io/streams.js';
 import { buildProgram } from './root.js';
+
+/** Commands that run until stopped: their output is never finished, so --jq cannot filter it. */
+const UNTIL_STOPPED = new Set(['webhook listen', 'sandbox start', 'credit-note triage']);
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let factory: Factory | undefined;
@@ -29,7 +32,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
         }
         return;
       }
-      // --jq implies --json; the output is collected and filtered once the command is done.
+      // --jq implies --json; the output is collected and filtered once the command is done,
+      // which a command that runs until stopped never is.
+      const { commandPath } = await import('./commands/known-profile.js');
+      const path = commandPath(cmd);
+      if (UNTIL_STOPPED.has(path) || (path === 'credit-note poll' && (opts as { watch?: boolean }).watch)) {
+        throw new UsageError(`--jq filters output once a command is done, and \`svc ${path}${path === 'credit-note poll' ? ' --watch' : ''}\` runs until stopped`, { hint: 'use --json and pipe it to jq' });
+      }
       const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/system-streams.js')]);
       const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter);
       factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });

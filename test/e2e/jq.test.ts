@@ -51,4 +51,12 @@ describe('--jq', () => {
     expect(r.stdout).toBe('');
     expect(JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'usage', message: expect.stringContaining('--jq: jq: error: syntax error') } });
   });
+
+  it('a command that runs until stopped refuses --jq at once (exit 2) instead of never printing', async () => {
+    for (const args of [['webhook', 'listen', '--port', '0'], ['credit-note', 'poll', '--watch']]) {
+      const r = await runSvc([...args, '--jq', '.'], { home: m.home, env: { ...m.env, SVC_WEBHOOK_SECRET: 'whsec_test' }, timeout: 15_000 });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain('runs until stopped');
+    }
+  });
 });

@@ -91,3 +91,25 @@ export function useMerchant(): { merchant(): Merchant; dirs: TempDirs } {
     },
   };
 }
+
+/** Every request's status, as `poll --all --json` lists them. */
+export async function queueStatuses(m: Merchant): Promise<Map<string, string>> {
+  const all = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'poll', '--all']);
+  return new Map(all.map((q) => [q.requestId, q.status]));
+}
+
+/** What changed between two readings: requestId → new status. */
+export function statusChanges(before: Map<string, string>, after: Map<string, string>): Record<string, string> {
+  return Object.fromEntries([...after].filter(([id, status]) => before.get(id) !== status));
+}
+
+/** Return requests of one milk each on a new receipt, created in this order (oldest first). */
+export async function milkRequests(m: Merchant, count: number): Promise<string[]> {
+  const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    ids.push((await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim());
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return ids;
+}

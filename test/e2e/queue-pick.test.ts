@@ -4,42 +4,23 @@
 // --no-input on one, a missing ID is the usage error (exit 2) it always was.
 import { describe, expect, it } from 'vitest';
 import { runSvc, svcEnv } from './helpers.js';
-import { useMerchant, type Merchant } from './merchant.js';
+import { milkRequests, queueStatuses, statusChanges, useMerchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal } from './tmux.js';
 
 const { merchant } = useMerchant();
 
-/** Every request's status, as `poll --all --json` lists them. */
-async function statuses(m: Merchant): Promise<Map<string, string>> {
-  const all = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'poll', '--all']);
-  return new Map(all.map((q) => [q.requestId, q.status]));
-}
 
-/** What changed between two readings: requestId → new status. */
-function changes(before: Map<string, string>, after: Map<string, string>): Record<string, string> {
-  return Object.fromEntries([...after].filter(([id, status]) => before.get(id) !== status));
-}
 
-/** Return requests of one milk each on a new receipt, created in this order (oldest first). */
-async function requests(m: Merchant, count: number): Promise<string[]> {
-  const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    ids.push((await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim());
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return ids;
-}
 
 describe('a request ID left out', () => {
   it('on a terminal: the open requests oldest first; the second, chosen with the arrow keys, and only it, is accepted', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    await requests(m, 3);
+    await milkRequests(m, 3);
     const open = (await m.json<{ requestId: string; createdAt: string }[]>(['credit-note', 'poll', '--sort', 'created'])).map((q) => q.requestId);
-    const before = await statuses(m);
+    const before = await queueStatuses(m);
 
     const term = svcInTerminal('svc-pick', ['credit-note', 'accept'], svcEnv(m.home, m.env));
     try {
@@ -60,15 +41,15 @@ describe('a request ID left out', () => {
     } finally {
       term.kill();
     }
-    expect(changes(before, await statuses(m))).toEqual({ [open[1]!]: 'ACCEPTED' });
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [open[1]!]: 'ACCEPTED' });
   }, 60_000);
 
   it('on a terminal, Esc in the list: exit 3, nothing changed', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    await requests(m, 1);
-    const before = await statuses(m);
+    await milkRequests(m, 1);
+    const before = await queueStatuses(m);
     const term = svcInTerminal('svc-pick-esc', ['credit-note', 'reject'], svcEnv(m.home, m.env));
     try {
       await term.waitFor('↑↓ navigate');
@@ -79,7 +60,7 @@ describe('a request ID left out', () => {
     } finally {
       term.kill();
     }
-    expect(changes(before, await statuses(m))).toEqual({});
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
   }, 60_000);
 
   it('on a terminal with --no-input: a missing ID is a usage error, exit 2', async (ctx) => {
@@ -100,13 +81,13 @@ describe('a request ID left out', () => {
 
   it('without a terminal: a missing ID is a usage error naming it and where IDs come from, exit 2, nothing changed', async () => {
     const m = merchant();
-    await requests(m, 1);
-    const before = await statuses(m);
+    await milkRequests(m, 1);
+    const before = await queueStatuses(m);
     for (const args of [['credit-note', 'accept'], ['credit-note', 'reject', '--yes'], ['credit-note', 'issue'], ['credit-note', 'status', 'ACCEPTED'], ['credit-note', 'show']]) {
       const r = await runSvc(args, { home: m.home, env: m.env });
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toContain('missing REQUEST-ID: the return request; `svc credit-note poll` lists their IDs');
     }
-    expect(changes(before, await statuses(m))).toEqual({});
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
   });
 });

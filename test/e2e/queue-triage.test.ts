@@ -5,22 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { readLedgers } from './ledger.js';
 import { runSvc, svcEnv } from './helpers.js';
-import { useMerchant, type Merchant } from './merchant.js';
+import { milkRequests, queueStatuses, statusChanges, useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal } from './tmux.js';
 
 const { merchant } = useMerchant();
 
-/** Every request's status, as `poll --all --json` lists them. */
-async function statuses(m: Merchant): Promise<Map<string, string>> {
-  const all = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'poll', '--all']);
-  return new Map(all.map((q) => [q.requestId, q.status]));
-}
 
-/** What changed between two readings: requestId → new status. */
-function changes(before: Map<string, string>, after: Map<string, string>): Record<string, string> {
-  return Object.fromEntries([...after].filter(([id, status]) => before.get(id) !== status));
-}
 
 /** The credit notes the sandbox delivered (each to every device of its customer). */
 async function creditNotesDelivered(m: Merchant): Promise<Set<string>> {
@@ -28,16 +19,6 @@ async function creditNotesDelivered(m: Merchant): Promise<Set<string>> {
   return new Set(deliveries.filter((d) => d.kind === 'CREDIT_NOTE').map((d) => d.serviceReceiptId));
 }
 
-/** Return requests of one milk each on a new receipt, created in this order (oldest first). */
-async function requests(m: Merchant, count: number): Promise<string[]> {
-  const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    ids.push((await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim());
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return ids;
-}
 
 describe('credit-note triage in a terminal', () => {
   it('accept one, reject one with a reason and its confirmation, issue one, quit: exactly those change, one credit note', async (ctx) => {
@@ -45,8 +26,8 @@ describe('credit-note triage in a terminal', () => {
     if (missing) return ctx.skip(missing);
     const m = merchant();
     // Two of milk on the receipt, and four requests for one each: only what triage issues is credited.
-    const [a, b, c, d] = (await requests(m, 4)) as [string, string, string, string];
-    const before = await statuses(m);
+    const [a, b, c, d] = (await milkRequests(m, 4)) as [string, string, string, string];
+    const before = await queueStatuses(m);
     const notesBefore = await creditNotesDelivered(m);
 
     const term = svcInTerminal('svc-triage', ['credit-note', 'triage'], svcEnv(m.home, m.env));
@@ -81,7 +62,7 @@ describe('credit-note triage in a terminal', () => {
       term.kill();
     }
 
-    expect(changes(before, await statuses(m))).toEqual({ [a]: 'ACCEPTED', [b]: 'REJECTED', [c]: 'COMPLETED' });
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [a]: 'ACCEPTED', [b]: 'REJECTED', [c]: 'COMPLETED' });
     const notesAfter = await creditNotesDelivered(m);
     const issued = [...notesAfter].filter((id) => !notesBefore.has(id));
     expect(issued).toHaveLength(1);
@@ -94,8 +75,8 @@ describe('credit-note triage in a terminal', () => {
 
   it('needs a terminal: without one, or with --no-input on one, exit 2 and nothing changed', async (ctx) => {
     const m = merchant();
-    await requests(m, 1);
-    const before = await statuses(m);
+    await milkRequests(m, 1);
+    const before = await queueStatuses(m);
     const piped = await runSvc(['credit-note', 'triage'], { home: m.home, env: m.env });
     expect(piped.exitCode).toBe(2);
     expect(piped.stderr).toContain('triage needs a terminal; use poll/accept/reject/issue in scripts');
@@ -109,6 +90,6 @@ describe('credit-note triage in a terminal', () => {
     } finally {
       term.kill();
     }
-    expect(changes(before, await statuses(m))).toEqual({});
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
   }, 60_000);
 });

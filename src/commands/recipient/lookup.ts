@@ -69,9 +69,8 @@ export function lookupFromFlags(flags: LookupFlags, allowed: readonly (keyof Loo
   const { flag, kind, build, expected } = KINDS[name];
   const lookup = build(flags[name] ?? '');
   const checked = validate(ResolveRecipientRequest, lookup.request);
-  // The contract's message describes the compact form sent; the flag takes more than that.
-  // The shape's message speaks of the compact form; what the flag accepts is wider. Other
-  // problems (a country's length, a check digit) are said as they are.
+  // The shape's message speaks of the compact form sent; what the flag accepts is wider.
+  // Other problems (a country's length, a check digit) are said as they are.
   if (!checked.success) throw new ValidationError(flag, checked.issues.map((i) => ({ path: i.path, message: expected !== undefined && /^must be /.test(i.message) ? expected : i.message })));
   return { ...lookup, kind };
 }

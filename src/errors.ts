@@ -11,6 +11,8 @@ export const ExitCode = {
   notFound: 6,
   conflict: 7,
   unavailable: 8,
+  /** Several items were acted on, some succeeded and some failed (each reported as an element). */
+  partial: 9,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -54,13 +56,25 @@ export class NotFoundError extends SvcError {
   override readonly exitCode = ExitCode.notFound;
 }
 
-/** Some of several items failed (each reported already): exits with the first failure's code. */
+/**
+ * Some of several items failed, each reported already (a stderr line, a JSON element): the
+ * partial-result contract. When every item failed, the exit code is their common one (or 1
+ * when they differ), as for a single item; when some succeeded it is 9, "partly failed".
+ */
 export class PartialFailureError extends SvcError {
   override readonly exitCode: ExitCode;
-  constructor(message: string, exitCode: ExitCode) {
+  constructor(message: string, failures: readonly unknown[], total: number) {
     super(message);
-    this.exitCode = exitCode;
+    this.exitCode = partialExitCode(failures.map(exitCodeOf), total);
   }
+}
+
+/** The exit code of several items of which `codes.length` (out of `total`) failed with these codes. */
+export function partialExitCode(codes: readonly ExitCode[], total: number): ExitCode {
+  if (codes.length === 0) return ExitCode.ok;
+  if (codes.length < total) return ExitCode.partial;
+  const common = new Set(codes);
+  return common.size === 1 ? codes[0]! : ExitCode.failure;
 }
 
 /** Something else holds what this needs, or already did it differently (exit 7). */
@@ -171,6 +185,7 @@ const CODE_OF_EXIT: Record<ExitCode, string> = {
   [ExitCode.notFound]: 'not_found',
   [ExitCode.conflict]: 'conflict',
   [ExitCode.unavailable]: 'unavailable',
+  [ExitCode.partial]: 'partly_failed',
 };
 
 export function errorReport(error: unknown): ErrorReport {

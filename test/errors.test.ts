@@ -81,3 +81,13 @@ describe('exit codes (CLI.md)', () => {
     expect(e.message).toContain('  (root): root problem');
   });
 });
+
+describe('partialExitCode: the partial-result contract', () => {
+  it('is 0 with no failure, 9 when some succeeded, the common code when all failed, else 1', async () => {
+    const { partialExitCode, ExitCode } = await import('../src/errors.js');
+    expect(partialExitCode([], 3)).toBe(ExitCode.ok);
+    expect(partialExitCode([ExitCode.notFound], 3)).toBe(9);
+    expect(partialExitCode([ExitCode.notFound, ExitCode.notFound], 2)).toBe(ExitCode.notFound);
+    expect(partialExitCode([ExitCode.notFound, ExitCode.conflict], 2)).toBe(ExitCode.failure);
+  });
+});

@@ -41,4 +41,7 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
   6  not found
   7  conflict (409, already issued with other content, a lock held by another process)
   8  service unavailable (network, 5xx or 429 after retries)
+  9  partly failed: a command acting on several things (accept A B C, a batch, every Grant)
+     did some and not others; each failure is reported as its own line or JSON element,
+     the successes are on stdout as usual. When every one failed, their common code.
 `;

@@ -42,7 +42,7 @@ describe('request IDs as people type them', () => {
 
     // One of several fails: the others still move, each is reported, and the exit code is the failure's.
     const mixed = await runSvc(['credit-note', 'reject', a, 'req-unknown-1'], { home: m.home, env: m.env });
-    expect(mixed.exitCode).not.toBe(0);
+    expect(mixed.exitCode).toBe(9);
     expect(mixed.stderr).toContain('req-unknown-1:');
     expect(mixed.stderr).toMatch(/2 requests were not moved to REJECTED|of 2 requests were not moved/);
   });

@@ -59,7 +59,7 @@ describe('receipt send --batch', () => {
     expect(issuedBeforeKill).toBeLessThan(497);
 
     const rerun = await runSvc(['receipt', 'send', '--batch', file, '--concurrency', '8'], { home: m.home, env: m.env, timeout: 180_000 });
-    expect(rerun.exitCode, rerun.stderr).toBe(2);
+    expect(rerun.exitCode, rerun.stderr).toBe(9);
     expect(rerun.stderr).toContain('3 of 500 receipts failed (lines 7, 250, 420)');
     const results = parse(rerun.stdout);
     expect(results.map((r) => r.line).sort((a, b) => a - b)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));

@@ -11,7 +11,7 @@ import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
-import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport, exitCodeOf } from '../../errors.js';
+import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport } from '../../errors.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -96,7 +96,7 @@ async function setStatuses(f: Factory, given: readonly string[], status: Settabl
   const caller = await writeReceiptsCaller(f);
   const requestIds = await resolveRequestIds(f, caller, given);
   const results: unknown[] = [];
-  let failure: unknown;
+  const failures: unknown[] = [];
   for (const requestId of requestIds) {
     try {
       // A rejection's reason is kept with the item, so that is kept too.
@@ -107,16 +107,13 @@ async function setStatuses(f: Factory, given: readonly string[], status: Settabl
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}`);
     } catch (error) {
       if (requestIds.length === 1) throw error;
-      failure ??= error;
+      failures.push(error);
       results.push({ requestId, error: errorReport(error) });
       if (!f.io.json) note(f.io, `${requestId}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);
-  if (failure !== undefined) {
-    const failed = results.filter((r) => typeof r === 'object' && r !== null && 'error' in r).length;
-    throw new PartialFailureError(`${failed} of ${requestIds.length} requests were not moved to ${status}`, exitCodeOf(failure));
-  }
+  if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
 }
 
 /** Keeps the item for after the move; not finding it is left to the PATCH to report, and a failure to keep it only warns. */

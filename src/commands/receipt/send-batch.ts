@@ -11,7 +11,7 @@ import { CustomerDetails } from '../../contract/receipt.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { validate } from '../../contract/validate.js';
 import { jsonInputProblem } from '../../contract/json-limits.js';
-import { ExitCode, SvcError, UsageError, ValidationError, errorReport } from '../../errors.js';
+import { ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
 import { readBytesInput } from '../../io/input.js';
@@ -84,11 +84,10 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   progress.done();
 
   if (failures.length === 0) return;
-  const codes = new Set(failures.map((x) => x.exitCode));
   const numbers = failures.map((x) => x.line).sort((a, b) => a - b);
   throw new BatchError(
     `${failures.length} of ${lines.length} receipts failed (line${numbers.length > 1 ? 's' : ''} ${numbers.slice(0, 20).join(', ')}${numbers.length > 20 ? ', …' : ''})`,
-    codes.size === 1 ? ([...codes][0] as ExitCode) : ExitCode.failure,
+    partialExitCode(failures.map((x) => x.exitCode), lines.length),
     'each failed line is on stdout with its error; fix those lines and run the same batch again: what was issued is not issued twice',
   );
 }

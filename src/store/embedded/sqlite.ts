@@ -208,11 +208,12 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     importRecords: (records) =>
       write((): ImportResult => {
         const result: ImportResult = { inserted: 0, skipped: 0, conflicts: [] };
-        const add = (kind: DocumentKind, table: string, id: string, text: string, insert: () => void) => {
+        /** `insert` is false when another unique key (one credit note per request) holds it back: a conflict. */
+        const add = (kind: DocumentKind, table: string, id: string, text: string, insert: () => boolean) => {
           const row = db.prepare(`SELECT record FROM ${table} WHERE service_receipt_id = ?`).get(id) as { record: string } | undefined;
           if (row === undefined) {
-            insert();
-            result.inserted++;
+            if (insert() === false) result.conflicts.push({ kind, serviceReceiptId: id });
+            else result.inserted++;
           } else if (sameJson(row.record, text)) result.skipped++;
           else result.conflicts.push({ kind, serviceReceiptId: id });
         };
@@ -224,15 +225,15 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
               record.templateRequest.documentNumber,
               record.issuedAt,
               text,
-            ),
+            ).changes > 0,
           );
         }
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           add('credit-note', 'credit_notes', record.serviceReceiptId, text, () =>
             db.prepare(
-              'INSERT INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
-            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text),
+              'INSERT OR IGNORE INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
+            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text).changes > 0,
           );
         }
         return result;

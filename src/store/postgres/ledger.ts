@@ -117,6 +117,18 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
     return { intent: open, created: false };
   }
 
+  /**
+   * The receipt's row lock, held to the end of the transaction. Every writer that changes what
+   * a receipt has credited takes it: the check-and-reserve, the record of a credit note (which
+   * turns a reservation into an issued note), an import. So a check's reads, though separate
+   * statements at READ COMMITTED, never straddle a commit that moves units from reserved to
+   * issued: it would see neither.
+   */
+  const lockReceipt = async (client: PoolClient, parent: string) => {
+    await client.query('INSERT INTO svc_receipt_locks (parent) VALUES ($1) ON CONFLICT DO NOTHING', [parent]);
+    await client.query('SELECT parent FROM svc_receipt_locks WHERE parent = $1 FOR UPDATE', [parent]);
+  };
+
   const getIntent = async (client: PoolClient, id: string) => {
     const row = await one(client, 'SELECT * FROM svc_intents WHERE id = $1', [id]);
     if (!row) throw new StoreError(`intent ${id} is not in the ledger`);
@@ -134,9 +146,7 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
 
     reserveCreditNote: (parent, subject, decide) =>
       transaction(async (client) => {
-        // The receipt's row lock: every check-and-reserve of this receipt, on any machine, one at a time.
-        await client.query('INSERT INTO svc_receipt_locks (parent) VALUES ($1) ON CONFLICT DO NOTHING', [parent]);
-        await client.query('SELECT parent FROM svc_receipt_locks WHERE parent = $1 FOR UPDATE', [parent]);
+        await lockReceipt(client, parent);
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
         return insertIntent(client, decide(await creditsOf(client, parent)));
@@ -164,6 +174,7 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
             [record.serviceReceiptId, completion.record.templateRequest.documentNumber, record.issuedAt, JSON.stringify(record)],
           );
         } else {
+          if (intent.parent !== undefined) await lockReceipt(client, intent.parent);
           await client.query(
             'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (service_receipt_id) DO NOTHING',
             [record.serviceReceiptId, intent.parent ?? null, completion.record.requestId, completion.record.documentNumber, record.issuedAt, JSON.stringify(record)],
@@ -227,7 +238,9 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         const add = async (kind: DocumentKind, table: string, id: string, text: string, insert: () => Promise<{ rowCount: number | null }>) => {
           if (((await insert()).rowCount ?? 0) > 0) return void result.inserted++;
           const { rows } = await client.query(`SELECT record FROM ${table} WHERE service_receipt_id = $1`, [id]);
-          if (sameJson((rows[0] as { record: string }).record, text)) result.skipped++;
+          // No row under the ID: another credit note of the same return request is there already.
+          const there = rows[0] as { record: string } | undefined;
+          if (there !== undefined && sameJson(there.record, text)) result.skipped++;
           else result.conflicts.push({ kind, serviceReceiptId: id });
         };
         for (const record of records.receipts) {
@@ -239,11 +252,13 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
             ),
           );
         }
+        // In one order, so that two imports at once cannot wait for each other.
+        for (const parent of [...new Set(records.creditNotes.map((n) => n.parent))].sort()) await lockReceipt(client, parent);
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           await add('credit-note', 'svc_credit_notes', record.serviceReceiptId, text, () =>
             client.query(
-              'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (service_receipt_id) DO NOTHING',
+              'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
               [record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text],
             ),
           );

@@ -188,8 +188,8 @@ _svc_spec() {
       ;;
     'svc credit-note accept')
       subcommands=''
-      flags='--partial --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--partial --item --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--item --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note reject')

@@ -90,6 +90,20 @@ export interface ReceiptCredits {
   reserved: readonly Intent[];
 }
 
+/**
+ * The part of a return request the merchant accepted (CONTRACT §8 "Partial acceptance"): the
+ * service's PATCH takes only the status, so the part is a decision of record kept here, and
+ * `issue` credits at most it.
+ */
+export interface AcceptedPart {
+  requestId: string;
+  /** Product by product, in the request's units (as `--item PRODUCT_ID:QTY` names them). */
+  items: { productId: string; quantity: number }[];
+  acceptedAt: string;
+  /** Who recorded it: user@host (a colleague on another machine reads it). */
+  acceptedBy: string | undefined;
+}
+
 export interface Reserved {
   intent: Intent;
   /** False: the intent was already open (another run's), and is to be resumed, not started again. */
@@ -162,6 +176,9 @@ export interface LedgerStore {
   /** Keeps why the merchant rejected a request (the service takes no reason) with its kept item: remember that first; false when none is kept. */
   keepRejection(requestId: string, rejection: Rejection): Promise<boolean>;
   rejection(requestId: string): Promise<Rejection | undefined>;
+  /** Records (or replaces) the part of a request the merchant accepted. */
+  keepAcceptedPart(part: AcceptedPart): Promise<void>;
+  acceptedPart(requestId: string): Promise<AcceptedPart | undefined>;
 
   /**
    * Adds records issued elsewhere (the JSON files of an older svc, another machine's ledger),

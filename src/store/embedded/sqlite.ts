@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { Rejection } from '../../credit-notes/rejection.js';
+import { AcceptedItems } from '../accepted-part.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
@@ -203,6 +204,20 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     rejection: async (requestId) => {
       const row = db.prepare('SELECT rejection FROM queue_items WHERE request_id = ?').get(requestId) as { rejection: string | null } | undefined;
       return row?.rejection ? decode(Rejection, row.rejection, `the rejection of request ${requestId}`) : undefined;
+    },
+
+    keepAcceptedPart: (part) =>
+      write(() => {
+        db.prepare(
+          `INSERT INTO accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES (?, ?, ?, ?)
+           ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
+        ).run(part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null);
+      }),
+    acceptedPart: async (requestId) => {
+      const row = db.prepare('SELECT lines, accepted_at, accepted_by FROM accepted_parts WHERE request_id = ?').get(requestId) as
+        | { lines: string; accepted_at: string; accepted_by: string | null }
+        | undefined;
+      return row && { requestId, items: decode(AcceptedItems, row.lines, `the accepted part of request ${requestId}`), acceptedAt: row.accepted_at, acceptedBy: row.accepted_by ?? undefined };
     },
 
     importRecords: (records) =>

@@ -8,6 +8,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { Rejection } from '../../credit-notes/rejection.js';
+import { AcceptedItems } from '../accepted-part.js';
 import { UnavailableError } from '../../errors.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { redactDatabaseUrl } from '../database-url.js';
@@ -230,6 +231,28 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         const { rows } = await client.query('SELECT rejection FROM svc_queue_items WHERE request_id = $1', [requestId]);
         const text = (rows[0] as { rejection: string | null } | undefined)?.rejection;
         return text ? decode(Rejection, text, `the rejection of request ${requestId}`) : undefined;
+      }),
+
+    keepAcceptedPart: (part) =>
+      withClient(async (client) => {
+        await client.query(
+          `INSERT INTO svc_accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
+          [part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null],
+        );
+      }),
+    acceptedPart: (requestId) =>
+      withClient(async (client) => {
+        const { rows } = await client.query('SELECT lines, accepted_at, accepted_by FROM svc_accepted_parts WHERE request_id = $1', [requestId]);
+        const row = rows[0] as { lines: unknown; accepted_at: Date; accepted_by: string | null } | undefined;
+        return (
+          row && {
+            requestId,
+            items: decode(AcceptedItems, JSON.stringify(row.lines), `the accepted part of request ${requestId}`),
+            acceptedAt: row.accepted_at.toISOString(),
+            acceptedBy: row.accepted_by ?? undefined,
+          }
+        );
       }),
 
     importRecords: (records) =>

@@ -85,6 +85,24 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(status.counts.openIntents).toBe(0);
   });
 
+  it('a part accepted on one machine is the part the other credits: more exits 2 with nothing sent, no --item credits exactly it', async () => {
+    const MILK = '4001234567890';
+    const WATER = '4001111222333';
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:2`, '--item', `${WATER}:3`, '--item', `${EGGS}:1`]);
+    await json(m.home, ['credit-note', 'accept', requestId, '--item', `${MILK}:1`, '--item', `${WATER}:3`]);
+    const before = await serviceCreditNotes();
+    const more = await on(other, ['credit-note', 'issue', requestId, '--yes', '--item', `${MILK}:2`, '--item', `${WATER}:3`, '--item', `${EGGS}:1`]);
+    expect(more.exitCode, more.stderr).toBe(2);
+    expect(more.stderr).toContain(`was accepted in part (${MILK}:1 ${WATER}:3, recorded `);
+    expect(await serviceCreditNotes()).toEqual(before);
+    const issued = await json<{ lines: { productId: string; quantity: number }[] }>(other, ['credit-note', 'issue', requestId, '--yes']);
+    expect(issued.lines.map((l) => [l.productId, l.quantity])).toEqual([
+      [MILK, 1],
+      [WATER, 3],
+    ]);
+  });
+
   it('what one machine issued the other lists; db status names the engine and the database without its password', async () => {
     const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const listed = await json<{ serviceReceiptId: string }[]>(other, ['receipt', 'list']);

@@ -13,7 +13,7 @@ import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { INTENT_COLUMNS, intentOf, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
+import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
 /** The part of libsql's better-sqlite3 API this engine uses. */
@@ -128,6 +128,11 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       write((): Reserved => {
         const open = openOf(draft.kind, draft.subject);
         if (open) return { intent: open, created: false };
+        // Finished by another process since the caller looked: handed back, never sent again.
+        const done = maybeIntent(
+          db.prepare(`SELECT * FROM intents WHERE kind = 'receipt' AND subject = ? AND state = 'done' ORDER BY seq DESC LIMIT 1`).get(draft.subject) as IntentRow | undefined,
+        );
+        if (done) return { intent: done, created: false };
         return { intent: insertIntent(draft), created: true };
       }),
 
@@ -251,8 +256,21 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
             ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text).changes > 0,
           );
         }
+        if (records.intents !== undefined) Object.assign(result, { carried: 0, intentConflicts: [] });
+        for (const intent of records.intents ?? []) {
+          const recorded =
+            intent.kind === 'receipt'
+              ? db.prepare('SELECT 1 FROM receipts WHERE document_number = ?').get(intent.subject)
+              : db.prepare('SELECT 1 FROM credit_notes WHERE request_id = ?').get(intent.subject);
+          if (recorded !== undefined) continue;
+          const values = intentValues(intent);
+          if (db.prepare(`INSERT OR IGNORE INTO intents (${INTENT_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(...values).changes > 0) result.carried = (result.carried ?? 0) + 1;
+          else if (getIntent(intent.id) === undefined) result.intentConflicts?.push({ kind: intent.kind, subject: intent.subject, documentNumber: intent.documentNumber });
+        }
         return result;
       }),
+
+    openIntents: async () => (db.prepare(`SELECT * FROM intents WHERE ${OPEN} ORDER BY seq`).all() as IntentRow[]).map((row) => intentOf(row)),
 
     allRecords: async () => ({
       receipts: (db.prepare('SELECT record FROM receipts ORDER BY seq').all() as { record: string }[]).map((r) => decode(ReceiptRecord, r.record, 'a receipt')),

@@ -16,7 +16,7 @@ import { sameJson } from '../embedded/sqlite.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { INTENT_COLUMNS, intentOf, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
+import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from './schema.js';
 
 
@@ -130,6 +130,9 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
     await client.query('SELECT parent FROM svc_receipt_locks WHERE parent = $1 FOR UPDATE', [parent]);
   };
 
+  /** A receipt document's lock, by its number: in the same table as the receipts' (parents are service IDs, never prefixed so). */
+  const documentLock = (documentNumber: string) => `receipt-document:${documentNumber}`;
+
   const getIntent = async (client: PoolClient, id: string) => {
     const row = await one(client, 'SELECT * FROM svc_intents WHERE id = $1', [id]);
     if (!row) throw new StoreError(`intent ${id} is not in the ledger`);
@@ -152,7 +155,15 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         if (open) return { intent: open, created: false };
         return insertIntent(client, decide(await creditsOf(client, parent)));
       }),
-    reserveReceipt: (draft) => transaction((client) => insertIntent(client, draft)),
+    reserveReceipt: (draft) =>
+      transaction(async (client) => {
+        // The document's lock, which its record takes too: another machine's submission is
+        // either still open here (resumed) or done (handed back), never finished unseen.
+        await lockReceipt(client, documentLock(draft.subject));
+        const done = await one(client, `SELECT * FROM svc_intents WHERE kind = 'receipt' AND subject = $1 AND state = 'done' ORDER BY seq DESC LIMIT 1`, [draft.subject]);
+        if (done) return { intent: intentOf(done), created: false };
+        return insertIntent(client, draft);
+      }),
 
     prepare: (id, prepared) =>
       transaction(async (client) => {
@@ -170,6 +181,7 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         const intent = await getIntent(client, id);
         const { record } = completion;
         if (completion.kind === 'receipt') {
+          await lockReceipt(client, documentLock(intent.subject));
           await client.query(
             'INSERT INTO svc_receipts (service_receipt_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT (service_receipt_id) DO NOTHING',
             [record.serviceReceiptId, completion.record.templateRequest.documentNumber, record.issuedAt, JSON.stringify(record)],
@@ -276,7 +288,8 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
           );
         }
         // In one order, so that two imports at once cannot wait for each other.
-        for (const parent of [...new Set(records.creditNotes.map((n) => n.parent))].sort()) await lockReceipt(client, parent);
+        const parents = [...records.creditNotes.map((n) => n.parent), ...(records.intents ?? []).flatMap((i) => (i.parent === undefined ? [] : [i.parent]))];
+        for (const parent of [...new Set(parents)].sort()) await lockReceipt(client, parent);
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           await add('credit-note', 'svc_credit_notes', record.serviceReceiptId, text, () =>
@@ -286,8 +299,29 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
             ),
           );
         }
+        if (records.intents !== undefined) Object.assign(result, { carried: 0, intentConflicts: [] });
+        for (const intent of records.intents ?? []) {
+          // A submission whose document the ledger already records was finished elsewhere.
+          const recorded =
+            intent.kind === 'receipt'
+              ? await client.query('SELECT 1 FROM svc_receipts WHERE document_number = $1', [intent.subject])
+              : await client.query('SELECT 1 FROM svc_credit_notes WHERE request_id = $1', [intent.subject]);
+          if ((recorded.rowCount ?? 0) > 0) continue;
+          const values = intentValues(intent);
+          const inserted = await client.query(
+            `INSERT INTO svc_intents (${INTENT_COLUMNS}) VALUES (${values.map((_, k) => `$${k + 1}`).join(', ')}) ON CONFLICT DO NOTHING`,
+            values,
+          );
+          if ((inserted.rowCount ?? 0) > 0) result.carried = (result.carried ?? 0) + 1;
+          else if (((await client.query('SELECT 1 FROM svc_intents WHERE id = $1', [intent.id])).rowCount ?? 0) === 0) {
+            result.intentConflicts?.push({ kind: intent.kind, subject: intent.subject, documentNumber: intent.documentNumber });
+          }
+        }
         return result;
       }),
+
+    openIntents: () =>
+      withClient(async (client) => (await client.query(`SELECT * FROM svc_intents WHERE ${OPEN} ORDER BY seq`)).rows.map((row: IntentRow) => intentOf(row))),
 
     allRecords: () =>
       withClient(async (client) => ({

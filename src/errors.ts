@@ -87,6 +87,12 @@ export class UnavailableError extends SvcError {
   override readonly exitCode = ExitCode.unavailable;
 }
 
+/**
+ * The service's TLS certificate cannot be accepted (untrusted issuer, expired, another name,
+ * no common protocol): exit 1, not 8, since trying again changes nothing.
+ */
+export class CertificateError extends SvcError {}
+
 /** The keychain or the secret file cannot be used. */
 export class SecretStoreError extends SvcError {}
 

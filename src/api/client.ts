@@ -12,6 +12,7 @@ import { ApiError, SvcError, UnavailableError } from '../errors.js';
 import { redactHeaders, redactJson, redactUrl } from '../io/redact.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
+import { certificateError, isCertificateProblem } from '../net/certificate-problem.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -172,6 +173,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
+        if (isCertificateProblem(code)) throw certificateError(originOf(baseUrl), code, error);
         // Nothing listening on this machine's port: no retry brings it up (2.5 s saved for CI).
         const refusedHere = code === 'ECONNREFUSED' && refusesLocally;
         const delay = retryable && TRANSIENT_CODES.has(code) && !refusedHere ? nextDelay(undefined) : undefined;
@@ -225,6 +227,10 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       await transport.close();
     },
   };
+}
+
+function originOf(baseUrl: string): string {
+  return URL.canParse(baseUrl) ? new URL(baseUrl).origin : baseUrl;
 }
 
 function pathOf(path: string): string {
@@ -307,6 +313,7 @@ async function* textOf(stream: Readable | undefined, baseUrl: string): AsyncGene
     for await (const piece of stream) yield piece as string;
   } catch (error) {
     const code = transportCode(error);
+    if (code !== undefined && isCertificateProblem(code)) throw certificateError(originOf(baseUrl), code, error);
     throw code === undefined ? error : unreachable(baseUrl, code, 1, error);
   }
 }

@@ -2,6 +2,7 @@
 // a reset connection, a body cut or stalled half-way, silence, a compressed answer, a
 // redirect. It counts every request it sees, so a test can say how often svc tried.
 import { createServer, request as upstreamRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 
@@ -30,9 +31,18 @@ export interface FaultRequest {
   headers: IncomingHttpHeaders;
 }
 
+export interface FaultProxyOptions {
+  /** Serve HTTPS with this key and certificate (PEM): a TLS front for the sandbox. */
+  tls?: { key: string; cert: string; /** Offer TLS 1.0 and nothing newer (an old server). */ tls10Only?: boolean };
+  /** The host name in `url` (default 127.0.0.1; `localhost` for a certificate made out to it). */
+  host?: string;
+}
+
 export interface FaultProxy {
   /** SVC_BASE_URL for the process under test. */
   url: string;
+  /** Connections accepted so far (TLS handshakes included, failed ones too). */
+  connections(): number;
   /** How many requests with this method reached the proxy on paths starting with `pathPrefix`. */
   attempts(method: string, pathPrefix: string): number;
   /** Every request seen, in order. */
@@ -41,11 +51,12 @@ export interface FaultProxy {
 }
 
 /** `fault` decides per request; undefined forwards it unchanged. */
-export async function startFaultProxy(target: string, fault: (req: FaultRequest) => Fault | undefined): Promise<FaultProxy> {
+export async function startFaultProxy(target: string, fault: (req: FaultRequest) => Fault | undefined = () => undefined, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const counts = new Map<string, number>();
   const seen: FaultRequest[] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  let connections = 0;
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -81,15 +92,20 @@ export async function startFaultProxy(target: string, fault: (req: FaultRequest)
       });
       upstream.end(Buffer.concat(chunks));
     });
-  });
+  };
+  const server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, ...(options.tls.tls10Only && { minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' }) }, handle) : createServer(handle);
+  // A failed handshake is the client's business; the server goes on.
+  server.on('tlsClientError', () => undefined);
   server.on('connection', (socket: Socket) => {
+    connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${port}`,
+    connections: () => connections,
     seen,
     attempts: (method, pathPrefix) => seen.filter((r) => r.method === method && r.path.startsWith(pathPrefix)).length,
     close: () =>

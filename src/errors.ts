@@ -93,6 +93,9 @@ export class UnavailableError extends SvcError {
  */
 export class CertificateError extends SvcError {}
 
+/** A proxy refused to carry the request (407: it wants credentials): exit 1, trying again changes nothing. */
+export class ProxyError extends SvcError {}
+
 /** The keychain or the secret file cannot be used. */
 export class SecretStoreError extends SvcError {}
 

@@ -12,7 +12,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--auto-approve', 'approve authorization requests at once (CI)')
     .option('--webhook-retry-base-ms <ms>', 'delay before the first webhook retry; later ones double', '1000')
     .option('--webhook-max-attempts <n>', 'webhook delivery attempts before giving up', '8')
-    .option('--rate-limit <n>', 'requests a second each client may make (429 above; default 50, burst 100)')
+    .option('--rate-limit <n>', 'requests a second each client may make per company, i.e. per Grant (429 above; default 50, burst 100)')
     .option('--state <dir>', 'keep Grants, tokens, receipts, the queue and the clock here across restarts (default on a fixed port: under the state directory)')
     .option('--ephemeral', 'keep nothing across restarts (the default with --port 0)')
     .option('--companies <n>', "the administrator approves for N companies: the fixture's, then generated ones (a platform's world)")

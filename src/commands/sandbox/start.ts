@@ -21,7 +21,7 @@ export interface StartOptions {
   autoApprove?: boolean | undefined;
   webhookRetryBaseMs?: string | undefined;
   webhookMaxAttempts?: string | undefined;
-  /** Requests a second per client (the burst is twice that). */
+  /** Requests a second per client application and company (the burst is twice that). */
   rateLimit?: string | undefined;
   /** Where the state is kept across restarts. */
   state?: string | undefined;

@@ -284,8 +284,8 @@ _svc_spec() {
       ;;
     'svc sandbox start')
       subcommands=''
-      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --profile --base-url --jq'
+      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --companies --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --companies --profile --base-url --jq'
       args=()
       ;;
     'svc sandbox trigger')
@@ -296,8 +296,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --profile --base-url --jq'
+      flags='--item --refund --note --reason --companies --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--item --refund --note --reason --companies --profile --base-url --jq'
       args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')

@@ -9,6 +9,7 @@ import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { resolveReceiptId } from '../../receipts/receipt-id.js';
 import { parseItem } from '../item-flag.js';
+import { parseCompanies, spreadReturnRequests } from './trigger-spread.js';
 
 export interface TriggerReturnRequestOptions {
   serviceReceiptId: string;
@@ -17,6 +18,8 @@ export interface TriggerReturnRequestOptions {
   refund?: string | undefined;
   note?: string | undefined;
   reason?: string | undefined;
+  /** One request in each of this many companies (a sandbox started with --companies). */
+  companies?: string | undefined;
 }
 
 export function triggerBody(opts: TriggerReturnRequestOptions): ReturnRequestTrigger {
@@ -36,6 +39,7 @@ export function triggerBody(opts: TriggerReturnRequestOptions): ReturnRequestTri
 export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promise<void> {
   const body = triggerBody(opts);
   const serviceReceiptId = await resolveReceiptId(f, opts.serviceReceiptId);
+  if (opts.companies !== undefined) return spreadReturnRequests(f, serviceReceiptId, body, parseCompanies(opts.companies));
   const api = await f.api();
   let item: QueueItem;
   try {

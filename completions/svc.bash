@@ -296,8 +296,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --companies --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --companies --profile --base-url --jq'
+      flags='--item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
       args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')

@@ -4,6 +4,7 @@
 // the database's write lock at BEGIN (IMMEDIATE), so a check and the intent it allows are
 // one step for every process on the machine; the lock is the operating system's, released
 // when its holder dies, never taken over from a live (even stopped) one.
+import { chmodSync, closeSync, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
@@ -37,12 +38,34 @@ export interface SqliteOptions {
 
 /** Opens libsql lazily: commands that never touch the ledger do not load it. */
 export function openDatabase(path: string, timeoutMs: number): Database {
+  privateDatabaseFile(path);
   const require = createRequire(import.meta.url);
   const Sqlite = require('libsql') as new (path: string, opts: { timeout: number }) => Database;
   return new Sqlite(path, { timeout: timeoutMs });
 }
 
 
+/**
+ * The ledger and the lock files are their owner's alone, whatever the umask. SQLite creates
+ * its -wal, -shm and -journal files with the database file's mode, so the file is created
+ * 0600 before libsql opens it; one an older svc left looser is tightened, companions too.
+ */
+function privateDatabaseFile(path: string): void {
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    if ((fstatSync(fd).mode & 0o077) === 0) return;
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+  for (const companion of ['-wal', '-shm', '-journal']) {
+    try {
+      chmodSync(`${path}${companion}`, 0o600);
+    } catch {
+      // Absent: SQLite makes it with the database file's mode when it needs it.
+    }
+  }
+}
 
 export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): Promise<LedgerStore> {
   const busyMs = opts.busyMs ?? 200;

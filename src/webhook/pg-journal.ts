@@ -15,7 +15,7 @@ import type { Pool } from 'pg';
 import type { Clock } from '../clock.js';
 import { bodyId } from '../crypto/hash.js';
 import { redactDatabaseUrl } from '../store/database-url.js';
-import { databaseError, openPool } from '../store/postgres/ledger.js';
+import { databaseError, openPool } from '../store/postgres/pool.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from '../store/postgres/schema.js';
 import type { Journal, JournalEntry, StoredDelivery } from './journal.js';
 
@@ -40,7 +40,7 @@ interface DeliveryRow {
 
 export async function openSharedJournal(url: string, opts: { clock: Clock; claimSeconds?: number }): Promise<SharedJournal> {
   // As many connections as a busy sender keeps requests in flight: each ack waits for its commit.
-  const pool: Pool = await openPool(url, 24);
+  const pool: Pool = await openPool(url, { max: 24 });
   const claimSeconds = opts.claimSeconds ?? DEFAULT_CLAIM_SECONDS;
   const me = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   try {
@@ -168,7 +168,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
 
 /** The shared journal's deliveries, newest first (`svc webhook events` with a database URL). */
 export async function listSharedDeliveries(url: string, limit: number): Promise<{ id: string; event: string | null; receivedAt: string; processed: boolean; error?: string }[]> {
-  const pool = await openPool(url, 1);
+  const pool = await openPool(url, { max: 1 });
   try {
     const { rows } = await pool.query('SELECT id, event, received_at, processed_at, ok, error FROM svc_webhook_deliveries ORDER BY received_at DESC LIMIT $1', [limit]);
     return (rows as DeliveryRow[]).map((r) => ({

@@ -11,8 +11,9 @@ import type { CustomerDetails, ReceiptSubmission } from '../contract/receipt.js'
 import type { Recipient } from '../contract/recipient.js';
 import type { ReceiptTemplateRequest } from '../contract/template.js';
 import { keyFingerprint } from '../crypto/keys.js';
-import { NotFoundError, SvcError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { NotRecordedError } from '../store/errors.js';
 import type { Intent, LedgerStore } from '../store/ledger.js';
 import { supplierPartyIdOf } from './document.js';
 import { encryptForRecipients } from './encrypt.js';
@@ -158,7 +159,7 @@ async function complete(ledger: LedgerStore, intent: Intent, record: ReceiptReco
   try {
     await ledger.complete(intent.id, { kind: 'receipt', record });
   } catch (error) {
-    throw new SvcError(
+    throw new NotRecordedError(
       `receipt ${record.templateRequest.documentNumber} was issued as ${record.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`,
       { hint: 'run the same command again once the ledger can be written: it records the receipt without issuing it again', cause: error },
     );

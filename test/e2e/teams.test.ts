@@ -132,7 +132,7 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(config.stdout).not.toContain(pg.password);
   });
 
-  it('the password works from PGPASSWORD; a stored database-url with a password is refused; a wrong password exits 1 without showing it', async () => {
+  it('the password works from PGPASSWORD; a stored database-url with a password is refused; a wrong password exits 4 (authentication) without showing it', async () => {
     const bare = url.replace(`:${pg.password}@`, '@');
     const viaEnv = await on(other, ['db', 'status'], { SVC_DATABASE_URL: bare, PGPASSWORD: pg.password });
     expect(viaEnv.exitCode, viaEnv.stderr).toBe(0);
@@ -141,8 +141,9 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(stored.stderr).toContain('database-url must not hold a password');
     expect(stored.stderr).not.toContain(pg.password);
     const wrong = await on(other, ['db', 'status'], { SVC_DATABASE_URL: url.replace(pg.password, 'not-the-password') });
-    expect(wrong.exitCode).toBe(1);
+    expect(wrong.exitCode).toBe(4);
     expect(wrong.stderr).toContain('postgres://svc:***@');
+    expect(wrong.stderr).toContain('refused the login');
     expect(wrong.stderr).not.toContain('not-the-password');
   });
 

@@ -49,6 +49,7 @@ import { encryptForRecipients } from '../../receipts/encrypt.js';
 import { finalDocument } from '../../receipts/final-document.js';
 import { loadReceiptRecord, ReceiptRecord } from '../../receipts/records.js';
 import { checkIdempotencyKey, contentDigest, derivedIdempotencyKey, sendPrepared, startedBy } from '../../receipts/submission.js';
+import { NotRecordedError } from '../../store/errors.js';
 import type { Credited, Intent, LedgerStore, ReceiptCredits } from '../../store/ledger.js';
 import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
@@ -392,7 +393,7 @@ async function submit(f: Factory, caller: Caller, ledger: LedgerStore, intent: I
   try {
     await ledger.complete(intent.id, { kind: 'credit-note', record });
   } catch (error) {
-    throw new SvcError(`${what} was issued as ${result.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`, {
+    throw new NotRecordedError(`${what} was issued as ${result.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`, {
       hint: `run the same command again once the ledger can be written: it records the credit note without issuing it again`,
       cause: error,
     });

@@ -4,12 +4,11 @@
 // lock (svc_receipt_locks … FOR UPDATE), one open intent per document is a partial unique
 // index, preparing an intent is compare-and-set, and a record is written with its intent
 // closed in one transaction. No client-side lock is involved.
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { Rejection } from '../../credit-notes/rejection.js';
 import { AcceptedItems } from '../accepted-part.js';
-import { UnavailableError } from '../../errors.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
@@ -18,56 +17,42 @@ import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { databaseError, isDatabaseFailure, openPool } from './pool.js';
+import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
 
-/** Opens a pool on the URL (pg loaded here, only when a database URL is set). */
-export async function openPool(url: string, max = 4): Promise<Pool> {
-  const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000 });
-  // An idle client whose server went away must not take the process down.
-  pool.on('error', () => undefined);
-  return pool;
-}
-
-/** What a database failure says: the redacted URL and the reason; unreachable is exit 8. */
-export function databaseError(url: string, error: unknown): Error {
-  if (error instanceof StoreError || error instanceof UnavailableError) return error;
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  const where = redactDatabaseUrl(url);
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === '57P01' || code === '57P03' || /timeout|terminat|Connection terminated/i.test(message)) {
-    return new UnavailableError(`the database ${where} is unreachable (${typeof code === 'string' ? code : message})`, {
-      hint: 'check that PostgreSQL runs and the URL is right; nothing was changed',
-    });
-  }
-  return new StoreError(`the database ${where} refused: ${message}`, { hint: 'check the URL, the user and its password (PGPASSWORD, ~/.pgpass)' });
-}
-
-export async function openPostgresLedger(url: string): Promise<LedgerStore> {
+export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}): Promise<LedgerStore> {
   const pool = await openPool(url);
   const fail = (error: unknown): never => {
     throw databaseError(url, error);
   };
 
+  /** A client for `work`, released however it ends (discarded when its connection broke); every failure is svc's error. */
   async function withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect().catch(fail);
+    const waiting = watchLockWait(pool, client, opts);
+    let failed: Error | undefined;
     try {
       return await work(client);
+    } catch (error) {
+      if (!isDatabaseFailure(error)) throw error;
+      failed = error;
+      throw databaseError(url, error, waiting.holder());
     } finally {
-      client.release();
+      waiting.stop();
+      client.release(failed);
     }
   }
   async function transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return withClient(async (client) => {
-      await client.query('BEGIN').catch(fail);
+      await client.query('BEGIN');
       try {
         const value = await work(client);
         await client.query('COMMIT');
         return value;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
-        if (error instanceof Error && 'code' in error && typeof error.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code)) throw databaseError(url, error);
         throw error;
       }
     });

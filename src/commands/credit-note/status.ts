@@ -5,13 +5,14 @@
 // `issue` and `complete` still need it. Without an ID a terminal offers the open requests to
 // choose from. A rejection's reason (--reason) is kept in the ledger beside the request:
 // the PATCH takes `{ status }` only, so the service never hears it.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
 import { setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
 import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport } from '../../errors.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -93,7 +94,7 @@ function settable(value: string): SettableQueueItemStatus {
  * the others; the command then exits with the first failure's code.
  */
 async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus, reason?: string): Promise<void> {
-  const caller = await writeReceiptsCaller(f);
+  const caller = await callerForRequests(f, given);
   const requestIds = await resolveRequestIds(f, caller, given);
   const results: unknown[] = [];
   const failures: unknown[] = [];

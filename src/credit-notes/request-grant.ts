@@ -31,3 +31,10 @@ export async function rememberRequestsOf(f: Factory, caller: Caller, requestIds:
 export async function rememberPolled(f: Factory, caller: Caller, requestIds: readonly string[]): Promise<void> {
   await Promise.all([rememberRequestIds(f, requestIds), rememberRequestsOf(f, caller, requestIds)]);
 }
+
+/** The same for a poll's --json texts, read as they are written: the requests' Grant only. */
+export async function rememberPolledJson(f: Factory, caller: Caller, texts: readonly string[]): Promise<void> {
+  if (caller.grantId === undefined) return;
+  const ids = texts.flatMap((text) => [...text.matchAll(/"requestId":\s*"([^"\\]+)"/g)].map((m) => m[1]!));
+  await rememberRequestsOf(f, caller, ids);
+}

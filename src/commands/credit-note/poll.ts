@@ -13,7 +13,7 @@ import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { OPEN_STATUSES, matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
-import { rememberPolled } from '../../credit-notes/request-grant.js';
+import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
@@ -93,7 +93,10 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
   const read = await readQueueStream(await streamReturnRequests(caller), keys, { filter: status, asJson: f.io.json, masked: true });
-  if (f.io.json) return writeJsonArrayText(f.io, read.json);
+  if (f.io.json) {
+    await rememberPolledJson(f, caller, read.json);
+    return writeJsonArrayText(f.io, read.json);
+  }
   await rememberPolled(f, caller, read.items.map((i) => i.requestId));
   await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, f.clock.now()) });
   reportUnreadable(f, read.unreadable, read.shown);

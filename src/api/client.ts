@@ -70,6 +70,8 @@ export interface ApiClient {
   requestRaw(opts: RawRequestOptions): Promise<RawResponse>;
   /** Like request, but a 2xx body is handed over unread (retries and errors as for request). */
   requestStream(opts: RawRequestOptions): Promise<StreamedResponse>;
+  /** A client like this one whose waits between attempts go through `hooks` (a run over many Grants shares them); close it too. */
+  paced?(hooks: Required<Pick<ApiClientOptions, 'sleep' | 'beforeAttempt'>>): ApiClient;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,8 @@ export interface ApiClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Uniform in [0, 1), for the retry jitter. */
   random?: () => number;
+  /** Awaited before every attempt: a run over many Grants holds every request while one was told to wait (429). */
+  beforeAttempt?: () => Promise<void>;
 }
 
 const MAX_ATTEMPTS = 4;
@@ -165,6 +169,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
 
     const refusesLocally = URL.canParse(baseUrl) && LOOPBACK_HOST.test(new URL(baseUrl).hostname);
     for (;;) {
+      await opts.beforeAttempt?.();
       const headers = await buildHeaders(req, sent, userAgent);
       let res: Exchanged;
       try {
@@ -221,6 +226,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       const { status, headers, stream } = await send(req, req.accept ?? 'application/json', true);
       return { status, headers, text: textOf(stream, baseUrl) };
     },
+    paced: (hooks) => createApiClient({ ...opts, ...hooks }),
     async close() {
       await transport.close();
     },

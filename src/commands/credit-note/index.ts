@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { SETTABLE_STATUSES } from '../../completion/values.js';
 import { collect, type CommandContext } from '../context.js';
-import { grantOption } from '../grant-flag.js';
+import { fanOutOptions, grantOption } from '../grant-flag.js';
 
 /** Left out on a terminal: a list of the open requests to choose from. */
 const PICKED = 'left out on a terminal: chosen from the open requests';
 
 export function registerCreditNote(program: Command, ctx: CommandContext): void {
   const cn = program.command('credit-note').description('work the return queue and issue credit notes');
-  grantOption(cn.command('poll'))
+  fanOutOptions(grantOption(cn.command('poll')))
     .description('fetch and decrypt the queue of customer return requests')
     .option('--status <status>', 'only these statuses (repeatable, or comma-separated; default: PENDING, ACCEPTED, PARTIALLY_ACCEPTED)', collect)
     .option('--all', 'every status, closed ones too')
@@ -23,7 +23,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--watch', 'keep polling and show changes')
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
-    .action((flags: { status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {
+    .action((flags: { allGrants?: boolean; grants?: string; concurrency?: string; status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {
       // An interval with nothing to repeat is a mistake, not a no-op.
       if (!flags.watch && cmd.getOptionValueSource('interval') === 'cli') cmd.error('error: --interval goes with --watch', { code: 'svc.usage', exitCode: 2 });
       return ctx.run(cmd, () => import('./poll.js'), flags);

@@ -17,9 +17,10 @@ import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-g
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
+import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { counted } from '../../io/plural.js';
 
-export interface PollOptions {
+export interface PollOptions extends FanOutFlags {
   /** --status, repeatable and comma-separated; default: the open statuses. */
   status?: string | string[] | undefined;
   /** Every status (--all). */
@@ -62,6 +63,7 @@ export function run(opts: PollOptions, f: Factory): Promise<void> {
 }
 
 export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
+  if (fansOut(opts)) return (await import('./poll-all.js')).pollAll(opts, f, deps);
   const status = queueFilter(opts, f.clock.now());
   const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
   const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? loadKeyring(f) : undefined]);
@@ -130,7 +132,7 @@ function intervalOf(value: string): number {
   return Math.round(parseDurationSeconds(value, { name: '--interval', minSeconds: MIN_INTERVAL_SECONDS, maxSeconds: MAX_INTERVAL_SECONDS, fractions: true }) * 1000);
 }
 
-interface Polled {
+export interface Polled {
   /** Every item of the queue, for the status changes --watch reports. */
   all: QueueItem[];
   /** The items of the --status asked for, decrypted unless --no-decrypt. */
@@ -155,7 +157,7 @@ function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: Q
   };
 }
 
-function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
+export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
   const now = f.clock.now();
   const base: Column<PolledItem>[] = [
     { header: 'REQUEST ID', value: (i) => i.requestId, id: true },
@@ -185,7 +187,7 @@ const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 
  * --reason, --refund (on the decrypted request), --sort created|age|status|receipt,
  * --reverse and --limit N, applied in that order; `active` when any was given.
  */
-function arrangement(opts: Pick<PollOptions, 'reason' | 'refund' | 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean } {
+export function arrangement(opts: Pick<PollOptions, 'reason' | 'refund' | 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean } {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
@@ -229,24 +231,26 @@ function statusTone(status: string): Tone | undefined {
 }
 
 /** "143 requests, 37 pending, oldest 3d" under the table. */
-function footerOf(items: readonly QueueItem[], now: number): string {
+export function footerOf(items: readonly QueueItem[], now: number): string {
   const pending = items.filter((i) => i.status === 'PENDING').length;
   const oldest = items.reduce<string | undefined>((o, i) => (o === undefined || i.createdAt < o ? i.createdAt : o), undefined);
   return `${items.length} request${items.length === 1 ? '' : 's'}, ${pending} pending${oldest ? `, oldest ${age(oldest, now)}` : ''}`;
 }
 
-function reportUnreadable(f: Factory, failed: number, of: number): void {
+export function reportUnreadable(f: Factory, failed: number, of: number): void {
   if (failed > 0) note(f.io, `${failed} of ${counted(of, 'request')} could not be read; see \`svc keys list\` for the keys this profile holds`);
 }
 
-interface WatchParts {
+export interface WatchParts {
   fetchQueue: () => Promise<Polled>;
+  /** Columns before the queue's own (COMPANY over several Grants). */
+  leading?: Column<PolledItem>[];
   intervalMs: number;
   decrypt: boolean;
   deps: WatchDeps;
 }
 
-async function watch(f: Factory, parts: WatchParts): Promise<void> {
+export async function watch(f: Factory, parts: WatchParts): Promise<void> {
   const { fetchQueue, intervalMs, decrypt, deps } = parts;
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -273,8 +277,9 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
         note(f.io, `warning: ${(error as Error).message}; trying again in ${intervalMs / 1000} s`);
       }
       if (polled !== undefined) {
-        if (redraw) await redrawTable(f, polled, statuses, decrypt, intervalMs);
-        else writeChanges(f, polled.shown, statuses, decrypt);
+        const cols = [...(parts.leading ?? []), ...columns(f, decrypt)];
+        if (redraw) await redrawTable(f, polled, statuses, cols, intervalMs);
+        else writeChanges(f, polled.shown, statuses, cols);
         statuses = new Map(polled.all.map((i) => [i.requestId, i.status]));
       }
       if (!signal.aborted) await sleep(intervalMs, signal);
@@ -287,12 +292,12 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
 }
 
 /** One refresh: the table from the top, rows new or changed since the last refresh highlighted, the footer with the time. */
-async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, decrypt: boolean, intervalMs: number): Promise<void> {
+async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number): Promise<void> {
   const items = polled.shown;
   const rows = (f.io.stdout as { rows?: number }).rows ?? 24;
   const at = new Date(f.clock.now()).toISOString().slice(11, 19);
   f.io.stdout.write(CLEAR_SCREEN);
-  await writeList(f.io, items, columns(f, decrypt), items, {
+  await writeList(f.io, items, cols, items, {
     footer: `${footerOf(items, f.clock.now())} · updated ${at} UTC · every ${intervalMs / 1000} s · Ctrl-C to stop`,
     highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
     // The header, the rows, the "more" line and the footer on one screen.
@@ -302,8 +307,7 @@ async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, str
 }
 
 /** New items and status changes since the last poll; on the first poll every item is new. */
-function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, string> | undefined, decrypt: boolean): void {
-  const cols = columns(f, decrypt);
+function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, string> | undefined, cols: Column<PolledItem>[]): void {
   for (const item of items) {
     const previous = statuses?.get(item.requestId);
     if (previous === item.status) continue;

@@ -10,8 +10,9 @@
 // two issues against one receipt, on one machine or on several sharing a database, cannot
 // both credit its last items. The exact request and its key are kept before they are sent:
 // a run killed at any point, or whose answer was lost, is finished by running it again.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { mayBePrefix, resolveRequestIds } from '../../credit-notes/request-id.js';
 import {
   RequestStateError,
@@ -134,7 +135,7 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
     requestId: given.requestId ?? (await pickRequestId(f, { command: 'credit-note issue', usage: '[options] [request-id]', purpose: 'credit' })),
   };
   const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
-  const caller = await writeReceiptsCaller(f);
+  const caller = await callerForRequests(f, [opts.requestId]);
   const ledger = await f.ledger();
 
   let intent = await ledger.openIntent('credit-note', opts.requestId);

@@ -1,12 +1,12 @@
 // `svc credit-note show [REQUEST_ID] [--reveal]`: one return request, decrypted, in full. Bank
 // details are masked to their last 4 characters unless --reveal, in --json output too. Without
 // an ID a terminal offers the open requests to choose from.
-import { writeReceiptsCaller } from '../../api/caller.js';
 import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js';
 import { partText } from '../../credit-notes/accepted-part.js';
 import { age, maskedRequest } from '../../credit-notes/display.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
 import { readQueue } from '../../credit-notes/queue.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { DecryptError } from '../../errors.js';
@@ -21,7 +21,7 @@ export interface ShowOptions {
 
 export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const given = opts.requestId ?? (await pickRequestId(f, { command: 'credit-note show', usage: '[options] [request-id]', purpose: 'show' }));
-  const caller = await writeReceiptsCaller(f);
+  const caller = await callerForRequests(f, [given]);
   // A unique prefix of the ID will do.
   const item = await findQueueItem(f, caller, given);
   const requestId = item.requestId;

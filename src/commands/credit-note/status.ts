@@ -5,7 +5,7 @@
 // `issue` and `complete` still need it. Without an ID a terminal offers the open requests to
 // choose from. A rejection's reason (--reason) is kept in the ledger beside the request:
 // the PATCH takes `{ status }` only, so the service never hears it.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
 import { setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
@@ -18,6 +18,7 @@ import { askedPart } from '../../credit-notes/part.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { parseItem, type ItemQuantity } from '../item-flag.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -63,7 +64,7 @@ export const accept: Verb<AcceptOptions> = {
       throw new UsageError('--item names the part of one request: accept one request at a time with --item', { hint: 'nothing was accepted' });
     }
     // The part of each request is known (named, or asked for) and checked before anything moves.
-    const caller = await writeReceiptsCaller(f);
+    const caller = await callerForRequests(f, given);
     const requestIds = await resolveRequestIds(f, caller, given);
     const parts = new Map<string, ItemQuantity[]>();
     for (const requestId of requestIds) parts.set(requestId, await partToAccept(f, caller, requestId, items));
@@ -156,7 +157,7 @@ function settable(value: string): SettableQueueItemStatus {
  * the others; the command then exits with the first failure's code.
  */
 async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus, reason?: string, parts?: ReadonlyMap<string, readonly ItemQuantity[]>): Promise<void> {
-  const caller = await writeReceiptsCaller(f);
+  const caller = await callerForRequests(f, given);
   const requestIds = await resolveRequestIds(f, caller, given);
   const results: unknown[] = [];
   const failures: unknown[] = [];

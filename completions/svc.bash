@@ -200,14 +200,14 @@ _svc_spec() {
       ;;
     'svc credit-note complete')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note status')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--reason --profile --base-url --jq'
       args=(@live:request-id 'ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED')
       ;;
     'svc credit-note issue')

@@ -46,26 +46,29 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .description('reject return requests; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
     .option('--reason <text>', 'why; kept on this machine only (the service takes no reason)')
-    .option('--yes', 'do not ask for confirmation')
+    .option('--yes', 'do not ask for confirmation (needed without a terminal)')
     .action((requestIds: string[], flags: { yes?: boolean; reason?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes, reason: flags.reason }),
     );
   cn.command('complete')
-    .description('mark accepted returns as completed')
+    .description('mark accepted returns as completed; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
-    .action((requestIds: string[], _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds }));
+    .option('--yes', 'do not ask for confirmation (needed without a terminal)')
+    .action((requestIds: string[], flags: { yes?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds, yes: flags.yes }));
   cn.command('status')
     .description('set the status of a return request')
     .argument('[request-id]', PICKED)
     .argument('[status]', 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED (required)')
     .usage('[options] [request-id] <status>')
-    .action((first: string | undefined, second: string | undefined, _flags, cmd: Command) => {
+    .option('--reason <text>', 'with REJECTED: why; kept on this machine only')
+    .option('--yes', 'REJECTED and COMPLETED are final: do not ask (needed without a terminal)')
+    .action((first: string | undefined, second: string | undefined, flags: { yes?: boolean; reason?: string }, cmd: Command) => {
       // One argument is the STATUS when it is one (the ID is then chosen), else the ID without its STATUS.
       const alone = second === undefined && first !== undefined && isSettableStatus(first);
       const requestId = alone ? undefined : first;
       const status = alone ? first : second;
       if (status === undefined) return (cmd as unknown as { missingArgument(name: string): void }).missingArgument('status');
-      return ctx.run(cmd, () => import('./status.js'), { requestId, status });
+      return ctx.run(cmd, () => import('./status.js'), { requestId, status, ...flags });
     });
   cn.command('issue')
     .description('validate a return against your records and issue the credit note')

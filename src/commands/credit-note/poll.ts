@@ -75,7 +75,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
-    await rememberRequestIds(f, all.map((i) => i.requestId));
+    await rememberRequestIds(f, all);
     const shown = arrange(all.filter((i) => matchesFilter(i, status)));
     if (f.io.json) return writeJsonArray(f.io, shown);
     return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, f.clock.now()) });
@@ -83,7 +83,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (arrange.active) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
     const all = await listReturnRequests(caller);
-    await rememberRequestIds(f, all.map((i) => i.requestId));
+    await rememberRequestIds(f, all);
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
     if (f.io.json) return writeJsonArray(f.io, shown);
@@ -94,7 +94,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
   const read = await readQueueStream(await streamReturnRequests(caller), keys, { filter: status, asJson: f.io.json, masked: true });
   if (f.io.json) return writeJsonArrayText(f.io, read.json);
-  await rememberRequestIds(f, read.items.map((i) => i.requestId));
+  await rememberRequestIds(f, read.items);
   await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, f.clock.now()) });
   reportUnreadable(f, read.unreadable, read.shown);
 }

@@ -176,8 +176,8 @@ _svc_spec() {
       ;;
     'svc credit-note poll')
       subcommands=''
-      flags='--status --all --receipt --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--status --receipt --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
+      flags='--status --all --receipt --customer --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--status --receipt --customer --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note show')
@@ -218,8 +218,8 @@ _svc_spec() {
       ;;
     'svc credit-note triage')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note template')
@@ -492,6 +492,9 @@ _svc_flag_values() {
     'svc credit-note status --profile') live=1 ;;
     'svc credit-note issue --original') files=1 ;;
     'svc credit-note issue --profile') live=1 ;;
+    'svc credit-note triage --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
+    'svc credit-note triage --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
+    'svc credit-note triage --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note triage --profile') live=1 ;;
     'svc credit-note template --file') files=1 ;;
     'svc credit-note template --profile') live=1 ;;

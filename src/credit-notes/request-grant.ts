@@ -5,7 +5,7 @@ import { writeReceiptsCaller, type Caller } from '../api/caller.js';
 import { knownIds, readAuthorizations } from '../auth/profile.js';
 import type { Factory } from '../factory.js';
 import { foundUnder, rememberFoundUnder } from '../store/found-under.js';
-import { rememberRequestIds } from '../completion/cache.js';
+import { rememberRequestIds, type RememberedRequest } from '../completion/cache.js';
 
 export async function callerForRequests(f: Factory, requestIds: readonly string[]): Promise<Caller> {
   return writeReceiptsCaller(f, await grantOfRequests(f, requestIds));
@@ -27,9 +27,9 @@ export async function rememberRequestsOf(f: Factory, caller: Caller, requestIds:
   if (grant !== undefined) await rememberFoundUnder(f, 'requests', requestIds.map((id) => [id, grant] as const));
 }
 
-/** What a poll saw: for completion (the IDs) and for the verbs that act on them (their Grant). */
-export async function rememberPolled(f: Factory, caller: Caller, requestIds: readonly string[]): Promise<void> {
-  await Promise.all([rememberRequestIds(f, requestIds), rememberRequestsOf(f, caller, requestIds)]);
+/** What a poll saw: for completion (the IDs and statuses) and for the verbs that act on them (their Grant). */
+export async function rememberPolled(f: Factory, caller: Caller, requests: readonly RememberedRequest[]): Promise<void> {
+  await Promise.all([rememberRequestIds(f, requests), rememberRequestsOf(f, caller, requests.map((r) => r.requestId))]);
 }
 
 /** The same for a poll's --json texts, read as they are written: the requests' Grant only. */

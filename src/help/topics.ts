@@ -34,7 +34,8 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
 export const EXIT_CODES = `Exit codes (the same with --json, where the error is a JSON object on stderr):
 
   0  ok
-  1  failure (a bug, a disk, an unexpected answer)
+  1  failure (a bug, a disk, an unexpected answer, a TLS certificate svc cannot
+     accept: untrusted issuer, expired, another name, no common TLS version)
   2  usage or invalid input: the message names the flag or field
   3  cancelled (Ctrl-C, "no" at a prompt, consent denied)
   4  authentication needed (401, invalid_client, invalid_grant, no credentials)

@@ -7,8 +7,10 @@ import { isLoopbackHost } from '../../config/base-url.js';
 import { LOCAL_BASE_URL } from '../../config/defaults.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { counted } from '../../io/plural.js';
 import { note, println } from '../../io/streams.js';
-import { bundledFixturePath } from '../../sandbox/fixture.js';
+import { bundledFixturePath, loadFixture } from '../../sandbox/fixture.js';
+import { withCompanies } from '../../sandbox/platform-companies.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.js';
 import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
@@ -20,12 +22,14 @@ export interface StartOptions {
   autoApprove?: boolean | undefined;
   webhookRetryBaseMs?: string | undefined;
   webhookMaxAttempts?: string | undefined;
-  /** Requests a second per client (the burst is twice that). */
+  /** Requests a second per client application and company (the burst is twice that). */
   rateLimit?: string | undefined;
   /** Where the state is kept across restarts. */
   state?: string | undefined;
   /** Keep nothing: the state lives and dies with the process. */
   ephemeral?: boolean | undefined;
+  /** How many companies the administrator approves for (the fixture's first, then generated ones). */
+  companies?: string | undefined;
 }
 
 /**
@@ -47,6 +51,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   const port = parsePort(opts.port);
   const host = parseHost(opts.host);
   const fixture = opts.fixture === undefined ? bundledFixturePath() : resolve(opts.fixture);
+  const companies = opts.companies === undefined ? undefined : parseWhole(opts.companies, '--companies', 1);
   const webhooks = {
     ...(opts.webhookRetryBaseMs === undefined ? {} : { baseDelayMs: parseWhole(opts.webhookRetryBaseMs, '--webhook-retry-base-ms', 0) }),
     ...(opts.webhookMaxAttempts === undefined ? {} : { maxAttempts: parseWhole(opts.webhookMaxAttempts, '--webhook-max-attempts', 1) }),
@@ -61,7 +66,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
     sandbox = await startSandbox({
       port,
       host,
-      fixture,
+      fixture: companies === undefined ? fixture : withCompanies(await loadFixture(fixture), companies),
       autoApprove: opts.autoApprove ?? false,
       webhooks,
       ...rateLimit,
@@ -121,6 +126,7 @@ function describeLogin(f: Factory, sandbox: RunningSandbox, fixturePath: string)
         `client id      ${app.id} (${app.name})`,
         `redirect URI   ${app.redirectUris[0] ?? '(none)'}`,
         `client secret  clientApplications[${index}].clientSecret in ${fixturePath}`,
+        `companies      ${counted(sandbox.state.users.values().next().value?.companyIds.length ?? 0, 'company', 'companies')} approve it`,
       ].join('\n'),
     );
   }

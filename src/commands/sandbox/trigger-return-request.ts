@@ -13,6 +13,7 @@ import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { resolveReceiptId } from '../../receipts/receipt-id.js';
 import { parseItem } from '../item-flag.js';
+import { parseCompanies, spreadReturnRequests } from './trigger-spread.js';
 
 export interface TriggerReturnRequestOptions {
   serviceReceiptId: string;
@@ -21,6 +22,8 @@ export interface TriggerReturnRequestOptions {
   refund?: string | undefined;
   note?: string | undefined;
   reason?: string | undefined;
+  /** One request in each of this many companies (a sandbox started with --companies). */
+  companies?: string | undefined;
   /** ISO 8601 time the customer asked at (an aged queue). */
   createdAt?: string | undefined;
   /** How long ago the customer asked: 7d, 12h, 90m, seconds. */
@@ -65,6 +68,7 @@ export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promis
   const body = triggerBody(opts);
   const count = opts.count === undefined ? undefined : parseCount(opts.count);
   const serviceReceiptId = await resolveReceiptId(f, opts.serviceReceiptId);
+  if (opts.companies !== undefined) return spreadReturnRequests(f, serviceReceiptId, body, parseCompanies(opts.companies));
   const api = await f.api();
   let item: QueueItem;
   try {

@@ -12,7 +12,9 @@ import type { ReturnRequestedData } from '../../contract/webhook.js';
 import { encryptJson } from '../../crypto/hybrid.js';
 import type { Sandbox } from '../context.js';
 import { recordEvent } from '../events.js';
+import { companiesGranting } from '../grants.js';
 import { requireIssuerPublicKey } from '../issuers.js';
+import { receiptCopyFor } from '../receipt-copies.js';
 import { receiptById, type ReceiptRecord } from '../receipts.js';
 import { cancelByCustomer, enqueue, queueItem, requireQueueRecord, statusAnswer, type QueueRecord } from '../returns.js';
 import { countableQuantityProblem } from '../../contract/units.js';
@@ -32,19 +34,33 @@ export function register(router: Router, sandbox: Sandbox): void {
     return json(201, queueItem(record));
   });
 
-  // Load for polling benchmarks: no RETURN_REQUESTED events, so that a subscribed listener
-  // is not flooded with thousands of deliveries it did not ask to measure.
+  // Load for polling benchmarks: no RETURN_REQUESTED events unless asked for, so that a
+  // subscribed listener is not flooded with thousands of deliveries it did not ask to measure.
   router.post('/sandbox/return-requests/bulk', (req) => {
     const trigger = validated(BulkReturnRequestTrigger, req.body, 'the request body');
     const receipt = requireReceipt(sandbox, trigger.serviceReceiptId);
-    const request = returnRequestOf(sandbox, receipt, trigger);
     const publicKey = requireIssuerPublicKey(sandbox, receipt);
     const at = requestedAt(sandbox, receipt, trigger);
-    const records = Array.from({ length: trigger.count }, () => encryptedRecord(sandbox, receipt, request, publicKey, at));
-    enqueue(sandbox, records, at.datedBack);
+    const targets = spreadTargets(sandbox, receipt, trigger.companies ?? 1).map((target) => ({
+      receipt: target,
+      request: returnRequestOf(sandbox, target, trigger),
+      count: 0,
+    }));
+    const records: QueueRecord[] = [];
+    for (let i = 0; i < trigger.count; i++) {
+      const target = targets[i % targets.length]!;
+      records.push(
+        trigger.events
+          ? submitReturnRequest(sandbox, target.receipt, target.request, publicKey, at)
+          : encryptedRecord(sandbox, target.receipt, target.request, publicKey, at),
+      );
+      target.count += 1;
+    }
+    if (!trigger.events) enqueue(sandbox, records, at.datedBack);
     const requestIds = records.map((r) => r.requestId);
-    sandbox.log(`bulk: ${trigger.count} return requests for receipt ${receipt.serviceReceiptId}`);
-    return json(201, { serviceReceiptId: receipt.serviceReceiptId, count: requestIds.length, requestIds });
+    sandbox.log(`bulk: ${trigger.count} return requests for receipt ${receipt.serviceReceiptId} in ${counted(targets.length, 'company', 'companies')}`);
+    const companies = targets.map((t) => ({ companyId: t.receipt.companyId, serviceReceiptId: t.receipt.serviceReceiptId, count: t.count }));
+    return json(201, { serviceReceiptId: receipt.serviceReceiptId, count: requestIds.length, requestIds, companies });
   });
 
   router.post('/sandbox/return-requests/{requestId}/cancel', (req) => {
@@ -59,6 +75,22 @@ function requireReceipt(sandbox: Sandbox, serviceReceiptId: string): ReceiptReco
   const receipt = receiptById(sandbox, serviceReceiptId);
   if (!receipt) throw new HttpError('not_found', `no receipt ${serviceReceiptId}`);
   return receipt;
+}
+
+/**
+ * The receipt's company, then the other companies that granted its client application, as
+ * far as `companies` asks: each with its copy of the receipt. An API-key receipt has no
+ * platform to spread over.
+ */
+function spreadTargets(sandbox: Sandbox, receipt: ReceiptRecord, companies: number): ReceiptRecord[] {
+  if (companies === 1) return [receipt];
+  const others = receipt.clientId === null ? [] : companiesGranting(sandbox, receipt.clientId).filter((id) => id !== receipt.companyId);
+  if (others.length + 1 < companies) {
+    throw new HttpError('validation_failed', `only ${counted(others.length + 1, 'company', 'companies')} can hold this receipt's return requests`, {
+      details: [{ path: 'companies', message: `the receipt's company and those with an active Grant for its client application: at most ${others.length + 1}` }],
+    });
+  }
+  return [receipt, ...others.slice(0, companies - 1).map((companyId) => receiptCopyFor(sandbox, receipt, companyId))];
 }
 
 /**

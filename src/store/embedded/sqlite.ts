@@ -9,11 +9,12 @@ import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { Rejection } from '../../credit-notes/rejection.js';
+import { AcceptedItems } from '../accepted-part.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { INTENT_COLUMNS, intentOf, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
+import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
 /** The part of libsql's better-sqlite3 API this engine uses. */
@@ -150,6 +151,11 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       write((): Reserved => {
         const open = openOf(draft.kind, draft.subject);
         if (open) return { intent: open, created: false };
+        // Finished by another process since the caller looked: handed back, never sent again.
+        const done = maybeIntent(
+          db.prepare(`SELECT * FROM intents WHERE kind = 'receipt' AND subject = ? AND state = 'done' ORDER BY seq DESC LIMIT 1`).get(draft.subject) as IntentRow | undefined,
+        );
+        if (done) return { intent: done, created: false };
         return { intent: insertIntent(draft), created: true };
       }),
 
@@ -228,14 +234,29 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       return row?.rejection ? decode(Rejection, row.rejection, `the rejection of request ${requestId}`) : undefined;
     },
 
+    keepAcceptedPart: (part) =>
+      write(() => {
+        db.prepare(
+          `INSERT INTO accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES (?, ?, ?, ?)
+           ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
+        ).run(part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null);
+      }),
+    acceptedPart: async (requestId) => {
+      const row = db.prepare('SELECT lines, accepted_at, accepted_by FROM accepted_parts WHERE request_id = ?').get(requestId) as
+        | { lines: string; accepted_at: string; accepted_by: string | null }
+        | undefined;
+      return row && { requestId, items: decode(AcceptedItems, row.lines, `the accepted part of request ${requestId}`), acceptedAt: row.accepted_at, acceptedBy: row.accepted_by ?? undefined };
+    },
+
     importRecords: (records) =>
       write((): ImportResult => {
         const result: ImportResult = { inserted: 0, skipped: 0, conflicts: [] };
-        const add = (kind: DocumentKind, table: string, id: string, text: string, insert: () => void) => {
+        /** `insert` is false when another unique key (one credit note per request) holds it back: a conflict. */
+        const add = (kind: DocumentKind, table: string, id: string, text: string, insert: () => boolean) => {
           const row = db.prepare(`SELECT record FROM ${table} WHERE service_receipt_id = ?`).get(id) as { record: string } | undefined;
           if (row === undefined) {
-            insert();
-            result.inserted++;
+            if (insert() === false) result.conflicts.push({ kind, serviceReceiptId: id });
+            else result.inserted++;
           } else if (sameJson(row.record, text)) result.skipped++;
           else result.conflicts.push({ kind, serviceReceiptId: id });
         };
@@ -247,19 +268,32 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
               record.templateRequest.documentNumber,
               record.issuedAt,
               text,
-            ),
+            ).changes > 0,
           );
         }
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           add('credit-note', 'credit_notes', record.serviceReceiptId, text, () =>
             db.prepare(
-              'INSERT INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
-            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text),
+              'INSERT OR IGNORE INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
+            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text).changes > 0,
           );
+        }
+        if (records.intents !== undefined) Object.assign(result, { carried: 0, intentConflicts: [] });
+        for (const intent of records.intents ?? []) {
+          const recorded =
+            intent.kind === 'receipt'
+              ? db.prepare('SELECT 1 FROM receipts WHERE document_number = ?').get(intent.subject)
+              : db.prepare('SELECT 1 FROM credit_notes WHERE request_id = ?').get(intent.subject);
+          if (recorded !== undefined) continue;
+          const values = intentValues(intent);
+          if (db.prepare(`INSERT OR IGNORE INTO intents (${INTENT_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(...values).changes > 0) result.carried = (result.carried ?? 0) + 1;
+          else if (getIntent(intent.id) === undefined) result.intentConflicts?.push({ kind: intent.kind, subject: intent.subject, documentNumber: intent.documentNumber });
         }
         return result;
       }),
+
+    openIntents: async () => (db.prepare(`SELECT * FROM intents WHERE ${OPEN} ORDER BY seq`).all() as IntentRow[]).map((row) => intentOf(row)),
 
     allRecords: async () => ({
       receipts: (db.prepare('SELECT record FROM receipts ORDER BY seq').all() as { record: string }[]).map((r) => decode(ReceiptRecord, r.record, 'a receipt')),

@@ -13,7 +13,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { proxyFor, shownProxy } from '../net/proxy-for.js';
+import { proxyFor } from '../net/proxy-for.js';
 import { DEFAULT_ANSWER_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type NetworkSettings, type Timeouts } from '../net/settings.js';
 
 export interface TransportRequest {
@@ -51,7 +51,7 @@ export function networkTransport(settings: NetworkSettings): Transport {
       if (via === undefined) return direct.send(url, req);
       let transport = proxied.get(via);
       if (transport === undefined) {
-        transport = await proxyTransport(via, settings.timeouts);
+        transport = (await import('./undici-transport.js')).proxyTransport(via, settings.timeouts);
         proxied.set(via, transport);
       }
       return transport.send(url, req);
@@ -112,42 +112,10 @@ export function nodeTransport(timeouts: Timeouts = DEFAULT_TIMEOUTS): Transport 
   };
 }
 
-/**
- * Through `proxy` (a CONNECT tunnel, credentials from its URL). A failure to reach the proxy,
- * or a refusal from it (407), is marked with `proxy` (shown without credentials), so that
- * the message names the proxy rather than the service.
- */
-async function proxyTransport(proxy: string, timeouts: Timeouts): Promise<Transport> {
-  const { ProxyAgent } = await import('undici');
-  const agent = new ProxyAgent({ uri: proxy, connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
-  const via = new URL(proxy);
-  const proxyPort = Number(via.port) || (via.protocol === 'https:' ? 443 : 80);
-  const shown = shownProxy(proxy);
-  const inner = undiciTransport(agent);
-  return {
-    async send(url, req) {
-      try {
-        return await inner.send(url, req);
-      } catch (error) {
-        const e = error as { port?: unknown; hostname?: unknown; message?: unknown; code?: unknown };
-        const refusal = /^Proxy response \((\d+)\)/.exec(String(e.message ?? ''));
-        const atProxy = e.port === proxyPort || e.hostname === via.hostname;
-        if (refusal || atProxy) Object.assign(error as object, { proxy: shown, ...(refusal && { proxyStatus: Number(refusal[1]) }) });
-        throw error;
-      }
-    },
-    close: () => agent.close(),
-  };
-}
-
-/** undici with a given dispatcher (tests' MockAgent; a ProxyAgent); the caller closes the dispatcher. */
+/** undici with a given dispatcher (tests' MockAgent); the caller closes the dispatcher. */
 export function undiciTransport(dispatcher: Dispatcher): Transport {
   return {
-    async send(url, req) {
-      const { request } = await import('undici');
-      const res = await request(url, { dispatcher, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body });
-      return decoded({ statusCode: res.statusCode, headers: res.headers, body: res.body });
-    },
+    send: async (url, req) => (await import('./undici-transport.js')).dispatcherTransport(dispatcher).send(url, req),
     close: async () => undefined,
   };
 }
@@ -159,7 +127,7 @@ const DECODERS = { gzip: 'createGunzip', 'x-gzip': 'createGunzip', deflate: 'cre
  * loaded only then), the header dropped since the body no longer is. An unknown encoding is
  * left as it is.
  */
-async function decoded(res: TransportResponse): Promise<TransportResponse> {
+export async function decoded(res: TransportResponse): Promise<TransportResponse> {
   const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (!(encoding in DECODERS)) return res;
   const [zlib, { pipeline }] = await Promise.all([import('node:zlib'), import('node:stream')]);

@@ -31,6 +31,8 @@ export interface GlobalOptions {
   debug: boolean;
   /** false with --no-color */
   color: boolean;
+  /** --grant SELECTOR of a verb that acts for a company (src/auth/grant-select.ts). */
+  grant?: string | undefined;
 }
 
 export interface Factory {

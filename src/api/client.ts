@@ -80,6 +80,8 @@ export interface ApiClient {
    * failed reading (requests that may be retried only: GET by default).
    */
   requestStream<R>(opts: RawRequestOptions, consume: (res: StreamedResponse) => Promise<R>): Promise<R>;
+  /** A client like this one whose waits between attempts go through `hooks` (a run over many Grants shares them); close it too. */
+  paced?(hooks: Required<Pick<ApiClientOptions, 'sleep' | 'beforeAttempt'>>): ApiClient;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,8 @@ export interface ApiClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Uniform in [0, 1), for the retry jitter. */
   random?: () => number;
+  /** Awaited before every attempt: a run over many Grants holds every request while one was told to wait (429). */
+  beforeAttempt?: () => Promise<void>;
 }
 
 const MAX_ATTEMPTS = 4;
@@ -185,6 +189,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
 
     const refusesLocally = URL.canParse(baseUrl) && LOOPBACK_HOST.test(new URL(baseUrl).hostname);
     for (;;) {
+      await opts.beforeAttempt?.();
       const headers = await buildHeaders(req, sent, userAgent);
       let res: Exchanged;
       try {
@@ -280,6 +285,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         }
       }
     },
+    paced: (hooks) => createApiClient({ ...opts, ...hooks }),
     async close() {
       await transport.close();
     },

@@ -18,7 +18,8 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
 
   Where things live:
   SVC_SECRET_STORE=keychain|file
-                           force the secret backend (default: the OS keychain, probed)
+                           force the secret backend (default: the OS keychain, probed;
+                           without one, the local profile uses the private file by itself)
   SVC_CONFIG_DIR, SVC_STATE_DIR
                            override the XDG locations of config.json and of the state
   XDG_CACHE_HOME           svc/code-cache there: compiled code kept for quicker starts

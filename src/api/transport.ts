@@ -41,7 +41,7 @@ function timeoutError(code: string, message: string): Error {
 
 /** Direct, or through the proxy the environment names for the target. */
 export function networkTransport(settings: NetworkSettings): Transport {
-  const direct = nodeTransport(settings.timeouts);
+  const direct = nodeTransport(settings.timeouts, settings.caFile);
   const proxy = settings.proxy;
   if (proxy === undefined) return direct;
   const proxied = new Map<string, Transport>();
@@ -51,7 +51,8 @@ export function networkTransport(settings: NetworkSettings): Transport {
       if (via === undefined) return direct.send(url, req);
       let transport = proxied.get(via);
       if (transport === undefined) {
-        transport = (await import('./undici-transport.js')).proxyTransport(via, settings.timeouts);
+        const ca = settings.caFile === undefined ? undefined : (await import('../net/trusted-cas.js')).trustedCas(settings.caFile);
+        transport = (await import('./undici-transport.js')).proxyTransport(via, settings.timeouts, ca);
         proxied.set(via, transport);
       }
       return transport.send(url, req);
@@ -62,11 +63,15 @@ export function networkTransport(settings: NetworkSettings): Transport {
   };
 }
 
-export function nodeTransport(timeouts: Timeouts = DEFAULT_TIMEOUTS): Transport {
+/** `caFile`: SVC_CA_FILE, read on the first https request (net/trusted-cas.ts). */
+export function nodeTransport(timeouts: Timeouts = DEFAULT_TIMEOUTS, caFile?: string): Transport {
   const http = new HttpAgent({ keepAlive: true });
   let https: Promise<{ agent: HttpsAgent; request: typeof httpRequest }> | undefined;
   const httpsParts = () =>
-    (https ??= import('node:https').then((m) => ({ agent: new m.Agent({ keepAlive: true }), request: m.request as typeof httpRequest })));
+    (https ??= Promise.all([import('node:https'), caFile === undefined ? undefined : import('../net/trusted-cas.js')]).then(([m, cas]) => ({
+      agent: new m.Agent({ keepAlive: true, ...(cas && caFile !== undefined && { ca: cas.trustedCas(caFile) }) }),
+      request: m.request as typeof httpRequest,
+    })));
 
   return {
     async send(url, req) {

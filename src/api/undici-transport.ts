@@ -23,8 +23,14 @@ export function dispatcherTransport(dispatcher: Dispatcher): Transport {
  * `proxy` (its URL without credentials), and the refusal with `proxyStatus`, so that the
  * message names the proxy rather than the service.
  */
-export function proxyTransport(proxy: string, timeouts: Timeouts): Transport {
-  const agent = new ProxyAgent({ uri: proxy, connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
+export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[]): Transport {
+  const agent = new ProxyAgent({
+    uri: proxy,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.answerMs,
+    bodyTimeout: timeouts.answerMs,
+    ...(ca && { requestTls: { ca } }),
+  });
   const via = new URL(proxy);
   const proxyPort = Number(via.port) || (via.protocol === 'https:' ? 443 : 80);
   const shown = shownProxy(proxy);

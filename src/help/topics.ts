@@ -35,6 +35,7 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
                            proxies as curl and npm take them; loopback is never proxied;
                            credentials in the URL: http://user:password@host:port
   NODE_EXTRA_CA_CERTS      a PEM file of extra certificate authorities (a private CA)
+  SVC_CA_FILE              the same, for svc alone
   SVC_HTTP_TIMEOUT         seconds to wait for an answer, or in its silence (default 30)
 `;
 

@@ -94,6 +94,14 @@ describe('a CONNECT proxy from the environment', () => {
     });
   }
 
+  it('through the proxy, the private CA given by SVC_CA_FILE is trusted too', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const before = open.connects.length;
+    const run = await svc(['credit-note', 'poll', '--json'], { HTTPS_PROXY: open.url, NODE_EXTRA_CA_CERTS: undefined, SVC_CA_FILE: caFile });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(open.connects.length - before).toBe(1);
+  });
+
   it('credentials in the proxy URL are sent, and shown nowhere (not even with --debug)', async (ctx) => {
     if (missing) return ctx.skip(missing);
     const before = guarded.connects.length;

@@ -206,14 +206,13 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}
       items.length === 0
         ? Promise.resolve()
         : transaction(async (client) => {
-            const now = new Date().toISOString();
-            for (const item of items) {
-              await client.query(
-                `INSERT INTO svc_queue_items (request_id, item, first_seen, last_seen) VALUES ($1, $2, $3, $3)
-                 ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
-                [item.requestId, JSON.stringify(item), now],
-              );
-            }
+            // One statement for the whole poll (not one per item): a queue of thousands is one round trip.
+            await client.query(
+              `INSERT INTO svc_queue_items (request_id, item, first_seen, last_seen)
+               SELECT DISTINCT ON (r) r, i, $3, $3 FROM unnest($1::text[], $2::text[]) AS t(r, i)
+               ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
+              [items.map((item) => item.requestId), items.map((item) => JSON.stringify(item)), new Date().toISOString()],
+            );
           }),
     queueItem: (requestId) =>
       withClient(async (client) => {

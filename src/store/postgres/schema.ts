@@ -72,6 +72,7 @@ export const STEPS: readonly string[] = [
   // return request. And the part of a request the merchant accepted (CONTRACT §8 "Partial
   // acceptance"), a decision of record beside the request.
   `CREATE UNIQUE INDEX svc_credit_notes_one_per_request ON svc_credit_notes (request_id);
+   CREATE INDEX svc_webhook_deliveries_received ON svc_webhook_deliveries (received_at);
    CREATE TABLE svc_accepted_parts (
      request_id text PRIMARY KEY,
      lines jsonb NOT NULL,
@@ -87,7 +88,7 @@ export const STEP_NAMES: readonly string[] = [
   'the ledger: receipts, credit notes, submissions under way, queue items',
   'the webhook journal shared by every listener',
   'rejection reasons kept with their requests',
-  'one credit note per return request (enforced); the accepted parts of requests',
+  'one credit note per return request (enforced); the accepted parts of requests; the journal listed by time',
 ];
 
 /** A database a newer svc migrated: this one would ignore what it added (an accepted part, a constraint). */

@@ -29,13 +29,22 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
   SVC_RETURN_WINDOW_DAYS   days after a purchase a return is accepted (default 30)
   SVC_WEBHOOK_CLAIM_SECONDS
                            lease of a delivery a listener claimed (team journal, default 30)
+
+  Networks (README "Networks"):
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (either case)
+                           proxies as curl and npm take them; loopback is never proxied;
+                           credentials in the URL: http://user:password@host:port
+  NODE_EXTRA_CA_CERTS      a PEM file of extra certificate authorities (a private CA)
+  SVC_CA_FILE              the same, for svc alone
+  SVC_HTTP_TIMEOUT         seconds to wait for an answer, or in its silence (default 30)
 `;
 
 export const EXIT_CODES = `Exit codes (the same with --json, where the error is a JSON object on stderr):
 
   0  ok
-  1  failure (a bug, a disk, an unexpected answer, a TLS certificate svc cannot
-     accept: untrusted issuer, expired, another name, no common TLS version)
+  1  failure (a bug, a disk, an unexpected answer; a TLS certificate svc cannot
+     accept: untrusted issuer, expired, another name, no common TLS version; a
+     proxy that wants credentials, 407; a redirect svc does not follow)
   2  usage or invalid input: the message names the flag or field
   3  cancelled (Ctrl-C, "no" at a prompt, consent denied)
   4  authentication needed (401, invalid_client, invalid_grant, no credentials)

@@ -19,6 +19,8 @@ export interface IOStreams {
   json: boolean;
   /** Terminal width for tables and truncation. */
   columns: number;
+  /** Where what `--jq` must not filter goes (`svc api -i`'s status line and headers); default: stdout. */
+  unfilteredStdout?: Writable;
 }
 
 /** A person can answer a prompt: stdin and stdout are terminals and nobody said not to ask. */

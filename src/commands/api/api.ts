@@ -42,9 +42,11 @@ export async function run(opts: ApiOptions, f: Factory): Promise<void> {
   const auth = await credentialsFor(f, opts.path);
   const res = await api.requestRaw({ method, path: opts.path, ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}), headers, ...(auth ? { auth } : {}), accept: 'application/json' });
   if (opts.include) {
-    f.io.stdout.write(`HTTP ${res.status}\n`);
-    for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) f.io.stdout.write(`${name}: ${Array.isArray(value) ? value.join(', ') : value}\n`);
-    f.io.stdout.write('\n');
+    // Before the body, and never through --jq, which filters the body only (as `gh api -i --jq`).
+    const out = f.io.unfilteredStdout ?? f.io.stdout;
+    out.write(`HTTP ${res.status}\n`);
+    for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) out.write(`${name}: ${Array.isArray(value) ? value.join(', ') : value}\n`);
+    out.write('\n');
   }
   f.io.stdout.write(res.body);
   if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) f.io.stdout.write('\n');

@@ -56,3 +56,21 @@ describe('a webhook signing secret with no secret store', () => {
     expect(human.stderr).toContain('keep it now');
   });
 });
+
+describe('svc api sends what each path needs', () => {
+  it('a bearer of that Grant for GET /oauth2/grants/{id}, the usual token for GET /oauth2/token/validate', async () => {
+    const { grant_id: grantId } = await m.json<{ grant_id: string }>(['token', 'get']);
+    const details = await runSvc(['api', 'GET', `/oauth2/grants/${grantId}`], { home: m.home, env: m.env });
+    expect(details.exitCode, details.stderr).toBe(0);
+    expect(JSON.parse(details.stdout)).toMatchObject({ grant_id: grantId });
+    const validate = await runSvc(['api', 'GET', '/oauth2/token/validate'], { home: m.home, env: m.env });
+    expect(validate.exitCode, validate.stderr).toBe(0);
+    expect(validate.stdout.trim()).toBe('true');
+  });
+
+  it('with SVC_API_KEY only: the API key on GET /client-application/{id}/public-key, no token asked for', async () => {
+    const r = await onRunner(['api', 'GET', '/client-application/app_sandbox_pos/public-key'], { SVC_API_KEY: apiKey });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ algorithm: 'RSA_2048', keyData: expect.any(String) });
+  });
+});

@@ -14,7 +14,7 @@ import { rejectionReason } from '../../credit-notes/rejection.js';
 import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport } from '../../errors.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
-import { writeJson } from '../../io/output.js';
+import { oneLine, writeJson } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
@@ -88,9 +88,10 @@ function settable(value: string): SettableQueueItemStatus {
 }
 
 /**
- * Moves each request (IDs or unique prefixes) in turn and reports each: one line per request
- * (`ID STATUS`, or the error on stderr), --json an array of results. A failure does not stop
- * the others; the command then exits with the first failure's code.
+ * Moves each request (IDs or unique prefixes) in turn and reports each on stdout: one line
+ * per request (`ID STATUS`, or `ID error: MESSAGE`), --json an array of results and
+ * `{ requestId, error }` elements. A failure does not stop the others; the exit code is then
+ * the partial-result contract's (PartialFailureError).
  */
 async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus, reason?: string): Promise<void> {
   const caller = await writeReceiptsCaller(f);
@@ -109,7 +110,9 @@ async function setStatuses(f: Factory, given: readonly string[], status: Settabl
       if (requestIds.length === 1) throw error;
       failures.push(error);
       results.push({ requestId, error: errorReport(error) });
-      if (!f.io.json) note(f.io, `${requestId}: ${error instanceof Error ? error.message : String(error)}`);
+      // A failure is an element of the result like a success (the partial-result contract):
+      // on stdout, where a script reading the lines finds every request once.
+      if (!f.io.json) println(f.io, `${requestId} error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     }
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);

@@ -148,7 +148,7 @@ describe('POST /oauth2/token, client_credentials, and what its tokens reach', ()
     it('answers no bearer token at all 401 invalid_token, as its bearer security says', async () => {
       const [grant] = await grantsFor(h);
       const token = (await clientCredentials(h, grant.grant_id, 'read_stores')).body.access_token;
-      for (const headers of [{}, { authorization: `Basic ${token}` }]) {
+      for (const headers of [{}, { authorization: `Basic ${token}` }] as Record<string, string>[]) {
         const answer = await h.get('/oauth2/token/validate', headers);
         expect(answer.status).toBe(401);
         expect(JSON.parse(answer.text)).toMatchObject({ error: 'invalid_token' });

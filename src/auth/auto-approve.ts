@@ -2,14 +2,21 @@
 // GETting the authorization URL answers with the redirect that carries the code. A sandbox
 // that asks a person instead answers with its consent page (200); one that refuses the
 // request itself (an unregistered redirect URI, an unknown client) with an error page (400).
-import { CancelError, AuthError, UnavailableError, UsageError } from '../errors.js';
+// The requests go through svc's own HTTP client (`clientAt`, the factory's apiAt): its
+// timeouts, retries of a 503 or a reset, and proxies.
+import type { ApiClient } from '../api/client.js';
+import { ApiError, AuthError, CancelError, UsageError } from '../errors.js';
 import { printable } from '../io/printable.js';
 import type { OAuthState } from './state.js';
 
+type ClientAt = (origin: string) => Promise<ApiClient>;
+
 /** The demo's browser: follows the redirect to svc's own loopback listener. */
-export async function followAutoApproval(url: string): Promise<void> {
-  const callback = await approvedRedirect(url);
-  await (await fetch(callback)).text();
+export async function followAutoApproval(url: string, clientAt: ClientAt): Promise<void> {
+  const callbackUrl = new URL(await approvedRedirect(url, clientAt));
+  // The code is for one use: a lost answer is not asked again (the listener has it, or times out).
+  const listener = await clientAt(callbackUrl.origin);
+  await listener.requestRaw({ method: 'GET', path: `${callbackUrl.pathname}${callbackUrl.search}`, retry: false, redirect: 'manual' });
 }
 
 /**
@@ -17,14 +24,14 @@ export async function followAutoApproval(url: string): Promise<void> {
  * this login's state, without listening anywhere. So no port is held (any number of logins
  * run at once, in any profiles) and a login that hangs blocks no other.
  */
-export async function codeFromAutoApproval(url: string, redirectUri: string, state: OAuthState, timeoutMs: number): Promise<string> {
-  const callback = new URL(await approvedRedirect(url, timeoutMs));
+export async function codeFromAutoApproval(url: string, redirectUri: string, state: OAuthState, clientAt: ClientAt): Promise<string> {
+  const callback = new URL(await approvedRedirect(url, clientAt));
   const expected = new URL(redirectUri);
   if (callback.origin !== expected.origin || callback.pathname !== expected.pathname) {
-    throw new AuthError('the sandbox redirected somewhere other than the redirect URI of this login', { hint: 'check `svc config get redirect-uri` and the sandbox fixture\'s redirectUris' });
+    throw new AuthError('the sandbox redirected somewhere other than the redirect URI of this login', { hint: "check `svc config get redirect-uri` and the sandbox fixture's redirectUris" });
   }
   const params = callback.searchParams;
-  if (!state.consume(params.get('state'))) throw new AuthError('the sandbox answered with a state that is not this login\'s', { hint: 'run `svc sandbox login` again' });
+  if (!state.consume(params.get('state'))) throw new AuthError("the sandbox answered with a state that is not this login's", { hint: 'run `svc sandbox login` again' });
   const error = params.get('error');
   if (error === 'access_denied') throw new CancelError('the sandbox denied the authorization', { hint: 'run `svc sandbox login` again' });
   if (error !== null) {
@@ -37,37 +44,46 @@ export async function codeFromAutoApproval(url: string, redirectUri: string, sta
   return code;
 }
 
-/** The Location of the sandbox's approval, or the error its answer gives cause for. */
-async function approvedRedirect(url: string, timeoutMs?: number): Promise<string> {
-  let consent: Response;
+/** The Location of the sandbox's approval (absolute), or the error its answer gives cause for. */
+async function approvedRedirect(url: string, clientAt: ClientAt): Promise<string> {
+  const consentUrl = new URL(url);
+  const sandbox = await clientAt(consentUrl.origin);
+  let consent;
   try {
-    consent = await fetch(url, { redirect: 'manual', ...(timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) }) });
+    consent = await sandbox.requestRaw({ method: 'GET', path: `${consentUrl.pathname}${consentUrl.search}`, redirect: 'manual', accept: 'text/html' });
   } catch (error) {
-    const timedOut = error instanceof Error && error.name === 'TimeoutError';
-    throw new UnavailableError(timedOut ? `the sandbox at ${new URL(url).origin} did not answer the authorization request within ${Math.round((timeoutMs ?? 0) / 1000)} s` : `cannot reach the sandbox at ${new URL(url).origin}`, {
-      hint: 'check that it runs (`svc sandbox start --auto-approve`), or pass --timeout SECONDS',
-      cause: error,
+    if (error instanceof ApiError && error.status >= 400 && error.status < 500) throw await refusal(url, error.status);
+    throw error;
+  }
+  const location = consent.headers.location;
+  const callback = Array.isArray(location) ? location[0] : location;
+  if (consent.status !== 302 || !callback) {
+    throw new UsageError(`the sandbox did not approve the login by itself (it answered ${consent.status}: a person is asked to approve)`, {
+      hint: 'start it with `svc sandbox start --auto-approve`, or log in with `svc auth login` and approve in the browser',
     });
   }
-  const callback = consent.headers.get('location');
-  if (consent.status === 302 && callback) {
-    await consent.body?.cancel();
-    return callback;
+  return new URL(callback, consentUrl).href;
+}
+
+/**
+ * The sandbox refused the authorization request itself: its error page says why (its title
+ * and first line), read once more since the client keeps no page of a refusal.
+ */
+async function refusal(url: string, status: number): Promise<UsageError> {
+  let title = '';
+  let reason = '';
+  try {
+    const page = await (await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) })).text();
+    const text = (tag: string) =>
+      printable((new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(page)?.[1] ?? '').replace(/&quot;|&#0?34;/g, '"').replace(/&#0?39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')).slice(0, 300);
+    title = text('h1');
+    reason = text('p');
+  } catch {
+    // The status alone says it was refused.
   }
-  if (consent.status >= 400) {
-    // The sandbox's error page: a title and one line saying what it refused.
-    const page = await consent.text();
-    const text = (tag: string) => printable((new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(page)?.[1] ?? '').replace(/&quot;|&#0?34;/g, '"').replace(/&#0?39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')).slice(0, 300);
-    const title = text('h1');
-    const unregistered = /redirect uri/i.test(title);
-    throw new UsageError(`the sandbox refused the authorization request (${consent.status}${title ? `: ${title}` : ''})${text('p') ? `: ${text('p')}` : ''}`, {
-      hint: unregistered
-        ? 'the sandbox accepts only the redirect URIs its fixture registers: leave out --port, or register that URI (`svc config get redirect-uri` shows the one used)'
-        : 'check the client ID and the sandbox fixture (`svc config list`)',
-    });
-  }
-  await consent.body?.cancel();
-  throw new UsageError(`the sandbox did not approve the login by itself (it answered ${consent.status}: a person is asked to approve)`, {
-    hint: 'start it with `svc sandbox start --auto-approve`, or log in with `svc auth login` and approve in the browser',
+  return new UsageError(`the sandbox refused the authorization request (${status}${title ? `: ${title}` : ''})${reason ? `: ${reason}` : ''}`, {
+    hint: /redirect uri/i.test(title)
+      ? 'the sandbox accepts only the redirect URIs its fixture registers: leave out --port, or register that URI (`svc config get redirect-uri` shows the one used)'
+      : 'check the client ID and the sandbox fixture (`svc config list`)',
   });
 }

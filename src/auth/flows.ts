@@ -70,7 +70,9 @@ export function authorizeUrl(
  * An --auto-approve sandbox (`svc sandbox login`): the code is read from its redirect, with
  * no listener (src/auth/auto-approve.ts), so the redirect URI's port is never bound.
  */
-export async function authorizeAutomatically(req: Pick<AuthorizeRequest, 'io' | 'baseUrl' | 'clientId' | 'redirectUri' | 'scopes' | 'timeoutMs'>): Promise<Authorization> {
+export async function authorizeAutomatically(
+  req: Pick<AuthorizeRequest, 'io' | 'baseUrl' | 'clientId' | 'redirectUri' | 'scopes'> & { clientAt: (origin: string) => Promise<ApiClient> },
+): Promise<Authorization> {
   loopbackRedirect(req.redirectUri);
   const pkce = createPkce();
   const state = createState();
@@ -78,7 +80,7 @@ export async function authorizeAutomatically(req: Pick<AuthorizeRequest, 'io' | 
   note(req.io, 'The sandbox approves this at once (--auto-approve):');
   note(req.io, url);
   const { codeFromAutoApproval } = await import('./auto-approve.js');
-  return { code: await codeFromAutoApproval(url, req.redirectUri, state, req.timeoutMs), verifier: pkce.verifier, redirectUri: req.redirectUri };
+  return { code: await codeFromAutoApproval(url, req.redirectUri, state, req.clientAt), verifier: pkce.verifier, redirectUri: req.redirectUri };
 }
 
 /**
@@ -184,7 +186,9 @@ export async function requestGrantToken(
   };
   const requestedAt = clock.now();
   const answer = await tokenEndpoint(
-    () => api.request({ method: 'POST', path: '/oauth2/token', body, schema: AccessTokenResponse }),
+    // Retried like a read: asking for a token again only mints another, and a single 503 or
+    // reset must not fail the command that needed it (every 15 minutes, when it expires).
+    () => api.request({ method: 'POST', path: '/oauth2/token', body, schema: AccessTokenResponse, retry: true }),
     `the service refused Grant ${grantId}: it was revoked, or belongs to another client`,
   );
   return {

@@ -21,6 +21,11 @@ export interface IOStreams {
   columns: number;
   /** Where what `--jq` must not filter goes (`svc api -i`'s status line and headers); default: stdout. */
   unfilteredStdout?: Writable;
+  /**
+   * Spinners and progress bars may redraw stderr: it is a terminal that reports its width
+   * (a terminal of 0 columns gets none), CI is not set (a CI log keeps every frame) and not --json.
+   */
+  redraw: boolean;
 }
 
 /** A person can answer a prompt: stdin and stdout are terminals and nobody said not to ask. */

@@ -92,7 +92,7 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
   await checkServiceAnswers(api);
   const openUrl = opts.browser ? (deps.openUrl ?? (present ? systemBrowser(f.io) : undefined)) : undefined;
   const authorization = deps.autoApprove
-    ? await authorizeAutomatically({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, timeoutMs })
+    ? await authorizeAutomatically({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, clientAt: f.apiAt })
     : await authorizeInBrowser({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, timeoutMs, openUrl, automatic: opts.browser && deps.openUrl !== undefined });
 
   const config = await f.config();

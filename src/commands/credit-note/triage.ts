@@ -16,8 +16,10 @@
 // or Ctrl-C at the keys ends the walk (exit 3); `q` ends it (exit 0). Either way the summary
 // of what was done comes last, on stdout.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import { matchesFilter } from '../../credit-notes/filter.js';
 import { openRequests } from '../../credit-notes/pick.js';
-import { askedPart, parsePart, partProblem } from '../../credit-notes/part.js';
+import { askPart as askAcceptedPart } from '../../credit-notes/accepted-part.js';
+import { queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { reasonProblem } from '../../credit-notes/rejection.js';
@@ -33,14 +35,15 @@ import { describeDecision, run as issue } from './issue.js';
 import { run as show } from './show.js';
 import { accept, reject } from './status.js';
 
-export type TriageOptions = Record<string, never>;
+/** poll's filters: which of the open requests to walk. */
+export type TriageOptions = Omit<QueueFilterFlags, 'all'>;
 
 type Key = 'a' | 'p' | 'r' | 'i' | 's' | 'q';
 
 /** Statuses in which nothing is left to decide. */
 const CLOSED = new Set(['REJECTED', 'COMPLETED', 'CANCELLED']);
 
-export async function run(_opts: TriageOptions, f: Factory): Promise<void> {
+export async function run(opts: TriageOptions, f: Factory): Promise<void> {
   if (!canPrompt(f.io)) {
     throw new UsageError('triage needs a terminal; use poll/accept/reject/issue in scripts', {
       hint: '`svc credit-note poll` lists the open requests; accept, reject and issue take their IDs (--yes answers their questions)',
@@ -49,10 +52,11 @@ export async function run(_opts: TriageOptions, f: Factory): Promise<void> {
   if (f.io.json) {
     throw new UsageError('triage is a walk on a terminal and prints no JSON', { hint: 'in scripts: `svc credit-note poll --json`, then accept, reject or issue --json' });
   }
+  const selection = await queueSelection(f, opts, { decrypt: true });
   const caller = await writeReceiptsCaller(f);
-  const queue = await openRequests(f, caller);
+  const queue = (await openRequests(f, caller)).filter((i) => matchesFilter(i, selection.filter) && (selection.decrypted?.(i) ?? true));
   if (queue.length === 0) {
-    note(f.io, 'there are no open return requests: nothing to triage');
+    note(f.io, selection.nothingBecause ?? `there are no open return requests${filtered(opts) ? ' that match' : ''}: nothing to triage`);
     return;
   }
   const tally = emptyTally(queue.length);
@@ -98,7 +102,8 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally)
         [status, acted] = ['ACCEPTED', true];
       } else if (key === 'p') {
         part = await askPart(f, item);
-        await accept.run({ requestIds: [requestId], partial: true }, f);
+        // Recorded in the ledger with the move: `issue` (here with `i`, or later anywhere) credits it.
+        await accept.run({ requestIds: [requestId], partial: true, item: part.map((i) => `${i.productId}:${i.quantity}`) }, f);
         tally.partial.push(requestId);
         [status, acted] = ['PARTIALLY_ACCEPTED', true];
         await describeDecision(f, caller, requestId, part);
@@ -108,9 +113,9 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally)
         tally.rejected.push({ requestId, reason: reason.trim() });
         return 'next';
       } else {
-        // A part accepted earlier, in another walk or with `accept --partial`, is named here.
-        if (status === 'PARTIALLY_ACCEPTED') part ??= await askPart(f, item);
-        await issueIn(f, requestId, status === 'PARTIALLY_ACCEPTED' ? part : undefined, tally);
+        // A part accepted earlier, in another walk or with `accept --partial`, is recorded:
+        // issue credits it (or asks for it when none is recorded).
+        await issueIn(f, requestId, undefined, tally);
         return 'next';
       }
     } catch (error) {
@@ -147,18 +152,10 @@ export function keysFor(status: string, acted: boolean): { key: Key; name: strin
 
 /** The part accepted, typed as `issue --item` takes it, starting from what the request asks. */
 async function askPart(f: Factory, item: ReadItem): Promise<ItemQuantity[]> {
-  const request = item.returnRequest;
-  if (request === undefined) {
+  if (item.returnRequest === undefined) {
     throw new UsageError(`request ${item.requestId} cannot be read, so no part of it can be named`, { hint: 'accept or reject it whole, or skip it' });
   }
-  const text = await f.prompter().input({
-    message: 'Which part? PRODUCT_ID:QTY, several separated by spaces:',
-    flag: '--item',
-    default: askedPart(request),
-    editable: true,
-    validate: (value) => partProblem(value, item.requestId, request),
-  });
-  return parsePart(text, item.requestId, request);
+  return askAcceptedPart(f, item.requestId, item.returnRequest);
 }
 
 /** `issue --complete`, and the credit note it recorded in the ledger, for the summary (even when completing failed after it). */
@@ -186,6 +183,10 @@ async function currentStatus(f: Factory, caller: Caller, requestId: string): Pro
   } catch {
     return undefined;
   }
+}
+
+function filtered(opts: TriageOptions): boolean {
+  return Object.values(opts).some((v) => v !== undefined);
 }
 
 /** An error as main.ts prints it (control characters made visible), without ending the walk. */

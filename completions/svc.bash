@@ -146,19 +146,19 @@ _svc_spec() {
       ;;
     'svc receipt template')
       subcommands=''
-      flags='--grant --file --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --issue-date --profile --base-url --jq'
       args=()
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--grant --email --phone --iban --card --file --customer --issue-date --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')
       subcommands=''
-      flags='--grant --file --to --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --to --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --to --issue-date --profile --base-url --jq'
       args=()
       ;;
@@ -224,7 +224,7 @@ _svc_spec() {
       ;;
     'svc credit-note template')
       subcommands=''
-      flags='--grant --file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --profile --base-url --jq'
       args=()
       ;;

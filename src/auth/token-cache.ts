@@ -68,14 +68,31 @@ export interface TokenCache {
   forget(id: string): Promise<boolean>;
 }
 
+/** The last turn for each lock file among this process's callers. */
+const IN_PROCESS = new Map<string, Promise<unknown>>();
+
 export function createTokenCache(opts: TokenCacheOptions): TokenCache {
   const { secrets, clock } = opts;
   const lockPath = (id: string) => join(opts.lockDir, `token-${sha256Hex(`${opts.namespace}\0${id}`).slice(0, 32)}.lock`);
-  const locked = <T>(id: string, work: () => Promise<T>) =>
-    withLock(lockPath(id), work, {
-      pollMs: opts.pollMs ?? 50,
-      onWait: (holder) => opts.onWait?.(`waiting for another svc process renewing the token (${describeHolder(holder)})`),
-    });
+  // This process's own callers (a batch's workers) queue here, one after the other, and
+  // only then take the file lock: so a wait it tells about is another process's doing.
+  const locked = <T>(id: string, work: () => Promise<T>): Promise<T> => {
+    const path = lockPath(id);
+    const turn = (IN_PROCESS.get(path) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() =>
+        withLock(path, work, {
+          pollMs: opts.pollMs ?? 50,
+          onWait: (holder) => opts.onWait?.(`waiting for another svc process renewing the token (${describeHolder(holder)})`),
+        }),
+      );
+    IN_PROCESS.set(path, turn);
+    const done = () => {
+      if (IN_PROCESS.get(path) === turn) IN_PROCESS.delete(path);
+    };
+    turn.then(done, done);
+    return turn;
+  };
 
   async function read(id: string): Promise<CachedTokens> {
     const raw = await secrets.get(tokenKey(id));

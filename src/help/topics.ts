@@ -55,4 +55,10 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
   9  partly failed: a command acting on several things (accept A B C, a batch, every Grant)
      did some and not others; each failure is reported as its own line or JSON element,
      the successes are on stdout as usual. When every one failed, their common code.
+
+With --jq the command keeps its code (what it printed is filtered either way). jq's own:
+  --jq ''            the identity, as jq ''
+  halt_error         its message on stderr as jq prints it, exit with its status (5 unless given)
+  a filter jq cannot compile          2 (jq: 3)
+  an error on the data (Cannot index)  2, after the values before it (jq 1.7: 5)
 `;

@@ -87,6 +87,19 @@ describe('token cache', () => {
     expect(requests).toBe(1);
   });
 
+  it("says nothing about waiting when the lock's holder is this process (a batch's own workers)", async () => {
+    const clock = fixedClock(NOW);
+    const told: string[] = [];
+    const options = { secrets: memorySecretStore(), clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5, onWait: (text: string) => told.push(text) };
+    const fetch = async (): Promise<CachedToken> => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { access_token: 'shared', token_type: 'bearer', expires_at: new Date(NOW + 900_000).toISOString(), scope: 'write_receipts' };
+    };
+    const caches = Array.from({ length: 7 }, () => createTokenCache(options));
+    await Promise.all(caches.map((cache) => cache.acquire({ ...WANT, fetch })));
+    expect(told).toEqual([]);
+  });
+
   it('discards a token after a 401 only if it is still the cached one', async () => {
     const { cache, fetch } = setup();
     await cache.acquire({ ...WANT, fetch });

@@ -100,7 +100,8 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
   grantOption(cn.command('template'))
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
-    .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
+    .option('--strict', 'refuse members the interface does not name (default: a warning naming each)')
+    .action((flags: { file: string; strict?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
 }
 
 function isSettableStatus(value: string): boolean {

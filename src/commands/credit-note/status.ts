@@ -27,7 +27,7 @@ import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
-import { writeJson } from '../../io/output.js';
+import { oneLine, writeJson } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
@@ -222,9 +222,10 @@ function settable(value: string): SettableQueueItemStatus {
 }
 
 /**
- * Moves each request (IDs or unique prefixes, unless `resolvedBy` resolved them) in turn and reports each: one line per request
- * (`ID STATUS`, or the error on stderr), --json an array of results. A failure does not stop
- * the others; the command then exits with the first failure's code.
+ * Moves each request (IDs or unique prefixes, unless `resolvedBy` resolved them) in turn and
+ * reports each on stdout: one line per request (`ID STATUS`, or `ID error: MESSAGE`), --json
+ * an array of results and `{ requestId, error }` elements. A failure does not stop the
+ * others; the exit code is then the partial-result contract's (PartialFailureError).
  */
 async function setStatuses(
   f: Factory,
@@ -254,7 +255,9 @@ async function setStatuses(
       if (requestIds.length === 1) throw error;
       failures.push(error);
       results.push({ requestId, error: errorReport(error) });
-      if (!f.io.json) note(f.io, `${requestId}: ${error instanceof Error ? error.message : String(error)}`);
+      // A failure is an element of the result like a success (the partial-result contract):
+      // on stdout, where a script reading the lines finds every request once.
+      if (!f.io.json) println(f.io, `${requestId} error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     }
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);

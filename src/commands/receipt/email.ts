@@ -15,12 +15,14 @@ export interface EmailOptions {
   file: string;
   to: string;
   issueDate?: string | undefined;
+  /** Refuse members the interface does not name instead of warning. */
+  strict?: boolean | undefined;
 }
 
 export async function run(opts: EmailOptions, f: Factory): Promise<void> {
   // Checked as the request member, so the message names `to` rather than "(root)".
   const { to } = parseOrThrow(ReceiptEmailRequest.pick({ to: true }), { to: opts.to.trim() }, '--to');
-  const request = await readTemplateRequest(f, opts.file, undefined, opts.issueDate);
+  const request = await readTemplateRequest(f, opts.file, undefined, opts.issueDate, opts.strict);
   const caller = await writeReceiptsCaller(f);
   const { document } = await fetchTemplate(f, caller, request);
   const sent = await withSpinner(f.io, 'queueing the email', () => emailReceipt(caller, { to, template: document }, randomUUID()));

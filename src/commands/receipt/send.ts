@@ -36,6 +36,8 @@ export interface SendOptions extends IdentifierFlags {
   concurrency?: string | undefined;
   /** Replaces the file's issueDate: an ISO 8601 time, or `now`. */
   issueDate?: string | undefined;
+  /** Refuse members the interface does not name instead of warning. */
+  strict?: boolean | undefined;
 }
 
 export async function run(opts: SendOptions, f: Factory): Promise<void> {
@@ -46,7 +48,7 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   }
   if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
   const lookup = lookupFromFlags(opts, ['email', 'phone', 'iban', 'card']);
-  const request = await readTemplateRequest(f, opts.file, opts.store, opts.issueDate);
+  const request = await readTemplateRequest(f, opts.file, opts.store, opts.issueDate, opts.strict);
   const customer: CustomerDetails =
     opts.customer === undefined ? {} : parseOrThrow(CustomerDetails, await readJsonInput(opts.customer, f), inputName(opts.customer));
 

@@ -12,7 +12,8 @@ import type { SecretStore } from '../secrets/store.js';
 import { authSecrets, clientCredentials, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
-import { createTokenCache, type CachedToken, type TokenCache } from './token-cache.js';
+import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
+import { pathSegment } from '../io/private-file.js';
 import { GRANT_IDS } from '../ids/kinds.js';
 import { matchPrefix } from '../ids/prefix.js';
 
@@ -45,10 +46,26 @@ export function chooseGrant(auth: Authorizations, settings: Settings, flag?: str
   });
 }
 
-/** The token cache of a profile, over its secret store, with its locks in the state dir. */
+/**
+ * The token cache of a profile, with its locks in the state dir. Its tokens are kept in the
+ * profile's private token file when secrets are kept at all (keychain, secret file): the
+ * Secret Service cannot hold a platform's thousands of short-lived tokens (README
+ * "Platforms"). Otherwise (credentials from the environment, tests) beside the secrets.
+ */
 export function profileTokenCache(f: Factory, secrets: SecretStore, profile: string): TokenCache {
-  return createTokenCache({ secrets, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile, onWait: (text) => note(f.io, text) });
+  const shelf =
+    secrets.backend === 'keychain' || secrets.backend === 'file'
+      ? fileShelf(async () => {
+          // Loaded only when a token is read or written: libsql is not every command's.
+          const { openTokenFile } = await import('../store/token-file.js');
+          return openTokenFile(join(f.paths.stateDir, pathSegment(profile, 'profile name'), TOKEN_FILE));
+        })
+      : secretStoreShelf(secrets);
+  return createTokenCache({ shelf, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile, onWait: (text) => note(f.io, text) });
 }
+
+/** The name of a profile's token file in its state directory. */
+export const TOKEN_FILE = 'tokens.db';
 
 interface Target {
   id: string;
@@ -89,7 +106,11 @@ async function openSession(f: Factory): Promise<Session> {
       const { id, company } = target;
       const fetch = company
         ? async () => {
-            const record = await refreshCompanyTokens(await f.api(), await credentials(), secrets, id);
+            const record = await refreshCompanyTokens(await f.api(), await credentials(), secrets, id).catch(async (error: unknown) => {
+              // A refresh token refused for good: its access token goes with it.
+              if (error instanceof AuthError && error.cause instanceof ApiError && error.cause.code === 'invalid_grant') await cache.forget(id);
+              throw error;
+            });
             await updateCompanyExpiry(config, profile, record);
             return cachedFromRecord(record, company.scope);
           }

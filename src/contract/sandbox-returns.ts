@@ -25,6 +25,10 @@ export const ReturnRequestTrigger = z.looseObject({
   customerNote: z.string().optional(),
   /** Default for BANK_TRANSFER: the customer's own IBAN and name. */
   refundBankAccount: RefundBankAccount.nullable().optional(),
+  /** For an aged queue: when the customer asked (not before the purchase, not after the sandbox clock's now); default now. */
+  createdAt: z.iso.datetime({ offset: true }).optional(),
+  /** Or: that many seconds before the sandbox clock's now. */
+  ageSeconds: z.int().min(0).optional(),
 });
 export type ReturnRequestTrigger = z.infer<typeof ReturnRequestTrigger>;
 

@@ -1,6 +1,19 @@
 import type { Command } from 'commander';
 import { collect, type CommandContext } from '../context.js';
 
+const BULK_HELP = [
+  '',
+  'The endpoints (sandbox only), for scripts and other clients:',
+  '  POST /sandbox/receipts/{serviceReceiptId}/return-requests   one request; 201: the queue item',
+  '  POST /sandbox/return-requests/bulk                          many; 201: { serviceReceiptId, count, requestIds }',
+  'Body (every member optional, but serviceReceiptId and count for bulk):',
+  '  { "serviceReceiptId": "…", "count": 1-100000,',
+  '    "items": [{ "productId": "…", "quantity": 1, "reasonCode"?: "…" }],   default: every line once',
+  '    "reasonCode": "DAMAGED", "refundPreference": "ORIGINAL_PAYMENT_METHOD", "customerNote": "…",',
+  '    "createdAt": "2026-11-19T10:00:00Z" | "ageSeconds": 604800 }          default: the sandbox clock\'s now',
+  'e.g. svc api POST /sandbox/return-requests/bulk -f serviceReceiptId=ID -F count=100 -F ageSeconds=604800',
+].join('\n');
+
 export function registerSandbox(program: Command, ctx: CommandContext): void {
   const sandbox = program.command('sandbox').description('the local implementation of the whole service, for development, demos and CI');
   sandbox
@@ -22,7 +35,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
         cmd: Command,
       ) => ctx.run(cmd, () => import('./start.js'), flags),
     );
-  const trigger = sandbox.command('trigger').description('simulate what customers do');
+  const trigger = sandbox.command('trigger').description('simulate what customers do').addHelpText('after', BULK_HELP);
   trigger
     .command('return-request')
     .description("a customer's device asks to return items of a receipt")
@@ -32,8 +45,16 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--note <text>', 'customer note')
     .option('--reason <code>', 'reason code of every item, e.g. DEFECTIVE (default DAMAGED)')
     .option('--companies <n>', "one request in each of N companies: the receipt's and others that granted its client (sandbox start --companies)")
-    .action((serviceReceiptId: string, flags: { item?: string[]; refund: string; note?: string; reason?: string; companies?: string }, cmd: Command) =>
-      ctx.run(cmd, () => import('./trigger-return-request.js'), { serviceReceiptId, ...flags }),
+    .option('--age <duration>', 'asked this long ago, e.g. 7d, 12h (not before the purchase)')
+    .option('--created-at <time>', 'asked at this ISO 8601 time (not before the purchase, not after the sandbox clock)')
+    .option('--count <n>', 'that many requests at once, through the bulk endpoint (no RETURN_REQUESTED events)')
+    .addHelpText('after', BULK_HELP)
+    .action(
+      (
+        serviceReceiptId: string,
+        flags: { item?: string[]; refund: string; note?: string; reason?: string; companies?: string; age?: string; createdAt?: string; count?: string },
+        cmd: Command,
+      ) => ctx.run(cmd, () => import('./trigger-return-request.js'), { serviceReceiptId, ...flags }),
     );
   trigger
     .command('cancel')

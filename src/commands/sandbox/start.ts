@@ -4,6 +4,7 @@
 // across restarts (persistence.ts) unless --ephemeral; --state DIR chooses where.
 import { join, resolve } from 'node:path';
 import { isLoopbackHost } from '../../config/base-url.js';
+import { LOCAL_BASE_URL } from '../../config/defaults.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { counted } from '../../io/plural.js';
@@ -87,6 +88,10 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
         ? `state: restored from ${kept.dir} (kept since ${kept.since})`
         : `state: kept in ${kept.dir} (--ephemeral keeps nothing)`,
   );
+  // Elsewhere than the local profile's address, svc would talk to whatever answers there.
+  if (sandbox.url !== LOCAL_BASE_URL) {
+    note(f.io, `export SVC_BASE_URL=${sandbox.url}    # in the shell where you run svc: this sandbox is not at ${LOCAL_BASE_URL}`);
+  }
   describeLogin(f, sandbox, fixture);
   const signal = await stop.stopped;
   note(f.io, `${signal}: stopping the sandbox`);

@@ -14,6 +14,7 @@ import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flo
 import { knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
 import { pathSegment } from '../io/private-file.js';
+import type { TokenFile } from '../store/token-file.js';
 import { grantEntries, selectGrant } from './grant-select.js';
 
 export const DEFAULT_SCOPE = 'write_receipts';
@@ -58,13 +59,24 @@ export function chooseGrant(auth: Authorizations, settings: Settings, flag?: str
 export function profileTokenCache(f: Factory, secrets: SecretStore, profile: string): TokenCache {
   const shelf =
     secrets.backend === 'keychain' || secrets.backend === 'file'
-      ? fileShelf(async () => {
-          // Loaded only when a token is read or written: libsql is not every command's.
-          const { openTokenFile } = await import('../store/token-file.js');
-          return openTokenFile(join(f.paths.stateDir, pathSegment(profile, 'profile name'), TOKEN_FILE));
-        })
+      ? fileShelf(() => tokenFileAt(join(f.paths.stateDir, pathSegment(profile, 'profile name'), TOKEN_FILE)))
       : secretStoreShelf(secrets);
   return createTokenCache({ shelf, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile, onWait: (text) => note(f.io, text) });
+}
+
+// One connection per token file and process: a run over 2,000 Grants opens a session per Grant.
+const tokenFiles = new Map<string, Promise<TokenFile>>();
+
+function tokenFileAt(path: string): Promise<TokenFile> {
+  let file = tokenFiles.get(path);
+  if (file === undefined) {
+    // Loaded only when a token is read or written: libsql is not every command's.
+    file = import('../store/token-file.js').then(({ openTokenFile }) => openTokenFile(path));
+    // A failed open is not kept: the next use tries again.
+    file.catch(() => tokenFiles.delete(path));
+    tokenFiles.set(path, file);
+  }
+  return file;
 }
 
 /** The name of a profile's token file in its state directory. */

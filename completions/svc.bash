@@ -236,7 +236,7 @@ _svc_spec() {
       ;;
     'svc webhook subscribe')
       subcommands=''
-      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --own-path --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --grants --concurrency --url --events --name --profile --base-url --jq'
       args=()
       ;;

@@ -322,6 +322,7 @@ complete -c svc -n '__svc_at webhook subscribe' -l events -x -d 'comma-separated
 complete -c svc -n '__svc_at webhook subscribe' -l events -x -a '(__fish_complete_list , \'string split " " "RETURN_REQUESTED CREDIT_NOTE_CREATED"\')'
 complete -c svc -n '__svc_at webhook subscribe' -l name -x -d 'subscription name'
 complete -c svc -n '__svc_at webhook subscribe' -l show-secret -d 'print the signing secret once'
+complete -c svc -n '__svc_at webhook subscribe' -l own-path -d 'give each Grant\'s subscription a path of its own under --url (URL/g…), so `svc webhook listen` checks one secret per delivery'
 complete -c svc -n '__svc_at webhook list' -l grant -x -d 'the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company\'s name (default: SVC_GRANT_ID, then the profile\'s Grant)'
 complete -c svc -n '__svc_at webhook list' -l grant -x -a '(svc __complete -- "webhook list" --grant 2>/dev/null)'
 complete -c svc -n '__svc_at webhook list' -l all-grants -d 'act for every company of the profile at once (partly failed: exit 9)'

@@ -189,7 +189,8 @@ function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { sto
       () => next(Math.max(500, (shared.claimSeconds * 1000) / 2)),
     );
   };
-  next(Math.max(500, (shared.claimSeconds * 1000) / 2));
+  // At once: what the journal held at start may be more than one batch.
+  next(100);
   return {
     stop() {
       stopped = true;

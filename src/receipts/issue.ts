@@ -96,6 +96,8 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
       prepared: { idempotencyKey, body: JSON.stringify(built.submission), context },
     });
     intent = reserved.intent;
+    // Another process (another machine of the team) issued it while this one built it.
+    if (intent.state === 'done') return { record: await issuedEarlier(ledger, intent, digest, what), earlier: true };
     if (!reserved.created) resuming(intent, digest, what, 'another svc process started', ui);
   } else resuming(intent, digest, what, 'resuming', ui);
 

@@ -29,7 +29,7 @@ export async function openLedger(f: Factory): Promise<LedgerStore> {
   const url = await databaseUrlOf(f);
   if (url !== undefined) {
     const { openPostgresLedger } = await import('./postgres/ledger.js');
-    return openPostgresLedger(url, { onWait: (text) => note(f.io, text) });
+    return openPostgresLedger(url, { env: f.env, onWait: (text) => note(f.io, text) });
   }
   const dir = profileDir(f);
   await privateDir(f.paths.stateDir);

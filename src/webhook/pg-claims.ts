@@ -48,6 +48,8 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
   /** id → when the statement that last claimed or renewed it was sent. */
   const held = new Map<string, number>();
   const pending = new Map<string, Pending>();
+  /** Admitted once: a delivery enqueued twice is still processed once. */
+  const admitted = new Set<string>();
   let paused: string | undefined;
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -121,6 +123,7 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
     for (const [id, p] of batch) {
       pending.delete(id);
       held.delete(id);
+      admitted.delete(id);
       if (recorded.has(id)) p.done.resolve();
       else p.done.reject(new Error('another listener had taken it over'));
     }
@@ -152,7 +155,11 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
         if (stopped) return false;
         const claimedAt = held.get(id);
         if (claimedAt === undefined) return false;
-        if (paused === undefined && now() - claimedAt < (leaseMs * 2) / 3) return true;
+        if (admitted.has(id)) return false;
+        if (paused === undefined && now() - claimedAt < (leaseMs * 2) / 3) {
+          admitted.add(id);
+          return true;
+        }
         if (paused === undefined && !renewing && !flushing) void renew();
         await woken;
       }

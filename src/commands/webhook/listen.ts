@@ -88,7 +88,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     stop.dispose();
     throw error;
   }) : undefined;
-  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, claimSeconds: claimSecondsOf(f), note: (text) => note(f.io, text) }).catch((error: unknown) => {
+  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, env: f.env, claimSeconds: claimSecondsOf(f), note: (text) => note(f.io, text) }).catch((error: unknown) => {
     stop.dispose();
     throw error;
   });

@@ -18,12 +18,14 @@ import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { databaseError, isDatabaseFailure, openPool } from './pool.js';
+import type { Env } from './connection.js';
 import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
 
-export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}): Promise<LedgerStore> {
-  const pool = await openPool(url);
+/** `env`: the factory's (what libpq would read); tests that open a ledger directly may leave it to the process's. */
+export async function openPostgresLedger(url: string, opts: LockWaitOptions & { env?: Env } = {}): Promise<LedgerStore> {
+  const pool = await openPool(url, { env: opts.env ?? process.env });
   const fail = (error: unknown): never => {
     throw databaseError(url, error);
   };

@@ -24,8 +24,12 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
                            override the XDG locations of config.json and of the state
   XDG_CACHE_HOME           svc/code-cache there: compiled code kept for quicker starts
                            (NODE_DISABLE_COMPILE_CACHE=1: none)
-  SVC_DATABASE_URL         postgres://… (never with a password: use PGPASSWORD or ~/.pgpass):
-                           the ledger and the webhook journal on a team's PostgreSQL
+  SVC_DATABASE_URL         postgres://… the ledger and the webhook journal on a team's
+                           PostgreSQL (a stored database-url never with a password)
+  PGPASSWORD, PGPASSFILE, PGSSLMODE, PGSSLROOTCERT, PGOPTIONS, …
+                           read as libpq reads them (~/.pgpass; sslmode default prefer;
+                           PGOPTIONS='-c lock_timeout=30s' over svc's 10s lock wait and 60s
+                           idle-in-transaction limit)
   SVC_RETURN_WINDOW_DAYS   days after a purchase a return is accepted (default 30)
   SVC_WEBHOOK_CLAIM_SECONDS
                            lease of a delivery a listener claimed (team journal, default 30)
@@ -51,7 +55,8 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
   5  forbidden (403: a scope or store the Grant lacks)
   6  not found
   7  conflict (409, already issued with other content, a lock held by another process)
-  8  service unavailable (network, 5xx or 429 after retries)
+  8  service unavailable (network, 5xx or 429 after retries; the team's database
+     unreachable, or a lock it holds not granted in time)
   9  partly failed: a command acting on several things (accept A B C, a batch, every Grant)
      did some and not others; each failure is reported as its own line or JSON element,
      the successes are on stdout as usual. When every one failed, their common code.

@@ -88,7 +88,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     stop.dispose();
     throw error;
   }) : undefined;
-  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, claimSeconds: claimSecondsOf(f), note: (text) => note(f.io, text) }).catch((error: unknown) => {
+  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, env: f.env, claimSeconds: claimSecondsOf(f), note: (text) => note(f.io, text) }).catch((error: unknown) => {
     stop.dispose();
     throw error;
   });
@@ -191,7 +191,8 @@ function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { sto
       () => next(Math.max(500, (shared.claimSeconds * 1000) / 2)),
     );
   };
-  next(Math.max(500, (shared.claimSeconds * 1000) / 2));
+  // At once: what the journal held at start may be more than one batch.
+  next(100);
   return {
     stop() {
       stopped = true;

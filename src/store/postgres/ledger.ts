@@ -19,12 +19,14 @@ import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type Int
 import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from './schema.js';
 import { readDatabaseStatus } from './status.js';
 import { databaseError, isDatabaseFailure, openPool } from './pool.js';
+import type { Env } from './connection.js';
 import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
 
-export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}): Promise<LedgerStore> {
-  const pool = await openPool(url);
+/** `env`: the factory's (what libpq would read); tests that open a ledger directly may leave it to the process's. */
+export async function openPostgresLedger(url: string, opts: LockWaitOptions & { env?: Env } = {}): Promise<LedgerStore> {
+  const pool = await openPool(url, { env: opts.env ?? process.env });
   const fail = (error: unknown): never => {
     throw databaseError(url, error);
   };

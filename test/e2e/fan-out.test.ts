@@ -1,0 +1,201 @@
+// One command over many companies (issue 25 item 2): a sandbox whose administrator approved
+// the POS client for 12 companies, a rate limit low enough that the run meets 429s, and a
+// proxy in front of it that refuses one Grant's details with 403 and records every request.
+// A revoked Grant and the 403 are reported for themselves, the others are listed, exit 9;
+// no request arrives while a Retry-After holds the run.
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, request as upstreamRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
+
+const EXTRA = 10;
+const dirs = tempDirs();
+let sandbox: SandboxProcess;
+let proxy: RecordingProxy;
+let home: SvcHome;
+let grants: { grant_id: string; company_legal_name: string; issuer_company_id: string }[];
+
+interface Seen {
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+  /** Seconds, on a 429. */
+  retryAfter?: number;
+  answeredAt: number;
+}
+
+interface RecordingProxy {
+  url: string;
+  seen: Seen[];
+  refuse: (method: string, path: string) => boolean;
+  close(): Promise<void>;
+}
+
+/** Forwards to the sandbox; answers 403 insufficient_scope where `refuse` says so. */
+async function startRecordingProxy(target: string): Promise<RecordingProxy> {
+  const state: RecordingProxy = { url: '', seen: [], refuse: () => false, close: async () => undefined };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const method = req.method ?? 'GET';
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (state.refuse(method, path)) {
+        state.seen.push({ at, method, path, status: 403, answeredAt: Date.now() });
+        res.writeHead(403, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'insufficient_scope', error_description: 'refused by the test', timestamp: new Date().toISOString() }));
+        return;
+      }
+      const upstream = upstreamRequest(new URL(req.url ?? '/', target), { method, headers: req.headers }, (up) => {
+        const body: Buffer[] = [];
+        up.on('data', (c: Buffer) => body.push(c));
+        up.on('end', () => {
+          const retryAfter = up.statusCode === 429 ? Number(up.headers['retry-after']) : undefined;
+          state.seen.push({ at, method, path, status: up.statusCode ?? 502, answeredAt: Date.now(), ...(retryAfter === undefined ? {} : { retryAfter }) });
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          res.end(Buffer.concat(body));
+        });
+      });
+      upstream.on('error', () => {
+        res.writeHead(502);
+        res.end();
+      });
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+interface FixtureCompany {
+  id: string;
+  legalName: string;
+  taxId: string;
+  apiKey: string;
+  stores: { id: string; storeCode: string; storeName: string }[];
+  encryptionKey: unknown;
+}
+
+/** The repository's fixture plus EXTRA clones of company 2, all approvable by the administrator. */
+async function platformFixture(): Promise<Awaited<ReturnType<typeof fixtureWithOwnRedirect>>> {
+  const own = await fixtureWithOwnRedirect(dirs);
+  const fixture = JSON.parse(await readFile(own.path, 'utf8')) as { companies: FixtureCompany[]; users: { companyIds: string[] }[] };
+  const model = fixture.companies[1]!;
+  for (let i = 1; i <= EXTRA; i++) {
+    const n = String(i).padStart(4, '0');
+    fixture.companies.push({
+      ...model,
+      id: `c1000000-0000-4000-8000-00000000${n}`,
+      legalName: `Platform Client ${n} Oy`,
+      taxId: `FI9000${n}`,
+      apiKey: `sk_sandbox_platform_${n}_${'x'.repeat(16)}`,
+      encryptionKey: null,
+      stores: model.stores.map((s, k) => ({ ...s, id: `5${k}000000-0000-4000-8000-00000000${n}`, storeCode: `P${n}-${k}` })),
+    });
+    fixture.users[0]!.companyIds.push(`c1000000-0000-4000-8000-00000000${n}`);
+  }
+  await writeFile(own.path, JSON.stringify(fixture));
+  return own;
+}
+
+beforeAll(async () => {
+  const fixture = await platformFixture();
+  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve', '--rate-limit', '5']);
+  home = await makeSvcHome(dirs);
+  const { result } = await loginAutoApproved(home, sandbox.url, fixture);
+  expect(result.exitCode, result.stderr).toBe(0);
+  proxy = await startRecordingProxy(sandbox.url);
+  const listed = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: proxy.url } });
+  grants = JSON.parse(listed.stdout) as typeof grants;
+  expect(grants).toHaveLength(EXTRA + 2);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await sandbox?.stop();
+  await dirs.cleanup();
+});
+
+describe('grants list --details --all-grants over 12 companies', () => {
+  it('a revoked Grant and a 403 in the middle are reported for themselves, the others listed, exit 9; no request while a Retry-After holds the run', async () => {
+    const revoked = grants[3]!;
+    const refused = grants[7]!;
+    const revoke = await runSvc(['sandbox', 'revoke', revoked.grant_id], { home, env: { SVC_BASE_URL: sandbox.url } });
+    expect(revoke.exitCode, revoke.stderr).toBe(0);
+    proxy.refuse = (method, path) => method === 'GET' && path === `/oauth2/grants/${refused.grant_id}`;
+    proxy.seen = [];
+
+    const json = await runSvc(['grants', 'list', '--details', '--all-grants', '--json'], { home, env: { SVC_BASE_URL: proxy.url } });
+    expect(json.exitCode, json.stderr).toBe(9);
+    const elements = JSON.parse(json.stdout) as { grantId: string; companyId: string; stores?: unknown[]; error?: { exitCode: number } }[];
+    expect(elements).toHaveLength(grants.length);
+    const failed = elements.filter((e) => e.error !== undefined);
+    expect(failed.map((e) => [e.grantId, e.companyId, e.error?.exitCode])).toEqual([
+      [revoked.grant_id, revoked.issuer_company_id, 4],
+      [refused.grant_id, refused.issuer_company_id, 5],
+    ]);
+    expect(elements.filter((e) => e.stores !== undefined).map((e) => e.grantId)).toEqual(grants.filter((g) => g !== revoked && g !== refused).map((g) => g.grant_id));
+    // Under --json the failures are elements, and the exit code says the rest: no human line.
+    expect(json.stderr).not.toContain('error:');
+
+    // The sandbox answered 429s (5 requests/s, burst 10, 22+ requests), and after each one
+    // nothing arrived until its Retry-After had passed (requests already on their way aside).
+    const limited = proxy.seen.filter((s) => s.status === 429);
+    if (process.env.DUMP) console.log(proxy.seen.map((s) => `${s.at} ${s.answeredAt} ${s.status} ${s.retryAfter ?? ''} ${s.method} ${s.path}`).join('\n'));
+    expect(limited.length).toBeGreaterThan(0);
+    for (const answer of limited) {
+      const from = answer.answeredAt + 100;
+      const until = answer.answeredAt + (answer.retryAfter ?? 1) * 1000 - 100;
+      const early = proxy.seen.filter((s) => s.at > from && s.at < until);
+      expect(early, `requests within the Retry-After of the 429 at ${answer.answeredAt}`).toEqual([]);
+    }
+
+    // A person gets one line per failed company on stderr and the table with COMPANY.
+    const human = await runSvc(['grants', 'list', '--details', '--all-grants'], { home, env: { SVC_BASE_URL: proxy.url } });
+    expect(human.exitCode).toBe(9);
+    expect(human.stderr).toContain(`error: ${revoked.company_legal_name} (${revoked.grant_id}):`);
+    expect(human.stderr).toContain(`error: ${refused.company_legal_name} (${refused.grant_id}):`);
+    expect(human.stdout).toContain('Platform Client 0010 Oy');
+
+    // Only failed Grants: the failure itself, one JSON error, nothing on stdout.
+    const only = await runSvc(['grants', 'list', '--details', '--grants', '-', '--json'], { home, env: { SVC_BASE_URL: proxy.url }, input: `${revoked.grant_id}\n` });
+    expect(only.exitCode).toBe(4);
+    expect(only.stdout).toBe('');
+    expect(JSON.parse(only.stderr)).toMatchObject({ error: { exitCode: 4 } });
+    proxy.refuse = () => false;
+  });
+
+  it('credit-note poll --grants FILE: a selector per line; webhook subscribe --all-grants twice leaves one subscription per company', async () => {
+    const env = { SVC_BASE_URL: sandbox.url };
+    const poll = await runSvc(['credit-note', 'poll', '--no-decrypt', '--grants', '-', '--json'], { home, env, input: 'Platform Client 0001\n# a comment\nFI90000003\n' });
+    expect(poll.exitCode, poll.stderr).toBe(0);
+    expect(JSON.parse(poll.stdout)).toEqual([]);
+
+    const live = grants.filter((g) => g !== grants[3]);
+    const file = `${await dirs.make('svc-grants-')}/live.txt`;
+    await writeFile(file, `${live.map((g) => g.grant_id).join('\n')}\n`);
+    const url = 'http://127.0.0.1:9/hooks';
+    for (let run = 0; run < 2; run++) {
+      const subscribed = await runSvc(['webhook', 'subscribe', '--grants', file, '--url', url, '--json'], { home, env });
+      expect(subscribed.exitCode, subscribed.stderr).toBe(0);
+      const rows = JSON.parse(subscribed.stdout) as { grantId: string; reused: boolean }[];
+      expect(rows.map((r) => r.grantId)).toEqual(live.map((g) => g.grant_id));
+      expect(rows.every((r) => r.reused === (run === 1))).toBe(true);
+    }
+    const listed = await runSvc(['webhook', 'list', '--grants', file, '--json'], { home, env });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const subscriptions = JSON.parse(listed.stdout) as { grantId: string; notificationUrl: string; secretStored: boolean }[];
+    expect(subscriptions.filter((s) => s.notificationUrl === url).map((s) => s.grantId).sort()).toEqual(live.map((g) => g.grant_id).sort());
+    expect(subscriptions.every((s) => s.secretStored)).toBe(true);
+  });
+});

@@ -8,6 +8,7 @@ import { createServer, request as upstreamRequest, type IncomingMessage, type Se
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { receiptDatedToday } from './merchant.js';
 import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
 
 const EXTRA = 10;
@@ -114,6 +115,8 @@ beforeAll(async () => {
   home = await makeSvcHome(dirs);
   const { result } = await loginAutoApproved(home, sandbox.url, fixture);
   expect(result.exitCode, result.stderr).toBe(0);
+  const keys = await runSvc(['keys', 'generate', '--upload'], { home, env: { SVC_BASE_URL: sandbox.url } });
+  expect(keys.exitCode, keys.stderr).toBe(0);
   proxy = await startRecordingProxy(sandbox.url);
   const listed = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: proxy.url } });
   grants = JSON.parse(listed.stdout) as typeof grants;
@@ -197,5 +200,33 @@ describe('grants list --details --all-grants over 12 companies', () => {
     const subscriptions = JSON.parse(listed.stdout) as { grantId: string; notificationUrl: string; secretStored: boolean }[];
     expect(subscriptions.filter((s) => s.notificationUrl === url).map((s) => s.grantId).sort()).toEqual(live.map((g) => g.grant_id).sort());
     expect(subscriptions.every((s) => s.secretStored)).toBe(true);
+  });
+
+  it('receipt send --batch: lines naming their company ("grant") are each issued under that Grant, as the sandbox\'s queues show', async () => {
+    const env = { SVC_BASE_URL: sandbox.url };
+    const [a, b, c] = [grants[2]!, grants[5]!, grants[9]!];
+    const line = async (n: number, grant: string) => ({ template: JSON.parse(await readFile(await receiptDatedToday(dirs, `R-FAN-${n}`), 'utf8')) as unknown, email: 'alice@example.com', grant });
+    const batch = `${await dirs.make('svc-batch-')}/batch.jsonl`;
+    const lines = [await line(1, a.grant_id.slice(0, 8)), await line(2, b.company_legal_name.toLowerCase()), await line(3, c.grant_id), await line(4, 'platform client')];
+    await writeFile(batch, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const sent = await runSvc(['receipt', 'send', '--batch', batch], { home, env });
+    // The fourth line's selector fits ten companies: that line alone fails, with the usage exit code.
+    expect(sent.exitCode, sent.stderr).toBe(9);
+    const results = sent.stdout.trim().split('\n').map((l) => JSON.parse(l) as { line: number; serviceReceiptId?: string; grantId?: string; error?: { message: string } });
+    const byLine = new Map(results.map((r) => [r.line, r]));
+    expect([1, 2, 3].map((n) => byLine.get(n)?.grantId)).toEqual([a.grant_id, b.grant_id, c.grant_id]);
+    expect(byLine.get(4)?.error?.message).toContain('fits 10 companies');
+
+    // The sandbox files each receipt's return under the company that issued it.
+    const requests = new Map<string, string>();
+    for (const n of [1, 2, 3]) {
+      const trigger = await runSvc(['sandbox', 'trigger', 'return-request', byLine.get(n)!.serviceReceiptId!, '--item', '4001234567890:1'], { home, env });
+      expect(trigger.exitCode, trigger.stderr).toBe(0);
+      requests.set(trigger.stdout.trim(), [a, b, c][n - 1]!.grant_id);
+    }
+    const polled = await runSvc(['credit-note', 'poll', '--all-grants', '--no-decrypt', '--json'], { home, env });
+    expect(polled.exitCode).toBe(9); // the revoked Grant of the first test
+    const items = (JSON.parse(polled.stdout) as { requestId?: string; grantId: string }[]).filter((i) => i.requestId !== undefined && requests.has(i.requestId));
+    expect(new Map(items.map((i) => [i.requestId!, i.grantId]))).toEqual(requests);
   });
 });

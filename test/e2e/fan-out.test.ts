@@ -7,7 +7,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, request as upstreamRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { execa } from 'execa';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { startHoldProxy } from './hold-proxy.js';
 import { receiptDatedToday } from './merchant.js';
 import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
 
@@ -228,5 +230,31 @@ describe('grants list --details --all-grants over 12 companies', () => {
     expect(polled.exitCode).toBe(9); // the revoked Grant of the first test
     const items = (JSON.parse(polled.stdout) as { requestId?: string; grantId: string }[]).filter((i) => i.requestId !== undefined && requests.has(i.requestId));
     expect(new Map(items.map((i) => [i.requestId!, i.grantId]))).toEqual(requests);
+  });
+
+  it('webhook subscribe --grants killed with SIGKILL after the service created a subscription it never heard back about: a re-run leaves exactly one per company', async () => {
+    const live = grants.filter((g) => g !== grants[3]);
+    const file = `${await dirs.make('svc-grants-')}/live.txt`;
+    await writeFile(file, `${live.map((g) => g.grant_id).join('\n')}\n`);
+    const url = 'http://127.0.0.1:9/killed';
+    let posts = 0;
+    const hold = await startHoldProxy(sandbox.url, { hold: (method, path) => method === 'POST' && path.split('?')[0] === '/webhook/subscription' && ++posts === 3, when: 'after' });
+    try {
+      const child = execa('node', [svcBin, 'webhook', 'subscribe', '--grants', file, '--url', url, '--concurrency', '2'], { env: svcEnv(home, { SVC_BASE_URL: hold.url }), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
+      const ended = child.then((r) => `svc ended before it was killed (exit ${r.exitCode}):\n${r.stderr}`);
+      expect(await Promise.race([hold.held.then(() => 'held'), ended])).toBe('held');
+      child.kill('SIGKILL');
+      expect((await child).signal).toBe('SIGKILL');
+    } finally {
+      await hold.close();
+    }
+    const env = { SVC_BASE_URL: sandbox.url };
+    const rerun = await runSvc(['webhook', 'subscribe', '--grants', file, '--url', url, '--json'], { home, env });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const listed = await runSvc(['webhook', 'list', '--grants', file, '--json'], { home, env });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const onService = (JSON.parse(listed.stdout) as { grantId: string; notificationUrl: string; onService: boolean | null; secretStored: boolean }[]).filter((s) => s.notificationUrl === url && s.onService === true);
+    expect(onService.map((s) => s.grantId).sort()).toEqual(live.map((g) => g.grant_id).sort());
+    expect(onService.every((s) => s.secretStored)).toBe(true);
   });
 });

@@ -56,8 +56,8 @@ _svc_spec() {
       ;;
     'svc grants list')
       subcommands=''
-      flags='--details --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--details --all-grants --grants --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grants --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc grants show')
@@ -176,8 +176,8 @@ _svc_spec() {
       ;;
     'svc credit-note poll')
       subcommands=''
-      flags='--grant --status --all --receipt --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --status --receipt --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --status --all --receipt --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --status --receipt --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note show')
@@ -188,8 +188,8 @@ _svc_spec() {
       ;;
     'svc credit-note accept')
       subcommands=''
-      flags='--grant --partial --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --profile --base-url --jq'
+      flags='--grant --partial --item --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --item --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note reject')
@@ -236,20 +236,20 @@ _svc_spec() {
       ;;
     'svc webhook subscribe')
       subcommands=''
-      flags='--grant --url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --url --events --name --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --url --events --name --profile --base-url --jq'
       args=()
       ;;
     'svc webhook list')
       subcommands=''
-      flags='--grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc webhook unsubscribe')
       subcommands=''
-      flags='--grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --url --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --url --profile --base-url --jq'
       args=(@live:id)
       ;;
     'svc webhook listen')
@@ -284,8 +284,8 @@ _svc_spec() {
       ;;
     'svc sandbox start')
       subcommands=''
-      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --profile --base-url --jq'
+      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --companies --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --companies --profile --base-url --jq'
       args=()
       ;;
     'svc sandbox trigger')
@@ -296,8 +296,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --profile --base-url --jq'
+      flags='--item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
       args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')
@@ -454,6 +454,7 @@ _svc_flag_values() {
     'svc auth logout --profile') live=1 ;;
     'svc auth refresh --profile') live=1 ;;
     'svc grants --profile') live=1 ;;
+    'svc grants list --grants') files=1 ;;
     'svc grants list --profile') live=1 ;;
     'svc grants show --profile') live=1 ;;
     'svc grants use --profile') live=1 ;;
@@ -485,6 +486,7 @@ _svc_flag_values() {
     'svc receipt list --profile') live=1 ;;
     'svc credit-note --profile') live=1 ;;
     'svc credit-note poll --grant') live=1 ;;
+    'svc credit-note poll --grants') files=1 ;;
     'svc credit-note poll --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
     'svc credit-note poll --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note poll --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
@@ -510,11 +512,14 @@ _svc_flag_values() {
     'svc credit-note template --profile') live=1 ;;
     'svc webhook --profile') live=1 ;;
     'svc webhook subscribe --grant') live=1 ;;
+    'svc webhook subscribe --grants') files=1 ;;
     'svc webhook subscribe --events') values='RETURN_REQUESTED CREDIT_NOTE_CREATED' ;;
     'svc webhook subscribe --profile') live=1 ;;
     'svc webhook list --grant') live=1 ;;
+    'svc webhook list --grants') files=1 ;;
     'svc webhook list --profile') live=1 ;;
     'svc webhook unsubscribe --grant') live=1 ;;
+    'svc webhook unsubscribe --grants') files=1 ;;
     'svc webhook unsubscribe --profile') live=1 ;;
     'svc webhook listen --grant') live=1 ;;
     'svc webhook listen --profile') live=1 ;;

@@ -39,9 +39,10 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
   grantOption(cn.command('accept'))
     .description('accept return requests (IDs or unique prefixes of 6+ characters)')
     .argument('[request-id...]', PICKED)
-    .option('--partial', 'accept only part of it (PARTIALLY_ACCEPTED)')
-    .action((requestIds: string[], flags: { partial?: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestIds, partial: Boolean(flags.partial) }),
+    .option('--partial', 'accept only part of it (PARTIALLY_ACCEPTED); the part is named with --item, or asked for on a terminal')
+    .option('--item <product-id:qty>', 'the part accepted, product by product (repeatable; implies --partial); recorded, and `issue` credits at most it', collect)
+    .action((requestIds: string[], flags: { partial?: boolean; item?: string[] }, cmd: Command) =>
+      ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestIds, partial: Boolean(flags.partial), item: flags.item }),
     );
   grantOption(cn.command('reject'))
     .description('reject return requests; final, so a terminal asks first')

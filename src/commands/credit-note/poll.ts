@@ -94,7 +94,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
-  const read = await readQueueStream(await streamReturnRequests(caller), keys, { filter: status, asJson: f.io.json, masked: true });
+  const read = await streamReturnRequests(caller, (response) => readQueueStream(response, keys, { filter: status, asJson: f.io.json, masked: true }));
   if (f.io.json) {
     await rememberPolledJson(f, caller, read.json);
     return writeJsonArrayText(f.io, read.json);

@@ -12,6 +12,12 @@ import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
 import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport } from '../../errors.js';
+import { approvedPart } from '../../credit-notes/approved.js';
+import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
+import { askedPart } from '../../credit-notes/part.js';
+import { readQueue } from '../../credit-notes/queue.js';
+import { loadKeyring } from '../../crypto/keystore.js';
+import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
@@ -27,6 +33,8 @@ export interface StatusOptions {
 
 export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   const status = settable(opts.status);
+  // The same move as `accept --partial`: the part is recorded with it (asked for, or --item there).
+  if (status === 'PARTIALLY_ACCEPTED') return accept.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], partial: true }, f);
   const requestIds = await givenOrPicked(f, opts.requestId === undefined ? [] : [opts.requestId], {
     command: 'credit-note status',
     usage: '[options] [request-id] <status>',
@@ -35,16 +43,71 @@ export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   await setStatuses(f, requestIds, status);
 }
 
-export const accept: Verb<{ requestIds: string[]; partial: boolean }> = {
+export interface AcceptOptions {
+  requestIds: string[];
+  partial: boolean;
+  /** PRODUCT_ID:QTY, repeatable: the part accepted (implies --partial), recorded in the ledger. */
+  item?: string[] | undefined;
+}
+
+export const accept: Verb<AcceptOptions> = {
   async run(opts, f) {
-    const requestIds = await givenOrPicked(f, opts.requestIds, {
+    const items = (opts.item ?? []).map(parseItem);
+    const partial = opts.partial || items.length > 0;
+    const given = await givenOrPicked(f, opts.requestIds, {
       command: 'credit-note accept',
       usage: '[options] [request-id...]',
-      purpose: opts.partial ? 'accept in part' : 'accept',
+      purpose: partial ? 'accept in part' : 'accept',
     });
-    await setStatuses(f, requestIds, opts.partial ? 'PARTIALLY_ACCEPTED' : 'ACCEPTED');
+    if (!partial) return setStatuses(f, given, 'ACCEPTED');
+    if (items.length > 0 && given.length > 1) {
+      throw new UsageError('--item names the part of one request: accept one request at a time with --item', { hint: 'nothing was accepted' });
+    }
+    // The part of each request is known (named, or asked for) and checked before anything moves.
+    const caller = await callerForRequests(f, given);
+    const requestIds = await resolveRequestIds(f, caller, given);
+    const parts = new Map<string, ItemQuantity[]>();
+    for (const requestId of requestIds) parts.set(requestId, await partToAccept(f, caller, requestId, items));
+    await setStatuses(f, requestIds, 'PARTIALLY_ACCEPTED', undefined, parts);
   },
 };
+
+/** The part named with --item (checked against the request), or asked for on a terminal; exit 2 otherwise. */
+async function partToAccept(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[]): Promise<ItemQuantity[]> {
+  const item = await findQueueItem(f, caller, requestId);
+  const [read] = await readQueue([item], await loadKeyring(f));
+  const request = read?.returnRequest;
+  if (request === undefined) {
+    throw new UsageError(`cannot read return request ${requestId} (${read?.decryptError ?? 'no result'}), so no part of it can be accepted`, {
+      hint: 'accept or reject it whole',
+    });
+  }
+  if (items.length > 0) {
+    approvedPart({ requestId, status: 'PARTIALLY_ACCEPTED', request, items });
+    return [...items];
+  }
+  if (canPrompt(f.io)) return askPart(f, requestId, request);
+  throw new UsageError(`accepting return request ${requestId} in part needs the part: name it with --item PRODUCT_ID:QTY (svc credit-note accept ${requestId} --item …)`, {
+    hint: `it asks for ${askedPart(request)
+      .split(' ')
+      .map((i) => `--item ${i}`)
+      .join(' ')}; keep what you accept, lowering the quantities`,
+  });
+}
+
+/**
+ * Records the part before the move, so that no PARTIALLY_ACCEPTED request of this machine is
+ * ever without its part (a kill in between leaves a PENDING request with a part that only
+ * counts once it is accepted in part). A different part already recorded (a colleague's) is
+ * replaced only once the move succeeded: a refused move leaves the colleague's decision as is.
+ */
+async function recordPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<(() => Promise<void>) | undefined> {
+  const recorded = await (await f.ledger()).acceptedPart(requestId);
+  const keep = async () => void (await keepAcceptedPart(f, requestId, items));
+  if (recorded !== undefined && !samePart(recorded.items, items)) return keep;
+  await keep();
+  return undefined;
+}
 
 export interface RejectOptions {
   requestIds: string[];
@@ -93,7 +156,7 @@ function settable(value: string): SettableQueueItemStatus {
  * (`ID STATUS`, or the error on stderr), --json an array of results. A failure does not stop
  * the others; the command then exits with the first failure's code.
  */
-async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus, reason?: string): Promise<void> {
+async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus, reason?: string, parts?: ReadonlyMap<string, readonly ItemQuantity[]>): Promise<void> {
   const caller = await callerForRequests(f, given);
   const requestIds = await resolveRequestIds(f, caller, given);
   const results: unknown[] = [];
@@ -102,10 +165,13 @@ async function setStatuses(f: Factory, given: readonly string[], status: Settabl
     try {
       // A rejection's reason is kept with the item, so that is kept too.
       if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined) await keepQueueItem(f, caller, requestId);
+      const part = parts?.get(requestId);
+      const afterMove = part === undefined ? undefined : await recordPart(f, requestId, part);
       const result = await setReturnRequestStatus(caller, requestId, status);
+      await afterMove?.();
       if (reason !== undefined) await keepReason(f, requestId, reason);
-      results.push(result);
-      if (!f.io.json) println(f.io, `${result.requestId} ${result.status}`);
+      results.push(part === undefined ? result : { ...result, acceptedPart: part });
+      if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}`);
     } catch (error) {
       if (requestIds.length === 1) throw error;
       failures.push(error);

@@ -1,6 +1,7 @@
 // One command over many companies (issue 25 item 2): a sandbox whose administrator approved
-// the POS client for 12 companies, a rate limit low enough that the run meets 429s, and a
-// proxy in front of it that refuses one Grant's details with 403 and records every request.
+// the POS client for 12 companies (`--companies 12`), a rate limit of 1 request/s per Grant
+// (burst 2), and a proxy in front of it that refuses one Grant's details with 403 and
+// records every request.
 // A revoked Grant and the 403 are reported for themselves, the others are listed, exit 9;
 // no request arrives while a Retry-After holds the run.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -13,12 +14,12 @@ import { startHoldProxy } from './hold-proxy.js';
 import { receiptDatedToday } from './merchant.js';
 import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
 
-const EXTRA = 10;
+const COMPANIES = 12;
 const dirs = tempDirs();
 let sandbox: SandboxProcess;
 let proxy: RecordingProxy;
 let home: SvcHome;
-let grants: { grant_id: string; company_legal_name: string; issuer_company_id: string }[];
+let grants: { grant_id: string; company_legal_name: string; issuer_company_id: string; tax_id: string }[];
 
 interface Seen {
   at: number;
@@ -80,40 +81,24 @@ async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   return state;
 }
 
-interface FixtureCompany {
-  id: string;
-  legalName: string;
-  taxId: string;
-  apiKey: string;
-  stores: { id: string; storeCode: string; storeName: string }[];
-  encryptionKey: unknown;
-}
-
-/** The repository's fixture plus EXTRA clones of company 2, all approvable by the administrator. */
-async function platformFixture(): Promise<Awaited<ReturnType<typeof fixtureWithOwnRedirect>>> {
-  const own = await fixtureWithOwnRedirect(dirs);
-  const fixture = JSON.parse(await readFile(own.path, 'utf8')) as { companies: FixtureCompany[]; users: { companyIds: string[] }[] };
-  const model = fixture.companies[1]!;
-  for (let i = 1; i <= EXTRA; i++) {
-    const n = String(i).padStart(4, '0');
-    fixture.companies.push({
-      ...model,
-      id: `c1000000-0000-4000-8000-00000000${n}`,
-      legalName: `Platform Client ${n} Oy`,
-      taxId: `FI9000${n}`,
-      apiKey: `sk_sandbox_platform_${n}_${'x'.repeat(16)}`,
-      encryptionKey: null,
-      stores: model.stores.map((s, k) => ({ ...s, id: `5${k}000000-0000-4000-8000-00000000${n}`, storeCode: `P${n}-${k}` })),
-    });
-    fixture.users[0]!.companyIds.push(`c1000000-0000-4000-8000-00000000${n}`);
+/**
+ * After each 429, nothing arrived until its Retry-After had passed (requests already on
+ * their way when it was answered aside: 100 ms).
+ */
+function expectNoRequestWhileHeld(seen: readonly Seen[]): number {
+  const limited = seen.filter((s) => s.status === 429);
+  for (const answer of limited) {
+    const from = answer.answeredAt + 100;
+    const until = answer.answeredAt + (answer.retryAfter ?? 1) * 1000 - 100;
+    const early = seen.filter((s) => s.at > from && s.at < until);
+    expect(early, `requests within the Retry-After of the 429 at ${answer.answeredAt}`).toEqual([]);
   }
-  await writeFile(own.path, JSON.stringify(fixture));
-  return own;
+  return limited.length;
 }
 
 beforeAll(async () => {
-  const fixture = await platformFixture();
-  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve', '--rate-limit', '5']);
+  const fixture = await fixtureWithOwnRedirect(dirs);
+  sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve', '--companies', String(COMPANIES), '--rate-limit', '1']);
   home = await makeSvcHome(dirs);
   const { result } = await loginAutoApproved(home, sandbox.url, fixture);
   expect(result.exitCode, result.stderr).toBe(0);
@@ -122,7 +107,7 @@ beforeAll(async () => {
   proxy = await startRecordingProxy(sandbox.url);
   const listed = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: proxy.url } });
   grants = JSON.parse(listed.stdout) as typeof grants;
-  expect(grants).toHaveLength(EXTRA + 2);
+  expect(grants).toHaveLength(COMPANIES);
 });
 
 afterAll(async () => {
@@ -153,24 +138,14 @@ describe('grants list --details --all-grants over 12 companies', () => {
     // Under --json the failures are elements, and the exit code says the rest: no human line.
     expect(json.stderr).not.toContain('error:');
 
-    // The sandbox answered 429s (5 requests/s, burst 10, 22+ requests), and after each one
-    // nothing arrived until its Retry-After had passed (requests already on their way aside).
-    const limited = proxy.seen.filter((s) => s.status === 429);
-    if (process.env.DUMP) console.log(proxy.seen.map((s) => `${s.at} ${s.answeredAt} ${s.status} ${s.retryAfter ?? ''} ${s.method} ${s.path}`).join('\n'));
-    expect(limited.length).toBeGreaterThan(0);
-    for (const answer of limited) {
-      const from = answer.answeredAt + 100;
-      const until = answer.answeredAt + (answer.retryAfter ?? 1) * 1000 - 100;
-      const early = proxy.seen.filter((s) => s.at > from && s.at < until);
-      expect(early, `requests within the Retry-After of the 429 at ${answer.answeredAt}`).toEqual([]);
-    }
+    expectNoRequestWhileHeld(proxy.seen);
 
     // A person gets one line per failed company on stderr and the table with COMPANY.
     const human = await runSvc(['grants', 'list', '--details', '--all-grants'], { home, env: { SVC_BASE_URL: proxy.url } });
     expect(human.exitCode).toBe(9);
     expect(human.stderr).toContain(`error: ${revoked.company_legal_name} (${revoked.grant_id}):`);
     expect(human.stderr).toContain(`error: ${refused.company_legal_name} (${refused.grant_id}):`);
-    expect(human.stdout).toContain('Platform Client 0010 Oy');
+    expect(human.stdout).toContain(grants[11]!.company_legal_name);
 
     // Only failed Grants: the failure itself, one JSON error, nothing on stdout.
     const only = await runSvc(['grants', 'list', '--details', '--grants', '-', '--json'], { home, env: { SVC_BASE_URL: proxy.url }, input: `${revoked.grant_id}\n` });
@@ -182,7 +157,7 @@ describe('grants list --details --all-grants over 12 companies', () => {
 
   it('credit-note poll --grants FILE: a selector per line; webhook subscribe --all-grants twice leaves one subscription per company', async () => {
     const env = { SVC_BASE_URL: sandbox.url };
-    const poll = await runSvc(['credit-note', 'poll', '--no-decrypt', '--grants', '-', '--json'], { home, env, input: 'Platform Client 0001\n# a comment\nFI90000003\n' });
+    const poll = await runSvc(['credit-note', 'poll', '--no-decrypt', '--grants', '-', '--json'], { home, env, input: `${grants[2]!.company_legal_name}\n# a comment\n${grants[4]!.tax_id}\n` });
     expect(poll.exitCode, poll.stderr).toBe(0);
     expect(JSON.parse(poll.stdout)).toEqual([]);
 
@@ -209,7 +184,7 @@ describe('grants list --details --all-grants over 12 companies', () => {
     const [a, b, c] = [grants[2]!, grants[5]!, grants[9]!];
     const line = async (n: number, grant: string) => ({ template: JSON.parse(await readFile(await receiptDatedToday(dirs, `R-FAN-${n}`), 'utf8')) as unknown, email: 'alice@example.com', grant });
     const batch = `${await dirs.make('svc-batch-')}/batch.jsonl`;
-    const lines = [await line(1, a.grant_id.slice(0, 8)), await line(2, b.company_legal_name.toLowerCase()), await line(3, c.grant_id), await line(4, 'platform client')];
+    const lines = [await line(1, a.grant_id.slice(0, 8)), await line(2, b.company_legal_name.toLowerCase()), await line(3, c.grant_id), await line(4, 'platform shop')];
     await writeFile(batch, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
     const sent = await runSvc(['receipt', 'send', '--batch', batch], { home, env });
     // The fourth line's selector fits ten companies: that line alone fails, with the usage exit code.
@@ -256,5 +231,26 @@ describe('grants list --details --all-grants over 12 companies', () => {
     const onService = (JSON.parse(listed.stdout) as { grantId: string; notificationUrl: string; onService: boolean | null; secretStored: boolean }[]).filter((s) => s.notificationUrl === url && s.onService === true);
     expect(onService.map((s) => s.grantId).sort()).toEqual(live.map((g) => g.grant_id).sort());
     expect(onService.every((s) => s.secretStored)).toBe(true);
+  });
+
+  it('a 429 storm: webhook unsubscribe --url over 11 companies, 3 requests each against a burst of 2, completes; nothing is sent while a Retry-After holds the run', async () => {
+    const env = { SVC_BASE_URL: sandbox.url };
+    const live = grants.filter((g) => g !== grants[3]);
+    const file = `${await dirs.make('svc-grants-')}/live.txt`;
+    await writeFile(file, `${live.map((g) => g.grant_id).join('\n')}\n`);
+    const url = 'http://127.0.0.1:9/storm';
+    for (const events of ['RETURN_REQUESTED', 'CREDIT_NOTE_CREATED']) {
+      const subscribed = await runSvc(['webhook', 'subscribe', '--grants', file, '--url', url, '--events', events], { home, env });
+      expect(subscribed.exitCode, subscribed.stderr).toBe(0);
+    }
+    // Every bucket full again (1 a second, 2 at most), then 3 requests per company at once: the list and two removals.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    proxy.seen = [];
+    const removed = await runSvc(['webhook', 'unsubscribe', '--grants', file, '--url', url, '--json'], { home, env: { SVC_BASE_URL: proxy.url } });
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect((JSON.parse(removed.stdout) as { grantId: string }[]).length).toBe(2 * live.length);
+    expect(expectNoRequestWhileHeld(proxy.seen)).toBeGreaterThan(0);
+    const listed = await runSvc(['webhook', 'list', '--grants', file, '--json'], { home, env });
+    expect((JSON.parse(listed.stdout) as { notificationUrl: string }[]).filter((s) => s.notificationUrl === url)).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ import { fitWidth } from '../../io/width.js';
 import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
 import { AlreadySubmittedError } from '../../receipts/submission.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
+import { rememberFoundUnder } from '../../store/found-under.js';
 import type { SendOptions } from './send.js';
 
 /** The sandbox refills 50 requests a second per client and a receipt takes 3: a few in flight keep it busy without a wall of 429s. */
@@ -61,6 +62,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   const progress = createProgress(f, lines.length);
   const quiet: IssueUi = { step: (_label, work) => work(), note: () => undefined };
   const failures: { line: number; exitCode: ExitCode }[] = [];
+  const issued: [serviceReceiptId: string, grantId: string][] = [];
 
   const emit = (result: LineResult) => {
     progress.print(`${jsonText(result)}\n`);
@@ -78,6 +80,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
       try {
         const caller = await callerFor(entry.grant);
         const { record } = await issueReceipt(f, caller, ledger, entry.input, quiet);
+        if (caller.grantId !== undefined) issued.push([record.serviceReceiptId, caller.grantId]);
         emit({ line: entry.line, serviceReceiptId: record.serviceReceiptId, ...(entry.grant === undefined ? {} : { grantId: caller.grantId ?? entry.grant }) });
       } catch (error) {
         failures.push({ line: entry.line, exitCode: error instanceof SvcError ? error.exitCode : ExitCode.failure });
@@ -87,6 +90,8 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, lines.length)) }, worker));
   progress.done();
+  // Each receipt with its company, so that later commands on it need no --grant.
+  await rememberFoundUnder(f, 'receipts', issued);
 
   if (failures.length === 0) return;
   const numbers = failures.map((x) => x.line).sort((a, b) => a - b);

@@ -1,6 +1,7 @@
 // `svc recipient resolve (--email | --phone | --iban | --card | --receipt)`: the devices a
 // receipt for that customer would be encrypted for.
 import { writeReceiptsCaller } from '../../api/caller.js';
+import { callerForFound } from '../../grants/found.js';
 import { resolveRecipient } from '../../api/recipient.js';
 import type { Recipient } from '../../contract/recipient.js';
 import { keyFingerprint } from '../../crypto/keys.js';
@@ -14,7 +15,8 @@ export type ResolveOptions = LookupFlags;
 
 export async function run(opts: ResolveOptions, f: Factory): Promise<void> {
   const lookup = lookupFromFlags(opts, ['email', 'phone', 'iban', 'card', 'receipt']);
-  const caller = await writeReceiptsCaller(f);
+  // A receipt sent for another company is that company's to resolve.
+  const caller = lookup.kind === 'receipt' && opts.receipt !== undefined ? await callerForFound(f, 'receipts', [opts.receipt]) : await writeReceiptsCaller(f);
   const match = await withSpinner(f.io, `resolving ${lookup.kind} ${lookup.display}`, () => resolveRecipient(caller, lookup));
   if (f.io.json) return writeJson(f.io, match);
   writeRecord(

@@ -182,7 +182,7 @@ const PROGRESS_EVERY_MS = 100;
 /** `what: done/total (N failed)` on a terminal's stderr, redrawn in place; nothing in pipes or with --json. */
 function startProgress(f: Factory, what: string, total: number): Progress {
   const io = f.io;
-  if (!io.stderrIsTTY || io.json || total < 2) return { done: () => undefined, end: () => undefined };
+  if (!io.redraw || io.json || total < 2) return { done: () => undefined, end: () => undefined };
   let done = 0;
   let failed = 0;
   let shown = false;

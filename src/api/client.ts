@@ -189,8 +189,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
 
     const refusesLocally = URL.canParse(baseUrl) && LOOPBACK_HOST.test(new URL(baseUrl).hostname);
     for (;;) {
-      await opts.beforeAttempt?.();
       const headers = await buildHeaders(req, sent, userAgent);
+      // After the headers: getting a token may itself take a while (and a request).
+      await opts.beforeAttempt?.();
       let res: Exchanged;
       try {
         res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream });

@@ -3,11 +3,11 @@
 // other fields go to <stateDir>/<profile>/webhooks/subscriptions.json, so that `listen`
 // knows every secret of the profile. `webhook-secret` itself (or SVC_WEBHOOK_SECRET) is one
 // more secret, for a subscription made elsewhere.
-import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { writeReceiptsCaller } from '../api/caller.js';
+import { dropSubscribeIntent, subscribeIntentKey } from './subscribe-intents.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';
 import { ownPathUrl } from './own-path.js';
@@ -109,7 +109,9 @@ async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubsc
  */
 export async function subscribe(f: Factory, request: WebhookSubscriptionRequest): Promise<WebhookSubscription> {
   const caller = await writeReceiptsCaller(f);
-  const created = await createWebhookSubscription(caller, request, randomUUID());
+  // Recorded before it is sent: a run killed before it kept the secret gets the same subscription back.
+  const key = await subscribeIntentKey(f, caller.grantId, request);
+  const created = await createWebhookSubscription(caller, request, key);
   const store = await f.secrets();
   try {
     await store.set(subscriptionSecretKey(created.id), created.secret);
@@ -122,6 +124,7 @@ export async function subscribe(f: Factory, request: WebhookSubscriptionRequest)
   const { id, name, notificationUrl, events, createdAt } = created;
   const entry = { id, name, notificationUrl, events, createdAt, ...(caller.grantId === undefined ? {} : { grantId: caller.grantId }) };
   await updateLocalSubscriptions(f, (current) => [...current.filter((s) => s.id !== id), entry]);
+  await dropSubscribeIntent(f, caller.grantId, request);
   return created;
 }
 

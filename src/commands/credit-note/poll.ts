@@ -18,6 +18,7 @@ import { rememberRequestIds } from '../../completion/cache.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
+import { clockTime, zoneOf } from '../../io/time.js';
 import { counted } from '../../io/plural.js';
 
 export interface PollOptions {
@@ -80,9 +81,10 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
     await rememberRequestIds(f, all);
-    const shown = arrange(all.filter((i) => matchesFilter(i, status)));
+    const viewed = all.filter((i) => matchesFilter(i, status));
+    const shown = arrange(viewed);
     if (f.io.json) return writeJsonArray(f.io, shown);
-    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, f.clock.now()) });
+    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now()) });
   }
   if (arrange.active) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
@@ -91,7 +93,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
     if (f.io.json) return writeJsonArray(f.io, shown);
-    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, f.clock.now()) });
+    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now()) });
     return reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
@@ -99,7 +101,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   const read = await readQueueStream(await streamReturnRequests(caller), keys, { filter: status, asJson: f.io.json, masked: true });
   if (f.io.json) return writeJsonArrayText(f.io, read.json);
   await rememberRequestIds(f, read.items);
-  await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, f.clock.now()) });
+  await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, read.items, f.clock.now()) });
   reportUnreadable(f, read.unreadable, read.shown);
 }
 
@@ -113,7 +115,9 @@ function intervalOf(value: string): number {
 interface Polled {
   /** Every item of the queue, for the status changes --watch reports. */
   all: QueueItem[];
-  /** The items of the --status asked for, decrypted unless --no-decrypt. */
+  /** The items of the --status (and the other filters on what is in clear) asked for: what the count line describes. */
+  viewed: QueueItem[];
+  /** Those shown (after --reason, --refund, --limit…), decrypted unless --no-decrypt. */
   shown: PolledItem[];
 }
 
@@ -126,12 +130,12 @@ function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: Q
   return async () => {
     const all = await listReturnRequests(caller);
     const shown = all.filter((i) => matchesFilter(i, filter));
-    if (keys === undefined) return { all, shown: arrange(shown) };
+    if (keys === undefined) return { all, viewed: shown, shown: arrange(shown) };
     const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
     for (const item of fresh) {
       read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
-    return { all, shown: arrange(shown.map((item) => ({ ...item, ...read.get(item.requestId) }))) };
+    return { all, viewed: shown, shown: arrange(shown.map((item) => ({ ...item, ...read.get(item.requestId) }))) };
   };
 }
 
@@ -215,11 +219,31 @@ function statusTone(status: string): Tone | undefined {
   return 'dim';
 }
 
-/** "143 requests, 37 pending, oldest 3d" under the table. */
-function footerOf(items: readonly QueueItem[], now: number): string {
-  const pending = items.filter((i) => i.status === 'PENDING').length;
-  const oldest = items.reduce<string | undefined>((o, i) => (o === undefined || i.createdAt < o ? i.createdAt : o), undefined);
-  return `${items.length} request${items.length === 1 ? '' : 's'}, ${pending} pending${oldest ? `, oldest ${age(oldest, now)}` : ''}`;
+const STATUS_WORDS: Readonly<Record<string, string>> = {
+  PENDING: 'pending',
+  ACCEPTED: 'accepted',
+  PARTIALLY_ACCEPTED: 'partially accepted',
+  COMPLETED: 'completed',
+  REJECTED: 'rejected',
+  CANCELLED: 'cancelled',
+};
+
+/**
+ * The count line under the table, of the queue as selected (`viewed`: the statuses and the
+ * filters on what is in clear) and of the view: "3 of 28 shown · 15 pending · 7 accepted ·
+ * oldest 7d" (gh: "Showing 3 of 28"); "28 requests · …" when every one is shown.
+ */
+export function footerOf(shown: readonly QueueItem[], viewed: readonly QueueItem[], now: number): string {
+  const head = shown.length === viewed.length ? counted(viewed.length, 'request') : `${shown.length} of ${viewed.length} shown`;
+  const byStatus = new Map<string, number>();
+  for (const item of viewed) byStatus.set(item.status, (byStatus.get(item.status) ?? 0) + 1);
+  const statuses = [...STATUS_ORDER, ...[...byStatus.keys()].filter((s) => !STATUS_ORDER.includes(s))];
+  const counts = statuses.flatMap((s) => {
+    const n = byStatus.get(s) ?? 0;
+    return n > 0 || s === 'PENDING' ? [`${n} ${STATUS_WORDS[s] ?? s.toLowerCase()}`] : [];
+  });
+  const oldest = viewed.reduce<string | undefined>((o, i) => (o === undefined || i.createdAt < o ? i.createdAt : o), undefined);
+  return [head, ...counts, ...(oldest ? [`oldest ${age(oldest, now)}`] : [])].join(' · ');
 }
 
 function reportUnreadable(f: Factory, failed: number, of: number): void {
@@ -277,15 +301,15 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
 async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, decrypt: boolean, intervalMs: number): Promise<void> {
   const items = polled.shown;
   const rows = (f.io.stdout as { rows?: number }).rows ?? 24;
-  const at = new Date(f.clock.now()).toISOString().slice(11, 19);
+  const at = clockTime(new Date(f.clock.now()).toISOString(), zoneOf(f.env));
   f.io.stdout.write(CLEAR_SCREEN);
   await writeList(f.io, items, columns(f, decrypt), items, {
-    footer: `${footerOf(items, f.clock.now())} · updated ${at} UTC · every ${intervalMs / 1000} s · Ctrl-C to stop`,
+    footer: `${footerOf(items, polled.viewed, f.clock.now())} · updated ${at} · every ${intervalMs / 1000} s · Ctrl-C to stop`,
     highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
     // The header, the rows, the "more" line and the footer on one screen.
     maxRows: Math.max(1, rows - 3),
   });
-  if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} UTC · Ctrl-C to stop\n`);
+  if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} · Ctrl-C to stop\n`);
 }
 
 /** New items and status changes since the last poll; on the first poll every item is new. */

@@ -11,6 +11,7 @@ import { loadKeyring } from '../../crypto/keystore.js';
 import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
+import { localTime, zoneOf } from '../../io/time.js';
 
 export interface ShowOptions {
   /** Undefined: chosen on a terminal. */
@@ -36,8 +37,8 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
     [
       ['request', item.requestId],
       ['status', item.status],
-      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${rejection.rejectedAt}; kept on this machine only)`] as [string, string]]),
-      ['created', `${item.createdAt} (${age(item.createdAt, f.clock.now())} ago)`],
+      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${localTime(rejection.rejectedAt, zoneOf(f.env))}; kept on this machine only)`] as [string, string]]),
+      ['created', `${localTime(item.createdAt, zoneOf(f.env))} (${age(item.createdAt, f.clock.now())} ago)`],
       ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
       ...refundFields(request),
       ...(request.customerNote === undefined ? [] : [['note', request.customerNote] as [string, string]]),

@@ -56,8 +56,8 @@ _svc_spec() {
       ;;
     'svc grants list')
       subcommands=''
-      flags='--details --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--details --all-grants --grants --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grants --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc grants show')
@@ -134,8 +134,8 @@ _svc_spec() {
       ;;
     'svc recipient resolve')
       subcommands=''
-      flags='--email --phone --iban --card --receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--email --phone --iban --card --receipt --profile --base-url --jq'
+      flags='--grant --email --phone --iban --card --receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --email --phone --iban --card --receipt --profile --base-url --jq'
       args=()
       ;;
     'svc receipt')
@@ -146,20 +146,20 @@ _svc_spec() {
       ;;
     'svc receipt template')
       subcommands=''
-      flags='--file --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--file --issue-date --profile --base-url --jq'
+      flags='--grant --file --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --file --issue-date --profile --base-url --jq'
       args=()
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--email --phone --iban --card --file --customer --issue-date --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
+      flags='--grant --email --phone --iban --card --file --customer --issue-date --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')
       subcommands=''
-      flags='--file --to --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--file --to --issue-date --profile --base-url --jq'
+      flags='--grant --file --to --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --file --to --issue-date --profile --base-url --jq'
       args=()
       ;;
     'svc receipt list')
@@ -176,56 +176,56 @@ _svc_spec() {
       ;;
     'svc credit-note poll')
       subcommands=''
-      flags='--status --all --receipt --customer --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--status --receipt --customer --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --status --all --receipt --customer --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note show')
       subcommands=''
-      flags='--reveal --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--grant --reveal --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note accept')
       subcommands=''
-      flags='--partial --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--grant --partial --item --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --item --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note reject')
       subcommands=''
-      flags='--reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--reason --profile --base-url --jq'
+      flags='--grant --reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --reason --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note complete')
       subcommands=''
-      flags='--yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--grant --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note status')
       subcommands=''
-      flags='--reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--reason --profile --base-url --jq'
+      flags='--grant --reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --reason --profile --base-url --jq'
       args=(@live:request-id 'ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED')
       ;;
     'svc credit-note issue')
       subcommands=''
-      flags='--original --document-number --item --yes --dry-run --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--original --document-number --item --idempotency-key --profile --base-url --jq'
+      flags='--grant --original --document-number --item --yes --dry-run --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --original --document-number --item --idempotency-key --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note triage')
       subcommands=''
-      flags='--status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
+      flags='--grant --status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note template')
       subcommands=''
-      flags='--file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--file --profile --base-url --jq'
+      flags='--grant --file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --file --profile --base-url --jq'
       args=()
       ;;
     'svc webhook')
@@ -236,26 +236,26 @@ _svc_spec() {
       ;;
     'svc webhook subscribe')
       subcommands=''
-      flags='--url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--url --events --name --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --url --events --name --profile --base-url --jq'
       args=()
       ;;
     'svc webhook list')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc webhook unsubscribe')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --url --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --url --profile --base-url --jq'
       args=(@live:id)
       ;;
     'svc webhook listen')
       subcommands=''
-      flags='--port --host --public --path --forward-to --subscribe --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--port --host --path --forward-to --profile --base-url --jq'
+      flags='--grant --port --host --public --path --forward-to --subscribe --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --port --host --path --forward-to --profile --base-url --jq'
       args=()
       ;;
     'svc webhook events')
@@ -284,8 +284,8 @@ _svc_spec() {
       ;;
     'svc sandbox start')
       subcommands=''
-      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --profile --base-url --jq'
+      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --companies --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --companies --profile --base-url --jq'
       args=()
       ;;
     'svc sandbox trigger')
@@ -296,8 +296,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --profile --base-url --jq'
+      flags='--item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
       args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')
@@ -416,8 +416,8 @@ _svc_spec() {
       ;;
     'svc api')
       subcommands=''
-      flags='--field --raw-field --input --header --include --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--field --raw-field --input --header --profile --base-url --jq'
+      flags='--field --raw-field --input --header --include --grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--field --raw-field --input --header --grant --profile --base-url --jq'
       args=('GET POST PUT PATCH DELETE' '/oauth2/authorize /oauth2/authorize/{requestId} /oauth2/authorization-code/exchange /oauth2/token /oauth2/refresh /oauth2/token/validate /oauth2/grants/{grant_id} /client-application/{clientApplicationId}/public-key /recipient/resolve /receipt/template /receipt/encrypted /receipt/email /credit-note /credit-note/requests/{requestId}/status /credit-note/template /credit-note/encrypted /credit-note/{serviceReceiptId}/issuer-key /webhook/subscription /webhook/subscription/{subscriptionId} /openapi.json /sandbox/health /sandbox/reset /sandbox/clock /sandbox/clock/reset /sandbox/outbox /sandbox/outbox/{file} /sandbox/events /sandbox/deliveries /sandbox/webhook-deliveries /sandbox/receipts/{serviceReceiptId}/return-requests /sandbox/return-requests/bulk /sandbox/return-requests/{requestId}/cancel /sandbox/grants/{grant_id}/revoke')
       ;;
     'svc completion')
@@ -454,6 +454,7 @@ _svc_flag_values() {
     'svc auth logout --profile') live=1 ;;
     'svc auth refresh --profile') live=1 ;;
     'svc grants --profile') live=1 ;;
+    'svc grants list --grants') files=1 ;;
     'svc grants list --profile') live=1 ;;
     'svc grants show --profile') live=1 ;;
     'svc grants use --profile') live=1 ;;
@@ -469,40 +470,61 @@ _svc_flag_values() {
     'svc keys rotate --profile') live=1 ;;
     'svc keys show-remote --profile') live=1 ;;
     'svc recipient --profile') live=1 ;;
+    'svc recipient resolve --grant') live=1 ;;
     'svc recipient resolve --profile') live=1 ;;
     'svc receipt --profile') live=1 ;;
+    'svc receipt template --grant') live=1 ;;
     'svc receipt template --file') files=1 ;;
     'svc receipt template --profile') live=1 ;;
+    'svc receipt send --grant') live=1 ;;
     'svc receipt send --file') files=1 ;;
     'svc receipt send --customer') files=1 ;;
     'svc receipt send --profile') live=1 ;;
+    'svc receipt email --grant') live=1 ;;
     'svc receipt email --file') files=1 ;;
     'svc receipt email --profile') live=1 ;;
     'svc receipt list --profile') live=1 ;;
     'svc credit-note --profile') live=1 ;;
+    'svc credit-note poll --grant') live=1 ;;
+    'svc credit-note poll --grants') files=1 ;;
     'svc credit-note poll --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
     'svc credit-note poll --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note poll --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note poll --sort') values='created age status receipt' ;;
     'svc credit-note poll --profile') live=1 ;;
+    'svc credit-note show --grant') live=1 ;;
     'svc credit-note show --profile') live=1 ;;
+    'svc credit-note accept --grant') live=1 ;;
     'svc credit-note accept --profile') live=1 ;;
+    'svc credit-note reject --grant') live=1 ;;
     'svc credit-note reject --profile') live=1 ;;
+    'svc credit-note complete --grant') live=1 ;;
     'svc credit-note complete --profile') live=1 ;;
+    'svc credit-note status --grant') live=1 ;;
     'svc credit-note status --profile') live=1 ;;
+    'svc credit-note issue --grant') live=1 ;;
     'svc credit-note issue --original') files=1 ;;
     'svc credit-note issue --profile') live=1 ;;
+    'svc credit-note triage --grant') live=1 ;;
     'svc credit-note triage --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
     'svc credit-note triage --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note triage --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note triage --profile') live=1 ;;
+    'svc credit-note template --grant') live=1 ;;
     'svc credit-note template --file') files=1 ;;
     'svc credit-note template --profile') live=1 ;;
     'svc webhook --profile') live=1 ;;
+    'svc webhook subscribe --grant') live=1 ;;
+    'svc webhook subscribe --grants') files=1 ;;
     'svc webhook subscribe --events') values='RETURN_REQUESTED CREDIT_NOTE_CREATED' ;;
     'svc webhook subscribe --profile') live=1 ;;
+    'svc webhook list --grant') live=1 ;;
+    'svc webhook list --grants') files=1 ;;
     'svc webhook list --profile') live=1 ;;
+    'svc webhook unsubscribe --grant') live=1 ;;
+    'svc webhook unsubscribe --grants') files=1 ;;
     'svc webhook unsubscribe --profile') live=1 ;;
+    'svc webhook listen --grant') live=1 ;;
     'svc webhook listen --profile') live=1 ;;
     'svc webhook events --profile') live=1 ;;
     'svc webhook replay --profile') live=1 ;;
@@ -536,6 +558,7 @@ _svc_flag_values() {
     'svc db migrate --profile') live=1 ;;
     'svc db import --profile') live=1 ;;
     'svc api --input') files=1 ;;
+    'svc api --grant') live=1 ;;
     'svc api --profile') live=1 ;;
     'svc completion --profile') live=1 ;;
     'svc demo --profile') live=1 ;;
@@ -601,10 +624,13 @@ _svc() {
   return 0
 }
 
-# Live values (profiles, request IDs…) from `svc __complete`, which reads this machine only.
+# Live values (profiles, request IDs…) from `svc __complete`, which reads this machine only;
+# a value's description (after a tab: a Grant's company) is for zsh and fish.
 _svc_live() {
-  local IFS=$'\n'
-  COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete -- "${1# }" "$2" 2>/dev/null)" -- "$cur"))
+  local IFS=$'\n' line
+  local -a values=()
+  for line in $("${COMP_WORDS[0]}" __complete -- "${1# }" "$2" 2>/dev/null); do values+=("${line%%$'\t'*}"); done
+  COMPREPLY=($(compgen -W "${values[*]}" -- "$cur"))
 }
 
 complete -F _svc svc

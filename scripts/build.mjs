@@ -1,5 +1,5 @@
 // Bundles src/main.ts into dist/ with code splitting: the entry holds only the command
-// tree; each verb (and heavy dependencies such as ora, cli-table3 or the sandbox) is a
+// tree; each verb (and heavy dependencies such as @inquirer, cli-table3 or the sandbox) is a
 // separate chunk loaded when that verb runs.
 //
 // The files are CommonJS (.cjs), in two steps: esbuild splits code only in ESM output, so the

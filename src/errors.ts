@@ -87,6 +87,15 @@ export class UnavailableError extends SvcError {
   override readonly exitCode = ExitCode.unavailable;
 }
 
+/**
+ * The service's TLS certificate cannot be accepted (untrusted issuer, expired, another name,
+ * no common protocol): exit 1, not 8, since trying again changes nothing.
+ */
+export class CertificateError extends SvcError {}
+
+/** A proxy refused to carry the request (407: it wants credentials): exit 1, trying again changes nothing. */
+export class ProxyError extends SvcError {}
+
 /** The keychain or the secret file cannot be used. */
 export class SecretStoreError extends SvcError {}
 

@@ -31,6 +31,8 @@ export interface GlobalOptions {
   debug: boolean;
   /** false with --no-color */
   color: boolean;
+  /** --grant SELECTOR of a verb that acts for a company (src/auth/grant-select.ts). */
+  grant?: string | undefined;
 }
 
 export interface Factory {
@@ -48,6 +50,8 @@ export interface Factory {
   settings(): Promise<Settings>;
   secrets(): Promise<SecretStore>;
   api(): Promise<ApiClient>;
+  /** A client of the same kind (timeouts, proxies, --debug) for another origin: a sandbox's consent page, svc's own loopback listener. */
+  apiAt(baseUrl: string): Promise<ApiClient>;
   /** The merchant's records and the submissions under way (src/store/). */
   ledger(): Promise<LedgerStore>;
   prompter(): Prompter;
@@ -110,10 +114,18 @@ export function createFactory(parts: FactoryParts): Factory {
   });
   const api = once(async () => {
     if (parts.api) return parts.api;
-    apiMade = true;
-    const [{ createApiClient }, resolved] = await Promise.all([import('./api/client.js'), settings()]);
-    return createApiClient({ baseUrl: resolved.baseUrl.value, io: io(), debug, clock: f.clock });
+    const resolved = await settings();
+    return apiAt(resolved.baseUrl.value);
   });
+  // Every client shares how requests travel (SVC_HTTP_TIMEOUT, the proxy variables); each is closed by dispose().
+  const network = once(async () => (await import('./net/settings.js')).networkSettings(env));
+  const madeClients: ApiClient[] = [];
+  const apiAt = async (baseUrl: string) => {
+    const [{ createApiClient }, settings] = await Promise.all([import('./api/client.js'), network()]);
+    const client = createApiClient({ baseUrl, io: io(), debug, clock: f.clock, network: settings });
+    madeClients.push(client);
+    return client;
+  };
   const ledger = once(async () => {
     if (parts.ledger) return parts.ledger;
     ledgerMade = true;
@@ -121,7 +133,6 @@ export function createFactory(parts: FactoryParts): Factory {
     return openLedger(f);
   });
   const prompter = once(() => createPrompter(io()));
-  let apiMade = false;
   let ledgerMade = false;
   const f: Factory = {
     env,
@@ -140,10 +151,11 @@ export function createFactory(parts: FactoryParts): Factory {
     settings,
     secrets,
     api,
+    apiAt,
     ledger,
     prompter,
     async dispose() {
-      if (apiMade) await (await api()).close();
+      await Promise.all(madeClients.map((client) => client.close()));
       if (ledgerMade) await (await ledger().catch(() => undefined))?.close();
     },
   };

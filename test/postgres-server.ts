@@ -21,6 +21,8 @@ export interface PgServer {
   database(name: string): Promise<string>;
   /** pg_ctl stop -m fast: the server goes away as it would for a restart. */
   stop(): void;
+  /** pg_ctl stop -m immediate: every backend dies at once, mid-query, as in a crash. */
+  kill(): void;
   start(): void;
   /** Stops the server and removes its files. */
   drop(): Promise<void>;
@@ -75,6 +77,7 @@ export async function startPostgres(): Promise<PgServer> {
       return url(name);
     },
     stop: () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    kill: () => void run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
     start: () => void start(),
     async drop() {
       try {

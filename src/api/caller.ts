@@ -9,6 +9,8 @@ import type { ApiClient, ApiKeyAuth, TokenSource } from './client.js';
 export interface Caller {
   api: ApiClient;
   auth: TokenSource | ApiKeyAuth;
+  /** The Grant acted for; undefined with an API key or a handed-in SVC_TOKEN. */
+  grantId?: string | undefined;
 }
 
 /** CONTRACT.md §5: recipient resolution and every `/receipt/*` operation. */
@@ -18,14 +20,15 @@ export const WRITE_RECEIPTS = 'write_receipts';
  * The HTTP client and the credentials for `write_receipts` operations: the chosen Grant's
  * tokens when the profile has a Grant (or SVC_GRANT_ID names one), else the company API key
  * (SVC_API_KEY, or one stored as `api-key`), else the "run `svc auth login`" error.
+ * `grant` (a selector, or a Grant ID a request was found under) is taken as --grant would be.
  */
-export async function writeReceiptsCaller(f: Factory): Promise<Caller> {
-  const apiKey = await companyApiKey(f);
+export async function writeReceiptsCaller(f: Factory, grant?: string): Promise<Caller> {
+  const apiKey = grant === undefined ? await companyApiKey(f) : undefined;
   if (apiKey) return { api: await f.api(), auth: { apiKey } };
   // Imported on use, like every verb's heavier dependencies.
   const { tokenSourceFor } = await import('../auth/session.js');
-  const auth = await tokenSourceFor(f, { scope: WRITE_RECEIPTS });
-  return { api: await f.api(), auth };
+  const auth = await tokenSourceFor(f, { scope: WRITE_RECEIPTS, grant });
+  return { api: await f.api(), auth, grantId: auth.grantId };
 }
 
 async function companyApiKey(f: Factory): Promise<string | undefined> {

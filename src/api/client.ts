@@ -4,14 +4,17 @@
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { nodeTransport, readAll, undiciTransport, type Transport } from './transport.js';
+import { networkTransport, readAll, undiciTransport, type Transport } from './transport.js';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
 import { ErrorBody } from '../contract/error.js';
-import { ApiError, SvcError, UnavailableError } from '../errors.js';
+import { ApiError, ProxyError, SvcError, UnavailableError } from '../errors.js';
 import { redactHeaders, redactJson, redactUrl } from '../io/redact.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
+import { certificateError, isCertificateProblem } from '../net/certificate-problem.js';
+import { DEFAULT_ANSWER_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type NetworkSettings } from '../net/settings.js';
+import { humanDuration } from '../io/duration.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -47,6 +50,8 @@ export interface RequestOptions<T> {
 export interface RawRequestOptions extends Omit<RequestOptions<never>, 'schema'> {
   /** Accept header, e.g. "application/pdf" (default any). */
   accept?: string;
+  /** "manual": a 3xx answer is returned as it is (its Location read by the caller), not followed or refused. */
+  redirect?: 'manual';
 }
 
 /** A 2xx answer whose body is not decoded: binary downloads such as PDFs. */
@@ -68,8 +73,15 @@ export interface ApiClient {
   readonly baseUrl: string;
   request<T = unknown>(opts: RequestOptions<T>): Promise<T>;
   requestRaw(opts: RawRequestOptions): Promise<RawResponse>;
-  /** Like request, but a 2xx body is handed over unread (retries and errors as for request). */
-  requestStream(opts: RawRequestOptions): Promise<StreamedResponse>;
+  /**
+   * Like request, but a 2xx body is handed to `consume` as it arrives (retries and errors as
+   * for request). A body that breaks or stalls half-way is asked for again, and `consume`
+   * starts over on the new one, within the same retry budget: it must keep nothing of a
+   * failed reading (requests that may be retried only: GET by default).
+   */
+  requestStream<R>(opts: RawRequestOptions, consume: (res: StreamedResponse) => Promise<R>): Promise<R>;
+  /** A client like this one whose waits between attempts go through `hooks` (a run over many Grants shares them); close it too. */
+  paced?(hooks: Required<Pick<ApiClientOptions, 'sleep' | 'beforeAttempt'>>): ApiClient;
   close(): Promise<void>;
 }
 
@@ -78,12 +90,16 @@ export interface ApiClientOptions {
   io: IOStreams;
   debug: boolean;
   clock: Clock;
+  /** Timeouts and proxies (src/net/settings.ts); default: no proxy, the default timeouts. */
+  network?: NetworkSettings;
   /** Replaces the client's own keep-alive Agent (tests pass a MockAgent); the caller closes it. */
   dispatcher?: Dispatcher;
   /** Waits between retries; tests make it instant. */
   sleep?: (ms: number) => Promise<void>;
   /** Uniform in [0, 1), for the retry jitter. */
   random?: () => number;
+  /** Awaited before every attempt: a run over many Grants holds every request while one was told to wait (429). */
+  beforeAttempt?: () => Promise<void>;
 }
 
 const MAX_ATTEMPTS = 4;
@@ -112,6 +128,9 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET',
 ]);
 
+/** Failures that are a slow service rather than a broken connection. */
+const SLOW_CODES: ReadonlySet<string> = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -128,15 +147,27 @@ interface Sent {
 
 export function createApiClient(opts: ApiClientOptions): ApiClient {
   const baseUrl = opts.baseUrl.replace(/\/+$/, '');
-  const transport: Transport = opts.dispatcher ? undiciTransport(opts.dispatcher) : nodeTransport();
+  const network = opts.network ?? { timeouts: { connectMs: DEFAULT_CONNECT_TIMEOUT_MS, answerMs: DEFAULT_ANSWER_TIMEOUT_MS }, proxy: undefined };
+  const transport: Transport = opts.dispatcher ? undiciTransport(opts.dispatcher) : networkTransport(network);
   const sleep = opts.sleep ?? defaultSleep;
   const random = opts.random ?? Math.random;
   const userAgent = `svc/${VERSION} node/${process.version}`;
   const trace = (text: string) => {
     if (opts.debug) opts.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
+  const failure = (code: string, attempts: number, error: unknown): SvcError => {
+    if (isCertificateProblem(code)) return certificateError(originOf(baseUrl), code, error);
+    return unreachable(baseUrl, code, attempts, error, network);
+  };
 
-  async function send(req: RawRequestOptions, accept: string, stream = false): Promise<Exchanged> {
+  /** One request's retries: how many so far, and the time spent waiting between them. */
+  interface Attempts {
+    retries: number;
+    waitedMs: number;
+    told: boolean;
+  }
+
+  async function send(req: RawRequestOptions, accept: string, stream = false, attempts: Attempts = { retries: 0, waitedMs: 0, told: false }): Promise<Exchanged> {
     const sent: Sent = {
       method: req.method,
       path: pathOf(req.path),
@@ -145,26 +176,20 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       jsonBody: req.body,
     };
-    const retryable = req.retry ?? (req.idempotencyKey !== undefined || IDEMPOTENT_METHODS.has(req.method));
-    let retries = 0;
-    let waitedMs = 0;
+    const retryable = isRetryable(req);
     let renewedToken = false;
-    // Returns the wait before the next attempt, or undefined when the budget is spent.
-    const nextDelay = (retryAfterMs: number | undefined): number | undefined => {
-      const backoff = random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retries);
-      const delay = Math.ceil(retryAfterMs ?? backoff);
-      if (retries + 1 >= MAX_ATTEMPTS || waitedMs + delay > RETRY_BUDGET_MS) return undefined;
-      return delay;
-    };
+    let redirects = 0;
+    const nextDelay = (retryAfterMs: number | undefined) => retryDelay(attempts, random, retryAfterMs);
     const wait = async (delay: number, why: string) => {
-      retries += 1;
-      waitedMs += delay;
-      trace(`* ${why}: retrying in ${delay} ms (retry ${retries} of ${MAX_ATTEMPTS - 1})`);
+      attempts.retries += 1;
+      attempts.waitedMs += delay;
+      trace(`* ${why}: retrying in ${delay} ms (retry ${attempts.retries} of ${MAX_ATTEMPTS - 1})`);
       await sleep(delay);
     };
 
     const refusesLocally = URL.canParse(baseUrl) && LOOPBACK_HOST.test(new URL(baseUrl).hostname);
     for (;;) {
+      await opts.beforeAttempt?.();
       const headers = await buildHeaders(req, sent, userAgent);
       let res: Exchanged;
       try {
@@ -172,14 +197,27 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
+        if (isCertificateProblem(code) || proxyStatusOf(error) !== undefined) throw failure(code, attempts.retries + 1, error);
         // Nothing listening on this machine's port: no retry brings it up (2.5 s saved for CI).
-        const refusedHere = code === 'ECONNREFUSED' && refusesLocally;
+        const refusedHere = code === 'ECONNREFUSED' && refusesLocally && proxyOf(error) === undefined;
         const delay = retryable && TRANSIENT_CODES.has(code) && !refusedHere ? nextDelay(undefined) : undefined;
-        if (delay === undefined) throw unreachable(baseUrl, code, retries + 1, error);
-        await wait(delay, `${code} on ${sent.method} ${sent.path}`);
+        if (delay === undefined) throw failure(code, attempts.retries + 1, error);
+        if (SLOW_CODES.has(code)) tellSlow(attempts, code);
+        await wait(delay, `${describeCode(code, network)} on ${sent.method} ${sent.path}`);
         continue;
       }
       if (res.status >= 200 && res.status < 300) return res;
+      if (res.status >= 300 && res.status < 400) {
+        if (req.redirect === 'manual') return res;
+        const next = sameOriginRedirect(res, sent, baseUrl);
+        if (next !== undefined && redirects < MAX_REDIRECTS) {
+          redirects += 1;
+          trace(`* ${res.status}: following ${next} (same origin)`);
+          sent.url = next;
+          continue;
+        }
+        throw redirectError(res, sent, baseUrl);
+      }
 
       const apiError = toApiError(res, sent, opts.clock);
       if (res.status === 401 && typeof req.auth === 'object' && 'invalidate' in req.auth && !renewedToken) {
@@ -194,9 +232,20 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           await wait(delay, `${res.status} on ${sent.method} ${sent.path}`);
           continue;
         }
+        if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > RETRY_BUDGET_MS - attempts.waitedMs) throw retryAfterTooLong(apiError);
       }
       throw apiError;
     }
+  }
+
+  /** On a terminal, once per request: a slow service is being waited for, not hung on. */
+  function tellSlow(attempts: Attempts, code: string): void {
+    if (attempts.told || !opts.io.stderrIsTTY) return;
+    attempts.told = true;
+    const host = URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl;
+    const after = code === 'UND_ERR_CONNECT_TIMEOUT' ? `no connection to ${host} after ${seconds(network.timeouts.connectMs)}` : `no answer from ${host} after ${seconds(network.timeouts.answerMs)}`;
+    // Over a spinner's line, which the next frame draws again below.
+    opts.io.stderr.write(`${opts.io.redraw ? '\r\x1b[2K' : ''}${after}, trying again (${attempts.retries + 2} of ${MAX_ATTEMPTS})\n`);
   }
 
   return {
@@ -217,14 +266,52 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       const { status, headers, body } = await send(req, req.accept ?? '*/*');
       return { status, headers, body };
     },
-    async requestStream(req: RawRequestOptions): Promise<StreamedResponse> {
-      const { status, headers, stream } = await send(req, req.accept ?? 'application/json', true);
-      return { status, headers, text: textOf(stream, baseUrl) };
+    async requestStream<R>(req: RawRequestOptions, consume: (res: StreamedResponse) => Promise<R>): Promise<R> {
+      const attempts: Attempts = { retries: 0, waitedMs: 0, told: false };
+      for (;;) {
+        const { status, headers, stream } = await send(req, req.accept ?? 'application/json', true, attempts);
+        try {
+          return await consume({ status, headers, text: textOf(stream) });
+        } catch (error) {
+          if (!(error instanceof BrokenBody)) throw error;
+          stream?.destroy();
+          const delay = isRetryable(req) && TRANSIENT_CODES.has(error.code) ? retryDelay(attempts, random) : undefined;
+          if (delay === undefined) throw failure(error.code, attempts.retries + 1, error.cause);
+          if (SLOW_CODES.has(error.code)) tellSlow(attempts, error.code);
+          attempts.retries += 1;
+          attempts.waitedMs += delay;
+          trace(`* ${describeCode(error.code, network)} in the body of ${req.method} ${pathOf(req.path)}: asking again in ${delay} ms (retry ${attempts.retries} of ${MAX_ATTEMPTS - 1})`);
+          await sleep(delay);
+        }
+      }
     },
+    paced: (hooks) => createApiClient({ ...opts, ...hooks }),
     async close() {
       await transport.close();
     },
   };
+}
+
+const MAX_REDIRECTS = 5;
+
+/** 5xx and connection failures are retried for GET/HEAD/PUT/DELETE, or with an Idempotency-Key, unless said otherwise. */
+function isRetryable(req: RawRequestOptions): boolean {
+  return req.retry ?? (req.idempotencyKey !== undefined || IDEMPOTENT_METHODS.has(req.method));
+}
+
+/** The wait before the next attempt, or undefined when the attempts or the budget are spent. */
+function retryDelay(attempts: { retries: number; waitedMs: number }, random: () => number, retryAfterMs?: number): number | undefined {
+  const delay = Math.ceil(retryAfterMs ?? random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempts.retries));
+  if (attempts.retries + 1 >= MAX_ATTEMPTS || attempts.waitedMs + delay > RETRY_BUDGET_MS) return undefined;
+  return delay;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+function originOf(baseUrl: string): string {
+  return URL.canParse(baseUrl) ? new URL(baseUrl).origin : baseUrl;
 }
 
 function pathOf(path: string): string {
@@ -300,14 +387,23 @@ async function exchange(
   return { status: res.statusCode, headers: res.headers, body, ...(streamed && { stream: streamed }) };
 }
 
-async function* textOf(stream: Readable | undefined, baseUrl: string): AsyncGenerator<string> {
+/** A body that broke or stalled half-way through a streamed reading (requestStream asks again). */
+class BrokenBody extends Error {
+  readonly code: string;
+  constructor(code: string, cause: unknown) {
+    super(`the answer broke off (${code})`, { cause });
+    this.code = code;
+  }
+}
+
+async function* textOf(stream: Readable | undefined): AsyncGenerator<string> {
   if (stream === undefined) return;
   stream.setEncoding('utf8');
   try {
     for await (const piece of stream) yield piece as string;
   } catch (error) {
     const code = transportCode(error);
-    throw code === undefined ? error : unreachable(baseUrl, code, 1, error);
+    throw code === undefined ? error : new BrokenBody(code, error);
   }
 }
 
@@ -401,13 +497,107 @@ function transportCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function unreachable(baseUrl: string, code: string, attempts: number, cause: unknown): UnavailableError {
+/** A failure code as a person reads it: the socket codes as they are (curl's), undici's in words. */
+function describeCode(code: string, network: NetworkSettings): string {
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `no connection within ${seconds(network.timeouts.connectMs)}`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `no answer within ${seconds(network.timeouts.answerMs)}`;
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `the answer stalled for ${seconds(network.timeouts.answerMs)}`;
+    case 'UND_ERR_SOCKET':
+      return 'the connection closed';
+    case 'ENOTFOUND':
+      return 'ENOTFOUND: no such host';
+    default:
+      return code.startsWith('Z_') ? 'an answer that does not decompress' : code;
+  }
+}
+
+/** The proxy (shown without credentials) a failure happened at, as the transport marked it. */
+function proxyOf(error: unknown): string | undefined {
+  const proxy = (error as { proxy?: unknown } | undefined)?.proxy;
+  return typeof proxy === 'string' ? proxy : undefined;
+}
+
+/** The status a proxy refused the tunnel with (407: it wants credentials). */
+function proxyStatusOf(error: unknown): number | undefined {
+  const status = (error as { proxyStatus?: unknown } | undefined)?.proxyStatus;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function unreachable(baseUrl: string, code: string, attempts: number, cause: unknown, network: NetworkSettings): SvcError {
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : '';
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-  return new UnavailableError(`cannot reach the service at ${baseUrl} (${code})${tries}`, {
+  const proxy = proxyOf(cause);
+  const status = proxyStatusOf(cause);
+  if (proxy !== undefined && status !== undefined) {
+    return new ProxyError(
+      status === 407
+        ? `the proxy ${proxy} wants credentials (407 Proxy Authentication Required) to reach ${baseUrl}`
+        : `the proxy ${proxy} refused to connect to ${baseUrl} (${status} ${STATUS_CODES[status] ?? ''})`.replace(' )', ')'),
+      {
+        cause,
+        hint:
+          status === 407
+            ? 'give them in the proxy URL: HTTPS_PROXY=http://user:password@host:port (percent-encode special characters)'
+            : 'check the proxy, or name the host in NO_PROXY to go without it',
+      },
+    );
+  }
+  if (proxy !== undefined) {
+    return new UnavailableError(`cannot reach the proxy ${proxy} for ${baseUrl} (${describeCode(code, network)})${tries}`, {
+      cause,
+      hint: 'check HTTPS_PROXY / HTTP_PROXY (is the proxy running?), or name the host in NO_PROXY to go without it',
+    });
+  }
+  return new UnavailableError(`cannot reach the service at ${baseUrl} (${describeCode(code, network)})${tries}`, {
     cause,
     hint: LOOPBACK_HOST.test(host)
       ? 'is the sandbox running? start it with `svc sandbox start`'
-      : 'check the network connection and the base URL (`svc config get base-url`)',
+      : network.proxy === undefined
+        ? 'check the network connection and the base URL (`svc config get base-url`); behind a proxy, set HTTPS_PROXY'
+        : 'check the network connection and the base URL (`svc config get base-url`)',
+  });
+}
+
+/** Where a 3xx answer points, if svc follows it: a GET or HEAD to the same origin. */
+function sameOriginRedirect(res: RawResponse, sent: Sent, baseUrl: string): string | undefined {
+  const location = locationOf(res, sent);
+  if (location === undefined || (sent.method !== 'GET' && sent.method !== 'HEAD')) return undefined;
+  if (res.status === 304) return undefined;
+  return new URL(location).origin === originOf(baseUrl) ? location : undefined;
+}
+
+function locationOf(res: RawResponse, sent: Sent): string | undefined {
+  const header = res.headers.location;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !URL.canParse(value, sent.url)) return undefined;
+  return new URL(value, sent.url).toString();
+}
+
+/** A redirect svc does not follow: another origin (credentials are never carried there), or a write. */
+function redirectError(res: RawResponse, sent: Sent, baseUrl: string): SvcError {
+  const location = locationOf(res, sent);
+  const what = `${res.status} ${STATUS_CODES[res.status] ?? ''}`.trim();
+  if (location === undefined) return new SvcError(`the service answered ${what} to ${sent.method} ${sent.path} with no Location`);
+  const elsewhere = new URL(location).origin !== originOf(baseUrl);
+  return new SvcError(`the service answered ${what} to ${sent.method} ${sent.path}, pointing to ${redactUrl(location)}`, {
+    hint: elsewhere
+      ? `svc follows redirects only within ${originOf(baseUrl)} and never carries credentials elsewhere: if the service moved, set the base URL (\`svc config set base-url …\` or SVC_BASE_URL)`
+      : 'svc follows a redirect only for a read (GET, HEAD): check the base URL (`svc config get base-url`)',
+  });
+}
+
+/** 429 or 5xx with a Retry-After longer than svc waits: how long the service asked for. */
+function retryAfterTooLong(error: ApiError): ApiError {
+  const asked = humanDuration((error.retryAfterMs ?? 0) / 1000);
+  return new ApiError({
+    status: error.status,
+    code: error.code,
+    description: `${error.description ?? error.code}: the service asks to try again in ${asked} (Retry-After), longer than svc waits (${RETRY_BUDGET_MS / 1000} s)`,
+    retryAfterMs: error.retryAfterMs,
+    details: error.details,
   });
 }

@@ -23,9 +23,12 @@ export function listReturnRequests(caller: Caller): Promise<QueueItem[]> {
   return caller.api.request({ method: 'GET', path: '/credit-note', auth: caller.auth, schema: QueueItems });
 }
 
-/** The same list as it arrives, for reading a long queue while it downloads (credit-notes/queue.ts). */
-export function streamReturnRequests(caller: Caller): Promise<StreamedResponse> {
-  return caller.api.requestStream({ method: 'GET', path: '/credit-note', auth: caller.auth });
+/**
+ * The same list as it arrives, for reading a long queue while it downloads
+ * (credit-notes/queue.ts); `read` starts over if the download breaks half-way.
+ */
+export function streamReturnRequests<R>(caller: Caller, read: (res: StreamedResponse) => Promise<R>): Promise<R> {
+  return caller.api.requestStream({ method: 'GET', path: '/credit-note', auth: caller.auth }, read);
 }
 
 /** One queue item by its requestId; NotFoundError (exit 6) when the queue does not hold it. */

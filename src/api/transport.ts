@@ -1,15 +1,20 @@
 // How the API client's bytes travel. The default is Node's own node:http (node:https for an
 // https base URL, loaded only then), with keep-alive agents: it is in Node's start-up
 // snapshot, so a command pays nothing to load it, where undici cost some 39 ms of every
-// command that made a request (PERF-NOTES.md). Tests that script answers with undici's
-// MockAgent pass a dispatcher instead, and undici is loaded for them alone.
+// command that made a request (PERF-NOTES.md). Through a proxy (HTTPS_PROXY and the like,
+// src/net/proxy-for.ts) undici's ProxyAgent carries the request, loaded only then; tests
+// that script answers with undici's MockAgent pass a dispatcher instead.
 //
-// Timeouts, as undici's were: 10 s to connect, 30 s for the response head, 30 s of silence
-// in the body. They fail with undici's error codes, which the client retries (client.ts).
+// Timeouts (src/net/settings.ts): 10 s to connect, 30 s for the response head, 30 s of
+// silence in the body, or SVC_HTTP_TIMEOUT. They fail with undici's error codes, which the
+// client retries and describes (client.ts). A compressed answer (gzip, deflate, br) is
+// decompressed here, whatever was asked for.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { proxyFor, shownProxy } from '../net/proxy-for.js';
+import { DEFAULT_ANSWER_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type NetworkSettings, type Timeouts } from '../net/settings.js';
 
 export interface TransportRequest {
   method: string;
@@ -28,15 +33,36 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const CONNECT_TIMEOUT_MS = 10_000;
-const HEADERS_TIMEOUT_MS = 30_000;
-const BODY_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: DEFAULT_CONNECT_TIMEOUT_MS, answerMs: DEFAULT_ANSWER_TIMEOUT_MS };
 
 function timeoutError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-export function nodeTransport(): Transport {
+/** Direct, or through the proxy the environment names for the target. */
+export function networkTransport(settings: NetworkSettings): Transport {
+  const direct = nodeTransport(settings.timeouts);
+  const proxy = settings.proxy;
+  if (proxy === undefined) return direct;
+  const proxied = new Map<string, Transport>();
+  return {
+    async send(url, req) {
+      const via = proxyFor(new URL(url), proxy);
+      if (via === undefined) return direct.send(url, req);
+      let transport = proxied.get(via);
+      if (transport === undefined) {
+        transport = await proxyTransport(via, settings.timeouts);
+        proxied.set(via, transport);
+      }
+      return transport.send(url, req);
+    },
+    async close() {
+      await Promise.all([direct.close(), ...[...proxied.values()].map((t) => t.close())]);
+    },
+  };
+}
+
+export function nodeTransport(timeouts: Timeouts = DEFAULT_TIMEOUTS): Transport {
   const http = new HttpAgent({ keepAlive: true });
   let https: Promise<{ agent: HttpsAgent; request: typeof httpRequest }> | undefined;
   const httpsParts = () =>
@@ -49,7 +75,7 @@ export function nodeTransport(): Transport {
       const { agent, request } = secure ? await httpsParts() : { agent: http, request: httpRequest };
       const options: RequestOptions = { method: req.method, headers: req.headers, agent };
       if (req.body !== undefined) options.headers = { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) };
-      return new Promise<TransportResponse>((resolve, reject) => {
+      const response = await new Promise<TransportResponse>((resolve, reject) => {
         const outgoing = request(target, options);
         let settled = false;
         const fail = (error: Error) => {
@@ -59,10 +85,10 @@ export function nodeTransport(): Transport {
           outgoing.destroy(error);
           reject(error);
         };
-        const headersTimer = setTimeout(() => fail(timeoutError('UND_ERR_HEADERS_TIMEOUT', `no response within ${HEADERS_TIMEOUT_MS} ms`)), HEADERS_TIMEOUT_MS);
+        const headersTimer = setTimeout(() => fail(timeoutError('UND_ERR_HEADERS_TIMEOUT', `no response within ${timeouts.answerMs} ms`)), timeouts.answerMs);
         outgoing.on('socket', (socket) => {
           if (!socket.connecting) return;
-          const connectTimer = setTimeout(() => fail(timeoutError('UND_ERR_CONNECT_TIMEOUT', `could not connect within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+          const connectTimer = setTimeout(() => fail(timeoutError('UND_ERR_CONNECT_TIMEOUT', `could not connect within ${timeouts.connectMs} ms`)), timeouts.connectMs);
           const done = () => clearTimeout(connectTimer);
           socket.once(secure ? 'secureConnect' : 'connect', done);
           socket.once('close', done);
@@ -72,11 +98,12 @@ export function nodeTransport(): Transport {
           settled = true;
           clearTimeout(headersTimer);
           // Silence in the body: the stream errors, which whoever reads it sees.
-          res.setTimeout(BODY_TIMEOUT_MS, () => res.destroy(timeoutError('UND_ERR_BODY_TIMEOUT', `the body stalled for ${BODY_TIMEOUT_MS} ms`)));
+          res.setTimeout(timeouts.answerMs, () => res.destroy(timeoutError('UND_ERR_BODY_TIMEOUT', `the body stalled for ${timeouts.answerMs} ms`)));
           resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
         });
         outgoing.end(req.body);
       });
+      return decoded(response);
     },
     async close() {
       http.destroy();
@@ -85,16 +112,64 @@ export function nodeTransport(): Transport {
   };
 }
 
-/** undici with a given dispatcher (tests' MockAgent); the caller closes the dispatcher. */
+/**
+ * Through `proxy` (a CONNECT tunnel, credentials from its URL). A failure to reach the proxy,
+ * or a refusal from it (407), is marked with `proxy` (shown without credentials), so that
+ * the message names the proxy rather than the service.
+ */
+async function proxyTransport(proxy: string, timeouts: Timeouts): Promise<Transport> {
+  const { ProxyAgent } = await import('undici');
+  const agent = new ProxyAgent({ uri: proxy, connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
+  const via = new URL(proxy);
+  const proxyPort = Number(via.port) || (via.protocol === 'https:' ? 443 : 80);
+  const shown = shownProxy(proxy);
+  const inner = undiciTransport(agent);
+  return {
+    async send(url, req) {
+      try {
+        return await inner.send(url, req);
+      } catch (error) {
+        const e = error as { port?: unknown; hostname?: unknown; message?: unknown; code?: unknown };
+        const refusal = /^Proxy response \((\d+)\)/.exec(String(e.message ?? ''));
+        const atProxy = e.port === proxyPort || e.hostname === via.hostname;
+        if (refusal || atProxy) Object.assign(error as object, { proxy: shown, ...(refusal && { proxyStatus: Number(refusal[1]) }) });
+        throw error;
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** undici with a given dispatcher (tests' MockAgent; a ProxyAgent); the caller closes the dispatcher. */
 export function undiciTransport(dispatcher: Dispatcher): Transport {
   return {
     async send(url, req) {
       const { request } = await import('undici');
       const res = await request(url, { dispatcher, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body });
-      return { statusCode: res.statusCode, headers: res.headers, body: res.body };
+      return decoded({ statusCode: res.statusCode, headers: res.headers, body: res.body });
     },
     close: async () => undefined,
   };
+}
+
+const DECODERS = { gzip: 'createGunzip', 'x-gzip': 'createGunzip', deflate: 'createInflate', br: 'createBrotliDecompress' } as const;
+
+/**
+ * The body decompressed as it arrives (content-encoding gzip, deflate or br; node:zlib is
+ * loaded only then), the header dropped since the body no longer is. An unknown encoding is
+ * left as it is.
+ */
+async function decoded(res: TransportResponse): Promise<TransportResponse> {
+  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (!(encoding in DECODERS)) return res;
+  const [zlib, { pipeline }] = await Promise.all([import('node:zlib'), import('node:stream')]);
+  const decoder = zlib[DECODERS[encoding as keyof typeof DECODERS]]();
+  // An error of either side (a reset, a stall, bytes that do not decompress) ends the other.
+  pipeline(res.body, decoder, () => undefined);
+  const headers = { ...res.headers };
+  delete headers['content-encoding'];
+  delete headers['content-length'];
+  return { statusCode: res.statusCode, headers, body: decoder };
 }
 
 /** Reads a whole body. */

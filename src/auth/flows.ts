@@ -169,7 +169,9 @@ export async function requestGrantToken(
   };
   const requestedAt = clock.now();
   const answer = await tokenEndpoint(
-    () => api.request({ method: 'POST', path: '/oauth2/token', body, schema: AccessTokenResponse }),
+    // Retried like a read: asking for a token again only mints another, and a single 503 or
+    // reset must not fail the command that needed it (every 15 minutes, when it expires).
+    () => api.request({ method: 'POST', path: '/oauth2/token', body, schema: AccessTokenResponse, retry: true }),
     `the service refused Grant ${grantId}: it was revoked, or belongs to another client`,
   );
   return {

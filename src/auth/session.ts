@@ -13,8 +13,7 @@ import { authSecrets, clientCredentials, type ClientCredentials } from './creden
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, type CachedToken, type TokenCache } from './token-cache.js';
-import { GRANT_IDS } from '../ids/kinds.js';
-import { matchPrefix } from '../ids/prefix.js';
+import { grantEntries, selectGrant } from './grant-select.js';
 
 export const DEFAULT_SCOPE = 'write_receipts';
 /** A code-flow company has one access token, carrying every scope of its login. */
@@ -35,9 +34,13 @@ export interface IssuedToken extends CachedToken {
 /** `--grant` > SVC_GRANT_ID > the profile's `grant` > the only Grant of the profile. */
 export function chooseGrant(auth: Authorizations, settings: Settings, flag?: string): string {
   const ids = knownIds(auth);
-  const chosen = flag ?? settings.grant?.value;
-  // A Grant of the profile may be named by a unique prefix; another is passed on as given.
-  if (chosen) return matchPrefix(chosen, ids, GRANT_IDS);
+  const setting = flag === undefined ? settings.grant : { value: flag, source: 'flag' as const };
+  // A selector (src/auth/grant-select.ts) names a Grant of the profile; SVC_GRANT_ID and the
+  // profile's default may name one no login recorded (CI), passed on for the service to judge.
+  if (setting) {
+    const from = { flag: '--grant', env: 'SVC_GRANT_ID', profile: `grant of profile "${settings.profile.value}"`, default: 'grant' }[setting.source];
+    return selectGrant(setting.value, grantEntries(auth), { from, passUnknown: setting.source !== 'flag' });
+  }
   if (ids.length === 1 && ids[0] !== undefined) return ids[0];
   if (ids.length === 0) throw new AuthError('no Grant: run `svc auth login`');
   throw new AuthError(`profile "${settings.profile.value}" has ${ids.length} Grants and no default`, {
@@ -117,7 +120,7 @@ async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, 
 }
 
 /** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */
-export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<TokenSource> {
+export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<TokenSource & { grantId?: string }> {
   const handedIn = f.env.SVC_TOKEN;
   if (handedIn !== undefined && handedIn !== '') {
     // CI hands in a token (CLI.md SVC_TOKEN): used as it is, never stored, never renewed.
@@ -128,6 +131,7 @@ export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<T
   const scope = want.scope ?? DEFAULT_SCOPE;
   let last: string | undefined;
   return {
+    grantId: target.id,
     async token() {
       last = (await session.issue(target, scope, false)).access_token;
       return last;

@@ -33,7 +33,12 @@ async function live(source: LiveSource, f: Factory, path: string): Promise<reado
     case 'grants': {
       const { resolveProfileName } = await import('../config/settings.js');
       const profile = (await f.config()).profile(resolveProfileName(f.globals, f.env).value);
-      return [...(profile.grants ?? []).map((g) => g.grant_id), ...((profile.companies ?? []) as { merchant_id?: string }[]).flatMap((c) => (c.merchant_id ? [c.merchant_id] : []))];
+      // Each with its company after a tab: zsh and fish show it beside the ID, bash drops it.
+      const described = (id: string, company: unknown) => (typeof company === 'string' && company !== '' ? `${id}\t${company.replace(/[\t\n\r]/g, ' ')}` : id);
+      return [
+        ...(profile.grants ?? []).map((g) => described(g.grant_id, g.company_legal_name)),
+        ...((profile.companies ?? []) as { merchant_id?: string; company_legal_name?: unknown }[]).flatMap((c) => (c.merchant_id ? [described(c.merchant_id, c.company_legal_name)] : [])),
+      ];
     }
     case 'request-ids':
       return requestIds(f, path);

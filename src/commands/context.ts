@@ -23,6 +23,7 @@ export function globalsOf(cmd: Command): GlobalOptions {
     input: o.input !== false,
     debug: Boolean(o.debug),
     color: o.color !== false,
+    ...(typeof o.grant === 'string' ? { grant: o.grant } : {}),
   };
 }
 

@@ -86,10 +86,13 @@ _svc() {
   return 0
 }
 
-# Live values (profiles, request IDs…) from \`svc __complete\`, which reads this machine only.
+# Live values (profiles, request IDs…) from \`svc __complete\`, which reads this machine only;
+# a value's description (after a tab: a Grant's company) is for zsh and fish.
 _svc_live() {
-  local IFS=$'\\n'
-  COMPREPLY=($(compgen -W "$("\${COMP_WORDS[0]}" __complete -- "\${1# }" "$2" 2>/dev/null)" -- "$cur"))
+  local IFS=$'\\n' line
+  local -a values=()
+  for line in $("\${COMP_WORDS[0]}" __complete -- "\${1# }" "$2" 2>/dev/null); do values+=("\${line%%$'\\t'*}"); done
+  COMPREPLY=($(compgen -W "\${values[*]}" -- "$cur"))
 }
 
 complete -F _svc svc

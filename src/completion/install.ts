@@ -3,11 +3,14 @@
 // needs root: bash-completion reads ~/.local/share/bash-completion/completions, zsh gets
 // ~/.zfunc (its own fpath[1] is often root-owned), fish reads ~/.config/fish/completions.
 // A .zshrc that already runs compinit gets the fpath line before it, not a second compinit;
-// a bash that loads no bash-completion (no ~/.bashrc from /etc/skel, say) gets a line in
-// ~/.bashrc that sources the script itself (it needs nothing but bash).
+// a bash that does not complete svc once the script is written (no bash-completion package,
+// or no ~/.bashrc that loads it) gets a line in ~/.bashrc that sources the script itself (it
+// needs nothing but bash). A new shell of the account is asked, before and after.
 import { mkdir, readFile, writeFile, appendFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { SvcError } from '../errors.js';
+import type { ShellCheck } from './check.js';
 import type { Shell } from './generate.js';
 
 export interface InstallPlan {
@@ -41,23 +44,53 @@ export function installPlan(shell: Shell, env: NodeJS.ProcessEnv): InstallPlan {
   }
 }
 
-/** Writes the script and, once, the startup lines; returns what it changed, in words. */
-export async function install(plan: InstallPlan, script: string): Promise<string[]> {
+/** Asks a new shell of the account whether it completes svc (src/completion/check.ts). */
+export type CompletionCheck = (shell: Shell) => Promise<ShellCheck>;
+
+/**
+ * Writes the script and, once, the startup lines; then asks a new shell whether <Tab>
+ * completes svc, and for bash adds the line that sources the script when it does not (no
+ * bash-completion package, whatever ~/.bashrc says). Returns what it did, in words; throws
+ * when completion still does not work.
+ */
+export async function install(plan: InstallPlan, script: string, check: CompletionCheck): Promise<string[]> {
   const done: string[] = [];
   await mkdir(dirname(plan.file), { recursive: true });
   await writeFile(plan.file, script);
   done.push(`wrote ${plan.file}`);
   if (plan.rc) done.push(await addZshLines(plan.rc.file, plan.rc.lines));
-  if (plan.bashrc) {
-    const loaded = await Promise.all(plan.bashrc.loaders.map(async (file) => /^[^#\n]*bash_completion/m.test(await readText(file))));
+  let checked = await check(plan.shell);
+  if (plan.bashrc && !(checked.ran && checked.works)) {
     const current = await readText(plan.bashrc.file);
     if (current.includes(MARK)) done.push(`${plan.bashrc.file} already loads it`);
-    else if (!loaded.some(Boolean)) {
+    else if (checked.ran || !(await loadsBashCompletion(plan.bashrc.loaders))) {
       await appendFile(plan.bashrc.file, `${separator(current)}${MARK}\n[ -r ${plan.file} ] && . ${plan.file}\n`);
       done.push(`bash-completion is not loaded by ${plan.bashrc.file}: added a line there that loads the script`);
+      if (checked.ran) checked = await check(plan.shell);
     }
   }
+  if (!checked.ran) {
+    done.push(`could not check it (${checked.reason}); open a new ${plan.shell} and try svc <Tab>`);
+    return done;
+  }
+  if (!checked.works) {
+    throw new SvcError(`wrote ${plan.file}, but a new ${plan.shell} still does not complete svc`, { hint: MANUAL[plan.shell] });
+  }
+  done.push(`checked in a new ${plan.shell}: svc<Tab> completes; open a new ${plan.shell} (or a new terminal) to use it`);
   return done;
+}
+
+/** The line that works whatever else the shell loads (gh's `eval "$(gh completion -s bash)"`). */
+const MANUAL: Record<Shell, string> = {
+  bash: 'add this line to ~/.bashrc: eval "$(svc completion bash)"',
+  zsh: 'add these lines to ~/.zshrc, before any compinit: fpath=(~/.zfunc $fpath); autoload -Uz compinit && compinit',
+  fish: 'run: svc completion fish | source  (or add it to ~/.config/fish/config.fish)',
+};
+
+/** Without a shell to ask: whether a startup file names bash-completion. */
+async function loadsBashCompletion(loaders: readonly string[]): Promise<boolean> {
+  const loaded = await Promise.all(loaders.map(async (file) => /^[^#\n]*bash_completion/m.test(await readText(file))));
+  return loaded.some(Boolean);
 }
 
 /** fpath before the .zshrc's own compinit if it has one, else fpath and compinit at its end. */

@@ -11,11 +11,17 @@ export function zshCompletion(program: Command): string {
 # Save it as _svc in a directory of $fpath (\`svc completion zsh > "\${fpath[1]}/_svc"\`),
 # or load it with \`source <(svc completion zsh)\` after compinit.
 
-# Live values (profiles, request IDs…) from \`svc __complete\`, which reads this machine only.
+# Live values (profiles, request IDs…) from \`svc __complete\`, which reads this machine only;
+# a line may carry a description after a tab (a Grant's company), shown beside the value.
 _svc_live() {
-  local -a values
-  values=(\${(f)"$(svc __complete -- "$1" "$2" 2>/dev/null)"})
-  compadd -a values
+  local -a lines values descriptions
+  local line
+  lines=(\${(f)"$(svc __complete -- "$1" "$2" 2>/dev/null)"})
+  for line in $lines; do
+    values+=("\${line%%$'\\t'*}")
+    descriptions+=("\${line/$'\\t'/  -- }")
+  done
+  compadd -l -d descriptions -a values
 }
 
 ${functions.join('\n\n')}

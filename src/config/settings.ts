@@ -24,7 +24,7 @@ export interface Settings {
 }
 
 export interface SettingsInputs {
-  flags: { profile?: string | undefined; baseUrl?: string | undefined };
+  flags: { profile?: string | undefined; baseUrl?: string | undefined; grant?: string | undefined };
   env: Readonly<Record<string, string | undefined>>;
   config: ConfigStore;
 }
@@ -90,6 +90,7 @@ export function resolveProfileSettings({ flags, env, config }: SettingsInputs): 
       [builtin.redirectUri, 'default'],
     ]),
     grant: pick([
+      [flags.grant, 'flag'],
       [environmentGrant(env), 'env'],
       [stored.grant, 'profile'],
     ]),

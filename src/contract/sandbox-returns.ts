@@ -25,6 +25,10 @@ export const ReturnRequestTrigger = z.looseObject({
   customerNote: z.string().optional(),
   /** Default for BANK_TRANSFER: the customer's own IBAN and name. */
   refundBankAccount: RefundBankAccount.nullable().optional(),
+  /** For an aged queue: when the customer asked (not before the purchase, not after the sandbox clock's now); default now. */
+  createdAt: z.iso.datetime({ offset: true }).optional(),
+  /** Or: that many seconds before the sandbox clock's now. */
+  ageSeconds: z.int().min(0).optional(),
 });
 export type ReturnRequestTrigger = z.infer<typeof ReturnRequestTrigger>;
 
@@ -34,6 +38,14 @@ export const MAX_BULK_RETURN_REQUESTS = 100_000;
 export const BulkReturnRequestTrigger = ReturnRequestTrigger.extend({
   serviceReceiptId: NonEmptyString,
   count: z.int().min(1).max(MAX_BULK_RETURN_REQUESTS),
+  /**
+   * Spread the requests in turn over this many companies: the receipt's own, then the
+   * other companies that granted the receipt's client application, each holding a copy of
+   * the receipt as if it had issued it (default 1: the receipt's company only).
+   */
+  companies: z.int().min(1).max(MAX_BULK_RETURN_REQUESTS).optional(),
+  /** Also record a RETURN_REQUESTED event for each (webhook tests); default false. */
+  events: z.boolean().optional(),
 });
 export type BulkReturnRequestTrigger = z.infer<typeof BulkReturnRequestTrigger>;
 
@@ -42,5 +54,9 @@ export const BulkReturnRequestResult = z.looseObject({
   count: z.int(),
   /** Oldest first. */
   requestIds: z.array(NonEmptyString),
+  /** Where they went: per company, the receipt (its copy) they return items of. */
+  companies: z
+    .array(z.looseObject({ companyId: NonEmptyString, serviceReceiptId: NonEmptyString, count: z.int() }))
+    .optional(),
 });
 export type BulkReturnRequestResult = z.infer<typeof BulkReturnRequestResult>;

@@ -18,7 +18,8 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
 
   Where things live:
   SVC_SECRET_STORE=keychain|file
-                           force the secret backend (default: the OS keychain, probed)
+                           force the secret backend (default: the OS keychain, probed;
+                           without one, the local profile uses the private file by itself)
   SVC_CONFIG_DIR, SVC_STATE_DIR
                            override the XDG locations of config.json and of the state
   XDG_CACHE_HOME           svc/code-cache there: compiled code kept for quicker starts
@@ -33,7 +34,8 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
 export const EXIT_CODES = `Exit codes (the same with --json, where the error is a JSON object on stderr):
 
   0  ok
-  1  failure (a bug, a disk, an unexpected answer)
+  1  failure (a bug, a disk, an unexpected answer, a TLS certificate svc cannot
+     accept: untrusted issuer, expired, another name, no common TLS version)
   2  usage or invalid input: the message names the flag or field
   3  cancelled (Ctrl-C, "no" at a prompt, consent denied)
   4  authentication needed (401, invalid_client, invalid_grant, no credentials)

@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 
 export const MIN_PREFIX = 6;
 /** Candidates named in an "ambiguous" message; the rest are counted. */
-const NAMED = 10;
+export const NAMED = 10;
 
 export interface IdKind {
   /** What the ID names, for messages: "request ID", "Grant", "receipt". */
@@ -20,6 +20,13 @@ export interface IdKind {
   caseSensitive?: boolean;
 }
 
+/** The known IDs `id` is a prefix of (of any length), sorted: what a selector of several kinds weighs. */
+export function prefixCandidates(id: string, known: readonly string[], kind: IdKind): string[] {
+  const fold = (s: string) => (kind.caseSensitive ? s : s.toLowerCase());
+  const wanted = [fold(id), ...(kind.optionalStart && !id.startsWith(kind.optionalStart) ? [fold(kind.optionalStart + id)] : [])];
+  return known.filter((k) => wanted.some((w) => fold(k).startsWith(w))).sort();
+}
+
 /**
  * The whole ID that `given` stands for among `known`: itself when it is one of them or
  * matches none (the service's or the store's "not found" then speaks), else the one ID it
@@ -30,9 +37,7 @@ export function matchPrefix(given: string, known: Iterable<string>, kind: IdKind
   const id = given.trim();
   const all = [...new Set(known)];
   if (all.includes(id)) return id;
-  const fold = (s: string) => (kind.caseSensitive ? s : s.toLowerCase());
-  const wanted = [fold(id), ...(kind.optionalStart && !id.startsWith(kind.optionalStart) ? [fold(kind.optionalStart + id)] : [])];
-  const matches = all.filter((k) => wanted.some((w) => fold(k).startsWith(w))).sort();
+  const matches = prefixCandidates(id, all, kind);
   if (matches.length === 0) return id;
   const significant = kind.optionalStart && id.startsWith(kind.optionalStart) ? id.length - kind.optionalStart.length : id.length;
   if (significant < MIN_PREFIX) {

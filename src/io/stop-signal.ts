@@ -11,7 +11,7 @@ export function processStopSignal(): StopSignal {
   let dispose = () => {};
   const stopped = new Promise<string>((resolveStop) => {
     const stop = (signal: NodeJS.Signals) => {
-      // Not while the signal is being dispatched: a signal-exit handler (loaded with ora or
+      // Not while the signal is being dispatched: a signal-exit handler (loaded with
       // @inquirer) that then finds itself the only listener re-raises the signal and kills
       // the process before the shutdown has run.
       setImmediate(dispose);

@@ -19,6 +19,11 @@ export interface IOStreams {
   json: boolean;
   /** Terminal width for tables and truncation. */
   columns: number;
+  /**
+   * Spinners and progress bars may redraw stderr: it is a terminal that reports its width
+   * (a terminal of 0 columns gets none), CI is not set (a CI log keeps every frame) and not --json.
+   */
+  redraw: boolean;
 }
 
 /** A person can answer a prompt: stdin and stdout are terminals and nobody said not to ask. */

@@ -2,6 +2,7 @@
 // because it needs node:tty, which the command tree (--help) does not.
 import { isatty } from 'node:tty';
 import { colorEnabled, isCI, type IOStreams } from './streams.js';
+import { reportedColumns } from './terminal-columns.js';
 
 export interface SystemStreamOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -29,5 +30,6 @@ export function systemStreams(opts: SystemStreamOptions): IOStreams {
     noInput: opts.noInputFlag || isCI(opts.env),
     json: opts.json,
     columns: process.stdout.columns || Number(opts.env.COLUMNS) || 100,
+    redraw: stderrIsTTY && reportedColumns(process.stderr) !== undefined && !isCI(opts.env) && !opts.json,
   };
 }

@@ -32,6 +32,7 @@ export function testStreams(overrides: Partial<Omit<IOStreams, 'stdin' | 'stdout
     noInput: true,
     json: false,
     columns: 120,
+    redraw: false,
     ...overrides,
   };
   return {

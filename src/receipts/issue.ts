@@ -11,8 +11,9 @@ import type { CustomerDetails, ReceiptSubmission } from '../contract/receipt.js'
 import type { Recipient } from '../contract/recipient.js';
 import type { ReceiptTemplateRequest } from '../contract/template.js';
 import { keyFingerprint } from '../crypto/keys.js';
-import { NotFoundError, SvcError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { NotRecordedError } from '../store/errors.js';
 import type { Intent, LedgerStore } from '../store/ledger.js';
 import { supplierPartyIdOf } from './document.js';
 import { encryptForRecipients } from './encrypt.js';
@@ -95,6 +96,8 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
       prepared: { idempotencyKey, body: JSON.stringify(built.submission), context },
     });
     intent = reserved.intent;
+    // Another process (another machine of the team) issued it while this one built it.
+    if (intent.state === 'done') return { record: await issuedEarlier(ledger, intent, digest, what), earlier: true };
     if (!reserved.created) resuming(intent, digest, what, 'another svc process started', ui);
   } else resuming(intent, digest, what, 'resuming', ui);
 
@@ -156,7 +159,7 @@ async function complete(ledger: LedgerStore, intent: Intent, record: ReceiptReco
   try {
     await ledger.complete(intent.id, { kind: 'receipt', record });
   } catch (error) {
-    throw new SvcError(
+    throw new NotRecordedError(
       `receipt ${record.templateRequest.documentNumber} was issued as ${record.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`,
       { hint: 'run the same command again once the ledger can be written: it records the receipt without issuing it again', cause: error },
     );

@@ -65,7 +65,8 @@ export async function sendPrepared<T>(
       throw new AlreadySubmittedError(
         `${what} was already submitted${first === undefined ? '' : ` as ${first}`} (Idempotency-Key ${intent.idempotencyKey}); it was not issued again`,
         {
-          hint: 'another machine or an earlier run issued it; to issue a new document give it a new document number (or --idempotency-key)',
+          hint:
+            'the service holds this document already (another machine, or a run whose record this ledger lacks): do not issue it again under another number; finish it where it was started, or `svc db import` that machine\'s ledger',
           cause: error,
         },
       );

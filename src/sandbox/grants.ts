@@ -57,6 +57,17 @@ export function createGrant(
   return record;
 }
 
+/**
+ * The companies with an active Grant for this client application, in the order their
+ * first Grant was made (a platform's companies, for the sandbox's spreading triggers).
+ */
+export function companiesGranting(sandbox: Sandbox, clientId: string): string[] {
+  const companies = new Set<string>();
+  for (const grant of sandbox.state.slice(grantStore).grants.values())
+    if (grant.clientId === clientId && grant.revokedAt === null) companies.add(grant.companyId);
+  return [...companies];
+}
+
 /** Undefined when there is no such Grant; revoking twice changes nothing. */
 export function revokeGrant(sandbox: Sandbox, grantId: string): GrantRecord | undefined {
   const grant = findGrant(sandbox, grantId);

@@ -1,7 +1,10 @@
-// Rate limiting per client (INTERFACE.md "Errors": 429, callers back off and retry): a
-// token bucket per client application (or per company for API-key calls), refilled by the
-// sandbox clock so tests can drain and refill it deterministically. It wraps the router,
-// so every route group is covered without a line of its own.
+// Rate limiting (INTERFACE.md "Errors": 429, callers back off and retry; CONTRACT §8): a
+// token bucket per client application and company, that is per Grant (or per company for
+// API-key calls), so that a platform acting for thousands of companies is limited per
+// company and not starved as a whole. Refilled by the sandbox clock so tests can drain and
+// refill it deterministically; time the clock takes back (`clock reset`, a restart with
+// another offset) refills nothing and costs nothing. It wraps the router, so every route
+// group is covered without a line of its own.
 import type { Sandbox } from './context.js';
 import { findAccessToken, findGrant } from './grants.js';
 import { presentedBearer } from './guard.js';
@@ -54,7 +57,9 @@ function draw(sandbox: Sandbox, { capacity, refillPerSecond }: RateLimitOptions,
   const all = sandbox.state.slice(buckets);
   const now = sandbox.clock.now();
   const bucket = all.get(client) ?? { tokens: capacity, updatedAt: now };
-  bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.updatedAt) / 1000) * refillPerSecond);
+  // Never negative: a clock set back would otherwise take an hour of refill back with it.
+  const elapsedMs = Math.max(0, now - bucket.updatedAt);
+  bucket.tokens = Math.min(capacity, bucket.tokens + (elapsedMs / 1000) * refillPerSecond);
   bucket.updatedAt = now;
   all.set(client, bucket);
   if (bucket.tokens < 1) {
@@ -67,19 +72,30 @@ function draw(sandbox: Sandbox, { capacity, refillPerSecond }: RateLimitOptions,
 }
 
 /**
- * Who is asking, as far as the request says: the client application behind a bearer token
- * or named by `client_id`, or the company of an API key. Anonymous requests and unknown
- * tokens are not counted: they are refused without doing any work.
+ * Who is asking, as far as the request says: the client application and company of a
+ * bearer token's Grant, or of the Grant a token request names; the company of an API key;
+ * else the client application named by `client_id` (a code exchange, before any Grant).
+ * Anonymous requests and unknown tokens are not counted: they are refused without doing
+ * any work.
  */
 function clientOf(sandbox: Sandbox, req: RouteRequest<any, any, any>): string | undefined {
   const bearer = presentedBearer(req);
   const token = bearer === undefined ? undefined : findAccessToken(sandbox, bearer);
   const grant = token && findGrant(sandbox, token.grantId);
-  if (grant) return `client ${grant.clientId}`;
+  if (grant) return `client ${grant.clientId} company ${grant.companyId}`;
   const apiKey = req.headers['x-api-key'];
   const companyId = typeof apiKey === 'string' ? sandbox.state.apiKeys.get(apiKey) : undefined;
   if (companyId !== undefined) return `company ${companyId}`;
+  const named = member(req, 'client_id');
+  if (named === undefined) return undefined;
+  const grantId = member(req, 'grant_id');
+  const namedGrant = grantId === undefined ? undefined : findGrant(sandbox, grantId);
+  return namedGrant?.clientId === named ? `client ${named} company ${namedGrant.companyId}` : `client ${named}`;
+}
+
+/** A non-empty string member of the body (JSON or form) or of the query. */
+function member(req: RouteRequest<any, any, any>, name: string): string | undefined {
   const body: unknown = req.body;
-  const named = typeof body === 'object' && body !== null && 'client_id' in body ? body.client_id : req.query.client_id;
-  return typeof named === 'string' && named !== '' ? `client ${named}` : undefined;
+  const value = typeof body === 'object' && body !== null && name in body ? (body as Record<string, unknown>)[name] : req.query[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

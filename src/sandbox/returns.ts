@@ -22,12 +22,20 @@ export interface QueueRecord extends Issuer {
   updatedAt: string;
 }
 
-// Insertion order is creation order (the sandbox clock never goes back without a reset,
-// which empties the queue), so listing oldest first needs no sort, even for 10,000 items.
+// Insertion order is creation order, so listing oldest first needs no sort, even for 10,000
+// items: requests made now go last (the sandbox clock never goes back without a reset,
+// which empties the queue), and requests dated back (an aged queue) are sorted in once.
 const queue = defineSlice('queue', () => new Map<string, QueueRecord>());
 
-export function enqueue(sandbox: Sandbox, record: QueueRecord): void {
-  sandbox.state.slice(queue).set(record.requestId, record);
+/** Adds requests made together; `datedBack` when their createdAt is earlier than now. */
+export function enqueue(sandbox: Sandbox, records: readonly QueueRecord[], datedBack = false): void {
+  const map = sandbox.state.slice(queue);
+  for (const record of records) map.set(record.requestId, record);
+  if (!datedBack) return;
+  // Every createdAt is the sandbox's own ISO form (UTC, milliseconds), so strings compare as times; the sort is stable.
+  const ordered = [...map.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  map.clear();
+  for (const record of ordered) map.set(record.requestId, record);
 }
 
 /**

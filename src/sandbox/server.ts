@@ -46,7 +46,7 @@ export interface SandboxOptions {
   /** The base clock the sandbox clock advances over (tests pass a fixed one). */
   clock?: Clock;
   autoApprove?: boolean;
-  /** Per client application (or API-key company); default 100 requests of burst, refilled at 50/s. */
+  /** Per client application and company (per Grant, or API-key company); default 100 requests of burst, refilled at 50/s. */
   rateLimit?: RateLimitOptions;
   /** Retry schedule and timeout of webhook deliveries; tests shrink them to milliseconds. */
   webhooks?: WebhookDeliveryOptions;

@@ -81,6 +81,17 @@ export function createSandboxState(fixture: Fixture): SandboxState {
   const customers = new Map<string, Customer>();
   const devices = new Map<string, Device>();
   const apiKeys = new Map<string, string>();
+  // Stores by company, rebuilt whenever `stores` is refilled: a sandbox of thousands of
+  // companies (`--companies`) looks a company's stores up on every request.
+  let storesByCompany = new Map<string, Store[]>();
+  const indexStores = () => {
+    storesByCompany = new Map();
+    for (const store of stores.values()) {
+      const own = storesByCompany.get(store.companyId);
+      if (own) own.push(store);
+      else storesByCompany.set(store.companyId, [store]);
+    }
+  };
   // By name, so that a saved state finds its slices again in the next process.
   const slices = new Map<string, { slice: Slice<unknown>; value: unknown }>();
   // Saved slices whose module has not asked for them yet in this process.
@@ -104,6 +115,7 @@ export function createSandboxState(fixture: Fixture): SandboxState {
       customers.set(customer.id, customer);
       for (const device of own) devices.set(device.id, { ...device, customerId: customer.id });
     }
+    indexStores();
   };
   seed();
 
@@ -116,7 +128,7 @@ export function createSandboxState(fixture: Fixture): SandboxState {
     customers,
     devices,
     apiKeys,
-    storesOf: (companyId) => [...stores.values()].filter((s) => s.companyId === companyId),
+    storesOf: (companyId) => [...(storesByCompany.get(companyId) ?? [])],
     devicesOf: (customerId) => [...devices.values()].filter((d) => d.customerId === customerId),
     slice<T>(slice: Slice<T>): T {
       let entry = slices.get(slice.name);
@@ -141,6 +153,7 @@ export function createSandboxState(fixture: Fixture): SandboxState {
         map.clear();
         for (const [key, value] of entries) map.set(key, value);
       }
+      indexStores();
       slices.clear();
       restored = { ...data.slices };
     },

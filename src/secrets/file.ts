@@ -17,7 +17,15 @@ export function secretsFilePath(configDir: string): string {
   return join(configDir, SECRETS_FILE);
 }
 
-export function fileSecretStore(configDir: string, io: IOStreams): SecretStore {
+/** How the file store speaks when it is not the explicit opt-in (the local profile's fallback). */
+export interface QuietFileStore {
+  /** Said once, when the first entry under this prefix is written. */
+  firstOfPrefix: string;
+  note: string;
+  describe: string;
+}
+
+export function fileSecretStore(configDir: string, io: IOStreams, quiet?: QuietFileStore): SecretStore {
   const path = secretsFilePath(configDir);
 
   async function load(): Promise<Record<string, string>> {
@@ -44,7 +52,7 @@ export function fileSecretStore(configDir: string, io: IOStreams): SecretStore {
   }
 
   let warned = false;
-  async function save(values: Record<string, string>): Promise<void> {
+  async function save(values: Record<string, string>, before: Record<string, string>): Promise<void> {
     try {
       await privateDir(configDir);
     } catch (error) {
@@ -54,6 +62,11 @@ export function fileSecretStore(configDir: string, io: IOStreams): SecretStore {
       await replacePrivateFile(path, `${JSON.stringify(values, null, 2)}\n`);
     } catch (error) {
       throw new SecretStoreError(`cannot write ${path} (${fsErrorCode(error)})`, { cause: error });
+    }
+    if (quiet) {
+      const has = (entries: Record<string, string>) => Object.keys(entries).some((k) => k.startsWith(quiet.firstOfPrefix));
+      if (!has(before) && has(values)) note(io, quiet.note);
+      return;
     }
     // Once per command: a login writes several entries, and one line says it all.
     if (!warned) note(io, `warning: secrets are stored in plain text in ${path} (SVC_SECRET_STORE=file)`);
@@ -76,19 +89,18 @@ export function fileSecretStore(configDir: string, io: IOStreams): SecretStore {
     },
     set: (key, value) =>
       locked(async () => {
-        const values = await load();
-        values[key] = value;
-        await save(values);
+        const before = await load();
+        await save({ ...before, [key]: value }, before);
       }),
     delete: (key) =>
       locked(async () => {
-        const values = await load();
-        if (!Object.hasOwn(values, key)) return false;
-        delete values[key];
-        await save(values);
+        const before = await load();
+        if (!Object.hasOwn(before, key)) return false;
+        const { [key]: _deleted, ...values } = before;
+        await save(values, before);
         return true;
       }),
-    describe: () => `plain-text file ${path}`,
+    describe: () => quiet?.describe ?? `plain-text file ${path}`,
   };
 }
 

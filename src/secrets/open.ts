@@ -1,8 +1,11 @@
 // Picks the secret backend (CLI.md: SVC_SECRET_STORE, default the probed OS keychain, never
 // a silent plain-text fallback), scopes its keys to the profile and lays the environment's
-// credentials over it.
+// credentials over it. One exception to the opt-in: the `local` profile talks to the
+// embedded sandbox, whose secrets are sandbox data, so on a machine without a keychain (SSH,
+// a container) it keeps them in the private file by itself and says so once.
+import { DEFAULT_PROFILE } from '../config/defaults.js';
 import type { Paths } from '../config/paths.js';
-import { UsageError } from '../errors.js';
+import { SecretStoreError, UsageError } from '../errors.js';
 import { note, type IOStreams } from '../io/streams.js';
 import { withEnvSecrets } from './env.js';
 import { fileSecretStore, secretsFilePath } from './file.js';
@@ -43,14 +46,33 @@ export function credentialsFromEnvironment(env: Readonly<Record<string, string |
 
 export async function openSecretStore(opts: OpenSecretStoreOptions): Promise<SecretStore> {
   if (credentialsFromEnvironment(opts.env)) return withEnvSecrets(environmentOnlyStore(opts.io), opts.env);
+  const chosen = chooseSecretBackend(opts.env);
+  const explicit = (opts.env.SVC_SECRET_STORE ?? '') !== '';
   const backend =
-    chooseSecretBackend(opts.env) === 'file'
+    chosen === 'file'
       ? fileSecretStore(opts.paths.configDir, opts.io)
       : await openKeychainStore({
           filePath: secretsFilePath(opts.paths.configDir),
           ...(opts.loadKeyring ? { load: opts.loadKeyring } : {}),
+        }).catch((error: unknown) => {
+          if (explicit || opts.profile !== DEFAULT_PROFILE || !(error instanceof SecretStoreError)) throw error;
+          return sandboxFileStore(opts, error);
         });
   return withEnvSecrets(scopedToProfile(backend, opts.profile), opts.env);
+}
+
+/**
+ * The local profile's store on a machine without a keychain: the private file, with one
+ * note when the profile's first secret lands there instead of a warning on every command.
+ */
+function sandboxFileStore(opts: OpenSecretStoreOptions, unusable: SecretStoreError): SecretStore {
+  const path = secretsFilePath(opts.paths.configDir);
+  const reason = unusable.message.replace(/^no usable OS keychain \((.*)\)$/, '$1');
+  return fileSecretStore(opts.paths.configDir, opts.io, {
+    firstOfPrefix: `${opts.profile}/`,
+    note: `note: no usable OS keychain here (${reason}), so the ${opts.profile} profile keeps its sandbox secrets in ${path}, readable by you only; other profiles need a keychain or SVC_SECRET_STORE=file`,
+    describe: `private file ${path} (the ${opts.profile} profile's sandbox secrets: no usable OS keychain)`,
+  });
 }
 
 /** Holds for this command only; says once, when a token would have been cached, that it is not. */

@@ -62,3 +62,22 @@ export function newIntentValues(draft: NewIntent): unknown[] {
     draft.prepared ? JSON.stringify(draft.prepared.context) : null,
   ];
 }
+
+/** The columns of an intent as it stands, for carrying it into another ledger (`svc db import`). */
+export function intentValues(intent: Intent): unknown[] {
+  return [
+    intent.id,
+    intent.kind,
+    intent.subject,
+    intent.parent ?? null,
+    intent.documentNumber,
+    intent.digest,
+    intent.state,
+    intent.createdAt,
+    intent.pid ?? null,
+    intent.reservation === undefined ? null : JSON.stringify(intent.reservation),
+    intent.idempotencyKey ?? null,
+    intent.body ?? null,
+    intent.context === undefined ? null : JSON.stringify(intent.context),
+  ];
+}

@@ -90,6 +90,20 @@ export interface ReceiptCredits {
   reserved: readonly Intent[];
 }
 
+/**
+ * The part of a return request the merchant accepted (CONTRACT §8 "Partial acceptance"): the
+ * service's PATCH takes only the status, so the part is a decision of record kept here, and
+ * `issue` credits at most it.
+ */
+export interface AcceptedPart {
+  requestId: string;
+  /** Product by product, in the request's units (as `--item PRODUCT_ID:QTY` names them). */
+  items: { productId: string; quantity: number }[];
+  acceptedAt: string;
+  /** Who recorded it: user@host (a colleague on another machine reads it). */
+  acceptedBy: string | undefined;
+}
+
 export interface Reserved {
   intent: Intent;
   /** False: the intent was already open (another run's), and is to be resumed, not started again. */
@@ -103,6 +117,12 @@ export type Completion =
 export interface ImportedRecords {
   receipts: readonly ReceiptRecord[];
   creditNotes: readonly { parent: string; record: CreditNoteRecord }[];
+  /**
+   * Submissions under way (open intents) with their kept bytes and key: carried, so that the
+   * command run again on any machine of the ledger finishes them (the service replays its
+   * answer) and their reservations count meanwhile.
+   */
+  intents?: readonly Intent[] | undefined;
 }
 
 export interface ImportResult {
@@ -110,6 +130,10 @@ export interface ImportResult {
   skipped: number;
   /** What stayed as it was because the ledger holds other content under the same ID. */
   conflicts: { kind: DocumentKind; serviceReceiptId: string }[];
+  /** Open intents carried over (new ones; an intent already there, or whose document is recorded, is not counted). */
+  carried?: number;
+  /** Open intents not carried: the ledger has another submission of the same document under way. */
+  intentConflicts?: { kind: DocumentKind; subject: string; documentNumber: string }[];
 }
 
 export interface StoreStatus {
@@ -136,7 +160,10 @@ export interface LedgerStore {
    * returned with `created: false`, to be resumed.
    */
   reserveCreditNote(parent: string, subject: string, decide: (credits: ReceiptCredits) => NewIntent): Promise<Reserved>;
-  /** Records a receipt intent, or returns the subject's open one (`created: false`). */
+  /**
+   * Records a receipt intent, or returns the subject's open one (`created: false`), or its
+   * last done one when another process finished it meanwhile (`created: false`, state done).
+   */
   reserveReceipt(intent: NewIntent): Promise<Reserved>;
   /**
    * Keeps the exact request for an intent that has none yet, and returns the intent as stored:
@@ -162,6 +189,9 @@ export interface LedgerStore {
   /** Keeps why the merchant rejected a request (the service takes no reason) with its kept item: remember that first; false when none is kept. */
   keepRejection(requestId: string, rejection: Rejection): Promise<boolean>;
   rejection(requestId: string): Promise<Rejection | undefined>;
+  /** Records (or replaces) the part of a request the merchant accepted. */
+  keepAcceptedPart(part: AcceptedPart): Promise<void>;
+  acceptedPart(requestId: string): Promise<AcceptedPart | undefined>;
 
   /**
    * Adds records issued elsewhere (the JSON files of an older svc, another machine's ledger),
@@ -171,6 +201,8 @@ export interface LedgerStore {
   importRecords(records: ImportedRecords): Promise<ImportResult>;
   /** Every receipt and credit note, for `svc db import` into another ledger. */
   allRecords(): Promise<ImportedRecords>;
+  /** Every submission under way (open intents), oldest first. */
+  openIntents(): Promise<Intent[]>;
 
   status(): Promise<StoreStatus>;
   close(): Promise<void>;

@@ -26,7 +26,7 @@ export async function openLedger(f: Factory): Promise<LedgerStore> {
   const url = await databaseUrlOf(f);
   if (url !== undefined) {
     const { openPostgresLedger } = await import('./postgres/ledger.js');
-    return openPostgresLedger(url);
+    return openPostgresLedger(url, { onWait: (text) => note(f.io, text) });
   }
   const dir = profileDir(f);
   await privateDir(f.paths.stateDir);

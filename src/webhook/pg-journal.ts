@@ -2,11 +2,12 @@
 // `svc webhook listen` behind a load balancer share it. A delivery is acknowledged only once
 // its row is committed; the body's SHA-256 is the primary key, so a delivery retried to
 // another listener is a duplicate there; a new delivery is claimed by the listener that
-// stored it for a lease (SVC_WEBHOOK_CLAIM_SECONDS, default 30), and claims that a killed
-// listener left are taken over by the others once their lease ran out (FOR UPDATE SKIP
-// LOCKED, so two listeners never take the same one). While the database is unreachable,
-// `record` rejects and the receiver answers 503, so the sender retries; pg's pool connects
-// again by itself once the database is back. Deliveries that arrive while an insert is in
+// stored it for a lease (SVC_WEBHOOK_CLAIM_SECONDS, default 30) that it renews while it holds
+// the delivery (pg-claims.ts), and claims that a killed listener left are taken over by the
+// others once their lease ran out (FOR UPDATE SKIP LOCKED, so two listeners never take the
+// same one), in batches as fast as they are processed. While the database is unreachable,
+// `record` rejects and the receiver answers 503, so the sender retries, and processing
+// pauses; pg's pool connects again by itself once the database is back. Deliveries that arrive while an insert is in
 // flight go into the next one together: one commit for many acks (group commit), as the
 // file journal does with its fsync.
 import { hostname } from 'node:os';
@@ -15,15 +16,21 @@ import type { Pool } from 'pg';
 import type { Clock } from '../clock.js';
 import { bodyId } from '../crypto/hash.js';
 import { redactDatabaseUrl } from '../store/database-url.js';
-import { databaseError, openPool } from '../store/postgres/ledger.js';
+import { databaseError, openPool } from '../store/postgres/pool.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from '../store/postgres/schema.js';
 import type { Journal, JournalEntry, StoredDelivery } from './journal.js';
+import { createClaimKeeper } from './pg-claims.js';
 
 export const DEFAULT_CLAIM_SECONDS = 30;
 
+/** How many deliveries a listener takes over at once (the others share the rest). */
+export const CATCH_UP_BATCH = 200;
+
 export interface SharedJournal extends Journal {
-  /** Unprocessed deliveries whose claim ran out (a listener died with them), now claimed by this one. */
-  claimAbandoned(): Promise<StoredDelivery[]>;
+  /** Unprocessed deliveries whose claim ran out (a listener died with them), now claimed by this one, oldest first. */
+  claimAbandoned(limit?: number): Promise<StoredDelivery[]>;
+  /** True once the delivery may be processed here (its claim fresh, the journal writable); false: another listener has it. */
+  admit(id: string): Promise<boolean>;
   readonly claimSeconds: number;
 }
 
@@ -38,9 +45,9 @@ interface DeliveryRow {
   error: string | null;
 }
 
-export async function openSharedJournal(url: string, opts: { clock: Clock; claimSeconds?: number }): Promise<SharedJournal> {
+export async function openSharedJournal(url: string, opts: { clock: Clock; claimSeconds?: number; note?: (text: string) => void }): Promise<SharedJournal> {
   // As many connections as a busy sender keeps requests in flight: each ack waits for its commit.
-  const pool: Pool = await openPool(url, 24);
+  const pool: Pool = await openPool(url, { max: 24 });
   const claimSeconds = opts.claimSeconds ?? DEFAULT_CLAIM_SECONDS;
   const me = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   try {
@@ -70,17 +77,21 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
   });
   const deliveryOf = (row: DeliveryRow): StoredDelivery => ({ entry: entryOf(row), raw: row.body, headers: JSON.parse(row.headers) as Record<string, string> });
 
-  async function claimAbandoned(): Promise<StoredDelivery[]> {
+  const claims = createClaimKeeper({ me, claimSeconds, query, note: opts.note ?? (() => undefined) });
+
+  async function claimAbandoned(limit = CATCH_UP_BATCH): Promise<StoredDelivery[]> {
+    const sentAt = performance.now();
     const { rows } = await query(
       `UPDATE svc_webhook_deliveries SET claimed_by = $1, claimed_until = now() + make_interval(secs => $2)
        WHERE id IN (
          SELECT id FROM svc_webhook_deliveries
          WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
-         ORDER BY received_at LIMIT 100
+         ORDER BY received_at LIMIT $3
          FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [me, claimSeconds],
+      [me, claimSeconds, limit],
     );
+    claims.hold((rows as DeliveryRow[]).map((r) => r.id), sentAt);
     return (rows as DeliveryRow[]).sort((a, b) => (a.received_at < b.received_at ? -1 : 1)).map(deliveryOf);
   }
 
@@ -111,6 +122,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
       queue = [];
       try {
         const unique = [...new Map(batch.map((w) => [w.id, w])).values()];
+        const sentAt = performance.now();
         const values = unique.map((_, k) => `($${k * 5 + 1}, $${k * 5 + 2}, $${k * 5 + 3}, $${k * 5 + 4}, $${k * 5 + 5}, $${unique.length * 5 + 1}, now() + make_interval(secs => $${unique.length * 5 + 2}))`);
         const inserted = await query(
           `INSERT INTO svc_webhook_deliveries (id, received_at, event, headers, body, claimed_by, claimed_until)
@@ -118,6 +130,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
           [...unique.flatMap((w) => w.params), me, claimSeconds],
         );
         const fresh = new Map((inserted.rows as DeliveryRow[]).map((r) => [r.id, r]));
+        claims.hold(fresh.keys(), sentAt);
         const stored = fresh.size === unique.length ? fresh : new Map([...(await query('SELECT * FROM svc_webhook_deliveries WHERE id = ANY($1)', [unique.map((w) => w.id)])).rows as DeliveryRow[]].map((r) => [r.id, r]));
         const firstOf = new Map<string, Waiting>();
         for (const w of batch) {
@@ -148,17 +161,12 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
         startDrain();
       });
     },
-    async markProcessed(id, outcome) {
-      await query(`UPDATE svc_webhook_deliveries SET processed_at = $2, ok = $3, error = $4, claimed_by = NULL, claimed_until = NULL WHERE id = $1`, [
-        id,
-        iso(),
-        outcome.ok,
-        outcome.error ?? null,
-      ]);
-    },
+    admit: (id) => claims.admit(id),
+    markProcessed: (id, outcome) => claims.finish(id, outcome),
     takeUnprocessed: () => backlog.splice(0),
     async close() {
       while (draining.size > 0) await Promise.all(draining);
+      await claims.stop();
       // Deliveries claimed but not processed go back at once rather than after the lease.
       await pool.query('UPDATE svc_webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND processed_at IS NULL', [me]).catch(() => undefined);
       await pool.end();
@@ -168,7 +176,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
 
 /** The shared journal's deliveries, newest first (`svc webhook events` with a database URL). */
 export async function listSharedDeliveries(url: string, limit: number): Promise<{ id: string; event: string | null; receivedAt: string; processed: boolean; error?: string }[]> {
-  const pool = await openPool(url, 1);
+  const pool = await openPool(url, { max: 1 });
   try {
     const { rows } = await pool.query('SELECT id, event, received_at, processed_at, ok, error FROM svc_webhook_deliveries ORDER BY received_at DESC LIMIT $1', [limit]);
     return (rows as DeliveryRow[]).map((r) => ({

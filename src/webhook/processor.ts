@@ -148,6 +148,11 @@ export interface ProcessorOptions {
   busy?: (() => boolean) | undefined;
   /** The queue's request ID for a RETURN_REQUESTED ciphertext; undefined when unknown. Never rejects. */
   requestIdOf?: ((ciphertext: string) => Promise<string | undefined>) | undefined;
+  /**
+   * Asked before each delivery is processed (a shared journal: is its claim still this
+   * listener's?); may wait (while outcomes cannot be recorded). False: passed over.
+   */
+  admit?: ((delivery: StoredDelivery) => Promise<boolean>) | undefined;
 }
 
 export interface Processor {
@@ -155,6 +160,8 @@ export interface Processor {
   enqueue(delivery: StoredDelivery, duplicate: boolean): void;
   /** Resolves once the queue is empty. */
   idle(): Promise<void>;
+  /** Deliveries enqueued and not processed yet. */
+  waiting(): number;
   /**
    * Finishes the batch in hand (its events are decrypted already) and leaves the rest
    * unprocessed for the next start; resolves how many were left.
@@ -176,6 +183,8 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   let head = 0;
   let running: Promise<void> | undefined;
   let stopping = false;
+  let onStop: () => void = () => undefined;
+  const stopped = new Promise<false>((resolve) => (onStop = () => resolve(false)));
 
   async function finish(delivery: StoredDelivery, decoded: Decoded): Promise<void> {
     const { entry } = delivery;
@@ -208,8 +217,13 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       const batch = queue.slice(head, head + PROCESSING_BATCH);
       const started = performance.now();
       const decoded = await Promise.all(batch.map((delivery) => decodeDelivery(delivery.raw, opts.decryptor)));
-      for (const [i, delivery] of batch.entries()) await finish(delivery, decoded[i] as Decoded);
-      head += batch.length;
+      for (const [i, delivery] of batch.entries()) {
+        const admitted = opts.admit ? await Promise.race([opts.admit(delivery), stopped]) : true;
+        // A shared journal gives its claims back when it stops: what is not admitted by then is left.
+        if (opts.admit && stopping) break;
+        if (admitted) await finish(delivery, decoded[i] as Decoded);
+        head++;
+      }
       if (!stopping && opts.busy?.()) await sleep(Math.min(MAX_PAUSE_MS, (performance.now() - started) * BUSY_PAUSE_FACTOR));
     }
     queue = queue.slice(head);
@@ -233,8 +247,10 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     async idle() {
       while (running) await running;
     },
+    waiting: () => queue.length - head,
     async stop() {
       stopping = true;
+      onStop();
       while (running) await running;
       return queue.length - head;
     },

@@ -35,6 +35,8 @@ export const LocalSubscription = z.looseObject({
   notificationUrl: NonEmptyString,
   events: z.array(z.string()),
   createdAt: NonEmptyString,
+  /** The Grant it was created under (a subscription belongs to one company); absent in records of an older svc. */
+  grantId: z.string().optional(),
 });
 export type LocalSubscription = z.infer<typeof LocalSubscription>;
 
@@ -116,7 +118,7 @@ export async function subscribe(f: Factory, request: WebhookSubscriptionRequest)
     );
   }
   const { id, name, notificationUrl, events, createdAt } = created;
-  const entry = { id, name, notificationUrl, events, createdAt };
+  const entry = { id, name, notificationUrl, events, createdAt, ...(caller.grantId === undefined ? {} : { grantId: caller.grantId }) };
   await updateLocalSubscriptions(f, (current) => [...current.filter((s) => s.id !== id), entry]);
   return created;
 }
@@ -144,19 +146,24 @@ function sameEvents(a: readonly string[], b: readonly string[]): boolean {
  * Against a service without the list extension (404/405/403), this machine's records count.
  */
 export async function subscribeOnce(f: Factory, request: WebhookSubscriptionRequest): Promise<SubscribeOutcome> {
-  const local = await readLocalSubscriptions(f);
+  // Only this Grant's records: the service lists each company's subscriptions to its own
+  // Grant, so another company's are neither reused nor forgotten here.
+  const grant = (await writeReceiptsCaller(f)).grantId;
+  const local = (await readLocalSubscriptions(f)).filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
   const candidates = local.filter((s) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events));
   let forgotten: string[] = [];
+  let listed: Set<string> | undefined;
   if (candidates.length > 0) {
     const remote = await serviceSubscriptions(f);
     if (remote !== undefined) {
-      const listed = new Set(remote.map((s) => s.id));
-      forgotten = local.filter((s) => !listed.has(s.id)).map((s) => s.id);
+      listed = new Set(remote.map((s) => s.id));
+      // A record of an older svc names no Grant: not listed under this one says nothing of it.
+      forgotten = local.filter((s) => !listed!.has(s.id) && (s.grantId !== undefined || grant === undefined)).map((s) => s.id);
       if (forgotten.length > 0) await forgetLocally(f, forgotten);
     }
     const store = await f.secrets();
     for (const candidate of candidates) {
-      if (forgotten.includes(candidate.id)) continue;
+      if (forgotten.includes(candidate.id) || (listed !== undefined && !listed.has(candidate.id))) continue;
       const secret = await store.get(subscriptionSecretKey(candidate.id));
       if (secret === null || secret === '') continue;
       return { subscription: { ...candidate, secret }, reused: true, forgotten, overlapping: [] };

@@ -165,17 +165,17 @@ describe('requestStream', () => {
         renewed = true;
       },
     };
-    const res = await client.requestStream({ method: 'GET', path: '/credit-note', auth });
+    const res = await client.requestStream({ method: 'GET', path: '/credit-note', auth }, async (r) => ({ ...r, body: await text(r.text) }));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
-    expect(await text(res.text)).toBe(body);
+    expect(res.body).toBe(body);
     expect(sleeps).toHaveLength(1);
   });
 
   it('reads an error answer whole and throws it as for request()', async () => {
     const { client, pool } = setup();
     pool.intercept({ path: '/credit-note' }).reply(403, errorBody('insufficient_scope', 'needs write_receipts'));
-    const error = await rejection(client.requestStream({ method: 'GET', path: '/credit-note' }));
+    const error = await rejection(client.requestStream({ method: 'GET', path: '/credit-note' }, (r) => text(r.text)));
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(403);
   });
@@ -183,8 +183,7 @@ describe('requestStream', () => {
   it('notes in the --debug trace that the body is not shown', async () => {
     const { client, pool, streams } = setup({ debug: true });
     pool.intercept({ path: '/credit-note' }).reply(200, '[{"secret":"x"}]', { headers: JSON_HEADERS });
-    const res = await client.requestStream({ method: 'GET', path: '/credit-note' });
-    await text(res.text);
+    await client.requestStream({ method: 'GET', path: '/credit-note' }, (r) => text(r.text));
     expect(streams.stderr()).toContain('< (body read as it arrives, not shown)');
     expect(streams.stderr()).not.toContain('secret');
   });
@@ -511,9 +510,11 @@ describe('close', () => {
 });
 
 describe('a body cut off', () => {
-  it('is UnavailableError (exit 8) while the streamed text is read', async () => {
-    // Headers and part of a long body, then the connection drops.
+  it('is asked for again from the start, and UnavailableError (exit 8) once the attempts are spent', async () => {
+    // Headers and part of a long body, then the connection drops, every time.
+    let served = 0;
     const server = createHttpServer((_req, res) => {
+      served++;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
       res.write('[{"requestId":"r-1"}');
       setTimeout(() => res.socket?.destroy(), 20);
@@ -521,19 +522,24 @@ describe('a body cut off', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    const client = createApiClient({ baseUrl: `http://127.0.0.1:${address.port}`, io: testStreams().io, debug: false, clock: fixedClock(0) });
+    const client = createApiClient({ baseUrl: `http://127.0.0.1:${address.port}`, io: testStreams().io, debug: false, clock: fixedClock(0), sleep: async () => undefined });
     try {
-      const res = await client.requestStream({ method: 'GET', path: '/credit-note' });
-      const pieces: string[] = [];
+      const readings: string[] = [];
       const error = await rejection(
-        (async () => {
-          for await (const piece of res.text) pieces.push(piece);
-        })(),
+        client.requestStream({ method: 'GET', path: '/credit-note' }, async (res) => {
+          let text = '';
+          try {
+            for await (const piece of res.text) text += piece;
+          } finally {
+            readings.push(text);
+          }
+        }),
       );
-      expect(pieces.join('')).toBe('[{"requestId":"r-1"}');
+      expect(readings).toEqual(Array(4).fill('[{"requestId":"r-1"}'));
+      expect(served).toBe(4);
       expect(error).toBeInstanceOf(UnavailableError);
       expect(exitCodeOf(error)).toBe(ExitCode.unavailable);
-      expect((error as UnavailableError).message).toMatch(new RegExp(`^cannot reach the service at http://127.0.0.1:${address.port} \\(ECONNRESET\\)$`));
+      expect((error as UnavailableError).message).toMatch(new RegExp(`^cannot reach the service at http://127.0.0.1:${address.port} \\(ECONNRESET\\) after 4 attempts$`));
     } finally {
       await client.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

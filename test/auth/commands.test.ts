@@ -5,7 +5,7 @@ import { run as refresh } from '../../src/commands/auth/refresh.js';
 import { run as list } from '../../src/commands/grants/list.js';
 import { run as show } from '../../src/commands/grants/show.js';
 import { run as use } from '../../src/commands/grants/use.js';
-import { AuthError, NotFoundError } from '../../src/errors.js';
+import { ExitCode, NotFoundError, PartialFailureError } from '../../src/errors.js';
 import { CLIENT_SECRET, GRANT, JSON_HEADERS, NOW, errorResponse, rejection, setup, tokenResponse, type SetupOptions } from './setup.js';
 
 let current: ReturnType<typeof setup> | undefined;
@@ -69,19 +69,23 @@ describe('svc grants', () => {
       .reply(200, DETAILS, { headers: JSON_HEADERS });
     await list({ details: true }, f);
     expect(scope).toBe('read_stores');
-    expect(JSON.parse(t.stdout())).toEqual([DETAILS]);
+    expect(JSON.parse(t.stdout())).toEqual([{ ...DETAILS, grantId: GRANT.grant_id, companyId: GRANT.issuer_company_id }]);
   });
 
-  it('list --details still lists the other Grants when one was revoked, and fails with its error', async () => {
+  it('list --details still lists the other Grants when one was revoked: an error element for it, exit 9 (partly failed)', async () => {
     const { f, t, pool } = make({ json: true });
     const tokenFor = (grantId: string) => (body: string) => (JSON.parse(body) as { grant_id: string }).grant_id === grantId;
     pool.intercept({ path: '/oauth2/token', method: 'POST', body: tokenFor(GRANT.grant_id) }).reply(() => tokenResponse('tok-stores', 'read_stores'));
     pool.intercept({ path: '/oauth2/token', method: 'POST', body: tokenFor('g-2') }).reply(() => errorResponse(400, 'invalid_grant'));
     pool.intercept({ path: `/oauth2/grants/${GRANT.grant_id}`, method: 'GET' }).reply(200, DETAILS, { headers: JSON_HEADERS });
     const error = await rejection(list({ details: true }, f));
-    expect(error).toBeInstanceOf(AuthError);
-    expect((error as AuthError).message).toContain('g-2');
-    expect(JSON.parse(t.stdout())).toEqual([DETAILS]);
+    expect(error).toBeInstanceOf(PartialFailureError);
+    expect((error as PartialFailureError).exitCode).toBe(ExitCode.partial);
+    expect(JSON.parse(t.stdout())).toEqual([
+      { ...DETAILS, grantId: GRANT.grant_id, companyId: GRANT.issuer_company_id },
+      { grantId: 'g-2', companyId: OTHER.issuer_company_id, error: expect.objectContaining({ code: 'authentication_required', exitCode: ExitCode.auth, message: expect.stringContaining('g-2') }) },
+    ]);
+    expect(t.stderr()).toBe('');
   });
 
   it('show prints the Grant with its stores', async () => {

@@ -345,7 +345,8 @@ describe('choosing the Grant', () => {
 
   it('--grant > SVC_GRANT_ID > the profile default > the only Grant', () => {
     const auth = { grants: [g('a'), g('b')], companies: [], grant: 'b' };
-    expect(chooseGrant(auth, settingsWith({ SVC_GRANT_ID: 'env' }, 'b'), 'flag')).toBe('flag');
+    expect(chooseGrant(auth, settingsWith({ SVC_GRANT_ID: 'env' }, 'b'), 'a')).toBe('a');
+    expect(chooseGrant(auth, resolveSettings({ flags: { grant: 'a' }, env: { SVC_GRANT_ID: 'env' }, config: memoryConfigStore({ local: { grant: 'b' } }) }))).toBe('a');
     expect(chooseGrant(auth, settingsWith({ SVC_GRANT_ID: 'env' }, 'b'))).toBe('env');
     expect(chooseGrant(auth, settingsWith({}, 'b'))).toBe('b');
     expect(chooseGrant({ grants: [g('only')], companies: [], grant: undefined }, settingsWith({}))).toBe('only');

@@ -67,6 +67,7 @@ describe('argv → options', () => {
     ]);
     expect(await parseArgv(['credit-note', 'show', 'req-1', '--reveal'])).toEqual([{ requestId: 'req-1', reveal: true }]);
     expect(await parseArgv(['credit-note', 'accept', 'req-1', '--partial'])).toEqual([{ requestIds: ['req-1'], partial: true }]);
+    expect(await parseArgv(['credit-note', 'accept', 'req-1', '--item', 'milk:1', '--item', 'bread:2'])).toEqual([{ requestIds: ['req-1'], partial: false, item: ['milk:1', 'bread:2'] }]);
     expect(await parseArgv(['credit-note', 'reject', 'req-1', 'req-2', '--yes'])).toEqual([{ requestIds: ['req-1', 'req-2'], yes: true }]);
     expect(await parseArgv(['credit-note', 'complete', 'req-1'])).toEqual([{ requestIds: ['req-1'], yes: undefined }]);
     expect(await parseArgv(['credit-note', 'status', 'req-1', 'REJECTED'])).toEqual([{ requestId: 'req-1', status: 'REJECTED' }]);
@@ -341,10 +342,9 @@ describe('credit-note show', () => {
 describe('status changes', () => {
   it.each([
     ['accept', () => accept.run({ requestIds: ['req-1'], partial: false }, currentHarness.f), 'ACCEPTED'],
-    ['accept --partial', () => accept.run({ requestIds: ['req-1'], partial: true }, currentHarness.f), 'PARTIALLY_ACCEPTED'],
     ['reject', () => reject.run({ requestIds: ['req-1'], yes: true }, currentHarness.f), 'REJECTED'],
     ['complete', () => complete.run({ requestIds: ['req-1'], yes: true }, currentHarness.f), 'COMPLETED'],
-    ['status', () => setStatus({ requestId: 'req-1', status: 'partially_accepted' }, currentHarness.f), 'PARTIALLY_ACCEPTED'],
+    ['status', () => setStatus({ requestId: 'req-1', status: 'accepted' }, currentHarness.f), 'ACCEPTED'],
   ])('%s sends PATCH { status } and prints "requestId STATUS"', async (_verb, runVerb, status) => {
     currentHarness = await harness();
     // IDs that are not whole UUIDs are looked up in the queue first (prefixes).

@@ -1,5 +1,6 @@
 // `svc completion install` on a fresh account, then a real interactive shell in a real
 // terminal (tmux): <Tab> completes a command, and a live value (a profile from config).
+import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,6 +48,7 @@ describe('svc completion install', () => {
     for (let i = 0; i < 2; i++) {
       const r = await runSvc(['completion', 'install', '--shell', 'zsh'], { env });
       expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/checked in a new zsh: svc<Tab> completes/);
     }
     const rc = await readFile(join(home, '.zshrc'), 'utf8');
     expect(rc.match(/fpath=\(~\/\.zfunc \$fpath\)/g)).toHaveLength(1);
@@ -79,13 +81,44 @@ describe('svc completion install', () => {
     expect(await tabIn('bash -i', env, 'svc --profile prod')).toContain('svc --profile production');
   }, 60_000);
 
+  it('bash with the .bashrc of /etc/skel but no bash-completion package: install checks in bash, adds the line, and Tab completes', async (ctx) => {
+    const missing = requireTools(['tmux', 'bash']);
+    if (missing) return ctx.skip(missing);
+    const { home, env } = await account();
+    // /etc/skel's lines, with the package's files where this machine has none.
+    const skel = `if ! shopt -oq posix; then\n  if [ -f ${home}/no-package/bash_completion ]; then\n    . ${home}/no-package/bash_completion\n  elif [ -f ${home}/no-package/etc/bash_completion ]; then\n    . ${home}/no-package/etc/bash_completion\n  fi\nfi\n`;
+    await writeFile(join(home, '.bashrc'), skel);
+    const r = await runSvc(['completion', 'install', 'bash'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/checked in a new bash: svc<Tab> completes/);
+    expect(await tabIn('bash -i', env, 'svc credit-note po')).toContain('svc credit-note poll');
+    const again = await runSvc(['completion', 'install', 'bash'], { env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect((await readFile(join(home, '.bashrc'), 'utf8')).match(/bash-completion\/completions\/svc \]/g)).toHaveLength(1);
+  }, 60_000);
+
+  it('bash with bash-completion loaded: the script in its user directory is enough, checked, ~/.bashrc untouched', async (ctx) => {
+    const missing = requireTools(['tmux', 'bash']) ?? (existsSync('/usr/share/bash-completion/bash_completion') ? undefined : 'bash-completion is not installed');
+    if (missing) return ctx.skip(missing);
+    const { home, env } = await account();
+    const rc = 'if [ -f /usr/share/bash-completion/bash_completion ]; then\n  . /usr/share/bash-completion/bash_completion\nfi\n';
+    await writeFile(join(home, '.bashrc'), rc);
+    const r = await runSvc(['completion', 'install', 'bash'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/checked in a new bash: svc<Tab> completes/);
+    expect(await readFile(join(home, '.bashrc'), 'utf8')).toBe(rc);
+    expect(await tabIn('bash -i', env, 'svc credit-note po')).toContain('svc credit-note poll');
+  }, 60_000);
+
   it('bash and fish: the script where each looks on a fresh account, directories made', async (ctx) => {
     const missing = requireTools(['tmux', 'fish']);
     if (missing) return ctx.skip(missing);
     const { home, env } = await account();
     expect((await runSvc(['completion', 'install', '--shell', 'bash'], { env })).exitCode).toBe(0);
     expect(await readFile(join(home, '.local', 'share', 'bash-completion', 'completions', 'svc'), 'utf8')).toContain('complete -F _svc svc');
-    expect((await runSvc(['completion', 'install', 'fish'], { env })).exitCode).toBe(0);
+    const fish = await runSvc(['completion', 'install', 'fish'], { env });
+    expect(fish.exitCode, fish.stderr).toBe(0);
+    expect(fish.stderr).toMatch(/checked in a new fish: svc<Tab> completes/);
     expect(await readFile(join(home, '.config', 'fish', 'completions', 'svc.fish'), 'utf8')).toContain('complete -c svc');
     expect(await tabIn('fish', env, 'svc --profile prod')).toContain('svc --profile production');
   }, 60_000);

@@ -105,12 +105,14 @@ describe('two issues against the same receipt at once', () => {
 });
 
 describe('a return accepted in part', () => {
-  it('accept --partial → issue --item: the credit note holds only that part, prorated; --complete completes the request', async () => {
+  it('accepted in part elsewhere (no part recorded) → issue --item: the credit note holds only that part, prorated; --complete completes the request', async () => {
     const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const { requestId } = await json<{ requestId: string }>([
       'sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:2`, '--item', `${WATER}:3`,
     ]);
-    await m.svc(['credit-note', 'accept', requestId, '--partial']);
+    // Another client (or an older svc) accepted it in part: the service knows the status, no ledger knows the part.
+    await m.svc(['credit-note', 'poll']);
+    await m.svc(['api', 'PATCH', `/credit-note/requests/${requestId}/status`, '--field', 'status=PARTIALLY_ACCEPTED']);
 
     // Without the part named, nothing is credited.
     const unnamed = await runSvc(['credit-note', 'issue', requestId, '--yes'], { home: m.home, env: m.env });
@@ -149,5 +151,67 @@ describe('a return accepted in part', () => {
     expect(queue.find((q) => q.requestId === requestId)?.status).toBe('COMPLETED');
     const [recorded] = await localCreditNotes(serviceReceiptId);
     expect(recorded).toMatchObject({ serviceReceiptId: issued.serviceReceiptId, lines: [{ productId: WATER, quantity: 2 }] });
+  });
+});
+
+describe('the accepted part, a decision of record (CONTRACT §8)', () => {
+  const trigger = async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    // Milk 2, water 3, bread 1: three lines.
+    const { requestId } = await json<{ requestId: string }>([
+      'sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:2`, '--item', `${WATER}:3`, '--item', `${BREAD}:1`,
+    ]);
+    return { serviceReceiptId, requestId };
+  };
+
+  it('accept --partial --item keeps the part (2 of 3 lines); issue with more exits 2 and sends nothing; issue alone credits exactly the part', async () => {
+    const { serviceReceiptId, requestId } = await trigger();
+    // --partial off a terminal without the part: exit 2 naming --item, nothing moved.
+    const unnamed = await runSvc(['credit-note', 'accept', requestId, '--partial'], { home: m.home, env: m.env });
+    expect(unnamed.exitCode, unnamed.stderr).toBe(2);
+    expect(unnamed.stderr).toContain('needs the part: name it with --item PRODUCT_ID:QTY');
+    expect((await json<{ requestId: string; status: string }[]>(['credit-note', 'poll'])).find((q) => q.requestId === requestId)?.status).toBe('PENDING');
+
+    const accepted = await json<{ status: string; acceptedPart: unknown }>(['credit-note', 'accept', requestId, '--item', `${MILK}:1`, '--item', `${WATER}:3`]);
+    expect(accepted).toMatchObject({ status: 'PARTIALLY_ACCEPTED', acceptedPart: [{ productId: MILK, quantity: 1 }, { productId: WATER, quantity: 3 }] });
+
+    // show prints the part; its --json carries it.
+    const shown = await runSvc(['credit-note', 'show', requestId], { home: m.home, env: m.env });
+    expect(shown.stdout).toMatch(new RegExp(`accepted part\\s+${MILK}:1 ${WATER}:3 \\(recorded `));
+    expect((await json<{ acceptedPart: { items: unknown[] } }>(['credit-note', 'show', requestId])).acceptedPart.items).toEqual([
+      { productId: MILK, quantity: 1 },
+      { productId: WATER, quantity: 3 },
+    ]);
+
+    // More than the part — the whole request, or a line beyond it — is refused before anything is sent.
+    const before = await sandboxCreditNotes();
+    for (const more of [[`${MILK}:2`, `${WATER}:3`, `${BREAD}:1`], [`${BREAD}:1`], [`${MILK}:2`]]) {
+      const refused = await runSvc(['credit-note', 'issue', requestId, '--yes', ...more.flatMap((i) => ['--item', i])], { home: m.home, env: m.env });
+      expect(refused.exitCode, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(`return request ${requestId} was accepted in part (${MILK}:1 ${WATER}:3, recorded `);
+      const dry = await runSvc(['credit-note', 'issue', requestId, '--dry-run', ...more.flatMap((i) => ['--item', i])], { home: m.home, env: m.env });
+      expect(dry.exitCode, dry.stderr).toBe(2);
+    }
+    expect(await sandboxCreditNotes()).toEqual(before);
+
+    // No --item: exactly the part.
+    const issued = await json<{ serviceReceiptId: string; lines: { productId: string; quantity: number }[] }>(['credit-note', 'issue', requestId, '--yes']);
+    expect(issued.lines.map((l) => [l.productId, l.quantity])).toEqual([
+      [MILK, 1],
+      [WATER, 3],
+    ]);
+    expect([...(await sandboxCreditNotes())].filter((id) => !before.has(id))).toEqual([issued.serviceReceiptId]);
+    const [recorded] = await localCreditNotes(serviceReceiptId);
+    expect(recorded?.lines.map((l) => [l.productId, l.quantity])).toEqual([
+      [MILK, 1],
+      [WATER, 3],
+    ]);
+  });
+
+  it('issue --item may lower the recorded part', async () => {
+    const { requestId } = await trigger();
+    await m.svc(['credit-note', 'accept', requestId, '--item', `${MILK}:2`, '--item', `${WATER}:3`]);
+    const issued = await json<{ lines: { productId: string; quantity: number }[] }>(['credit-note', 'issue', requestId, '--yes', '--item', `${WATER}:1`]);
+    expect(issued.lines.map((l) => [l.productId, l.quantity])).toEqual([[WATER, 1]]);
   });
 });

@@ -87,33 +87,49 @@ describe.skipIf(skipKeychain !== undefined)(`with a real Secret Service${skipKey
 });
 
 describe.skipIf(notLinux !== undefined)(`without a Secret Service${notLinux ? ` (skipped: ${notLinux})` : ''}`, () => {
-  it('refuses to store a secret, naming SVC_SECRET_STORE=file; with it, keeps the secret in a 0600 file', async () => {
+  it('refuses to store a secret of a profile but local, naming SVC_SECRET_STORE=file; with it, keeps the secret in a 0600 file', async () => {
     const nowhere = svcEnv({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}` });
+    const production = ['--profile', 'production'];
 
-    const refused = await svc(['auth', 'set-secret', '--stdin'], nowhere, SECRET);
+    const refused = await svc([...production, 'auth', 'set-secret', '--stdin'], nowhere, SECRET);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain('no usable OS keychain');
     expect(refused.stderr).toContain('SVC_SECRET_STORE=file');
     expect(refused.stderr).not.toContain(SECRET);
     expect(existsSync(join(configDir, 'secrets.json'))).toBe(false);
 
-    const status = await svc(['auth', 'status', '--json'], nowhere);
-    expect(status.exitCode).toBe(1);
+    // A report of this machine: exit 0 (README), the store's failure in it and its hint on stderr.
+    const status = await svc([...production, 'auth', 'status', '--json'], nowhere);
+    expect(status.exitCode).toBe(0);
     expect(JSON.parse(status.stdout).secretStore).toMatchObject({ backend: 'keychain', description: null });
     expect(status.stderr).toContain('SVC_SECRET_STORE=file');
 
     const fileEnv = { ...nowhere, SVC_SECRET_STORE: 'file' };
-    const stored = await svc(['auth', 'set-secret', '--stdin'], fileEnv, `${SECRET}\n`);
+    const stored = await svc([...production, 'auth', 'set-secret', '--stdin'], fileEnv, `${SECRET}\n`);
     expect(stored.exitCode).toBe(0);
     const path = join(configDir, 'secrets.json');
     expect(stored.stderr).toContain(`warning: secrets are stored in plain text in ${path} (SVC_SECRET_STORE=file)`);
     expect(stored.stderr).not.toContain(SECRET);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect((await stat(configDir)).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'local/client-secret': SECRET });
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'production/client-secret': SECRET });
 
-    const fileStatus = await svc(['auth', 'status', '--json'], fileEnv);
+    const fileStatus = await svc([...production, 'auth', 'status', '--json'], fileEnv);
     expect(fileStatus.exitCode).toBe(0);
     expect(JSON.parse(fileStatus.stdout).secrets['client-secret']).toEqual({ set: true, source: 'file' });
+  });
+
+  it('keeps the local profile\'s sandbox secrets in the private file by itself, saying so once', async () => {
+    const nowhere = svcEnv({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}` });
+    const path = join(configDir, 'secrets.json');
+    const first = await svc(['auth', 'set-secret', '--stdin'], nowhere, `${SECRET}\n`);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(new RegExp(`^note: no usable OS keychain here \\(.*\\), so the local profile keeps its sandbox secrets in ${path.replace(/[.]/g, '\\.')}`, 'm'));
+    expect(first.stderr).not.toContain(SECRET);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const second = await svc(['auth', 'set-secret', '--stdin'], nowhere, `${SECRET}-2\n`);
+    expect(second.exitCode).toBe(0);
+    expect(second.stderr).not.toMatch(/^note:/m);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'local/client-secret': `${SECRET}-2` });
   });
 });

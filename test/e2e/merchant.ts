@@ -42,10 +42,10 @@ export async function receiptDatedToday(dirs: TempDirs, documentNumber?: string)
   return file;
 }
 
-/** Stop `merchant.sandbox` in afterAll. */
-export async function startMerchant(dirs: TempDirs): Promise<Merchant> {
+/** Stop `merchant.sandbox` in afterAll. `sandboxArgs`: more flags of `sandbox start`, e.g. `--companies 50`. */
+export async function startMerchant(dirs: TempDirs, sandboxArgs: readonly string[] = []): Promise<Merchant> {
   const fixture = await fixtureWithOwnRedirect(dirs);
-  const sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve']);
+  const sandbox = await startSandbox(['--fixture', fixture.path, '--auto-approve', ...sandboxArgs]);
   const home = await makeSvcHome(dirs);
   const env = { SVC_BASE_URL: sandbox.url };
   const svc = async (args: readonly string[]) => {
@@ -73,11 +73,11 @@ export async function startMerchant(dirs: TempDirs): Promise<Merchant> {
  * The merchant of a test file: started before its tests, stopped (and its directories
  * removed) after them. Read `merchant()` inside tests and hooks, once it has started.
  */
-export function useMerchant(): { merchant(): Merchant; dirs: TempDirs } {
+export function useMerchant(sandboxArgs: readonly string[] = []): { merchant(): Merchant; dirs: TempDirs } {
   const dirs = tempDirs();
   let started: Merchant | undefined;
   beforeAll(async () => {
-    started = await startMerchant(dirs);
+    started = await startMerchant(dirs, sandboxArgs);
   });
   afterAll(async () => {
     await started?.sandbox.stop();

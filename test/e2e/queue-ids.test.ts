@@ -149,7 +149,7 @@ describe('poll filters against a queue with every status and several receipts', 
       await m.svc(['credit-note', 'accept', accepted]);
       status[accepted] = 'ACCEPTED';
       const partial = await request(receipt);
-      await m.svc(['credit-note', 'accept', '--partial', partial]);
+      await m.svc(['credit-note', 'accept', '--partial', partial, '--item', '4001234567890:1']);
       status[partial] = 'PARTIALLY_ACCEPTED';
       const rejected = await request(receipt);
       await m.svc(['credit-note', 'reject', '--yes', rejected]);

@@ -1,7 +1,7 @@
 // The README's tour, run exactly as written: its first line (terminal 1) in the background,
 // the rest (terminal 2) as one bash script, with `svc` on PATH, from the repository's
 // directory, in a fresh home. A tour that fails for a newcomer fails here first.
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,36 +19,66 @@ async function tourBlock(): Promise<string[]> {
   return block.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.trim() !== '');
 }
 
+/** The environment of a machine with no D-Bus at all (SSH, a container): no session bus address, an empty runtime directory. */
+function withoutDbus(env: Record<string, string>, runtime: string): Record<string, string> {
+  const { DBUS_SESSION_BUS_ADDRESS: _bus, DISPLAY: _display, SVC_SECRET_STORE: _store, ...rest } = env;
+  return { ...rest, XDG_RUNTIME_DIR: runtime };
+}
+
+/** Runs the tour in a fresh home; returns terminal 2's output. */
+async function runTour(opts: { noDbus: boolean }) {
+  const [first, ...rest] = await tourBlock();
+  expect(first).toMatch(/^svc sandbox start/);
+  const bin = await dirs.make('svc-tour-bin-');
+  await writeFile(join(bin, 'svc'), `#!/bin/sh\nexec node ${svcBin} "$@"\n`);
+  await chmod(join(bin, 'svc'), 0o755);
+  const home = await makeSvcHome(dirs);
+  const base = { ...svcEnv(home), PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: await dirs.make('svc-tour-home-') };
+  const env = opts.noDbus ? withoutDbus(base, await dirs.make('svc-tour-runtime-')) : base;
+
+  const terminal1 = execa('bash', ['-c', first!], { env, extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
+  let sandboxOut = '';
+  terminal1.stdout?.on('data', (c: Buffer) => (sandboxOut += c.toString()));
+  try {
+    for (const deadline = Date.now() + 20_000; !sandboxOut.includes('listening on'); ) {
+      if (Date.now() > deadline || terminal1.exitCode !== null) throw new Error(`terminal 1 did not start the sandbox (is port 8787 free?):\n${sandboxOut}${String((await terminal1).stderr)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const script = join(bin, 'tour.sh');
+    await writeFile(script, `set -euo pipefail\n${rest.join('\n')}\n`);
+    const terminal2 = await execa('bash', ['-x', script], { env, extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', timeout: 120_000 });
+    expect(terminal2.exitCode, `${terminal2.stdout}\n${terminal2.stderr}`).toBe(0);
+    // Every step did its part: devices got the receipt, the receiver heard both events, the credit note went out.
+    expect(terminal2.stdout).toMatch(/DELIVERED/);
+    expect(terminal2.stderr).toMatch(/issued to 3 devices of email alice@example.com/);
+    expect(terminal2.stderr).toMatch(/credit note CN-R-2025-000871-1 issued to 3 devices/);
+    expect(terminal2.stderr).toContain('--> CREDIT_NOTE_CREATED');
+    return { home, env, stderr: terminal2.stderr };
+  } finally {
+    terminal1.kill('SIGTERM');
+    await terminal1;
+  }
+}
+
 describe('the README tour', () => {
   it('runs as written on a fresh machine', async () => {
-    const [first, ...rest] = await tourBlock();
-    expect(first).toMatch(/^svc sandbox start/);
-    const bin = await dirs.make('svc-tour-bin-');
-    await writeFile(join(bin, 'svc'), `#!/bin/sh\nexec node ${svcBin} "$@"\n`);
-    await chmod(join(bin, 'svc'), 0o755);
-    const home = await makeSvcHome(dirs);
-    const env = { ...svcEnv(home), PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: await dirs.make('svc-tour-home-') };
+    await runTour({ noDbus: false });
+  }, 180_000);
 
-    const terminal1 = execa('bash', ['-c', first!], { env, extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
-    let sandboxOut = '';
-    terminal1.stdout?.on('data', (c: Buffer) => (sandboxOut += c.toString()));
-    try {
-      for (const deadline = Date.now() + 20_000; !sandboxOut.includes('listening on'); ) {
-        if (Date.now() > deadline || terminal1.exitCode !== null) throw new Error(`terminal 1 did not start the sandbox (is port 8787 free?):\n${sandboxOut}${String((await terminal1).stderr)}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const script = join(bin, 'tour.sh');
-      await writeFile(script, `set -euo pipefail\n${rest.join('\n')}\n`);
-      const terminal2 = await execa('bash', [script], { env, extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', timeout: 120_000 });
-      expect(terminal2.exitCode, `${terminal2.stdout}\n${terminal2.stderr}`).toBe(0);
-      // Every step did its part: devices got the receipt, the receiver heard both events, the credit note went out.
-      expect(terminal2.stdout).toMatch(/DELIVERED/);
-      expect(terminal2.stderr).toMatch(/issued to 3 devices of email alice@example.com/);
-      expect(terminal2.stderr).toMatch(/credit note CN-R-2025-000871-1 issued to 3 devices/);
-      expect(terminal2.stderr).toContain('--> CREDIT_NOTE_CREATED');
-    } finally {
-      terminal1.kill('SIGTERM');
-      await terminal1;
-    }
+  // SSH, a container, a CI runner: no keychain. The local profile is sandbox data, so svc
+  // keeps its secrets in the private file by itself, and says so once.
+  it('runs as written on a machine without D-Bus (no keychain), saying once where the secrets are', async () => {
+    const { home, env, stderr } = await runTour({ noDbus: true });
+    const notes = stderr.match(/^note: no usable OS keychain.*$/gm) ?? [];
+    expect(notes, stderr).toHaveLength(1);
+    expect(notes[0]).toContain(join(home.configDir, 'secrets.json'));
+    expect(stderr).not.toContain('SVC_SECRET_STORE=file)');
+    expect((await stat(join(home.configDir, 'secrets.json'))).mode & 0o777).toBe(0o600);
+    // `auth status` reads local state and exits 0, naming where the secrets are.
+    const status = await execa('node', [svcBin, 'auth', 'status'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^secret store +private file .*secrets\.json/m);
+    expect(status.stdout).toMatch(/^private-key +1 key pair of `svc keys`/m);
+    expect(status.stderr).toBe('');
   }, 180_000);
 });

@@ -48,6 +48,11 @@ describe('svc sandbox start', () => {
     expect(sandbox.stderr()).not.toContain('cs_sandbox_');
   });
 
+  it('on a port other than 8787, says on stderr how to point svc at it (the first stdout line unchanged)', async () => {
+    await sandbox.waitForStderr('press Ctrl-C to stop');
+    expect(sandbox.stderr()).toMatch(new RegExp(`^export SVC_BASE_URL=${sandbox.url.replace(/[.]/g, '\\.')}\\s`, 'm'));
+  });
+
   it('answers an unknown route with 404 and the contract error body', async () => {
     const res = await fetch(`${sandbox.url}/no/such/route`);
     expect(res.status).toBe(404);

@@ -85,6 +85,38 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(status.counts.openIntents).toBe(0);
   });
 
+  it('a part accepted on one machine is the part the other credits: more exits 2 with nothing sent, no --item credits exactly it', async () => {
+    const MILK = '4001234567890';
+    const WATER = '4001111222333';
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:2`, '--item', `${WATER}:3`, '--item', `${EGGS}:1`]);
+    await json(m.home, ['credit-note', 'accept', requestId, '--item', `${MILK}:1`, '--item', `${WATER}:3`]);
+    const before = await serviceCreditNotes();
+    const more = await on(other, ['credit-note', 'issue', requestId, '--yes', '--item', `${MILK}:2`, '--item', `${WATER}:3`, '--item', `${EGGS}:1`]);
+    expect(more.exitCode, more.stderr).toBe(2);
+    expect(more.stderr).toContain(`was accepted in part (${MILK}:1 ${WATER}:3, recorded `);
+    expect(await serviceCreditNotes()).toEqual(before);
+    const issued = await json<{ lines: { productId: string; quantity: number }[] }>(other, ['credit-note', 'issue', requestId, '--yes']);
+    expect(issued.lines.map((l) => [l.productId, l.quantity])).toEqual([
+      [MILK, 1],
+      [WATER, 3],
+    ]);
+  });
+
+  it('five machines sending one receipt at once: all exit 0, one receipt on the service (the others say it was already issued)', async () => {
+    const homes = [m.home, other];
+    for (let i = homes.length; i < 5; i++) {
+      const home = await makeSvcHome(dirs);
+      await cp(m.home.configDir, home.configDir, { recursive: true });
+      homes.push(home);
+    }
+    const file = await m.newReceiptFile();
+    const runs = await Promise.all(homes.map((home) => on(home, ['receipt', 'send', '--file', file, '--email', 'alice@example.com'])));
+    const outcomes = runs.map((r, k) => `machine ${k}: exit ${r.exitCode}\n${r.stderr}`).join('\n');
+    expect(runs.map((r) => r.exitCode), outcomes).toEqual([0, 0, 0, 0, 0]);
+    expect(new Set(runs.map((r) => r.stdout.trim())).size, outcomes).toBe(1);
+  });
+
   it('what one machine issued the other lists; db status names the engine and the database without its password', async () => {
     const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const listed = await json<{ serviceReceiptId: string }[]>(other, ['receipt', 'list']);
@@ -100,7 +132,7 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(config.stdout).not.toContain(pg.password);
   });
 
-  it('the password works from PGPASSWORD; a stored database-url with a password is refused; a wrong password exits 1 without showing it', async () => {
+  it('the password works from PGPASSWORD; a stored database-url with a password is refused; a wrong password exits 4 (authentication) without showing it', async () => {
     const bare = url.replace(`:${pg.password}@`, '@');
     const viaEnv = await on(other, ['db', 'status'], { SVC_DATABASE_URL: bare, PGPASSWORD: pg.password });
     expect(viaEnv.exitCode, viaEnv.stderr).toBe(0);
@@ -109,8 +141,9 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(stored.stderr).toContain('database-url must not hold a password');
     expect(stored.stderr).not.toContain(pg.password);
     const wrong = await on(other, ['db', 'status'], { SVC_DATABASE_URL: url.replace(pg.password, 'not-the-password') });
-    expect(wrong.exitCode).toBe(1);
+    expect(wrong.exitCode).toBe(4);
     expect(wrong.stderr).toContain('postgres://svc:***@');
+    expect(wrong.stderr).toContain('refused the login');
     expect(wrong.stderr).not.toContain('not-the-password');
   });
 
@@ -125,5 +158,39 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(again).toMatchObject({ inserted: 0, skipped: 1 });
     const listed = await json<{ serviceReceiptId: string }[]>(other, ['receipt', 'list']);
     expect(listed.map((r) => r.serviceReceiptId)).toContain(embedded.stdout.trim());
+  });
+
+  it('db import carries a submission under way: the credit note killed after the service accepted it is finished on the shared ledger, once', async () => {
+    const local = await makeSvcHome(dirs);
+    await cp(m.home.configDir, local.configDir, { recursive: true });
+    const sent = await runSvc(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com'], { home: local, env: m.env });
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const serviceReceiptId = sent.stdout.trim();
+    const { requestId } = await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${EGGS}:1`]);
+    const before = await serviceCreditNotes();
+    // On the embedded ledger (no database yet), killed once the service has issued it.
+    const proxy = await startHoldProxy(m.sandbox.url, { hold: (method, path) => method === 'POST' && path === '/credit-note/encrypted', when: 'after' });
+    const child = execa('node', [svcBin, 'credit-note', 'issue', requestId, '--yes'], {
+      env: svcEnv(local, { SVC_BASE_URL: proxy.url }),
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+    });
+    await proxy.held;
+    child.kill('SIGKILL');
+    await child;
+    await proxy.close();
+
+    const imported = await json<{ carried: number; intentConflicts: unknown[] }>(local, ['db', 'import']);
+    expect(imported).toMatchObject({ carried: 1, intentConflicts: [] });
+    // Finished from the other machine: the service replays its answer; one credit note, in the shared ledger.
+    const rerun = await on(other, ['credit-note', 'issue', requestId, '--yes']);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toContain('resuming the submission of credit note');
+    const created = [...(await serviceCreditNotes())].filter((id) => !before.has(id));
+    expect(created).toEqual([rerun.stdout.trim()]);
+    const shared = await json<{ counts: { openIntents: number } }>(other, ['db', 'status']);
+    expect(shared.counts.openIntents).toBe(0);
   });
 });

@@ -4,6 +4,8 @@
 // processed, and none by two live listeners; and the database stopped mid-burst — 503 while
 // it is down, nothing acknowledged lost, processing resumed once it is back.
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -44,8 +46,8 @@ interface Listener {
   stderr(): string;
 }
 
-async function startListener(home: SvcHome, env: Record<string, string>, port = '0'): Promise<Listener> {
-  const child = execa('node', [svcBin, 'webhook', 'listen', '--port', port, '--json'], { env: svcEnv(home, env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', forceKillAfterDelay: 5_000 });
+async function startListener(home: SvcHome, env: Record<string, string>, port = '0', args: string[] = []): Promise<Listener> {
+  const child = execa('node', [svcBin, 'webhook', 'listen', '--port', port, '--json', ...args], { env: svcEnv(home, env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', forceKillAfterDelay: 5_000 });
   let stderr = '';
   let stdout = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -191,13 +193,53 @@ describe.skipIf(skip !== undefined)(`webhook listeners sharing a PostgreSQL jour
         pending = pending.filter((_, k) => statuses[k] !== 200);
         if (pending.length > 0) await new Promise((r) => setTimeout(r, 250));
       }
-      // A delivery whose processing could not be recorded while the database was down is
-      // claimed again once its lease (2 s here) runs out.
+      // Processing paused while the database was down, and resumed: each delivery processed once.
       await untilProcessed(url, ids, () => listener.stderr());
+      const processed = listener.processed();
+      expect(processed.length - new Set(processed).size, 'processed twice').toBe(0);
+      expect(listener.stderr()).not.toContain('could not journal');
     } finally {
       listener.child.kill('SIGTERM');
       await listener.child;
       await agent.close();
+    }
+  }, 120_000);
+
+  it('three listeners forwarding to an app slower than the lease: claims renewed while deliveries wait, none processed twice', async () => {
+    const url = await server.database('webhooks_slow');
+    const home = await makeSvcHome(dirs);
+    const seen = new Map<string, number>();
+    const app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const id = bodyId(Buffer.concat(chunks));
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+        setTimeout(() => res.end('ok'), 1_500);
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+    // A lease of 1 s: a delivery waits 1.5 s per delivery ahead of it, far beyond its lease.
+    const env = { SVC_WEBHOOK_SECRET: SECRET, SVC_PRIVATE_KEY_FILE: keyFile, SVC_DATABASE_URL: url, SVC_WEBHOOK_CLAIM_SECONDS: '1' };
+    const listeners = [await startListener(home, env, '0', ['--forward-to', appUrl]), await startListener(home, env, '0', ['--forward-to', appUrl]), await startListener(home, env, '0', ['--forward-to', appUrl])];
+    const agent = new Agent({ connections: 8 });
+    const bodies = Array.from({ length: 12 }, (_, i) => body(2000 + i));
+    const ids = bodies.map((b) => bodyId(b));
+    try {
+      const statuses = await Promise.all(bodies.map((raw, i) => send(agent, (listeners[i % 3] as Listener).url, raw)));
+      expect(statuses.every((s) => s === 200), JSON.stringify(statuses)).toBe(true);
+      await untilProcessed(url, ids, () => listeners.map((l) => l.stderr()).join('\n---\n'));
+      const byListeners = listeners.flatMap((l) => l.processed());
+      expect(byListeners.length - new Set(byListeners).size, `processed twice by live listeners\n${listeners.map((l) => l.stderr()).join('\n---\n')}`).toBe(0);
+      expect([...seen.values()].filter((n) => n > 1), 'forwarded twice to the app').toEqual([]);
+      expect(new Set(seen.keys())).toEqual(new Set(ids));
+    } finally {
+      for (const l of listeners) l.child.kill('SIGTERM');
+      for (const l of listeners) await l.child;
+      await agent.close();
+      app.closeAllConnections();
+      await new Promise((resolve) => app.close(resolve));
     }
   }, 120_000);
 });

@@ -236,4 +236,31 @@ describe('rate limiting', () => {
     expect(apiKeyCall.status).toBe(404);
     for (let i = 0; i < 5; i++) expect((await h.get('/sandbox/health')).status).toBe(200);
   });
+
+  it("keeps one bucket per client and company (CONTRACT §8): one company's spent burst leaves the client's other Grants served", async () => {
+    const retail = grantAndTokenForTests(h.sandbox, { companyId: RETAIL, scopes: ['read_stores'] });
+    const foods = grantAndTokenForTests(h.sandbox, { companyId: FOODS, scopes: ['read_stores'] });
+    for (let i = 0; i < 3; i++) expect((await h.get(`/oauth2/grants/${retail.grantId}`, bearer(retail.token))).status).toBe(200);
+    expect((await h.get(`/oauth2/grants/${retail.grantId}`, bearer(retail.token))).status).toBe(429);
+    // A token request names its Grant, so it draws from that Grant's bucket.
+    expect((await clientCredentials(h, retail.grantId, 'read_stores')).status).toBe(429);
+    expect((await h.get(`/oauth2/grants/${foods.grantId}`, bearer(foods.token))).status).toBe(200);
+    expect((await clientCredentials(h, foods.grantId, 'read_stores')).status).toBe(200);
+  });
+
+  it("never counts negative time: after the clock is advanced an hour and reset, the next call is served", async () => {
+    const { grantId, token } = grantAndTokenForTests(h.sandbox, { companyId: RETAIL, scopes: ['read_stores'] });
+    h.running.clock.advance(3600);
+    // The first token has expired by then; a token request still draws from the bucket.
+    expect((await clientCredentials(h, grantId, 'read_stores')).status).toBe(200);
+    h.running.clock.reset();
+    const after = await h.get(`/oauth2/grants/${grantId}`, bearer(token));
+    expect(after.text).not.toMatch(/retry after 3\d{3} s/);
+    expect(after.status).toBe(200);
+    // And the burst is still the burst: two more, then the limit, with a short Retry-After.
+    expect((await h.get(`/oauth2/grants/${grantId}`, bearer(token))).status).toBe(200);
+    const limited = await h.get(`/oauth2/grants/${grantId}`, bearer(token));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('2');
+  });
 });

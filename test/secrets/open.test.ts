@@ -65,19 +65,45 @@ describe('openSecretStore', () => {
     expect(await store.get('client-secret')).toBe('s3cret');
   });
 
-  it('fails without a usable keychain, naming SVC_SECRET_STORE=file, and writes no file', async () => {
-    const fake = fakeKeyring({
+  const noDbus = () =>
+    fakeKeyring({
       construct: () => {
         throw new Error('Platform failure: DBus error: Failed to connect to socket /nonexistent');
       },
     });
-    const { opts, paths, t } = options({});
+
+  it('fails without a usable keychain on any profile but local, naming SVC_SECRET_STORE=file, and writes no file', async () => {
+    const fake = noDbus();
+    const { opts, paths, t } = options({}, 'sandbox');
     const error = await openSecretStore({ ...opts, loadKeyring: async () => fake.module }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SecretStoreError);
     expect((error as SecretStoreError).hint).toContain(`SVC_SECRET_STORE=file`);
     expect((error as SecretStoreError).hint).toContain(join(paths.configDir, 'secrets.json'));
     await expect(stat(paths.configDir)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(t.stderr()).toBe('');
+  });
+
+  it('keeps the local profile\'s sandbox secrets in the private file without a keychain, saying so once', async () => {
+    const { opts, paths, t } = options({});
+    const store = await openSecretStore({ ...opts, loadKeyring: async () => noDbus().module });
+    expect(store.backend).toBe('file');
+    expect(store.describe()).toContain(join(paths.configDir, 'secrets.json'));
+    expect(t.stderr()).toBe('');
+    await store.set('private-key/a', 'pem-a');
+    await store.set('private-key/b', 'pem-b');
+    const again = await openSecretStore({ ...options({}).opts, io: t.io, loadKeyring: async () => noDbus().module });
+    await again.set('token/g', 'tok');
+    expect(await again.get('private-key/a')).toBe('pem-a');
+    const notes = t.stderr().split('\n').filter((l) => l !== '');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^note: no usable OS keychain here \(DBus error: Failed to connect to socket \/nonexistent\), so the local profile keeps its sandbox secrets in /);
+    expect((await stat(join(paths.configDir, 'secrets.json'))).mode & 0o777).toBe(0o600);
+    expect(t.stderr()).not.toContain('pem-a');
+  });
+
+  it('never falls back when SVC_SECRET_STORE=keychain asks for the keychain, even on local', async () => {
+    const { opts } = options({ SVC_SECRET_STORE: 'keychain' });
+    await expect(openSecretStore({ ...opts, loadKeyring: async () => noDbus().module })).rejects.toBeInstanceOf(SecretStoreError);
   });
 
   it('uses the file with SVC_SECRET_STORE=file, scoped to the profile, and never loads the keychain', async () => {

@@ -1,15 +1,17 @@
-// A diagnostic, like `gh auth status`: it reports everything it can find out, and when
-// something is broken (the secret store cannot be opened or read) it still prints the
-// report, then fails with that error, so scripts see exit 1 and people see the hint.
+// A diagnostic, like `gh auth status`: it reports everything it can find out from this
+// machine and exits 0 (README), also when the secret store cannot be opened or read: the
+// report says so and stderr gives the hint. An invalid SVC_SECRET_STORE stays a usage
+// error (exit 2). `--check` asks the service, and exits with what stops the profile.
 import { builtinSecret } from '../../auth/credentials.js';
 import { readAuthorizations } from '../../auth/profile.js';
 import { profileTokenCache } from '../../auth/session.js';
 import { resolveProfileSettings, type Setting } from '../../config/settings.js';
 import { listKeys } from '../../crypto/keystore.js';
-import { SvcError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import { humanDuration } from '../../io/duration.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
+import { note } from '../../io/streams.js';
 import { envVariableFor } from '../../secrets/env.js';
 import { chooseSecretBackend } from '../../secrets/open.js';
 import type { SecretBackend, SecretStore } from '../../secrets/store.js';
@@ -120,7 +122,8 @@ export async function run(opts: StatusOptions, f: Factory): Promise<void> {
       ...(check ? { check: { ok: check.ok, detail: check.detail } } : {}),
     },
   );
-  if (failure) throw failure;
+  if (failure instanceof UsageError) throw failure;
+  if (failure) note(f.io, `warning: ${failure.message}${failure.hint ? `\nhint: ${failure.hint}` : ''}`);
   if (check?.error) throw check.error;
 }
 

@@ -15,11 +15,14 @@ export interface CompletionOptions {
 
 export async function run(opts: CompletionOptions, f: Factory): Promise<void> {
   if (opts.shell !== 'install') return void f.io.stdout.write(generators[opts.shell](opts.program));
-  const { install, installPlan, shellFromEnv } = await import('../../completion/install.js');
+  const [{ install, installPlan, shellFromEnv }, { completesInNewShell }] = await Promise.all([
+    import('../../completion/install.js'),
+    import('../../completion/check.js'),
+  ]);
   const shell = opts.for ?? shellFromEnv(f.env);
   if (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish') {
     throw new UsageError(`--shell: ${shell === undefined ? 'cannot tell the shell from $SHELL' : `"${shell}" is not bash, zsh or fish`}`, { hint: 'e.g. svc completion install --shell zsh' });
   }
-  for (const line of await install(installPlan(shell, f.env), generators[shell](opts.program))) note(f.io, line);
-  note(f.io, `open a new ${shell} to use it`);
+  const check = (s: Shell) => completesInNewShell(s, { ...f.env });
+  for (const line of await install(installPlan(shell, f.env), generators[shell](opts.program), check)) note(f.io, line);
 }

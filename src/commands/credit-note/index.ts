@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import { SETTABLE_STATUSES } from '../../completion/values.js';
 import { collect, type CommandContext } from '../context.js';
+import { fanOutOptions, grantOption } from '../grant-flag.js';
 
 /** Left out on a terminal: a list of the open requests to choose from. */
 const PICKED = 'left out on a terminal: chosen from the open requests';
 
 export function registerCreditNote(program: Command, ctx: CommandContext): void {
   const cn = program.command('credit-note').description('work the return queue and issue credit notes');
-  cn.command('poll')
+  fanOutOptions(grantOption(cn.command('poll')))
     .description('fetch and decrypt the queue of customer return requests')
     .option('--status <status>', 'only these statuses (repeatable, or comma-separated; default: PENDING, ACCEPTED, PARTIALLY_ACCEPTED)', collect)
     .option('--all', 'every status, closed ones too')
@@ -23,27 +24,28 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--watch', 'keep polling and show changes')
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
-    .action((flags: { status?: string[]; all?: boolean; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {
+    .action((flags: { allGrants?: boolean; grants?: string; concurrency?: string; status?: string[]; all?: boolean; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {
       // An interval with nothing to repeat is a mistake, not a no-op.
       if (!flags.watch && cmd.getOptionValueSource('interval') === 'cli') cmd.error('error: --interval goes with --watch', { code: 'svc.usage', exitCode: 2 });
       return ctx.run(cmd, () => import('./poll.js'), flags);
     },
     );
-  cn.command('show')
+  grantOption(cn.command('show'))
     .description('show one decrypted return request in full')
     .argument('[request-id]', PICKED)
     .option('--reveal', 'show bank account details unmasked')
     .action((requestId: string | undefined, flags: { reveal?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./show.js'), { requestId, reveal: Boolean(flags.reveal) }),
     );
-  cn.command('accept')
+  grantOption(cn.command('accept'))
     .description('accept return requests (IDs or unique prefixes of 6+ characters)')
     .argument('[request-id...]', PICKED)
-    .option('--partial', 'accept only part of it (PARTIALLY_ACCEPTED)')
-    .action((requestIds: string[], flags: { partial?: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestIds, partial: Boolean(flags.partial) }),
+    .option('--partial', 'accept only part of it (PARTIALLY_ACCEPTED); the part is named with --item, or asked for on a terminal')
+    .option('--item <product-id:qty>', 'the part accepted, product by product (repeatable; implies --partial); recorded, and `issue` credits at most it', collect)
+    .action((requestIds: string[], flags: { partial?: boolean; item?: string[] }, cmd: Command) =>
+      ctx.run(cmd, () => import('./status.js').then((m) => m.accept), { requestIds, partial: Boolean(flags.partial), item: flags.item }),
     );
-  cn.command('reject')
+  grantOption(cn.command('reject'))
     .description('reject return requests; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
     .option('--reason <text>', 'why; kept on this machine only (the service takes no reason)')
@@ -51,12 +53,12 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .action((requestIds: string[], flags: { yes?: boolean; reason?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes, reason: flags.reason }),
     );
-  cn.command('complete')
+  grantOption(cn.command('complete'))
     .description('mark accepted returns as completed; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
     .option('--yes', 'do not ask for confirmation (needed without a terminal)')
     .action((requestIds: string[], flags: { yes?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds, yes: flags.yes }));
-  cn.command('status')
+  grantOption(cn.command('status'))
     .description('set the status of a return request')
     .argument('[request-id]', PICKED)
     .argument('[status]', 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED (required)')
@@ -69,9 +71,9 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
       const requestId = alone ? undefined : first;
       const status = alone ? first : second;
       if (status === undefined) return (cmd as unknown as { missingArgument(name: string): void }).missingArgument('status');
-      return ctx.run(cmd, () => import('./status.js'), { requestId, status, ...flags });
+      return ctx.run(cmd, () => import('./status.js'), { requestId, status, yes: flags.yes, reason: flags.reason });
     });
-  cn.command('issue')
+  grantOption(cn.command('issue'))
     .description('validate a return against your records and issue the credit note')
     .argument('[request-id]', PICKED)
     .option('--original <path>', 'the original receipt record, if this machine did not issue it')
@@ -85,7 +87,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .action((requestId: string | undefined, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
-  cn.command('triage')
+  grantOption(cn.command('triage'))
     .description('work through the open requests, oldest first, one key each (terminal only)')
     .option('--status <status>', 'only these of the open statuses (repeatable, or comma-separated)', collect)
     .option('--receipt <id>', "only requests of this receipt: its document number or serviceReceiptId, or a unique prefix")
@@ -94,8 +96,11 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
     .option('--reason <code>', 'only requests with a line of this reason code')
     .option('--refund <preference>', 'only requests asking this refund')
-    .action((flags: Record<string, string | string[] | undefined>, cmd: Command) => ctx.run(cmd, () => import('./triage.js'), flags));
-  cn.command('template')
+    .action((flags: { status?: string[]; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string }, cmd: Command) => {
+      const { status, receipt, customer, olderThan, newerThan, reason, refund } = flags;
+      return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund });
+    });
+  grantOption(cn.command('template'))
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));

@@ -10,8 +10,9 @@
 // two issues against one receipt, on one machine or on several sharing a database, cannot
 // both credit its last items. The exact request and its key are kept before they are sent:
 // a run killed at any point, or whose answer was lost, is finished by running it again.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { mayBePrefix, resolveRequestIds } from '../../credit-notes/request-id.js';
 import {
   RequestStateError,
@@ -42,12 +43,14 @@ import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
 import { maskLast4 } from '../../io/redact.js';
 import { withSpinner } from '../../io/spinner.js';
-import { note, println } from '../../io/streams.js';
+import { canPrompt, note, println } from '../../io/streams.js';
+import { askPart, keepAcceptedPart, withinAcceptedPart } from '../../credit-notes/accepted-part.js';
 import { supplierPartyIdOf } from '../../receipts/document.js';
 import { encryptForRecipients } from '../../receipts/encrypt.js';
 import { finalDocument } from '../../receipts/final-document.js';
 import { loadReceiptRecord, ReceiptRecord } from '../../receipts/records.js';
 import { checkIdempotencyKey, contentDigest, derivedIdempotencyKey, sendPrepared, startedBy } from '../../receipts/submission.js';
+import { NotRecordedError } from '../../store/errors.js';
 import type { Credited, Intent, LedgerStore, ReceiptCredits } from '../../store/ledger.js';
 import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { hashedTemplate } from '../receipt/template-step.js';
@@ -132,7 +135,7 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
     requestId: given.requestId ?? (await pickRequestId(f, { command: 'credit-note issue', usage: '[options] [request-id]', purpose: 'credit', verb: 'issue' })),
   };
   const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
-  const caller = await writeReceiptsCaller(f);
+  const caller = await callerForRequests(f, [opts.requestId]);
   const ledger = await f.ledger();
 
   let intent = await ledger.openIntent('credit-note', opts.requestId);
@@ -158,7 +161,7 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
     // The same command again: the same --item flags as the run that reserved it.
     whole = item.status !== 'PARTIALLY_ACCEPTED' && items.length === 0;
   } else {
-    const opened = await openRequest(f, caller, opts, items);
+    const opened = await openRequest(f, caller, opts, items, canPrompt(f.io));
     ({ item } = opened);
     whole = opened.approved.whole;
     const receipt = item.serviceReceiptId;
@@ -233,7 +236,28 @@ function creditedBy(prepared: Prepared): Credited {
   };
 }
 
-async function openRequest(f: Factory, caller: Caller, opts: { requestId: string; original?: string | undefined }, items: readonly ItemQuantity[]): Promise<Opened> {
+/**
+ * What to credit of a request accepted in part: the recorded part, or less (--item); more is
+ * refused naming the part. With none recorded (accepted elsewhere, or by an older svc) the
+ * part is --item's, or asked for on a terminal and then recorded as the decision.
+ */
+async function partToCredit(f: Factory, requestId: string, request: ReturnRequest, items: readonly ItemQuantity[], ask: boolean): Promise<readonly ItemQuantity[]> {
+  const recorded = withinAcceptedPart(await (await f.ledger()).acceptedPart(requestId), items);
+  if (recorded !== undefined) return recorded;
+  if (items.length > 0 || !ask) return items;
+  note(f.io, `return request ${requestId} was accepted in part, and no part is recorded (accepted on another machine, or by an older svc)`);
+  const asked = await askPart(f, requestId, request);
+  await keepAcceptedPart(f, requestId, asked);
+  return asked;
+}
+
+async function openRequest(
+  f: Factory,
+  caller: Caller,
+  opts: { requestId: string; original?: string | undefined },
+  items: readonly ItemQuantity[],
+  ask = false,
+): Promise<Opened> {
   const item = await findQueueItem(f, caller, opts.requestId);
   if (CLOSED.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
@@ -241,7 +265,8 @@ async function openRequest(f: Factory, caller: Caller, opts: { requestId: string
     });
   }
   const returnRequest = await decryptRequest(f, item);
-  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items });
+  const part = item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : items;
+  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part });
   const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId);
   return { item, returnRequest, approved, original };
 }
@@ -369,7 +394,7 @@ async function submit(f: Factory, caller: Caller, ledger: LedgerStore, intent: I
   try {
     await ledger.complete(intent.id, { kind: 'credit-note', record });
   } catch (error) {
-    throw new SvcError(`${what} was issued as ${result.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`, {
+    throw new NotRecordedError(`${what} was issued as ${result.serviceReceiptId}, but it could not be recorded: ${error instanceof Error ? error.message : error}`, {
       hint: `run the same command again once the ledger can be written: it records the credit note without issuing it again`,
       cause: error,
     });

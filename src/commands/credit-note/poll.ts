@@ -14,14 +14,16 @@ import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { queueFilter, queueSelection } from '../../credit-notes/queue-flags.js';
-import { rememberRequestIds } from '../../completion/cache.js';
+export { queueFilter };
+import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { clockTime, zoneOf } from '../../io/time.js';
+import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { counted } from '../../io/plural.js';
 
-export interface PollOptions {
+export interface PollOptions extends FanOutFlags {
   /** --status, repeatable and comma-separated; default: the open statuses. */
   status?: string | string[] | undefined;
   /** Every status (--all). */
@@ -66,6 +68,7 @@ export function run(opts: PollOptions, f: Factory): Promise<void> {
 }
 
 export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
+  if (fansOut(opts)) return (await import('./poll-all.js')).pollAll(opts, f, deps);
   // Every flag is checked before anything is fetched.
   queueFilter(opts, f.clock.now());
   const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
@@ -80,7 +83,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
-    await rememberRequestIds(f, all);
+    await rememberPolled(f, caller, all);
     const viewed = all.filter((i) => matchesFilter(i, status));
     const shown = arrange(viewed);
     if (f.io.json) return writeJsonArray(f.io, shown);
@@ -89,7 +92,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (arrange.active) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
     const all = await listReturnRequests(caller);
-    await rememberRequestIds(f, all);
+    await rememberPolled(f, caller, all);
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
     if (f.io.json) return writeJsonArray(f.io, shown);
@@ -98,9 +101,12 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
-  const read = await readQueueStream(await streamReturnRequests(caller), keys, { filter: status, asJson: f.io.json, masked: true });
-  if (f.io.json) return writeJsonArrayText(f.io, read.json);
-  await rememberRequestIds(f, read.items);
+  const read = await streamReturnRequests(caller, (response) => readQueueStream(response, keys, { filter: status, asJson: f.io.json, masked: true }));
+  if (f.io.json) {
+    await rememberPolledJson(f, caller, read.json);
+    return writeJsonArrayText(f.io, read.json);
+  }
+  await rememberPolled(f, caller, read.items);
   await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, read.items, f.clock.now()) });
   reportUnreadable(f, read.unreadable, read.shown);
 }
@@ -112,7 +118,7 @@ function intervalOf(value: string): number {
   return Math.round(parseDurationSeconds(value, { name: '--interval', minSeconds: MIN_INTERVAL_SECONDS, maxSeconds: MAX_INTERVAL_SECONDS, fractions: true }) * 1000);
 }
 
-interface Polled {
+export interface Polled {
   /** Every item of the queue, for the status changes --watch reports. */
   all: QueueItem[];
   /** The items of the --status (and the other filters on what is in clear) asked for: what the count line describes. */
@@ -139,7 +145,7 @@ function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: Q
   };
 }
 
-function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
+export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
   const now = f.clock.now();
   const base: Column<PolledItem>[] = [
     { header: 'REQUEST ID', value: (i) => i.requestId, id: true },
@@ -173,7 +179,7 @@ const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 
  * The tests of the decrypted request (queue-flags.ts, through `select`), --sort
  * created|age|status|receipt, --reverse and --limit N, applied in that order; `active` when any was given.
  */
-function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean; select(test: ((item: PolledItem) => boolean) | undefined): void } {
+export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean; select(test: ((item: PolledItem) => boolean) | undefined): void } {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
@@ -246,18 +252,20 @@ export function footerOf(shown: readonly QueueItem[], viewed: readonly QueueItem
   return [head, ...counts, ...(oldest ? [`oldest ${age(oldest, now)}`] : [])].join(' · ');
 }
 
-function reportUnreadable(f: Factory, failed: number, of: number): void {
+export function reportUnreadable(f: Factory, failed: number, of: number): void {
   if (failed > 0) note(f.io, `${failed} of ${counted(of, 'request')} could not be read; see \`svc keys list\` for the keys this profile holds`);
 }
 
-interface WatchParts {
+export interface WatchParts {
   fetchQueue: () => Promise<Polled>;
+  /** Columns before the queue's own (COMPANY over several Grants). */
+  leading?: Column<PolledItem>[];
   intervalMs: number;
   decrypt: boolean;
   deps: WatchDeps;
 }
 
-async function watch(f: Factory, parts: WatchParts): Promise<void> {
+export async function watch(f: Factory, parts: WatchParts): Promise<void> {
   const { fetchQueue, intervalMs, decrypt, deps } = parts;
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -284,8 +292,9 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
         note(f.io, `warning: ${(error as Error).message}; trying again in ${intervalMs / 1000} s`);
       }
       if (polled !== undefined) {
-        if (redraw) await redrawTable(f, polled, statuses, decrypt, intervalMs);
-        else writeChanges(f, polled.shown, statuses, decrypt);
+        const cols = [...(parts.leading ?? []), ...columns(f, decrypt)];
+        if (redraw) await redrawTable(f, polled, statuses, cols, intervalMs);
+        else writeChanges(f, polled.shown, statuses, cols);
         statuses = new Map(polled.all.map((i) => [i.requestId, i.status]));
       }
       if (!signal.aborted) await sleep(intervalMs, signal);
@@ -298,12 +307,12 @@ async function watch(f: Factory, parts: WatchParts): Promise<void> {
 }
 
 /** One refresh: the table from the top, rows new or changed since the last refresh highlighted, the footer with the time. */
-async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, decrypt: boolean, intervalMs: number): Promise<void> {
+async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number): Promise<void> {
   const items = polled.shown;
   const rows = (f.io.stdout as { rows?: number }).rows ?? 24;
   const at = clockTime(new Date(f.clock.now()).toISOString(), zoneOf(f.env));
   f.io.stdout.write(CLEAR_SCREEN);
-  await writeList(f.io, items, columns(f, decrypt), items, {
+  await writeList(f.io, items, cols, items, {
     footer: `${footerOf(items, polled.viewed, f.clock.now())} · updated ${at} · every ${intervalMs / 1000} s · Ctrl-C to stop`,
     highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
     // The header, the rows, the "more" line and the footer on one screen.
@@ -313,8 +322,7 @@ async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, str
 }
 
 /** New items and status changes since the last poll; on the first poll every item is new. */
-function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, string> | undefined, decrypt: boolean): void {
-  const cols = columns(f, decrypt);
+function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, string> | undefined, cols: Column<PolledItem>[]): void {
   for (const item of items) {
     const previous = statuses?.get(item.requestId);
     if (previous === item.status) continue;

@@ -1,11 +1,12 @@
 // `svc credit-note show [REQUEST_ID] [--reveal]`: one return request, decrypted, in full. Bank
 // details are masked to their last 4 characters unless --reveal, in --json output too. Without
 // an ID a terminal offers the open requests to choose from.
-import { writeReceiptsCaller } from '../../api/caller.js';
 import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js';
+import { partText } from '../../credit-notes/accepted-part.js';
 import { age, maskedRequest } from '../../credit-notes/display.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
 import { readQueue } from '../../credit-notes/queue.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { DecryptError } from '../../errors.js';
@@ -21,7 +22,7 @@ export interface ShowOptions {
 
 export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const given = opts.requestId ?? (await pickRequestId(f, { command: 'credit-note show', usage: '[options] [request-id]', purpose: 'show', verb: 'show' }));
-  const caller = await writeReceiptsCaller(f);
+  const caller = await callerForRequests(f, [given]);
   // A unique prefix of the ID will do.
   const item = await findQueueItem(f, caller, given);
   const requestId = item.requestId;
@@ -31,13 +32,19 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   }
   const request = opts.reveal ? read.returnRequest : maskedRequest(read.returnRequest);
   // The service takes no reason with a rejection: this machine's ledger may have kept one.
-  const rejection = f.io.json ? undefined : await (await f.ledger()).rejection(requestId);
+  const ledger = await f.ledger();
+  const rejection = f.io.json ? undefined : await ledger.rejection(requestId);
+  // Nor a part with a partial acceptance: the ledger keeps it, for the team (CONTRACT §8).
+  const part = item.status === 'PARTIALLY_ACCEPTED' ? await ledger.acceptedPart(requestId) : undefined;
   writeRecord(
     f.io,
     [
       ['request', item.requestId],
       ['status', item.status],
       ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${localTime(rejection.rejectedAt, zoneOf(f.env))}; kept on this machine only)`] as [string, string]]),
+      ...(item.status !== 'PARTIALLY_ACCEPTED'
+        ? []
+        : [['accepted part', part ? `${partText(part.items)} (recorded ${localTime(part.acceptedAt, zoneOf(f.env))}${part.acceptedBy ? ` by ${part.acceptedBy}` : ''})` : 'not recorded: `issue` asks for it, or name it with --item'] as [string, string]]),
       ['created', `${localTime(item.createdAt, zoneOf(f.env))} (${age(item.createdAt, f.clock.now())} ago)`],
       ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
       ...refundFields(request),
@@ -45,7 +52,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
       ...lineFields(request),
     ],
     // The item as `poll --json` has it, so scripts read both alike.
-    { ...item, returnRequest: request },
+    { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}) },
   );
   // The decision, for a person: what `issue` would credit, or why it would not.
   if (!f.io.json) await (await import('./issue.js')).describeDecision(f, caller, requestId);

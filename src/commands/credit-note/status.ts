@@ -8,17 +8,22 @@
 // document number, lines and amount, and needs --yes elsewhere. A rejection's reason
 // (--reason) is kept in the ledger beside the request: the PATCH takes `{ status }` only, so
 // the service never hears it.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
 import { setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
+import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
+import { approvedPart } from '../../credit-notes/approved.js';
+import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
+import { askedPart } from '../../credit-notes/part.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
-import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
+import { parseItem, type ItemQuantity } from '../item-flag.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -37,10 +42,12 @@ export interface StatusOptions {
 
 export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   const status = settable(opts.status);
-  // The same move as its own verb, confirmed alike: REJECTED is `reject`, COMPLETED `complete`.
+  // The same move as its own verb, confirmed alike: REJECTED is `reject`, COMPLETED `complete`,
+  // PARTIALLY_ACCEPTED `accept --partial` (the part is recorded with it).
   if (status === 'REJECTED') return reject.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes, reason: opts.reason }, f, 'credit-note status');
   if (opts.reason !== undefined) throw new UsageError('--reason goes with REJECTED', { hint: 'a reason is kept only for a rejection' });
   if (status === 'COMPLETED') return complete.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes }, f, 'credit-note status');
+  if (status === 'PARTIALLY_ACCEPTED') return accept.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], partial: true }, f);
   const requestIds = await givenOrPicked(f, opts.requestId === undefined ? [] : [opts.requestId], {
     command: 'credit-note status',
     usage: '[options] [request-id] <status>',
@@ -51,17 +58,72 @@ export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   await setStatuses(f, requestIds, status);
 }
 
-export const accept: Verb<{ requestIds: string[]; partial: boolean }> = {
+export interface AcceptOptions {
+  requestIds: string[];
+  partial: boolean;
+  /** PRODUCT_ID:QTY, repeatable: the part accepted (implies --partial), recorded in the ledger. */
+  item?: string[] | undefined;
+}
+
+export const accept: Verb<AcceptOptions> = {
   async run(opts, f) {
-    const requestIds = await givenOrPicked(f, opts.requestIds, {
+    const items = (opts.item ?? []).map(parseItem);
+    const partial = opts.partial || items.length > 0;
+    const given = await givenOrPicked(f, opts.requestIds, {
       command: 'credit-note accept',
       usage: '[options] [request-id...]',
-      purpose: opts.partial ? 'accept in part' : 'accept',
-      verb: opts.partial ? 'accept-part' : 'accept',
+      purpose: partial ? 'accept in part' : 'accept',
+      verb: partial ? 'accept-part' : 'accept',
     });
-    await setStatuses(f, requestIds, opts.partial ? 'PARTIALLY_ACCEPTED' : 'ACCEPTED');
+    if (!partial) return setStatuses(f, given, 'ACCEPTED');
+    if (items.length > 0 && given.length > 1) {
+      throw new UsageError('--item names the part of one request: accept one request at a time with --item', { hint: 'nothing was accepted' });
+    }
+    // The part of each request is known (named, or asked for) and checked before anything moves.
+    const caller = await callerForRequests(f, given);
+    const requestIds = await resolveRequestIds(f, caller, given);
+    const parts = new Map<string, ItemQuantity[]>();
+    for (const requestId of requestIds) parts.set(requestId, await partToAccept(f, caller, requestId, items));
+    await setStatuses(f, requestIds, 'PARTIALLY_ACCEPTED', { parts });
   },
 };
+
+/** The part named with --item (checked against the request), or asked for on a terminal; exit 2 otherwise. */
+async function partToAccept(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[]): Promise<ItemQuantity[]> {
+  const item = await findQueueItem(f, caller, requestId);
+  const [read] = await readQueue([item], await loadKeyring(f));
+  const request = read?.returnRequest;
+  if (request === undefined) {
+    throw new UsageError(`cannot read return request ${requestId} (${read?.decryptError ?? 'no result'}), so no part of it can be accepted`, {
+      hint: 'accept or reject it whole',
+    });
+  }
+  if (items.length > 0) {
+    approvedPart({ requestId, status: 'PARTIALLY_ACCEPTED', request, items });
+    return [...items];
+  }
+  if (canPrompt(f.io)) return askPart(f, requestId, request);
+  throw new UsageError(`accepting return request ${requestId} in part needs the part: name it with --item PRODUCT_ID:QTY (svc credit-note accept ${requestId} --item …)`, {
+    hint: `it asks for ${askedPart(request)
+      .split(' ')
+      .map((i) => `--item ${i}`)
+      .join(' ')}; keep what you accept, lowering the quantities`,
+  });
+}
+
+/**
+ * Records the part before the move, so that no PARTIALLY_ACCEPTED request of this machine is
+ * ever without its part (a kill in between leaves a PENDING request with a part that only
+ * counts once it is accepted in part). A different part already recorded (a colleague's) is
+ * replaced only once the move succeeded: a refused move leaves the colleague's decision as is.
+ */
+async function recordPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<(() => Promise<void>) | undefined> {
+  const recorded = await (await f.ledger()).acceptedPart(requestId);
+  const keep = async () => void (await keepAcceptedPart(f, requestId, items));
+  if (recorded !== undefined && !samePart(recorded.items, items)) return keep;
+  await keep();
+  return undefined;
+}
 
 export interface RejectOptions {
   requestIds: string[];
@@ -77,7 +139,7 @@ export const reject: FinalVerb<RejectOptions> = {
   async run(opts, f, command = 'credit-note reject') {
     const reason = opts.reason === undefined ? undefined : rejectionReason(opts.reason);
     const requestIds = await givenOrPicked(f, opts.requestIds, pickFor(command, 'reject'));
-    const caller = await writeReceiptsCaller(f);
+    const caller = await callerForRequests(f, requestIds);
     const resolved = await resolveRequestIds(f, caller, requestIds);
     await confirmFinal(f, caller, resolved, { verb: 'Reject', yes: opts.yes, command });
     await setStatuses(f, resolved, 'REJECTED', { reason, resolvedBy: caller });
@@ -92,7 +154,7 @@ export interface CompleteOptions {
 export const complete: FinalVerb<CompleteOptions> = {
   async run(opts, f, command = 'credit-note complete') {
     const requestIds = await givenOrPicked(f, opts.requestIds, pickFor(command, 'complete'));
-    const caller = await writeReceiptsCaller(f);
+    const caller = await callerForRequests(f, requestIds);
     const resolved = await resolveRequestIds(f, caller, requestIds);
     await confirmFinal(f, caller, resolved, { verb: 'Complete', yes: opts.yes, command });
     await setStatuses(f, resolved, 'COMPLETED', { resolvedBy: caller });
@@ -163,9 +225,14 @@ function settable(value: string): SettableQueueItemStatus {
  * (`ID STATUS`, or the error on stderr), --json an array of results. A failure does not stop
  * the others; the command then exits with the first failure's code.
  */
-async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus, more: { reason?: string | undefined; resolvedBy?: Caller } = {}): Promise<void> {
-  const { reason } = more;
-  const caller = more.resolvedBy ?? (await writeReceiptsCaller(f));
+async function setStatuses(
+  f: Factory,
+  given: readonly string[],
+  status: SettableQueueItemStatus,
+  more: { reason?: string | undefined; parts?: ReadonlyMap<string, readonly ItemQuantity[]>; resolvedBy?: Caller } = {},
+): Promise<void> {
+  const { reason, parts } = more;
+  const caller = more.resolvedBy ?? (await callerForRequests(f, given));
   // IDs a final move confirmed are already whole.
   const requestIds = more.resolvedBy ? [...given] : await resolveRequestIds(f, caller, given);
   const results: unknown[] = [];
@@ -174,11 +241,14 @@ async function setStatuses(f: Factory, given: readonly string[], status: Settabl
     try {
       // A rejection's reason is kept with the item, so that is kept too.
       if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined) await keepQueueItem(f, caller, requestId);
+      const part = parts?.get(requestId);
+      const afterMove = part === undefined ? undefined : await recordPart(f, requestId, part);
       const result = await setReturnRequestStatus(caller, requestId, status);
+      await afterMove?.();
       if (reason !== undefined) await keepReason(f, requestId, reason);
-      results.push(result);
+      results.push(part === undefined ? result : { ...result, acceptedPart: part });
       await rememberMove(f, result.requestId, result.status);
-      if (!f.io.json) println(f.io, `${result.requestId} ${result.status}`);
+      if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}`);
     } catch (error) {
       if (requestIds.length === 1) throw error;
       failures.push(error);

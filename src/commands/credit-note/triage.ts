@@ -19,7 +19,7 @@ import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { matchesFilter } from '../../credit-notes/filter.js';
 import { openRequests } from '../../credit-notes/pick.js';
 import { queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
-import { askedPart, parsePart, partProblem } from '../../credit-notes/part.js';
+import { askPart as askAcceptedPart } from '../../credit-notes/accepted-part.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { reasonProblem } from '../../credit-notes/rejection.js';
@@ -102,7 +102,8 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally)
         [status, acted] = ['ACCEPTED', true];
       } else if (key === 'p') {
         part = await askPart(f, item);
-        await accept.run({ requestIds: [requestId], partial: true }, f);
+        // Recorded in the ledger with the move: `issue` (here with `i`, or later anywhere) credits it.
+        await accept.run({ requestIds: [requestId], partial: true, item: part.map((i) => `${i.productId}:${i.quantity}`) }, f);
         tally.partial.push(requestId);
         [status, acted] = ['PARTIALLY_ACCEPTED', true];
         await describeDecision(f, caller, requestId, part);
@@ -112,9 +113,9 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally)
         tally.rejected.push({ requestId, reason: reason.trim() });
         return 'next';
       } else {
-        // A part accepted earlier, in another walk or with `accept --partial`, is named here.
-        if (status === 'PARTIALLY_ACCEPTED') part ??= await askPart(f, item);
-        await issueIn(f, requestId, status === 'PARTIALLY_ACCEPTED' ? part : undefined, tally);
+        // A part accepted earlier, in another walk or with `accept --partial`, is recorded:
+        // issue credits it (or asks for it when none is recorded).
+        await issueIn(f, requestId, undefined, tally);
         return 'next';
       }
     } catch (error) {
@@ -151,18 +152,10 @@ export function keysFor(status: string, acted: boolean): { key: Key; name: strin
 
 /** The part accepted, typed as `issue --item` takes it, starting from what the request asks. */
 async function askPart(f: Factory, item: ReadItem): Promise<ItemQuantity[]> {
-  const request = item.returnRequest;
-  if (request === undefined) {
+  if (item.returnRequest === undefined) {
     throw new UsageError(`request ${item.requestId} cannot be read, so no part of it can be named`, { hint: 'accept or reject it whole, or skip it' });
   }
-  const text = await f.prompter().input({
-    message: 'Which part? PRODUCT_ID:QTY, several separated by spaces:',
-    flag: '--item',
-    default: askedPart(request),
-    editable: true,
-    validate: (value) => partProblem(value, item.requestId, request),
-  });
-  return parsePart(text, item.requestId, request);
+  return askAcceptedPart(f, item.requestId, item.returnRequest);
 }
 
 /** `issue --complete`, and the credit note it recorded in the ledger, for the summary (even when completing failed after it). */

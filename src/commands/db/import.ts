@@ -1,5 +1,6 @@
 // `svc db import`: this profile's embedded ledger (receipts and credit notes issued from this
-// machine) copied into the shared database, in one transaction. Run it twice and nothing
+// machine, and the submissions still under way) copied into the shared database, in one
+// transaction. Run it twice and nothing
 // changes; a record the database holds with other content is reported (exit 7), never
 // overwritten.
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { openSqliteLedger } from '../../store/embedded/sqlite.js';
 import { profileDir } from '../../store/open.js';
 import { requireDatabaseUrl } from './database.js';
 import { counted } from '../../io/plural.js';
+import { startedBy } from '../../receipts/submission.js';
 
 export type ImportOptions = Record<string, never>;
 
@@ -24,24 +26,36 @@ export async function run(_opts: ImportOptions, f: Factory): Promise<void> {
   const embedded = await openSqliteLedger(path);
   let records;
   try {
-    records = await embedded.allRecords();
+    // Submissions under way too: a command killed after the service accepted its document is
+    // finished from any machine of the team once its intent (bytes and key) is shared.
+    records = { ...(await embedded.allRecords()), intents: await embedded.openIntents() };
   } finally {
     await embedded.close();
   }
   const result = await (await f.ledger()).importRecords(records);
+  const carried = result.carried ?? 0;
+  const intentConflicts = result.intentConflicts ?? [];
   writeRecord(
     f.io,
     [
       ['from', path],
       ['imported', String(result.inserted)],
       ['already there', String(result.skipped)],
-      ['conflicts', String(result.conflicts.length)],
+      ['under way', `${carried} carried${carried > 0 ? ' (run the command that started each again, on any machine, to finish it)' : ''}`],
+      ['conflicts', String(result.conflicts.length + intentConflicts.length)],
     ],
-    { from: path, ...result },
+    { from: path, ...result, carried, intentConflicts },
   );
-  if (result.conflicts.length === 0) return;
+  for (const intent of records.intents) {
+    if (!intentConflicts.some((c) => c.subject === intent.subject && c.kind === intent.kind)) {
+      note(f.io, `under way: ${intent.kind} ${intent.documentNumber} (${intent.kind === 'credit-note' ? `request ${intent.subject}` : 'receipt'}) ${startedBy(intent)}`);
+    }
+  }
+  if (result.conflicts.length === 0 && intentConflicts.length === 0) return;
   for (const c of result.conflicts) note(f.io, `conflict: ${c.kind} ${c.serviceReceiptId} is in the database with other content; left as it is`);
-  throw new ImportConflictError(`${counted(result.conflicts.length, 'record')} differ${result.conflicts.length === 1 ? 's' : ''} from the database's and were not imported`, {
+  for (const c of intentConflicts) note(f.io, `conflict: ${c.kind} ${c.documentNumber} has another submission under way in the database; this machine's was not carried`);
+  const total = result.conflicts.length + intentConflicts.length;
+  throw new ImportConflictError(`${counted(total, 'record')} differ${total === 1 ? 's' : ''} from the database's and were not imported`, {
     hint: 'compare `svc receipt list --json` with and without SVC_DATABASE_URL; the rest was imported',
   });
 }

@@ -3,7 +3,7 @@
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { redactDatabaseUrl } from '../../store/database-url.js';
-import { databaseError, openPool } from '../../store/postgres/ledger.js';
+import { databaseError, openPool } from '../../store/postgres/pool.js';
 import { migrate, POSTGRES_SCHEMA_VERSION } from '../../store/postgres/schema.js';
 import { requireDatabaseUrl } from './database.js';
 

@@ -70,7 +70,7 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
       clock: f.clock,
       config,
       secrets,
-      openUrl: followAutoApproval,
+      openUrl: (url) => followAutoApproval(url, f.apiAt),
     });
 
   const contextWith = (overrides: Overrides): CommandContext => ({

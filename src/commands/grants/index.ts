@@ -7,8 +7,11 @@ export function registerGrants(program: Command, ctx: CommandContext): void {
     .command('list')
     .description('list the Grants of the profile')
     .option('--details', 'fetch stores and scopes of each Grant from the service')
-    .action((flags: { details?: boolean }, cmd: Command) =>
-      ctx.run(cmd, () => import('./list.js'), { details: Boolean(flags.details) }),
+    .option('--all-grants', 'with --details: every Grant of the profile (the default)')
+    .option('--grants <file>', 'with --details: the Grants named in a file, one selector per line (- for stdin)')
+    .option('--concurrency <n>', 'Grants fetched at once with --details (default 8)')
+    .action((flags: { details?: boolean; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
+      ctx.run(cmd, () => import('./list.js'), { ...flags, details: Boolean(flags.details) }),
     );
   grants
     .command('show')
@@ -17,7 +20,7 @@ export function registerGrants(program: Command, ctx: CommandContext): void {
     .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./show.js'), { grantId }));
   grants
     .command('use')
-    .description('make a Grant the default of the profile')
+    .description('make a Grant the default of the profile (a Grant ID or prefix, a tax ID, or part of the company name)')
     .argument('<grant-id>')
     .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./use.js'), { grantId }));
 }

@@ -2,14 +2,16 @@
 // from the profile; with --details, each Grant's stores as the service reports them now.
 import { fetchGrantDetails } from '../../auth/grant-details.js';
 import { readAuthorizations } from '../../auth/profile.js';
-import type { GrantDetails } from '../../contract/oauth.js';
-import { ExitCode, SvcError } from '../../errors.js';
+import { grantEntries, type GrantEntry } from '../../auth/grant-select.js';
+import { UsageError } from '../../errors.js';
+import { concurrencyOf, fanOut, fanOutTargets, fansOut, type FanOutFlags } from '../../grants/fan-out.js';
+import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { AUTHORIZATION_COLUMNS, authorizationRows } from './rows.js';
 
-export interface ListOptions {
+export interface ListOptions extends FanOutFlags {
   details: boolean;
 }
 
@@ -22,7 +24,8 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
   const fromEnv = settings.grant?.source === 'env' && !auth.grants.some((g) => g.grant_id === chosen) ? chosen : undefined;
   if (fromEnv !== undefined) note(f.io, `SVC_GRANT_ID names Grant ${fromEnv}, which no login of this profile recorded; see it with \`svc grants show ${fromEnv}\``);
   else if (auth.grants.length + auth.companies.length === 0 && !f.io.json) note(f.io, 'no Grants yet: run `svc auth login`');
-  if (opts.details) return listDetails(f, [...auth.grants.map((g) => g.grant_id), ...(fromEnv === undefined ? [] : [fromEnv])], auth.companies.length);
+  if (opts.details) return listDetails(f, opts, fromEnv, auth.companies.length);
+  if (fansOut(opts)) throw new UsageError('--all-grants and --grants go with --details', { hint: 'without --details, `grants list` shows every Grant of the profile already' });
 
   await writeList(
     f.io,
@@ -32,23 +35,21 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
   );
 }
 
-async function listDetails(f: Factory, grantIds: readonly string[], companies: number): Promise<void> {
+/**
+ * Each Grant's stores as the service reports them now, fetched for all of them at once
+ * (src/grants/fan-out.ts): a revoked or refused Grant does not hide the others' stores. It
+ * is reported for itself (a stderr line, or an `{grantId, companyId, error}` element), and
+ * the command exits 9, partly failed; when every Grant fails, with their common error.
+ */
+async function listDetails(f: Factory, opts: ListOptions, fromEnv: string | undefined, companies: number): Promise<void> {
   if (companies > 0) note(f.io, 'code-flow companies have no Grant details; they are left out');
-  const details: GrantDetails[] = [];
-  // One revoked (or otherwise refused) Grant must not hide the stores of the others: they are
-  // listed, and the command fails with the first refusal (each names its Grant), any further
-  // ones noted on stderr.
-  let refused: SvcError | undefined;
-  for (const id of grantIds) {
-    try {
-      details.push(await fetchGrantDetails(f, id));
-    } catch (error) {
-      if (!(error instanceof SvcError && GRANT_REFUSALS.includes(error.exitCode))) throw error;
-      if (refused) note(f.io, `error: ${error.message}`);
-      else refused = error;
-    }
-  }
+  const concurrency = concurrencyOf(opts.concurrency);
+  const targets = fansOut(opts) ? await fanOutTargets(f, opts) : await profileGrants(f, fromEnv);
+  const result = await fanOut(f, targets, (g, target) => fetchGrantDetails(g, target.id), { concurrency, what: 'fetching Grant details' });
+  failIfAllFailed(f, result.failed, targets.length, 'read');
+  const details = result.ok.map(({ target, value }) => ({ ...value, grantId: target.id, companyId: target.companyId }));
   const rows = details.flatMap((d) => d.stores.map((store) => ({ grant: d, store })));
+  reportFailures(f, result.failed);
   await writeList(
     f.io,
     rows,
@@ -60,9 +61,14 @@ async function listDetails(f: Factory, grantIds: readonly string[], companies: n
       { header: 'NAME', value: (r) => r.store.storeName },
       { header: 'ACTIVE', value: (r) => (r.store.isActive ? 'yes' : 'no') },
     ],
-    details,
+    [...details, ...failureElements(result.failed)],
   );
-  if (refused) throw refused;
+  failIfSomeFailed(result.failed, targets.length, 'read');
 }
 
-const GRANT_REFUSALS: readonly ExitCode[] = [ExitCode.auth, ExitCode.forbidden, ExitCode.notFound];
+/** The Grants of the profile (not code-flow companies), and SVC_GRANT_ID's if no login recorded it. */
+async function profileGrants(f: Factory, fromEnv: string | undefined): Promise<GrantEntry[]> {
+  const auth = readAuthorizations(await f.config(), (await f.settings()).profile.value);
+  const grants = grantEntries({ ...auth, companies: [] });
+  return fromEnv === undefined ? grants : [...grants, { id: fromEnv, companyId: '', company: fromEnv, taxId: '' }];
+}

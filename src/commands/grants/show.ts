@@ -1,11 +1,10 @@
 // `svc grants show`: one Grant with its stores, fetched from the service (the profile only
 // keeps store IDs). A code-flow company has no Grant details: its stored record is shown.
 import { fetchGrantDetails } from '../../auth/grant-details.js';
-import { knownIds, readAuthorizations } from '../../auth/profile.js';
+import { grantEntries, selectGrant } from '../../auth/grant-select.js';
+import { readAuthorizations } from '../../auth/profile.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { GRANT_IDS } from '../../ids/kinds.js';
-import { matchPrefix } from '../../ids/prefix.js';
 import { writeRecord } from '../../io/output.js';
 
 export interface ShowOptions {
@@ -16,7 +15,8 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const settings = await f.settings();
   const profile = settings.profile.value;
   const auth = readAuthorizations(await f.config(), profile);
-  const grantId = matchPrefix(opts.grantId, [...knownIds(auth), ...(settings.grant ? [settings.grant.value] : [])], GRANT_IDS);
+  const fromEnv = settings.grant?.source === 'env' ? [{ id: settings.grant.value, companyId: '', company: '', taxId: '' }] : [];
+  const grantId = selectGrant(opts.grantId, [...grantEntries(auth), ...fromEnv], { passUnknown: true });
   const company = auth.companies.find((c) => c.merchant_id === grantId);
   if (company) {
     return writeRecord(

@@ -1,9 +1,8 @@
 // `svc grants use`: makes one of the profile's Grants the default for every later command.
+import { grantEntries, selectGrant } from '../../auth/grant-select.js';
 import { knownIds, readAuthorizations, setDefault } from '../../auth/profile.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { GRANT_IDS } from '../../ids/kinds.js';
-import { matchPrefix } from '../../ids/prefix.js';
 import { writeJson } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 
@@ -15,8 +14,10 @@ export async function run(opts: UseOptions, f: Factory): Promise<void> {
   const settings = await f.settings();
   const profile = settings.profile.value;
   const config = await f.config();
-  const ids = knownIds(readAuthorizations(config, profile));
-  const grantId = matchPrefix(opts.grantId, ids, GRANT_IDS);
+  const auth = readAuthorizations(config, profile);
+  const ids = knownIds(auth);
+  // A Grant ID or prefix, a tax ID, or part of a company's name.
+  const grantId = selectGrant(opts.grantId, grantEntries(auth));
   if (!ids.includes(grantId)) {
     throw new NotFoundError(`no Grant ${grantId} in profile "${profile}"`, { hint: 'see `svc grants list`, or run `svc auth login`' });
   }

@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
+import { grantOption } from '../grant-flag.js';
 import { identifierOptions, type IdentifierFlags } from '../recipient/index.js';
 
 export function registerReceipt(program: Command, ctx: CommandContext): void {
   const receipt = program.command('receipt').description('issue end-to-end encrypted receipts');
-  receipt
-    .command('template')
+  grantOption(receipt.command('template'))
     .description('validate a receipt and get its template and templateHash from the service')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .option('--issue-date <when>', "the receipt's issueDate instead of the file's: an ISO 8601 time, or now")
     .action((flags: { file: string; issueDate?: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
-  identifierOptions(receipt.command('send').description('encrypt a receipt for every device of a customer and submit it'))
+  identifierOptions(grantOption(receipt.command('send')).description('encrypt a receipt for every device of a customer and submit it'))
     .option('--file <path>', 'template request JSON, or - for stdin')
     .option('--customer <path>', 'customer details JSON injected into the document')
     .option('--issue-date <when>', "the receipt's issueDate instead of the file's: an ISO 8601 time, or now")
@@ -23,8 +23,7 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .action((flags: IdentifierFlags & { file?: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean; batch?: string; concurrency?: string; issueDate?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./send.js'), flags),
     );
-  receipt
-    .command('email')
+  grantOption(receipt.command('email'))
     .description('send a receipt to a customer by email as a PDF')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .requiredOption('--to <email>', 'recipient address')

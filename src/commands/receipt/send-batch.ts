@@ -15,6 +15,8 @@ import { ExitCode, SvcError, UsageError, ValidationError, errorReport, partialEx
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
 import { readBytesInput } from '../../io/input.js';
+import { terminalColumns } from '../../io/terminal-columns.js';
+import { fitWidth } from '../../io/width.js';
 import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
 import { AlreadySubmittedError } from '../../receipts/submission.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
@@ -164,14 +166,15 @@ function concurrencyOf(value: string | undefined): number {
 
 /**
  * done/total, rate and ETA on a terminal's stderr, redrawn at most 10 times a second, under
- * the result lines; nothing when stderr is not a terminal. The cursor is parked at the start
+ * the result lines, cut to the terminal's width; nothing where stderr may not be redrawn
+ * (`io.redraw`: not a terminal, one of 0 columns, CI). The cursor is parked at the start
  * of the bar, so a line that reaches the same terminal by another way (`| cat`) is written
  * over the bar instead of after it, and the next redraw comes below it; a result line on
  * the terminal itself clears the bar first.
  */
 function createProgress(f: Factory, total: number): { print(line: string): void; tick(): void; done(): void } {
   const print = (line: string) => void f.io.stdout.write(line);
-  if (!f.io.stderrIsTTY || total === 0) return { print, tick: () => undefined, done: () => undefined };
+  if (!f.io.redraw || total === 0) return { print, tick: () => undefined, done: () => undefined };
   const CLEAR = '\r\x1b[2K';
   const started = Date.now();
   let done = 0;
@@ -183,7 +186,8 @@ function createProgress(f: Factory, total: number): { print(line: string): void;
     const eta = rate > 0 ? Math.ceil((total - done) / rate) : undefined;
     const width = 24;
     const filled = Math.round((done / total) * width);
-    f.io.stderr.write(`${CLEAR}[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} · ${rate.toFixed(1)}/s · ETA ${eta === undefined ? '?' : `${eta}s`}\r`);
+    const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} · ${rate.toFixed(1)}/s · ETA ${eta === undefined ? '?' : `${eta}s`}`;
+    f.io.stderr.write(`${CLEAR}${fitWidth(bar, terminalColumns(f.io.stderr) - 1)}\r`);
   };
   draw();
   return {

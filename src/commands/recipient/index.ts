@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
+import { grantOption } from '../grant-flag.js';
 
 export interface IdentifierFlags {
   email?: string;
@@ -19,7 +20,7 @@ export function identifierOptions(cmd: Command): Command {
 
 export function registerRecipient(program: Command, ctx: CommandContext): void {
   const recipient = program.command('recipient').description('find the customer devices a receipt goes to');
-  identifierOptions(recipient.command('resolve').description('resolve a recipient from an identifier'))
+  identifierOptions(grantOption(recipient.command('resolve')).description('resolve a recipient from an identifier'))
     .option('--receipt <service-receipt-id>', "the current devices of a receipt's owner (its serviceReceiptId, document number, or a unique prefix)")
     .action((flags: IdentifierFlags & { receipt?: string }, cmd: Command) => ctx.run(cmd, () => import('./resolve.js'), flags));
 }

@@ -1,6 +1,19 @@
 import type { Command } from 'commander';
 import { collect, type CommandContext } from '../context.js';
 
+const BULK_HELP = [
+  '',
+  'The endpoints (sandbox only), for scripts and other clients:',
+  '  POST /sandbox/receipts/{serviceReceiptId}/return-requests   one request; 201: the queue item',
+  '  POST /sandbox/return-requests/bulk                          many; 201: { serviceReceiptId, count, requestIds }',
+  'Body (every member optional, but serviceReceiptId and count for bulk):',
+  '  { "serviceReceiptId": "…", "count": 1-100000,',
+  '    "items": [{ "productId": "…", "quantity": 1, "reasonCode"?: "…" }],   default: every line once',
+  '    "reasonCode": "DAMAGED", "refundPreference": "ORIGINAL_PAYMENT_METHOD", "customerNote": "…",',
+  '    "createdAt": "2026-11-19T10:00:00Z" | "ageSeconds": 604800 }          default: the sandbox clock\'s now',
+  'e.g. svc api POST /sandbox/return-requests/bulk -f serviceReceiptId=ID -F count=100 -F ageSeconds=604800',
+].join('\n');
+
 export function registerSandbox(program: Command, ctx: CommandContext): void {
   const sandbox = program.command('sandbox').description('the local implementation of the whole service, for development, demos and CI');
   sandbox
@@ -12,16 +25,17 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--auto-approve', 'approve authorization requests at once (CI)')
     .option('--webhook-retry-base-ms <ms>', 'delay before the first webhook retry; later ones double', '1000')
     .option('--webhook-max-attempts <n>', 'webhook delivery attempts before giving up', '8')
-    .option('--rate-limit <n>', 'requests a second each client may make (429 above; default 50, burst 100)')
+    .option('--rate-limit <n>', 'requests a second each client may make per company, i.e. per Grant (429 above; default 50, burst 100)')
     .option('--state <dir>', 'keep Grants, tokens, receipts, the queue and the clock here across restarts (default on a fixed port: under the state directory)')
     .option('--ephemeral', 'keep nothing across restarts (the default with --port 0)')
+    .option('--companies <n>', "the administrator approves for N companies: the fixture's, then generated ones (a platform's world)")
     .action(
       (
-        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string; state?: string; ephemeral?: boolean },
+        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string; state?: string; ephemeral?: boolean; companies?: string },
         cmd: Command,
       ) => ctx.run(cmd, () => import('./start.js'), flags),
     );
-  const trigger = sandbox.command('trigger').description('simulate what customers do');
+  const trigger = sandbox.command('trigger').description('simulate what customers do').addHelpText('after', BULK_HELP);
   trigger
     .command('return-request')
     .description("a customer's device asks to return items of a receipt")
@@ -30,8 +44,17 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--refund <preference>', 'ORIGINAL_PAYMENT_METHOD, BANK_TRANSFER or STORE_CREDIT', 'ORIGINAL_PAYMENT_METHOD')
     .option('--note <text>', 'customer note')
     .option('--reason <code>', 'reason code of every item, e.g. DEFECTIVE (default DAMAGED)')
-    .action((serviceReceiptId: string, flags: { item?: string[]; refund: string; note?: string; reason?: string }, cmd: Command) =>
-      ctx.run(cmd, () => import('./trigger-return-request.js'), { serviceReceiptId, ...flags }),
+    .option('--companies <n>', "one request in each of N companies: the receipt's and others that granted its client (sandbox start --companies)")
+    .option('--age <duration>', 'asked this long ago, e.g. 7d, 12h (not before the purchase)')
+    .option('--created-at <time>', 'asked at this ISO 8601 time (not before the purchase, not after the sandbox clock)')
+    .option('--count <n>', 'that many requests at once, through the bulk endpoint (no RETURN_REQUESTED events)')
+    .addHelpText('after', BULK_HELP)
+    .action(
+      (
+        serviceReceiptId: string,
+        flags: { item?: string[]; refund: string; note?: string; reason?: string; companies?: string; age?: string; createdAt?: string; count?: string },
+        cmd: Command,
+      ) => ctx.run(cmd, () => import('./trigger-return-request.js'), { serviceReceiptId, ...flags }),
     );
   trigger
     .command('cancel')

@@ -23,5 +23,5 @@ export async function run(opts: SandboxLoginOptions, f: Factory): Promise<void> 
       hint: 'for a real service use `svc auth login`; for a sandbox, check --base-url / SVC_BASE_URL',
     });
   }
-  await login({ flow: 'grant', browser: true, timeout: opts.timeout, port: opts.port, scopes: opts.scopes, clientId: opts.clientId }, f, { openUrl: followAutoApproval });
+  await login({ flow: 'grant', browser: true, timeout: opts.timeout, port: opts.port, scopes: opts.scopes, clientId: opts.clientId }, f, { openUrl: (url) => followAutoApproval(url, f.apiAt) });
 }

@@ -4,10 +4,13 @@
 // across restarts (persistence.ts) unless --ephemeral; --state DIR chooses where.
 import { join, resolve } from 'node:path';
 import { isLoopbackHost } from '../../config/base-url.js';
+import { LOCAL_BASE_URL } from '../../config/defaults.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { counted } from '../../io/plural.js';
 import { note, println } from '../../io/streams.js';
-import { bundledFixturePath } from '../../sandbox/fixture.js';
+import { bundledFixturePath, loadFixture } from '../../sandbox/fixture.js';
+import { withCompanies } from '../../sandbox/platform-companies.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.js';
 import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
@@ -19,12 +22,14 @@ export interface StartOptions {
   autoApprove?: boolean | undefined;
   webhookRetryBaseMs?: string | undefined;
   webhookMaxAttempts?: string | undefined;
-  /** Requests a second per client (the burst is twice that). */
+  /** Requests a second per client application and company (the burst is twice that). */
   rateLimit?: string | undefined;
   /** Where the state is kept across restarts. */
   state?: string | undefined;
   /** Keep nothing: the state lives and dies with the process. */
   ephemeral?: boolean | undefined;
+  /** How many companies the administrator approves for (the fixture's first, then generated ones). */
+  companies?: string | undefined;
 }
 
 /**
@@ -46,6 +51,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   const port = parsePort(opts.port);
   const host = parseHost(opts.host);
   const fixture = opts.fixture === undefined ? bundledFixturePath() : resolve(opts.fixture);
+  const companies = opts.companies === undefined ? undefined : parseWhole(opts.companies, '--companies', 1);
   const webhooks = {
     ...(opts.webhookRetryBaseMs === undefined ? {} : { baseDelayMs: parseWhole(opts.webhookRetryBaseMs, '--webhook-retry-base-ms', 0) }),
     ...(opts.webhookMaxAttempts === undefined ? {} : { maxAttempts: parseWhole(opts.webhookMaxAttempts, '--webhook-max-attempts', 1) }),
@@ -60,7 +66,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
     sandbox = await startSandbox({
       port,
       host,
-      fixture,
+      fixture: companies === undefined ? fixture : withCompanies(await loadFixture(fixture), companies),
       autoApprove: opts.autoApprove ?? false,
       webhooks,
       ...rateLimit,
@@ -82,6 +88,10 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
         ? `state: restored from ${kept.dir} (kept since ${kept.since})`
         : `state: kept in ${kept.dir} (--ephemeral keeps nothing)`,
   );
+  // Elsewhere than the local profile's address, svc would talk to whatever answers there.
+  if (sandbox.url !== LOCAL_BASE_URL) {
+    note(f.io, `export SVC_BASE_URL=${sandbox.url}    # in the shell where you run svc: this sandbox is not at ${LOCAL_BASE_URL}`);
+  }
   describeLogin(f, sandbox, fixture);
   const signal = await stop.stopped;
   note(f.io, `${signal}: stopping the sandbox`);
@@ -116,6 +126,7 @@ function describeLogin(f: Factory, sandbox: RunningSandbox, fixturePath: string)
         `client id      ${app.id} (${app.name})`,
         `redirect URI   ${app.redirectUris[0] ?? '(none)'}`,
         `client secret  clientApplications[${index}].clientSecret in ${fixturePath}`,
+        `companies      ${counted(sandbox.state.users.values().next().value?.companyIds.length ?? 0, 'company', 'companies')} approve it`,
       ].join('\n'),
     );
   }

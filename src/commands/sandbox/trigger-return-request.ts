@@ -1,14 +1,19 @@
 // `svc sandbox trigger return-request SERVICE_RECEIPT_ID`: what a customer's device does when
 // its owner asks to return items (CONTRACT.md §7), so an integration can rehearse
-// RETURN_REQUESTED, `svc credit-note poll` and the credit note that answers it.
+// RETURN_REQUESTED, `svc credit-note poll` and the credit note that answers it. `--age 7d`
+// or `--created-at ISO` dates it back (an aged queue); `--count N` makes N at once through
+// the bulk endpoint (no RETURN_REQUESTED events).
 import { QueueItem, RefundPreference } from '../../contract/returns.js';
-import type { ReturnRequestTrigger } from '../../contract/sandbox-returns.js';
+import * as z from 'zod';
+import { BulkReturnRequestResult, MAX_BULK_RETURN_REQUESTS, type ReturnRequestTrigger } from '../../contract/sandbox-returns.js';
+import { parseDurationSeconds } from '../../io/duration.js';
 import { ApiError, NotFoundError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { resolveReceiptId } from '../../receipts/receipt-id.js';
 import { parseItem } from '../item-flag.js';
+import { parseCompanies, spreadReturnRequests } from './trigger-spread.js';
 
 export interface TriggerReturnRequestOptions {
   serviceReceiptId: string;
@@ -17,7 +22,19 @@ export interface TriggerReturnRequestOptions {
   refund?: string | undefined;
   note?: string | undefined;
   reason?: string | undefined;
+  /** One request in each of this many companies (a sandbox started with --companies). */
+  companies?: string | undefined;
+  /** ISO 8601 time the customer asked at (an aged queue). */
+  createdAt?: string | undefined;
+  /** How long ago the customer asked: 7d, 12h, 90m, seconds. */
+  age?: string | undefined;
+  /** That many requests at once (the bulk endpoint). */
+  count?: string | undefined;
 }
+
+const IsoTime = z.iso.datetime({ offset: true });
+/** Ten years: further back than any receipt a sandbox holds. */
+const MAX_AGE_SECONDS = 3650 * 86_400;
 
 export function triggerBody(opts: TriggerReturnRequestOptions): ReturnRequestTrigger {
   const body: ReturnRequestTrigger = {};
@@ -30,15 +47,38 @@ export function triggerBody(opts: TriggerReturnRequestOptions): ReturnRequestTri
   // Unknown reason codes are passed on: the issuer must show them as they are.
   if (opts.reason !== undefined) body.reasonCode = opts.reason.toUpperCase();
   if (opts.note !== undefined) body.customerNote = opts.note;
+  if (opts.createdAt !== undefined && opts.age !== undefined) throw new UsageError('--age and --created-at exclude each other: give one');
+  if (opts.createdAt !== undefined) {
+    if (!IsoTime.safeParse(opts.createdAt).success) {
+      throw new UsageError(`--created-at: "${opts.createdAt}" is not an ISO 8601 time`, { hint: 'e.g. --created-at 2026-11-19T10:00:00Z, or --age 7d' });
+    }
+    body.createdAt = opts.createdAt;
+  }
+  if (opts.age !== undefined) body.ageSeconds = parseDurationSeconds(opts.age, { name: '--age', minSeconds: 0, maxSeconds: MAX_AGE_SECONDS });
   return body;
+}
+
+function parseCount(value: string): number {
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_BULK_RETURN_REQUESTS)) throw new UsageError(`--count: "${value}" is not a whole number from 1 to ${MAX_BULK_RETURN_REQUESTS}`);
+  return n;
 }
 
 export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promise<void> {
   const body = triggerBody(opts);
+  const count = opts.count === undefined ? undefined : parseCount(opts.count);
   const serviceReceiptId = await resolveReceiptId(f, opts.serviceReceiptId);
+  if (opts.companies !== undefined) return spreadReturnRequests(f, serviceReceiptId, body, parseCompanies(opts.companies));
   const api = await f.api();
   let item: QueueItem;
   try {
+    if (count !== undefined) {
+      const bulk = await api.request({ method: 'POST', path: '/sandbox/return-requests/bulk', body: { ...body, serviceReceiptId, count }, schema: BulkReturnRequestResult });
+      if (f.io.json) return writeJson(f.io, bulk);
+      println(f.io, bulk.requestIds.join('\n'));
+      note(f.io, `${bulk.count} return requests for receipt ${bulk.serviceReceiptId} are PENDING (no RETURN_REQUESTED events); the issuer sees them with \`svc credit-note poll\``);
+      return;
+    }
     // Not retried: a repeat after a lost answer would be a second return request.
     item = await api.request({
       method: 'POST',

@@ -1,26 +1,28 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
+import { fanOutOptions, grantOption } from '../grant-flag.js';
 
 export function registerWebhook(program: Command, ctx: CommandContext): void {
   const wh = program.command('webhook').description('subscribe to events and receive them locally');
-  wh.command('subscribe')
+  fanOutOptions(grantOption(wh.command('subscribe')))
     .description('subscribe a URL to events (reuses this profile\'s subscription for the same URL and events)')
     .requiredOption('--url <url>', 'notification URL')
     .option('--events <list>', 'comma-separated events', 'RETURN_REQUESTED,CREDIT_NOTE_CREATED')
     .option('--name <name>', 'subscription name')
     .option('--show-secret', 'print the signing secret once')
-    .action((flags: { url: string; events: string; name?: string; showSecret?: boolean }, cmd: Command) =>
+    .action((flags: { url: string; events: string; name?: string; showSecret?: boolean; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./subscribe.js'), flags),
     );
-  wh.command('list')
+  fanOutOptions(grantOption(wh.command('list')))
     .description('list subscriptions known to this profile')
-    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./list.js'), {}));
-  wh.command('unsubscribe')
+    .action((flags: { allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => ctx.run(cmd, () => import('./list.js'), flags));
+  fanOutOptions(grantOption(wh.command('unsubscribe')))
     .description('remove a subscription on the service and forget its secret here')
-    .argument('<id>', 'subscription ID, or a unique prefix of 6+ characters (see `svc webhook list`)')
-    .action((id: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./unsubscribe.js'), { id }))
+    .argument('[id]', 'subscription ID, or a unique prefix of 6+ characters (see `svc webhook list`); required but with --all-grants or --grants')
+    .option('--url <url>', 'with --all-grants or --grants: remove each company\'s subscriptions to this URL')
+    .action((id: string | undefined, flags: { url?: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => ctx.run(cmd, () => import('./unsubscribe.js'), { id, ...flags }))
   ;
-  wh.command('listen')
+  grantOption(wh.command('listen'))
     .description('run a local receiver that verifies, journals and decrypts deliveries')
     .option('--port <n>', 'port to listen on', '8790')
     .option('--host <host>', 'address to bind (anything but loopback is reachable from other machines)', '127.0.0.1')

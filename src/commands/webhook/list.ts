@@ -3,6 +3,7 @@
 // deliveries). Subscriptions only this machine remembers are shown too.
 import type { ListedWebhookSubscription } from '../../api/webhook.js';
 import type { Factory } from '../../factory.js';
+import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { writeList } from '../../io/output.js';
 import { shownTime } from '../../io/time.js';
 import { note } from '../../io/streams.js';
@@ -11,7 +12,7 @@ import { readLocalSubscriptions, serviceSubscriptions, subscriptionSecretKey } f
 /** Subscription IDs are typed without or with `whsub_`: that and 6 characters are a usable prefix. */
 const SUBSCRIPTION_PREFIX = 12;
 
-export type ListOptions = Record<string, never>;
+export type ListOptions = FanOutFlags;
 
 /** An element of `svc webhook list --json`. */
 export interface SubscriptionRow {
@@ -26,7 +27,8 @@ export interface SubscriptionRow {
   secretStored: boolean;
 }
 
-export async function run(_opts: ListOptions, f: Factory): Promise<void> {
+export async function run(opts: ListOptions, f: Factory): Promise<void> {
+  if (fansOut(opts)) return (await import('./fan-out.js')).listAll(opts, f);
   const remote = await serviceList(f);
   const local = await readLocalSubscriptions(f);
   const store = await f.secrets();

@@ -19,10 +19,10 @@ import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
 import { databaseUrlOf } from '../../store/open.js';
 import { isLoopbackHost } from '../../config/base-url.js';
 import { claimJournal } from '../../webhook/journal-claim.js';
-import { openSharedJournal, DEFAULT_CLAIM_SECONDS } from '../../webhook/pg-journal.js';
+import { CATCH_UP_BATCH, DEFAULT_CLAIM_SECONDS, openSharedJournal, type SharedJournal } from '../../webhook/pg-journal.js';
 import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
-import { createProcessor, writeEvent } from '../../webhook/processor.js';
+import { createProcessor, writeEvent, type Processor } from '../../webhook/processor.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
 import { environmentSecretAdvice, journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
 
@@ -88,7 +88,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     stop.dispose();
     throw error;
   }) : undefined;
-  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, claimSeconds: claimSecondsOf(f) }).catch((error: unknown) => {
+  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, claimSeconds: claimSecondsOf(f), note: (text) => note(f.io, text) }).catch((error: unknown) => {
     stop.dispose();
     throw error;
   });
@@ -101,7 +101,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
   const decryptor = await createDecryptor(keyring.current, { reloadFor: keyring.reloadFor });
   const rejections = rejectionReporter(f);
   let receiver: RunningReceiver | undefined;
-  let sweeper: NodeJS.Timeout | undefined;
+  let sweeper: { stop(): void } | undefined;
   const forwarder = forwardUrl && createForwarder(forwardUrl);
   const processor = createProcessor({
     decryptor,
@@ -111,11 +111,12 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     warn: (text) => note(f.io, text),
     busy: () => receiver?.busy() ?? false,
     requestIdOf: requestIdFinder(f),
+    admit: shared && ((delivery) => shared.admit(delivery.entry.id)),
   });
   const shutDown = async () => {
     const left = await processor.stop();
     await decryptor.close();
-    clearInterval(sweeper);
+    sweeper?.stop();
     await journal.close();
     await claim?.release();
     await forwarder?.close();
@@ -156,18 +157,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     const backlog = journal.takeUnprocessed();
     if (backlog.length > 0) note(f.io, `processing ${backlog.length} journalled deliver${backlog.length === 1 ? 'y' : 'ies'} the last run left unprocessed`);
     for (const delivery of backlog) processor.enqueue(delivery, false);
-    if (shared) {
-      // What a listener that died had claimed comes back once its lease ran out.
-      sweeper = setInterval(() => {
-        shared.claimAbandoned().then(
-          (taken) => {
-            if (taken.length > 0) note(f.io, `taking over ${taken.length} deliver${taken.length === 1 ? 'y' : 'ies'} another listener left unprocessed`);
-            for (const delivery of taken) processor.enqueue(delivery, false);
-          },
-          () => undefined,
-        );
-      }, Math.max(500, (shared.claimSeconds * 1000) / 2));
-    }
+    if (shared) sweeper = catchUp(f, shared, processor);
     const signal = await stop.stopped;
     note(f.io, `${signal}: finishing the deliveries in progress`);
     rejections.summarize();
@@ -175,6 +165,37 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     await receiver.close();
     await shutDown();
   }
+}
+
+/**
+ * What a listener that died had claimed comes back once its lease ran out: taken over in
+ * batches, the next one as soon as this listener has processed most of the last (a backlog
+ * is caught up as fast as it is processed), else looked for every half lease.
+ */
+function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const next = (ms: number) => {
+    if (!stopped) timer = setTimeout(sweep, ms);
+  };
+  const sweep = () => {
+    if (processor.waiting() >= CATCH_UP_BATCH / 2) return next(100);
+    shared.claimAbandoned().then(
+      (taken) => {
+        if (taken.length > 0) note(f.io, `taking over ${taken.length} deliver${taken.length === 1 ? 'y' : 'ies'} another listener left unprocessed`);
+        for (const delivery of taken) processor.enqueue(delivery, false);
+        next(taken.length === CATCH_UP_BATCH ? 100 : Math.max(500, (shared.claimSeconds * 1000) / 2));
+      },
+      () => next(Math.max(500, (shared.claimSeconds * 1000) / 2)),
+    );
+  };
+  next(Math.max(500, (shared.claimSeconds * 1000) / 2));
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**

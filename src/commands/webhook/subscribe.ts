@@ -11,8 +11,9 @@ import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { subscribeOnce } from '../../webhook/subscriptions.js';
+import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 
-export interface SubscribeOptions {
+export interface SubscribeOptions extends FanOutFlags {
   url: string;
   /** Comma-separated event names. */
   events: string;
@@ -32,6 +33,7 @@ export async function run(opts: SubscribeOptions, f: Factory): Promise<void> {
     'the subscription request',
   );
 
+  if (fansOut(opts)) return (await import('./fan-out.js')).subscribeAll(request, opts, f);
   const { subscription: created, reused, overlapping } = await subscribeOnce(f, request);
   if (overlapping.length > 0) {
     note(f.io, `warning: ${overlapping.join(', ')} already send${overlapping.length === 1 ? 's' : ''} some of these events to ${request.notificationUrl}: each such event now arrives once per subscription; \`svc webhook unsubscribe ID\` removes one`);

@@ -4,15 +4,17 @@
 // the database's write lock at BEGIN (IMMEDIATE), so a check and the intent it allows are
 // one step for every process on the machine; the lock is the operating system's, released
 // when its holder dies, never taken over from a live (even stopped) one.
+import { chmodSync, closeSync, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { Rejection } from '../../credit-notes/rejection.js';
+import { AcceptedItems } from '../accepted-part.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { INTENT_COLUMNS, intentOf, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
+import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
 /** The part of libsql's better-sqlite3 API this engine uses. */
@@ -36,12 +38,34 @@ export interface SqliteOptions {
 
 /** Opens libsql lazily: commands that never touch the ledger do not load it. */
 export function openDatabase(path: string, timeoutMs: number): Database {
+  privateDatabaseFile(path);
   const require = createRequire(import.meta.url);
   const Sqlite = require('libsql') as new (path: string, opts: { timeout: number }) => Database;
   return new Sqlite(path, { timeout: timeoutMs });
 }
 
 
+/**
+ * The ledger and the lock files are their owner's alone, whatever the umask. SQLite creates
+ * its -wal, -shm and -journal files with the database file's mode, so the file is created
+ * 0600 before libsql opens it; one an older svc left looser is tightened, companions too.
+ */
+function privateDatabaseFile(path: string): void {
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    if ((fstatSync(fd).mode & 0o077) === 0) return;
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+  for (const companion of ['-wal', '-shm', '-journal']) {
+    try {
+      chmodSync(`${path}${companion}`, 0o600);
+    } catch {
+      // Absent: SQLite makes it with the database file's mode when it needs it.
+    }
+  }
+}
 
 export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): Promise<LedgerStore> {
   const busyMs = opts.busyMs ?? 200;
@@ -127,6 +151,11 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       write((): Reserved => {
         const open = openOf(draft.kind, draft.subject);
         if (open) return { intent: open, created: false };
+        // Finished by another process since the caller looked: handed back, never sent again.
+        const done = maybeIntent(
+          db.prepare(`SELECT * FROM intents WHERE kind = 'receipt' AND subject = ? AND state = 'done' ORDER BY seq DESC LIMIT 1`).get(draft.subject) as IntentRow | undefined,
+        );
+        if (done) return { intent: done, created: false };
         return { intent: insertIntent(draft), created: true };
       }),
 
@@ -205,14 +234,29 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       return row?.rejection ? decode(Rejection, row.rejection, `the rejection of request ${requestId}`) : undefined;
     },
 
+    keepAcceptedPart: (part) =>
+      write(() => {
+        db.prepare(
+          `INSERT INTO accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES (?, ?, ?, ?)
+           ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
+        ).run(part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null);
+      }),
+    acceptedPart: async (requestId) => {
+      const row = db.prepare('SELECT lines, accepted_at, accepted_by FROM accepted_parts WHERE request_id = ?').get(requestId) as
+        | { lines: string; accepted_at: string; accepted_by: string | null }
+        | undefined;
+      return row && { requestId, items: decode(AcceptedItems, row.lines, `the accepted part of request ${requestId}`), acceptedAt: row.accepted_at, acceptedBy: row.accepted_by ?? undefined };
+    },
+
     importRecords: (records) =>
       write((): ImportResult => {
         const result: ImportResult = { inserted: 0, skipped: 0, conflicts: [] };
-        const add = (kind: DocumentKind, table: string, id: string, text: string, insert: () => void) => {
+        /** `insert` is false when another unique key (one credit note per request) holds it back: a conflict. */
+        const add = (kind: DocumentKind, table: string, id: string, text: string, insert: () => boolean) => {
           const row = db.prepare(`SELECT record FROM ${table} WHERE service_receipt_id = ?`).get(id) as { record: string } | undefined;
           if (row === undefined) {
-            insert();
-            result.inserted++;
+            if (insert() === false) result.conflicts.push({ kind, serviceReceiptId: id });
+            else result.inserted++;
           } else if (sameJson(row.record, text)) result.skipped++;
           else result.conflicts.push({ kind, serviceReceiptId: id });
         };
@@ -224,19 +268,32 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
               record.templateRequest.documentNumber,
               record.issuedAt,
               text,
-            ),
+            ).changes > 0,
           );
         }
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           add('credit-note', 'credit_notes', record.serviceReceiptId, text, () =>
             db.prepare(
-              'INSERT INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
-            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text),
+              'INSERT OR IGNORE INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
+            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text).changes > 0,
           );
+        }
+        if (records.intents !== undefined) Object.assign(result, { carried: 0, intentConflicts: [] });
+        for (const intent of records.intents ?? []) {
+          const recorded =
+            intent.kind === 'receipt'
+              ? db.prepare('SELECT 1 FROM receipts WHERE document_number = ?').get(intent.subject)
+              : db.prepare('SELECT 1 FROM credit_notes WHERE request_id = ?').get(intent.subject);
+          if (recorded !== undefined) continue;
+          const values = intentValues(intent);
+          if (db.prepare(`INSERT OR IGNORE INTO intents (${INTENT_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(...values).changes > 0) result.carried = (result.carried ?? 0) + 1;
+          else if (getIntent(intent.id) === undefined) result.intentConflicts?.push({ kind: intent.kind, subject: intent.subject, documentNumber: intent.documentNumber });
         }
         return result;
       }),
+
+    openIntents: async () => (db.prepare(`SELECT * FROM intents WHERE ${OPEN} ORDER BY seq`).all() as IntentRow[]).map((row) => intentOf(row)),
 
     allRecords: async () => ({
       receipts: (db.prepare('SELECT record FROM receipts ORDER BY seq').all() as { record: string }[]).map((r) => decode(ReceiptRecord, r.record, 'a receipt')),

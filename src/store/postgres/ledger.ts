@@ -4,69 +4,55 @@
 // lock (svc_receipt_locks … FOR UPDATE), one open intent per document is a partial unique
 // index, preparing an intent is compare-and-set, and a record is written with its intent
 // closed in one transaction. No client-side lock is involved.
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { Rejection } from '../../credit-notes/rejection.js';
-import { UnavailableError } from '../../errors.js';
+import { AcceptedItems } from '../accepted-part.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
-import { INTENT_COLUMNS, intentOf, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
+import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { databaseError, isDatabaseFailure, openPool } from './pool.js';
+import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
 
-/** Opens a pool on the URL (pg loaded here, only when a database URL is set). */
-export async function openPool(url: string, max = 4): Promise<Pool> {
-  const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000 });
-  // An idle client whose server went away must not take the process down.
-  pool.on('error', () => undefined);
-  return pool;
-}
-
-/** What a database failure says: the redacted URL and the reason; unreachable is exit 8. */
-export function databaseError(url: string, error: unknown): Error {
-  if (error instanceof StoreError || error instanceof UnavailableError) return error;
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  const where = redactDatabaseUrl(url);
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === '57P01' || code === '57P03' || /timeout|terminat|Connection terminated/i.test(message)) {
-    return new UnavailableError(`the database ${where} is unreachable (${typeof code === 'string' ? code : message})`, {
-      hint: 'check that PostgreSQL runs and the URL is right; nothing was changed',
-    });
-  }
-  return new StoreError(`the database ${where} refused: ${message}`, { hint: 'check the URL, the user and its password (PGPASSWORD, ~/.pgpass)' });
-}
-
-export async function openPostgresLedger(url: string): Promise<LedgerStore> {
+export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}): Promise<LedgerStore> {
   const pool = await openPool(url);
   const fail = (error: unknown): never => {
     throw databaseError(url, error);
   };
 
+  /** A client for `work`, released however it ends (discarded when its connection broke); every failure is svc's error. */
   async function withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect().catch(fail);
+    const waiting = watchLockWait(pool, client, opts);
+    let failed: Error | undefined;
     try {
       return await work(client);
+    } catch (error) {
+      if (!isDatabaseFailure(error)) throw error;
+      failed = error;
+      throw databaseError(url, error, waiting.holder());
     } finally {
-      client.release();
+      waiting.stop();
+      client.release(failed);
     }
   }
   async function transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return withClient(async (client) => {
-      await client.query('BEGIN').catch(fail);
+      await client.query('BEGIN');
       try {
         const value = await work(client);
         await client.query('COMMIT');
         return value;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
-        if (error instanceof Error && 'code' in error && typeof error.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code)) throw databaseError(url, error);
         throw error;
       }
     });
@@ -117,6 +103,21 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
     return { intent: open, created: false };
   }
 
+  /**
+   * The receipt's row lock, held to the end of the transaction. Every writer that changes what
+   * a receipt has credited takes it: the check-and-reserve, the record of a credit note (which
+   * turns a reservation into an issued note), an import. So a check's reads, though separate
+   * statements at READ COMMITTED, never straddle a commit that moves units from reserved to
+   * issued: it would see neither.
+   */
+  const lockReceipt = async (client: PoolClient, parent: string) => {
+    await client.query('INSERT INTO svc_receipt_locks (parent) VALUES ($1) ON CONFLICT DO NOTHING', [parent]);
+    await client.query('SELECT parent FROM svc_receipt_locks WHERE parent = $1 FOR UPDATE', [parent]);
+  };
+
+  /** A receipt document's lock, by its number: in the same table as the receipts' (parents are service IDs, never prefixed so). */
+  const documentLock = (documentNumber: string) => `receipt-document:${documentNumber}`;
+
   const getIntent = async (client: PoolClient, id: string) => {
     const row = await one(client, 'SELECT * FROM svc_intents WHERE id = $1', [id]);
     if (!row) throw new StoreError(`intent ${id} is not in the ledger`);
@@ -134,14 +135,20 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
 
     reserveCreditNote: (parent, subject, decide) =>
       transaction(async (client) => {
-        // The receipt's row lock: every check-and-reserve of this receipt, on any machine, one at a time.
-        await client.query('INSERT INTO svc_receipt_locks (parent) VALUES ($1) ON CONFLICT DO NOTHING', [parent]);
-        await client.query('SELECT parent FROM svc_receipt_locks WHERE parent = $1 FOR UPDATE', [parent]);
+        await lockReceipt(client, parent);
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
         return insertIntent(client, decide(await creditsOf(client, parent)));
       }),
-    reserveReceipt: (draft) => transaction((client) => insertIntent(client, draft)),
+    reserveReceipt: (draft) =>
+      transaction(async (client) => {
+        // The document's lock, which its record takes too: another machine's submission is
+        // either still open here (resumed) or done (handed back), never finished unseen.
+        await lockReceipt(client, documentLock(draft.subject));
+        const done = await one(client, `SELECT * FROM svc_intents WHERE kind = 'receipt' AND subject = $1 AND state = 'done' ORDER BY seq DESC LIMIT 1`, [draft.subject]);
+        if (done) return { intent: intentOf(done), created: false };
+        return insertIntent(client, draft);
+      }),
 
     prepare: (id, prepared) =>
       transaction(async (client) => {
@@ -159,11 +166,13 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         const intent = await getIntent(client, id);
         const { record } = completion;
         if (completion.kind === 'receipt') {
+          await lockReceipt(client, documentLock(intent.subject));
           await client.query(
             'INSERT INTO svc_receipts (service_receipt_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT (service_receipt_id) DO NOTHING',
             [record.serviceReceiptId, completion.record.templateRequest.documentNumber, record.issuedAt, JSON.stringify(record)],
           );
         } else {
+          if (intent.parent !== undefined) await lockReceipt(client, intent.parent);
           await client.query(
             'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (service_receipt_id) DO NOTHING',
             [record.serviceReceiptId, intent.parent ?? null, completion.record.requestId, completion.record.documentNumber, record.issuedAt, JSON.stringify(record)],
@@ -221,13 +230,37 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
         return text ? decode(Rejection, text, `the rejection of request ${requestId}`) : undefined;
       }),
 
+    keepAcceptedPart: (part) =>
+      withClient(async (client) => {
+        await client.query(
+          `INSERT INTO svc_accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
+          [part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null],
+        );
+      }),
+    acceptedPart: (requestId) =>
+      withClient(async (client) => {
+        const { rows } = await client.query('SELECT lines, accepted_at, accepted_by FROM svc_accepted_parts WHERE request_id = $1', [requestId]);
+        const row = rows[0] as { lines: unknown; accepted_at: Date; accepted_by: string | null } | undefined;
+        return (
+          row && {
+            requestId,
+            items: decode(AcceptedItems, JSON.stringify(row.lines), `the accepted part of request ${requestId}`),
+            acceptedAt: row.accepted_at.toISOString(),
+            acceptedBy: row.accepted_by ?? undefined,
+          }
+        );
+      }),
+
     importRecords: (records) =>
       transaction(async (client): Promise<ImportResult> => {
         const result: ImportResult = { inserted: 0, skipped: 0, conflicts: [] };
         const add = async (kind: DocumentKind, table: string, id: string, text: string, insert: () => Promise<{ rowCount: number | null }>) => {
           if (((await insert()).rowCount ?? 0) > 0) return void result.inserted++;
           const { rows } = await client.query(`SELECT record FROM ${table} WHERE service_receipt_id = $1`, [id]);
-          if (sameJson((rows[0] as { record: string }).record, text)) result.skipped++;
+          // No row under the ID: another credit note of the same return request is there already.
+          const there = rows[0] as { record: string } | undefined;
+          if (there !== undefined && sameJson(there.record, text)) result.skipped++;
           else result.conflicts.push({ kind, serviceReceiptId: id });
         };
         for (const record of records.receipts) {
@@ -239,17 +272,41 @@ export async function openPostgresLedger(url: string): Promise<LedgerStore> {
             ),
           );
         }
+        // In one order, so that two imports at once cannot wait for each other.
+        const parents = [...records.creditNotes.map((n) => n.parent), ...(records.intents ?? []).flatMap((i) => (i.parent === undefined ? [] : [i.parent]))];
+        for (const parent of [...new Set(parents)].sort()) await lockReceipt(client, parent);
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           await add('credit-note', 'svc_credit_notes', record.serviceReceiptId, text, () =>
             client.query(
-              'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (service_receipt_id) DO NOTHING',
+              'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
               [record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text],
             ),
           );
         }
+        if (records.intents !== undefined) Object.assign(result, { carried: 0, intentConflicts: [] });
+        for (const intent of records.intents ?? []) {
+          // A submission whose document the ledger already records was finished elsewhere.
+          const recorded =
+            intent.kind === 'receipt'
+              ? await client.query('SELECT 1 FROM svc_receipts WHERE document_number = $1', [intent.subject])
+              : await client.query('SELECT 1 FROM svc_credit_notes WHERE request_id = $1', [intent.subject]);
+          if ((recorded.rowCount ?? 0) > 0) continue;
+          const values = intentValues(intent);
+          const inserted = await client.query(
+            `INSERT INTO svc_intents (${INTENT_COLUMNS}) VALUES (${values.map((_, k) => `$${k + 1}`).join(', ')}) ON CONFLICT DO NOTHING`,
+            values,
+          );
+          if ((inserted.rowCount ?? 0) > 0) result.carried = (result.carried ?? 0) + 1;
+          else if (((await client.query('SELECT 1 FROM svc_intents WHERE id = $1', [intent.id])).rowCount ?? 0) === 0) {
+            result.intentConflicts?.push({ kind: intent.kind, subject: intent.subject, documentNumber: intent.documentNumber });
+          }
+        }
         return result;
       }),
+
+    openIntents: () =>
+      withClient(async (client) => (await client.query(`SELECT * FROM svc_intents WHERE ${OPEN} ORDER BY seq`)).rows.map((row: IntentRow) => intentOf(row))),
 
     allRecords: () =>
       withClient(async (client) => ({

@@ -67,6 +67,16 @@ export const STEPS: readonly string[] = [
    CREATE INDEX svc_webhook_unprocessed ON svc_webhook_deliveries (received_at) WHERE processed_at IS NULL;`,
   // 3: why the merchant rejected a request (the service takes no reason), with its kept item.
   `ALTER TABLE svc_queue_items ADD COLUMN rejection text;`,
+  // 4: invariants the database enforces itself, whatever a client does: one credit note per
+  // return request. And the part of a request the merchant accepted (CONTRACT §8 "Partial
+  // acceptance"), a decision of record beside the request.
+  `CREATE UNIQUE INDEX svc_credit_notes_one_per_request ON svc_credit_notes (request_id);
+   CREATE TABLE svc_accepted_parts (
+     request_id text PRIMARY KEY,
+     lines jsonb NOT NULL,
+     accepted_at timestamptz NOT NULL DEFAULT now(),
+     accepted_by text
+   );`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = STEPS.length;

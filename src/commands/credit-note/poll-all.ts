@@ -1,0 +1,84 @@
+// `svc credit-note poll --all-grants | --grants FILE`: the return queues of many companies as
+// one. Each Grant's queue is fetched through the fan-out (bounded, paced, failures kept to
+// their Grant); the items are merged, every filter and --sort applies across companies, the
+// table gets a COMPANY column and --json elements carry grantId and companyId. A Grant that
+// fails is a stderr line (or a `{grantId, companyId, error}` element) and exit 9.
+import { writeReceiptsCaller } from '../../api/caller.js';
+import { listReturnRequests } from '../../api/credit-note.js';
+import type { QueueItem } from '../../contract/returns.js';
+import { matchesFilter } from '../../credit-notes/filter.js';
+import { queueSelection } from '../../credit-notes/queue-flags.js';
+import { maskedItem, readQueue } from '../../credit-notes/queue.js';
+import { rememberRequestIds } from '../../completion/cache.js';
+import { loadKeyring } from '../../crypto/keystore.js';
+import type { Factory } from '../../factory.js';
+import { concurrencyOf, fanOut, fanOutTargets } from '../../grants/fan-out.js';
+import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
+import { writeJsonArray, writeList, type Column } from '../../io/output.js';
+import { rememberFoundUnder } from '../../store/found-under.js';
+import { counted } from '../../io/plural.js';
+import { arrangement, columns, footerOf, queueFilter, reportUnreadable, watch, type PollOptions, type Polled, type PolledItem, type WatchDeps } from './poll.js';
+
+/** A queue item of one of several companies. */
+type CompanyItem = PolledItem & { grantId: string; companyId: string };
+
+export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): Promise<void> {
+  queueFilter(opts, f.clock.now());
+  const arrange = arrangement(opts);
+  const concurrency = concurrencyOf(opts.concurrency);
+  const targets = await fanOutTargets(f, opts);
+  const keys = opts.decrypt ? await loadKeyring(f) : undefined;
+  const selection = await queueSelection(f, opts, { decrypt: keys !== undefined });
+  const filter = selection.filter;
+  arrange.select(selection.decrypted);
+  const companies = new Map(targets.map((t) => [t.id, t.company]));
+  const leading: Column<PolledItem>[] = [{ header: 'COMPANY', value: (i) => companies.get((i as CompanyItem).grantId) ?? '' }];
+  const read = new Map<string, Pick<PolledItem, 'returnRequest' | 'decryptError'>>();
+
+  const fetchAll = async () => {
+    const result = await fanOut(
+      f,
+      targets,
+      async (g, target) => {
+        const caller = await writeReceiptsCaller(g);
+        const items = await listReturnRequests(caller);
+        return items.map((item): QueueItem & { grantId: string; companyId: string } => ({ ...item, grantId: target.id, companyId: target.companyId }));
+      },
+      { concurrency, what: 'polling' },
+    );
+    const all = result.ok.flatMap((r) => r.value);
+    await rememberFoundUnder(f, 'requests', all.map((i) => [i.requestId, i.grantId] as const));
+    const shown = all.filter((i) => matchesFilter(i, filter));
+    if (keys !== undefined) {
+      // Each request is decrypted once, also over the rounds of --watch.
+      const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
+      for (const item of fresh) read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
+    }
+    const merged: CompanyItem[] = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
+    return { all, viewed: shown, shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
+  };
+
+  if (opts.watch) {
+    const { parseDurationSeconds } = await import('../../io/duration.js');
+    const intervalMs = Math.round(parseDurationSeconds(opts.interval, { name: '--interval', minSeconds: 1, maxSeconds: 86_400, fractions: true }) * 1000);
+    const fetchQueue = async (): Promise<Polled> => {
+      const polled = await fetchAll();
+      // A Grant that fails one round is said each round; the watch goes on for the others.
+      reportFailures(f, polled.failed, { always: true });
+      return polled;
+    };
+    return watch(f, { fetchQueue, intervalMs, decrypt: opts.decrypt, deps, leading });
+  }
+
+  const polled = await fetchAll();
+  failIfAllFailed(f, polled.failed, polled.total, 'polled');
+  await rememberRequestIds(f, polled.all);
+  if (f.io.json) {
+    await writeJsonArray(f.io, [...polled.shown, ...failureElements(polled.failed)]);
+  } else {
+    reportFailures(f, polled.failed);
+    await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now())} · ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
+    if (keys !== undefined) reportUnreadable(f, polled.shown.filter((i) => i.decryptError !== undefined).length, polled.shown.length);
+  }
+  failIfSomeFailed(polled.failed, polled.total, 'polled');
+}

@@ -1,0 +1,17 @@
+// `--grant SELECTOR` on every verb that acts for a company: it reaches the factory's settings
+// as a global (context.ts's globalsOf), so every token the verb asks for is that company's.
+import type { Command } from 'commander';
+
+export const GRANT_FLAG_HELP = "the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company's name (default: SVC_GRANT_ID, then the profile's Grant)";
+
+export function grantOption(cmd: Command): Command {
+  return cmd.option('--grant <selector>', GRANT_FLAG_HELP);
+}
+
+/** `--all-grants`, `--grants FILE|-` and `--concurrency N` of a verb that can act for many companies at once (src/grants/fan-out.ts). */
+export function fanOutOptions(cmd: Command): Command {
+  return cmd
+    .option('--all-grants', 'act for every company of the profile at once (partly failed: exit 9)')
+    .option('--grants <file>', 'act for the companies named in a file, one selector per line (- for stdin)')
+    .option('--concurrency <n>', 'companies at once with --all-grants or --grants (default 8)');
+}

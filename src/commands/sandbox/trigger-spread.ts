@@ -1,0 +1,33 @@
+// `svc sandbox trigger return-request SERVICE_RECEIPT_ID --companies N`: one return request
+// in each of N of a platform's companies at once (a sandbox started with `--companies`),
+// through the bulk trigger with events, so that polls and listeners across Grants have
+// something of every company to show. Prints the request IDs, one a line.
+import { BulkReturnRequestResult, type ReturnRequestTrigger } from '../../contract/sandbox-returns.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { writeJson } from '../../io/output.js';
+import { counted } from '../../io/plural.js';
+import { note, println } from '../../io/streams.js';
+import { sandboxRequest } from './request.js';
+
+export function parseCompanies(value: string): number {
+  const n = /^\d{1,6}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1)) throw new UsageError(`--companies: "${value}" is not a whole number from 1`);
+  return n;
+}
+
+export async function spreadReturnRequests(f: Factory, serviceReceiptId: string, body: ReturnRequestTrigger, companies: number): Promise<void> {
+  // Not retried: a repeat after a lost answer would be a second round of return requests.
+  const result = await sandboxRequest(f, {
+    method: 'POST',
+    path: '/sandbox/return-requests/bulk',
+    body: { ...body, serviceReceiptId, count: companies, companies, events: true },
+    schema: BulkReturnRequestResult,
+  });
+  if (f.io.json) {
+    writeJson(f.io, result);
+    return;
+  }
+  for (const id of result.requestIds) println(f.io, id);
+  note(f.io, `${counted(result.count, 'return request')} in ${counted(result.companies?.length ?? 1, 'company', 'companies')}; each company sees its own with \`svc credit-note poll\``);
+}

@@ -1,0 +1,129 @@
+// `svc webhook subscribe|list|unsubscribe --all-grants | --grants FILE`: the same verb for
+// each company (src/grants/fan-out.ts). subscribe reuses each Grant's own subscription to the
+// URL (a re-run creates none); list merges the companies' subscriptions under a COMPANY
+// column; unsubscribe --url removes each company's subscriptions to that URL. A Grant that
+// fails is reported for itself, and the command exits 9, partly failed.
+import type { WebhookSubscriptionRequest } from '../../contract/webhook.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags } from '../../grants/fan-out.js';
+import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
+import { writeList } from '../../io/output.js';
+import { note } from '../../io/streams.js';
+import { readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
+
+interface Company {
+  grantId: string;
+  companyId: string;
+}
+
+export async function subscribeAll(request: WebhookSubscriptionRequest, flags: FanOutFlags & { showSecret?: boolean | undefined }, f: Factory): Promise<void> {
+  if (flags.showSecret) throw new UsageError('--show-secret prints one secret; over several companies each is kept in the secret store', { hint: 'subscribe one company with --grant to see its secret' });
+  const targets = await fanOutTargets(f, flags);
+  const result = await fanOut(f, targets, async (g) => (await subscribeOnce(g, request)), { concurrency: concurrencyOf(flags.concurrency), what: 'subscribing' });
+  failIfAllFailed(f, result.failed, targets.length, 'subscribed');
+  const rows = result.ok.map(({ target, value }) => {
+    const { secret: _secret, ...shown } = value.subscription;
+    return { ...shown, grantId: target.id, companyId: target.companyId, company: target.company, reused: value.reused };
+  });
+  reportFailures(f, result.failed);
+  await writeList(
+    f.io,
+    rows,
+    [
+      { header: 'COMPANY', value: (r) => r.company },
+      { header: 'ID', value: (r) => r.id, id: true },
+      { header: 'URL', value: (r) => r.notificationUrl },
+      { header: 'EVENTS', value: (r) => r.events.join(',') },
+      { header: 'STATE', value: (r) => (r.reused ? 'reused' : 'created') },
+    ],
+    [...rows.map(({ company: _company, ...row }) => row), ...failureElements(result.failed)],
+  );
+  if (!f.io.json) {
+    const created = rows.filter((r) => !r.reused).length;
+    note(f.io, `${created} created, ${rows.length - created} reused; their signing secrets are in ${(await f.secrets()).describe()}`);
+  }
+  failIfSomeFailed(result.failed, targets.length, 'subscribed');
+}
+
+interface Row extends Company {
+  company: string;
+  id: string;
+  name: string;
+  notificationUrl: string;
+  events: string[];
+  createdAt: string;
+  onService: boolean | null;
+  secretStored: boolean;
+}
+
+export async function listAll(flags: FanOutFlags, f: Factory): Promise<void> {
+  const targets = await fanOutTargets(f, flags);
+  const local = await readLocalSubscriptions(f);
+  const store = await f.secrets();
+  const result = await fanOut(
+    f,
+    targets,
+    async (g, target) => {
+      const remote = await serviceSubscriptions(g);
+      const byId = new Map<string, Omit<Row, 'secretStored'>>();
+      const of = { grantId: target.id, companyId: target.companyId, company: target.company };
+      for (const s of remote ?? []) byId.set(s.id, { ...of, id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: true });
+      for (const s of local.filter((l) => l.grantId === target.id && !byId.has(l.id))) {
+        byId.set(s.id, { ...of, id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: remote === undefined ? null : false });
+      }
+      const rows: Row[] = [];
+      for (const row of byId.values()) rows.push({ ...row, secretStored: (await store.get(subscriptionSecretKey(row.id))) !== null });
+      return rows;
+    },
+    { concurrency: concurrencyOf(flags.concurrency), what: 'listing subscriptions' },
+  );
+  failIfAllFailed(f, result.failed, targets.length, 'listed');
+  const rows = result.ok.flatMap((r) => r.value);
+  reportFailures(f, result.failed);
+  await writeList(
+    f.io,
+    rows,
+    [
+      { header: 'COMPANY', value: (r) => r.company },
+      { header: 'ID', value: (r) => r.id, id: true },
+      { header: 'URL', value: (r) => r.notificationUrl },
+      { header: 'EVENTS', value: (r) => r.events.join(',') },
+      { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here') },
+      { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed') },
+    ],
+    [...rows.map(({ company: _company, ...row }) => row), ...failureElements(result.failed)],
+  );
+  failIfSomeFailed(result.failed, targets.length, 'listed');
+}
+
+export async function unsubscribeAll(url: string | undefined, flags: FanOutFlags, f: Factory): Promise<void> {
+  if (url === undefined) throw new UsageError('over several companies, name the subscriptions by --url', { hint: 'svc webhook unsubscribe --all-grants --url https://…' });
+  const targets = await fanOutTargets(f, flags);
+  const result = await fanOut(
+    f,
+    targets,
+    async (g, target) => {
+      const remote = (await serviceSubscriptions(g)) ?? [];
+      const ids = [...new Set([...remote.filter((s) => s.notificationUrl === url).map((s) => s.id), ...(await readLocalSubscriptions(g)).filter((s) => s.grantId === target.id && s.notificationUrl === url).map((s) => s.id)])];
+      const removed: { id: string; onService: string }[] = [];
+      for (const id of ids) removed.push({ id, ...(await unsubscribe(g, id)) });
+      return removed;
+    },
+    { concurrency: concurrencyOf(flags.concurrency), what: 'unsubscribing' },
+  );
+  failIfAllFailed(f, result.failed, targets.length, 'unsubscribed');
+  const rows = result.ok.flatMap(({ target, value }) => value.map((r) => ({ ...r, grantId: target.id, companyId: target.companyId, company: target.company })));
+  reportFailures(f, result.failed);
+  await writeList(
+    f.io,
+    rows,
+    [
+      { header: 'COMPANY', value: (r) => r.company },
+      { header: 'ID', value: (r) => r.id, id: true },
+      { header: 'SERVICE', value: (r) => r.onService },
+    ],
+    [...rows.map(({ company: _company, ...row }) => row), ...failureElements(result.failed)],
+  );
+  failIfSomeFailed(result.failed, targets.length, 'unsubscribed');
+}

@@ -1,0 +1,77 @@
+// The part of a return request the merchant accepted, as a decision of record (CONTRACT §8
+// "Partial acceptance"): `accept --partial --item P:Q` (and triage's `p`) keeps it in the
+// ledger — shared with the team on PostgreSQL — and `issue` on a PARTIALLY_ACCEPTED request
+// credits that part by default and never more. A request accepted in part elsewhere, or by an
+// svc before this one, has no part recorded: it is asked for on a terminal, else named with
+// `--item` (exit 2 without).
+import { userInfo, hostname } from 'node:os';
+import type { ReturnRequest } from '../contract/returns.js';
+import { UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import type { AcceptedPart } from '../store/ledger.js';
+import type { ItemQuantity } from '../commands/item-flag.js';
+import { askedPart, parsePart, partProblem } from './part.js';
+import { quantityOf, scaledQuantity } from './check.js';
+
+/** `milk:1 bread:2`, as `--item` takes it. */
+export function partText(items: readonly ItemQuantity[]): string {
+  return items.map((i) => `${i.productId}:${i.quantity}`).join(' ');
+}
+
+/** Who records a decision: user@host, for a colleague reading it on another machine. */
+export function recorder(): string {
+  let user = 'someone';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (a container's uid): the host still says where.
+  }
+  return `${user}@${hostname()}`;
+}
+
+export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<AcceptedPart> {
+  const part: AcceptedPart = { requestId, items: items.map((i) => ({ ...i })), acceptedAt: new Date(f.clock.now()).toISOString(), acceptedBy: recorder() };
+  await (await f.ledger()).keepAcceptedPart(part);
+  return part;
+}
+
+/** Same products at the same quantities, in any order. */
+export function samePart(a: readonly ItemQuantity[], b: readonly ItemQuantity[]): boolean {
+  const key = (items: readonly ItemQuantity[]) =>
+    items
+      .map((i) => `${i.productId}:${scaledQuantity(i.quantity)}`)
+      .sort()
+      .join(' ');
+  return key(a) === key(b);
+}
+
+/**
+ * What to credit of a request accepted in part: the recorded part, or `items` when they stay
+ * within it (each a product of the part, at most its quantity); more is refused (exit 2)
+ * naming the part. Undefined when no part is recorded.
+ */
+export function withinAcceptedPart(recorded: AcceptedPart | undefined, items: readonly ItemQuantity[]): ItemQuantity[] | undefined {
+  if (recorded === undefined) return undefined;
+  if (items.length === 0) return recorded.items.map((i) => ({ ...i }));
+  const allowed = new Map(recorded.items.map((i) => [i.productId, scaledQuantity(i.quantity)]));
+  const over = items.filter((i) => scaledQuantity(i.quantity) > (allowed.get(i.productId) ?? 0));
+  if (over.length === 0) return [...items];
+  throw new UsageError(
+    `return request ${recorded.requestId} was accepted in part (${partText(recorded.items)}, recorded ${recorded.acceptedAt}${recorded.acceptedBy ? ` by ${recorded.acceptedBy}` : ''}): ${over
+      .map((i) => `--item ${i.productId}:${i.quantity} is more than the ${quantityOf(allowed.get(i.productId) ?? 0)} accepted`)
+      .join('; ')}`,
+    { hint: `nothing was submitted; leave out --item to credit the accepted part, or lower it with --item` },
+  );
+}
+
+/** The part, typed at a prompt as `--item` takes it, starting from `start` (default: what the request asks). */
+export async function askPart(f: Factory, requestId: string, request: ReturnRequest, start?: readonly ItemQuantity[]): Promise<ItemQuantity[]> {
+  const text = await f.prompter().input({
+    message: `Which part of ${requestId.slice(0, 8)} is accepted? PRODUCT_ID:QTY, several separated by spaces:`,
+    flag: '--item',
+    default: start && start.length > 0 ? partText(start) : askedPart(request),
+    editable: true,
+    validate: (value) => partProblem(value, requestId, request),
+  });
+  return parsePart(text, requestId, request);
+}

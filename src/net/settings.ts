@@ -1,0 +1,65 @@
+// How svc's requests travel, from the environment as curl, npm and gh read it: the proxies
+// (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case, lower case first) and how long to wait
+// (SVC_HTTP_TIMEOUT). Read once, by the factory, and handed to the one HTTP client.
+import { UsageError } from '../errors.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface Timeouts {
+  /** To open a connection (TLS included). */
+  connectMs: number;
+  /** For the head of an answer, and for any silence in its body. */
+  answerMs: number;
+}
+
+export interface ProxySettings {
+  /** For https:// targets (HTTPS_PROXY, else HTTP_PROXY). */
+  https: string | undefined;
+  /** For http:// targets (HTTP_PROXY). */
+  http: string | undefined;
+  /** NO_PROXY as given. */
+  noProxy: string;
+}
+
+export interface NetworkSettings {
+  timeouts: Timeouts;
+  /** Undefined when no proxy variable is set: no proxy code is loaded then. */
+  proxy: ProxySettings | undefined;
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
+
+const first = (env: Env, ...names: string[]) => names.map((n) => env[n]).find((v) => v !== undefined && v.trim() !== '')?.trim();
+
+export function networkSettings(env: Env): NetworkSettings {
+  const http = first(env, 'http_proxy', 'HTTP_PROXY');
+  const https = first(env, 'https_proxy', 'HTTPS_PROXY') ?? http;
+  for (const [name, value] of [['HTTPS_PROXY', https], ['HTTP_PROXY', http]] as const) {
+    if (value !== undefined && !URL.canParse(value.includes('://') ? value : `http://${value}`)) {
+      throw new UsageError(`${name}: not a proxy URL`, { hint: 'give it as http://host:port (credentials as http://user:password@host:port)' });
+    }
+  }
+  return {
+    timeouts: timeoutsFrom(env.SVC_HTTP_TIMEOUT),
+    proxy: http === undefined && https === undefined ? undefined : { http: withScheme(http), https: withScheme(https), noProxy: first(env, 'no_proxy', 'NO_PROXY') ?? '' },
+  };
+}
+
+/** A proxy given as host:port is an http:// one, as curl takes it. */
+function withScheme(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return value.includes('://') ? value : `http://${value}`;
+}
+
+function timeoutsFrom(value: string | undefined): Timeouts {
+  if (value === undefined || value.trim() === '') return { connectMs: DEFAULT_CONNECT_TIMEOUT_MS, answerMs: DEFAULT_ANSWER_TIMEOUT_MS };
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new UsageError(`SVC_HTTP_TIMEOUT: "${value}" is not a number of seconds from 0 to 3600`, {
+      hint: `the default is ${DEFAULT_ANSWER_TIMEOUT_MS / 1000} (seconds to wait for an answer, or in its silence)`,
+    });
+  }
+  const answerMs = Math.round(seconds * 1000);
+  return { connectMs: Math.min(DEFAULT_CONNECT_TIMEOUT_MS, answerMs), answerMs };
+}

@@ -1,0 +1,5 @@
+// The stored form of an accepted part's items (CONTRACT §8 "Partial acceptance"), read back
+// from either engine through the same schema.
+import * as z from 'zod';
+
+export const AcceptedItems = z.array(z.object({ productId: z.string().min(1), quantity: z.number().positive() })).min(1);

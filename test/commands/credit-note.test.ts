@@ -297,6 +297,8 @@ describe('credit-note show', () => {
     expect(JSON.parse(h.streams.stdout())).toEqual({
       ...item,
       returnRequest: { ...bankRequest(), refundBankAccount: { iban: '•••• 3000', accountHolder: 'Alice Example', bic: 'COBADEFFXXX' } },
+      // What `issue` would do: here refuse it, this profile having no record of the receipt.
+      decision: { requestId: 'req-2', checks: 'failed', issues: [{ path: 'serviceReceiptId', message: expect.stringContaining('not known as one of this merchant') }] },
     });
   });
 

@@ -1,4 +1,6 @@
-// `svc credit-note show [REQUEST_ID] [--reveal]`: one return request, decrypted, in full. Bank
+// `svc credit-note show [REQUEST_ID] [--reveal]`: one return request, decrypted, in full, and
+// the decision under it (what `issue` would credit, or why not), all on stdout; --json adds
+// it as `decision`, shaped like `issue --dry-run --json`. Bank
 // details are masked to their last 4 characters unless --reveal, in --json output too. Without
 // an ID a terminal offers the open requests to choose from.
 import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js';
@@ -12,6 +14,7 @@ import { loadKeyring } from '../../crypto/keystore.js';
 import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
+import { println } from '../../io/streams.js';
 import { localTime, zoneOf } from '../../io/time.js';
 
 export interface ShowOptions {
@@ -36,6 +39,8 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const rejection = f.io.json ? undefined : await ledger.rejection(requestId);
   // Nor a part with a partial acceptance: the ledger keeps it, for the team (CONTRACT §8).
   const part = item.status === 'PARTIALLY_ACCEPTED' ? await ledger.acceptedPart(requestId) : undefined;
+  // The decision: what `issue` would credit, or why it would not; on stdout, as the rest.
+  const decision = await (await import('./issue.js')).decisionOf(f, caller, requestId, [], item);
   writeRecord(
     f.io,
     [
@@ -52,10 +57,9 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
       ...lineFields(request),
     ],
     // The item as `poll --json` has it, so scripts read both alike.
-    { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}) },
+    { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}), decision: decision.json },
   );
-  // The decision, for a person: what `issue` would credit, or why it would not.
-  if (!f.io.json) await (await import('./issue.js')).describeDecision(f, caller, requestId);
+  if (!f.io.json) println(f.io, `\n${decision.text}`);
 }
 
 function refundFields(request: ReturnRequest): [string, string][] {

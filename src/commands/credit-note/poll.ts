@@ -20,6 +20,7 @@ import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { clockTime, zoneOf } from '../../io/time.js';
+import { holdTerminal } from '../../io/terminal-keys.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { counted } from '../../io/plural.js';
 
@@ -278,9 +279,31 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
   const sleep = deps.sleep ?? sleepUnlessAborted;
   const redraw = f.io.stdoutIsTTY && !f.io.json;
   let statuses: Map<string, string> | undefined;
+  let shownBefore: Map<string, PolledItem> | undefined;
+  let last: Polled | undefined;
+  const keysHeld = redraw && f.io.stdinIsTTY;
+  const cols = () => [...(parts.leading ?? []), ...columns(f, decrypt)];
+  // One draw at a time: a resize while a refresh draws waits for it.
+  let drawing = Promise.resolve();
+  const draw = (polled: Polled, before: Map<string, string> | undefined) => {
+    drawing = drawing.then(() => redrawTable(f, polled, before, cols(), intervalMs, keysHeld));
+    return drawing;
+  };
   // A terminal watches on the alternate screen: a fixed header, no copies in the scrollback,
-  // and the normal screen back as it was when it ends.
+  // and the normal screen back as it was when it ends. q or Esc leaves; keys are not echoed;
+  // a resize draws the table again at the new width.
   if (redraw) f.io.stdout.write(ENTER_ALT_SCREEN);
+  let lastStatuses: Map<string, string> | undefined;
+  const held = redraw
+    ? holdTerminal(f.io, {
+        key: (key) => {
+          if (key === 'q' || key === 'Q' || key === 'escape' || key === 'ctrl-c') stop();
+        },
+        resize: () => {
+          if (last !== undefined) void draw(last, lastStatuses);
+        },
+      })
+    : undefined;
   try {
     while (!signal.aborted) {
       let polled: Polled | undefined;
@@ -291,15 +314,19 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
         if (exitCodeOf(error) !== ExitCode.unavailable) throw error;
         note(f.io, `warning: ${(error as Error).message}; trying again in ${intervalMs / 1000} s`);
       }
-      if (polled !== undefined) {
-        const cols = [...(parts.leading ?? []), ...columns(f, decrypt)];
-        if (redraw) await redrawTable(f, polled, statuses, cols, intervalMs);
-        else writeChanges(f, polled.shown, statuses, cols);
+      if (polled !== undefined && !signal.aborted) {
+        if (redraw) {
+          [last, lastStatuses] = [polled, statuses];
+          await draw(polled, statuses);
+        } else writeChanges(f, polled, statuses, shownBefore, cols());
         statuses = new Map(polled.all.map((i) => [i.requestId, i.status]));
+        shownBefore = new Map(polled.shown.map((i) => [i.requestId, i]));
       }
       if (!signal.aborted) await sleep(intervalMs, signal);
     }
   } finally {
+    held?.dispose();
+    await drawing;
     if (redraw) f.io.stdout.write(LEAVE_ALT_SCREEN);
     deps.signal?.removeEventListener('abort', stop);
     interrupt?.dispose();
@@ -307,32 +334,48 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
 }
 
 /** One refresh: the table from the top, rows new or changed since the last refresh highlighted, the footer with the time. */
-async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number): Promise<void> {
+async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number, keysHeld: boolean): Promise<void> {
+  const leave = keysHeld ? 'q to leave' : 'Ctrl-C to stop';
   const items = polled.shown;
   const rows = (f.io.stdout as { rows?: number }).rows ?? 24;
   const at = clockTime(new Date(f.clock.now()).toISOString(), zoneOf(f.env));
   f.io.stdout.write(CLEAR_SCREEN);
   await writeList(f.io, items, cols, items, {
-    footer: `${footerOf(items, polled.viewed, f.clock.now())} · updated ${at} · every ${intervalMs / 1000} s · Ctrl-C to stop`,
+    footer: `${footerOf(items, polled.viewed, f.clock.now())} · updated ${at} · every ${intervalMs / 1000} s · ${leave}`,
     highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
     // The header, the rows, the "more" line and the footer on one screen.
     maxRows: Math.max(1, rows - 3),
   });
-  if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} · Ctrl-C to stop\n`);
+  if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} · ${leave}\n`);
 }
 
 /** New items and status changes since the last poll; on the first poll every item is new. */
-function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, string> | undefined, cols: Column<PolledItem>[]): void {
-  for (const item of items) {
+function writeChanges(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, shownBefore: Map<string, PolledItem> | undefined, cols: Column<PolledItem>[]): void {
+  for (const item of polled.shown) {
     const previous = statuses?.get(item.requestId);
-    if (previous === item.status) continue;
-    const change = previous === undefined ? 'new' : 'status';
+    // Back in the view with the same status (a filter's edge): new to the view all the same.
+    if (previous === item.status && (shownBefore === undefined || shownBefore.has(item.requestId))) continue;
+    const change = previous === undefined || previous === item.status ? 'new' : 'status';
     if (f.io.json) {
-      const line = previous === undefined ? { change, ...item } : { change, previousStatus: previous, ...item };
+      const line = change === 'new' ? { change, ...item } : { change, previousStatus: previous, ...item };
       f.io.stdout.write(`${jsonText(line)}\n`);
     } else {
       const cells = cols.map((c) => oneLine(c.value(item)));
-      println(f.io, [change, ...cells, ...(previous === undefined ? [] : [`was ${previous}`])].join('\t'));
+      println(f.io, [change, ...cells, ...(change === 'new' ? [] : [`was ${previous}`])].join('\t'));
+    }
+  }
+  // A request that left the view (rejected, completed, cancelled, gone, or filtered out):
+  // said once, as it was last shown, with its status now (kubectl get -w: DELETED).
+  const now = new Set(polled.shown.map((i) => i.requestId));
+  const current = new Map(polled.all.map((i) => [i.requestId, i.status]));
+  for (const [requestId, item] of shownBefore ?? []) {
+    if (now.has(requestId)) continue;
+    const status = current.get(requestId) ?? null;
+    if (f.io.json) {
+      f.io.stdout.write(`${jsonText({ change: 'deleted', ...item, currentStatus: status })}\n`);
+    } else {
+      const cells = cols.map((c) => oneLine(c.value(item)));
+      println(f.io, ['deleted', ...cells, status === null ? 'no longer listed' : `now ${status}`].join('\t'));
     }
   }
 }

@@ -2,6 +2,7 @@
 // so --json, TTY tables and piped plain rows behave the same everywhere.
 import { once } from 'node:events';
 import { printable } from './printable.js';
+import { wrapText } from './wrap.js';
 import type { IOStreams } from './streams.js';
 
 // DEL and the C1 controls (U+0080–U+009F: U+009B is a terminal's CSI), the bidirectional
@@ -207,7 +208,9 @@ export function writeRecord(io: IOStreams, fields: readonly [string, string][], 
   // One line per field: a line break in a value (a customer's note) must not read as another field.
   const lines = fields.map(([k, v]) => [oneLine(k), oneLine(v)] as const);
   const width = Math.max(0, ...lines.map(([k]) => k.length));
-  for (const [k, v] of lines) io.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+  // On a terminal a long value wraps at word boundaries, under itself; piped, each field stays one line.
+  const fit = (line: string) => (io.stdoutIsTTY ? wrapText(line, io.columns, { columns: true }) : line);
+  for (const [k, v] of lines) io.stdout.write(`${fit(`${k.padEnd(width)}  ${v}`)}\n`);
 }
 
 /** A table cell or record value: on one line, with no control characters (see printable). */

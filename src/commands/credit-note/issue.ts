@@ -42,6 +42,7 @@ import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
 import { maskLast4 } from '../../io/redact.js';
+import { wrapText } from '../../io/wrap.js';
 import { withSpinner } from '../../io/spinner.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import { askPart, keepAcceptedPart, withinAcceptedPart } from '../../credit-notes/accepted-part.js';
@@ -525,7 +526,8 @@ function preview(
   previous: readonly Credited[] = [],
   window?: { issueDate: string; now: number; windowDays: number },
 ): void {
-  note(f.io, previewText(credit, request, previous, window));
+  const text = previewText(credit, request, previous, window);
+  note(f.io, f.io.stderrIsTTY ? wrapText(text, f.io.columns, { hang: '  ' }) : text);
 }
 
 /** The computed credit note as lines of text. */

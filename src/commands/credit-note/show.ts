@@ -15,6 +15,7 @@ import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { println } from '../../io/streams.js';
+import { wrapText } from '../../io/wrap.js';
 import { localTime, zoneOf } from '../../io/time.js';
 
 export interface ShowOptions {
@@ -59,7 +60,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
     // The item as `poll --json` has it, so scripts read both alike.
     { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}), decision: decision.json },
   );
-  if (!f.io.json) println(f.io, `\n${decision.text}`);
+  if (!f.io.json) println(f.io, `\n${f.io.stdoutIsTTY ? wrapText(decision.text, f.io.columns, { hang: '  ' }) : decision.text}`);
 }
 
 function refundFields(request: ReturnRequest): [string, string][] {

@@ -1,6 +1,6 @@
 // The non-secret configuration file (config.json under the config dir): profiles and their
 // settings. Secrets never go here: they live in the secret store.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SvcError } from '../errors.js';
 
@@ -54,14 +54,27 @@ export interface ConfigStore {
  */
 export function openConfigStore(configDir: string): ConfigStore {
   const path = join(configDir, CONFIG_FILE);
+  // The file as last parsed, by its identity: a platform's file holds thousands of Grants
+  // (about 1 MB), and a run over all of them reads it for each. A write replaces the file (a
+  // new inode), so any change, by this process or another, is parsed afresh.
+  let parsedAs: { identity: string; data: ConfigShape } | undefined;
   const read = (): ConfigShape => {
     let text: string;
+    let identity: string;
     try {
+      const st = statSync(path, { bigint: true });
+      identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+      if (parsedAs?.identity === identity) return parsedAs.data;
       text = readFileSync(path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
       throw new SvcError(`cannot read the configuration ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
     }
+    const data = parse(text);
+    parsedAs = { identity, data };
+    return data;
+  };
+  const parse = (text: string): ConfigShape => {
     let parsed: unknown;
     try {
       parsed = text.trim() === '' ? {} : JSON.parse(text);

@@ -87,3 +87,28 @@ describe('base URL rules', () => {
     expect(() => validateBaseUrl(url, '--base-url')).toThrow(message);
   });
 });
+
+describe('the config store reads a changed file afresh', () => {
+  it('a change written by another process (a new file renamed over it) is seen by the next read; an unchanged file is parsed once', async () => {
+    const { mkdtemp, writeFile, rename, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { openConfigStore } = await import('../../src/config/store.js');
+    const dir = await mkdtemp(join(tmpdir(), 'svc-config-cache-'));
+    try {
+      const store = openConfigStore(dir);
+      await store.updateProfile('local', () => ({ grant: 'g-1' }));
+      expect(store.profile('local').grant).toBe('g-1');
+      // Another process: the same way svc writes (a temporary file renamed over the config).
+      const other = join(dir, 'other.tmp');
+      await writeFile(other, JSON.stringify({ profiles: { local: { grant: 'g-2' } } }));
+      await rename(other, store.path);
+      expect(store.profile('local').grant).toBe('g-2');
+      // Written in place (a person's editor): seen too.
+      await writeFile(store.path, JSON.stringify({ profiles: { local: { grant: 'g-33' } } }));
+      expect(store.profile('local').grant).toBe('g-33');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

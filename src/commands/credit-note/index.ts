@@ -87,7 +87,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .action((requestId: string | undefined, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
-  grantOption(cn.command('triage'))
+  fanOutOptions(grantOption(cn.command('triage')))
     .description('work through the open requests, oldest first, one key each (terminal only)')
     .option('--status <status>', 'only these of the open statuses (repeatable, or comma-separated)', collect)
     .option('--receipt <id>', "only requests of this receipt: its document number or serviceReceiptId, or a unique prefix")

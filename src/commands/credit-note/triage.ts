@@ -31,12 +31,13 @@ import { printable } from '../../io/printable.js';
 import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
 import type { ItemQuantity } from '../item-flag.js';
+import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { describeDecision, run as issue } from './issue.js';
 import { run as show } from './show.js';
 import { accept, reject } from './status.js';
 
 /** poll's filters: which of the open requests to walk. */
-export type TriageOptions = Omit<QueueFilterFlags, 'all'>;
+export type TriageOptions = Omit<QueueFilterFlags, 'all'> & FanOutFlags;
 
 type Key = 'a' | 'p' | 'r' | 'i' | 's' | 'q';
 
@@ -53,8 +54,9 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     throw new UsageError('triage is a walk on a terminal and prints no JSON', { hint: 'in scripts: `svc credit-note poll --json`, then accept, reject or issue --json' });
   }
   const selection = await queueSelection(f, opts, { decrypt: true });
-  const caller = await writeReceiptsCaller(f);
-  const queue = (await openRequests(f, caller)).filter((i) => matchesFilter(i, selection.filter) && (selection.decrypted?.(i) ?? true));
+  // Over many companies, each request is decided for its own (triage-all.ts).
+  const all = fansOut(opts) ? await (await import('./triage-all.js')).openRequestsOfAll(f, opts) : await openRequestsOfOne(f);
+  const queue = all.open.filter((i) => matchesFilter(i, selection.filter) && (selection.decrypted?.(i) ?? true));
   if (queue.length === 0) {
     note(f.io, selection.nothingBecause ?? `there are no open return requests${filtered(opts) ? ' that match' : ''}: nothing to triage`);
     return;
@@ -63,7 +65,9 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
   try {
     for (const [index, item] of queue.entries()) {
       tally.seen = index + 1;
-      if ((await walkOne(f, caller, item, tally)) === 'quit') break;
+      const company = all.companyOf(item);
+      if (company !== undefined) note(f.io, `\n${theme(f.io).bold(printable(company))}`);
+      if ((await walkOne(f, await all.callerOf(item), item, tally)) === 'quit') break;
     }
   } catch (error) {
     if (error instanceof CancelError) throw new CancelError('cancelled: triage stopped; the summary above is what was done');
@@ -72,6 +76,12 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     note(f.io, '');
     writeRecord(f.io, summaryFields(tally), tally);
   }
+}
+
+/** The open requests of the company the command acts for. */
+async function openRequestsOfOne(f: Factory): Promise<{ open: ReadItem[]; callerOf(item: ReadItem): Promise<Caller>; companyOf(item: ReadItem): string | undefined }> {
+  const caller = await writeReceiptsCaller(f);
+  return { open: await openRequests(f, caller), callerOf: async () => caller, companyOf: () => undefined };
 }
 
 /** One request, decided: on to the next one, or the end of the walk. */

@@ -39,7 +39,7 @@ function renderingNote(sent: ReceiptEmailResponse): string | undefined {
   const replaced = sent.replacedCharacters ?? 0;
   const cut = sent.truncatedTexts ?? 0;
   const parts = [
-    replaced > 0 ? `prints ${replaced} character${replaced === 1 ? '' : 's'} its font cannot show as \uFFFD` : '',
+    replaced > 0 ? `cannot show ${replaced} character${replaced === 1 ? '' : 's'} (printed as \uFFFD or left out)` : '',
     cut > 0 ? `cuts ${cut} text${cut === 1 ? '' : 's'} short` : '',
   ].filter((part) => part !== '');
   return parts.length === 0 ? undefined : `note: the PDF ${parts.join(' and ')} (see \`svc sandbox outbox\`)`;

@@ -20,6 +20,8 @@ export interface SubscribeOptions extends FanOutFlags {
   events: string;
   name?: string | undefined;
   showSecret?: boolean | undefined;
+  /** Under a path of its own per Grant (URL/g…), for `svc webhook listen` to pick its secret at once. */
+  ownPath?: boolean | undefined;
 }
 
 export async function run(opts: SubscribeOptions, f: Factory): Promise<void> {
@@ -44,9 +46,9 @@ export async function run(opts: SubscribeOptions, f: Factory): Promise<void> {
     });
   }
   if (fansOut(opts)) return (await import('./fan-out.js')).subscribeAll(request, opts, f);
-  const { subscription: created, reused, overlapping } = await subscribeOnce(f, request);
+  const { subscription: created, reused, overlapping } = await subscribeOnce(f, request, { ownPath: Boolean(opts.ownPath) });
   if (overlapping.length > 0) {
-    note(f.io, `warning: ${overlapping.join(', ')} already send${overlapping.length === 1 ? 's' : ''} some of these events to ${request.notificationUrl}: each such event now arrives once per subscription; \`svc webhook unsubscribe ID\` removes one`);
+    note(f.io, `warning: ${overlapping.join(', ')} already send${overlapping.length === 1 ? 's' : ''} some of these events to ${created.notificationUrl}: each such event now arrives once per subscription; \`svc webhook unsubscribe ID\` removes one`);
   }
   const { secret, ...shown } = created;
   if (nowhereToKeep) note(f.io, `warning: subscription ${created.id}'s signing secret is printed once and kept nowhere: keep it now (e.g. as SVC_WEBHOOK_SECRET for \`svc webhook listen\`); the service never shows it again`);

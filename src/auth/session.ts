@@ -156,8 +156,16 @@ async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, 
 export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<TokenSource & { grantId?: string }> {
   const handedIn = f.env.SVC_TOKEN;
   if (handedIn !== undefined && handedIn !== '') {
-    // CI hands in a token (CLI.md SVC_TOKEN): used as it is, never stored, never renewed.
-    return { token: async () => handedIn, invalidate: async () => undefined };
+    // CI hands in a token (CLI.md SVC_TOKEN): used as it is, never stored, never renewed; a
+    // 401 means that token is no good, which no login here would change.
+    return {
+      token: async () => handedIn,
+      invalidate: async () => {
+        throw new AuthError('the service refused the access token in SVC_TOKEN (expired, revoked or not a token)', {
+          hint: 'set SVC_TOKEN to a new token (`svc token get` where svc is logged in), or unset it to use this profile\'s own credentials',
+        });
+      },
+    };
   }
   const session = await openSession(f);
   const target = session.target(want.grant);

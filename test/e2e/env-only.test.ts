@@ -74,3 +74,28 @@ describe('svc api sends what each path needs', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ algorithm: 'RSA_2048', keyData: expect.any(String) });
   });
 });
+
+describe('messages on a runner', () => {
+  it('auth status and auth status --check: exit 0 with no keychain when the check passed', async () => {
+    const runners: Record<string, string>[] = [{ SVC_API_KEY: apiKey }, { SVC_TOKEN: (await m.json<{ access_token: string }>(['token', 'get'])).access_token }];
+    for (const extra of runners) {
+      for (const args of [['auth', 'status'], ['auth', 'status', '--check']]) {
+        const r = await onRunner(args, extra);
+        expect(r.exitCode, `${args.join(' ')} ${Object.keys(extra).join()}: ${r.stdout}${r.stderr}`).toBe(0);
+      }
+    }
+  });
+
+  it('token get with only SVC_TOKEN prints it', async () => {
+    const r = await onRunner(['token', 'get'], { SVC_TOKEN: 'handed-in-token' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('handed-in-token\n');
+  });
+
+  it('a refused SVC_TOKEN says so and asks for a new one, not `svc auth login`', async () => {
+    const r = await onRunner(['credit-note', 'poll'], { SVC_TOKEN: 'not-a-token' });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain('SVC_TOKEN');
+    expect(r.stderr).not.toContain('svc auth login');
+  });
+});

@@ -3,7 +3,7 @@
 import { issueToken } from '../../auth/session.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
-import { println } from '../../io/streams.js';
+import { note, println } from '../../io/streams.js';
 
 export interface GetOptions {
   grant?: string | undefined;
@@ -12,6 +12,13 @@ export interface GetOptions {
 }
 
 export async function run(opts: GetOptions, f: Factory): Promise<void> {
+  const handedIn = f.env.SVC_TOKEN;
+  if (handedIn !== undefined && handedIn !== '') {
+    // The token every other command would use (CLI.md SVC_TOKEN): as it is, with nothing known about it.
+    if (opts.grant !== undefined || opts.scope !== undefined || opts.force) note(f.io, 'note: SVC_TOKEN is set and used as it is: --grant, --scope and --force change nothing');
+    if (!f.io.json) return println(f.io, handedIn);
+    return writeJson(f.io, { access_token: handedIn, token_type: 'Bearer', expires_at: null, grant_id: null, scope: null, source: 'SVC_TOKEN' });
+  }
   const token = await issueToken(f, opts);
   if (!f.io.json) return println(f.io, token.access_token);
   writeJson(f.io, {

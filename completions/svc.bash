@@ -146,19 +146,19 @@ _svc_spec() {
       ;;
     'svc receipt template')
       subcommands=''
-      flags='--grant --file --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --issue-date --profile --base-url --jq'
       args=()
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--grant --email --phone --iban --card --file --customer --issue-date --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')
       subcommands=''
-      flags='--grant --file --to --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --to --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --to --issue-date --profile --base-url --jq'
       args=()
       ;;
@@ -176,8 +176,8 @@ _svc_spec() {
       ;;
     'svc credit-note poll')
       subcommands=''
-      flags='--grant --all-grants --grants --concurrency --status --all --receipt --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --grants --concurrency --status --receipt --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --status --all --receipt --customer --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note show')
@@ -200,14 +200,14 @@ _svc_spec() {
       ;;
     'svc credit-note complete')
       subcommands=''
-      flags='--grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note status')
       subcommands=''
-      flags='--grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --profile --base-url --jq'
+      flags='--grant --reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --reason --profile --base-url --jq'
       args=(@live:request-id 'ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED')
       ;;
     'svc credit-note issue')
@@ -218,13 +218,13 @@ _svc_spec() {
       ;;
     'svc credit-note triage')
       subcommands=''
-      flags='--grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note template')
       subcommands=''
-      flags='--grant --file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --profile --base-url --jq'
       args=()
       ;;
@@ -236,7 +236,7 @@ _svc_spec() {
       ;;
     'svc webhook subscribe')
       subcommands=''
-      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --own-path --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --grants --concurrency --url --events --name --profile --base-url --jq'
       args=()
       ;;
@@ -506,6 +506,10 @@ _svc_flag_values() {
     'svc credit-note issue --original') files=1 ;;
     'svc credit-note issue --profile') live=1 ;;
     'svc credit-note triage --grant') live=1 ;;
+    'svc credit-note triage --grants') files=1 ;;
+    'svc credit-note triage --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
+    'svc credit-note triage --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
+    'svc credit-note triage --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note triage --profile') live=1 ;;
     'svc credit-note template --grant') live=1 ;;
     'svc credit-note template --file') files=1 ;;

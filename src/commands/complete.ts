@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILTIN_PROFILES } from '../config/defaults.js';
-import { rememberedRequestIds } from '../completion/cache.js';
+import { rememberedRequests } from '../completion/cache.js';
 import { slotValues, type LiveSource } from '../completion/values.js';
+import { verbCanMove, type QueueVerb } from '../credit-notes/moves.js';
 import type { Factory } from '../factory.js';
 import { profileStateDir } from '../io/private-file.js';
 
@@ -19,11 +20,11 @@ export interface CompleteOptions {
 export async function run(opts: CompleteOptions, f: Factory): Promise<void> {
   const [path = '', slot = ''] = opts.words;
   const found = slotValues(path.trim(), slot);
-  const values = found?.values ?? (found?.live ? await live(found.live, f).catch(() => []) : []);
+  const values = found?.values ?? (found?.live ? await live(found.live, f, path.trim()).catch(() => []) : []);
   if (values.length > 0) f.io.stdout.write(`${values.join('\n')}\n`);
 }
 
-async function live(source: LiveSource, f: Factory): Promise<readonly string[]> {
+async function live(source: LiveSource, f: Factory, path: string): Promise<readonly string[]> {
   switch (source) {
     case 'profiles': {
       const config = await f.config();
@@ -40,7 +41,7 @@ async function live(source: LiveSource, f: Factory): Promise<readonly string[]> 
       ];
     }
     case 'request-ids':
-      return rememberedRequestIds(f);
+      return requestIds(f, path);
     case 'receipt-ids':
       return receiptIds(f);
     case 'event-ids':
@@ -51,6 +52,29 @@ async function live(source: LiveSource, f: Factory): Promise<readonly string[]> 
       return (parsed.subscriptions ?? []).flatMap((s) => (typeof s.id === 'string' ? [s.id] : []));
     }
   }
+}
+
+/** The verb of each command that takes a request ID: completion offers only the requests it can move. */
+const VERBS: Readonly<Record<string, QueueVerb>> = {
+  'credit-note show': 'show',
+  'credit-note accept': 'accept',
+  'credit-note reject': 'reject',
+  'credit-note complete': 'complete',
+  'credit-note status': 'status',
+  'credit-note issue': 'issue',
+};
+
+/** The last poll's requests that the command at `path` can move (a customer's cancel: the PENDING ones). */
+async function requestIds(f: Factory, path: string): Promise<readonly string[]> {
+  const requests = await rememberedRequests(f);
+  const verb = VERBS[path];
+  const offered =
+    path === 'sandbox trigger cancel'
+      ? requests.filter((r) => r.status === 'PENDING')
+      : verb === undefined || verb === 'show'
+        ? requests
+        : requests.filter((r) => r.status !== undefined && verbCanMove(verb, r.status));
+  return offered.map((r) => r.requestId);
 }
 
 /** The embedded ledger's receipts, newest first; nothing from a team's database (a network call). */

@@ -38,6 +38,7 @@ const FLAGS: Readonly<Record<string, SlotValues>> = {
   '--sort': { values: ['created', 'age', 'status', 'receipt'] },
   // A command path first where one flag means different things: here free text, not a code.
   'credit-note reject --reason': {},
+  'credit-note status --reason': {},
 };
 
 // By argument name; a command path first where one name means different things.

@@ -1,5 +1,5 @@
 // Which return requests `credit-note poll` shows: by status (the open ones unless told
-// otherwise), receipt and age. Only what the queue item carries in clear is used, so the
+// otherwise), receipt and age (src/credit-notes/queue-flags.ts reads the flags). Only what the queue item carries in clear is used, so the
 // filter runs before anything is decrypted, on worker threads too (it is plain data).
 import type { QueueItem } from '../contract/returns.js';
 
@@ -10,6 +10,8 @@ export interface QueueFilter {
   statuses?: readonly string[] | undefined;
   /** A serviceReceiptId, or a prefix of one. */
   receipt?: string | undefined;
+  /** Only these receipts (whole serviceReceiptIds): the one a document number named, a customer's. */
+  receipts?: readonly string[] | undefined;
   /** ISO times: created before / after. */
   createdBefore?: string | undefined;
   createdAfter?: string | undefined;
@@ -19,6 +21,7 @@ export function matchesFilter(item: QueueItem, filter: QueueFilter | undefined):
   if (filter === undefined) return true;
   if (filter.statuses !== undefined && !filter.statuses.includes(item.status)) return false;
   if (filter.receipt !== undefined && !item.serviceReceiptId.startsWith(filter.receipt)) return false;
+  if (filter.receipts !== undefined && !filter.receipts.includes(item.serviceReceiptId)) return false;
   const created = Date.parse(item.createdAt);
   if (filter.createdBefore !== undefined && !(created < Date.parse(filter.createdBefore))) return false;
   if (filter.createdAfter !== undefined && !(created > Date.parse(filter.createdAfter))) return false;

@@ -1,5 +1,5 @@
-// A request ID left out: on a terminal, a list of the open requests to choose from (the
-// work a person is there to do, oldest first); anywhere else the usage error it always was,
+// A request ID left out: on a terminal, a list of the open requests the verb can move to
+// choose from (the work a person is there to do, oldest first); anywhere else the usage error it always was,
 // naming the argument and where its values come from. `triage` walks the same list.
 import { writeReceiptsCaller, type Caller } from '../api/caller.js';
 import { listReturnRequests } from '../api/credit-note.js';
@@ -12,6 +12,7 @@ import { canPrompt } from '../io/streams.js';
 import { displayWidth, fitWidth, padWidth } from '../io/width.js';
 import { age } from './display.js';
 import { OPEN_STATUSES } from './filter.js';
+import { movableStatuses, verbCanMove, type QueueVerb } from './moves.js';
 import { readQueue, type ReadItem } from './queue.js';
 
 /** The command a picker stands in for, for its question and for the error without a terminal. */
@@ -22,6 +23,10 @@ export interface PickFor {
   usage: string;
   /** What the chosen request is for: "accept" in "Which return request to accept?". */
   purpose: string;
+  /** Only the requests this verb can move are offered (src/credit-notes/moves.ts). */
+  verb: QueueVerb;
+  /** With `status`: the status to set. */
+  target?: string;
 }
 
 /** Shortest prefix shown; `credit-note` commands take a prefix of 6+ characters, the table shows 8. */
@@ -38,10 +43,11 @@ export async function pickRequestId(f: Factory, what: PickFor): Promise<string> 
       hint: `usage: svc ${what.command} ${what.usage}; on a terminal, leave it out to choose from the open requests`,
     });
   }
-  const open = await openRequests(f, await writeReceiptsCaller(f));
+  const open = (await openRequests(f, await writeReceiptsCaller(f))).filter((item) => verbCanMove(what.verb, item.status, what.target));
   if (open.length === 0) {
-    throw new NotFoundError('there are no open return requests to choose from', {
-      hint: `\`svc credit-note poll --all\` lists the closed ones too; give the ID to ${what.purpose} one of them`,
+    const statuses = movableStatuses(what.verb, what.target).filter((s) => (OPEN_STATUSES as readonly string[]).includes(s));
+    throw new NotFoundError(`there are no return requests to ${what.purpose}: none is ${statuses.join(' or ')}`, {
+      hint: '`svc credit-note poll --all` lists every request and its status',
     });
   }
   const now = f.clock.now();

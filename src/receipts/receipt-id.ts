@@ -1,20 +1,67 @@
-// Receipt IDs as people type them: the whole serviceReceiptId, or a unique prefix of 6+
-// characters among the receipts in this profile's records (the ledger: the embedded one, or
-// the team's database). A profile that has issued nothing has no ledger to open, and an ID
-// that matches nothing is passed on for the service to answer.
+// Receipts as people name them: the whole serviceReceiptId, a unique prefix of 6+ characters
+// of one, or the receipt's document number (what the customer reads out: `R-2026-0008`),
+// exactly or by a unique prefix, among the receipts in this profile's records (the ledger:
+// the embedded one, or the team's database). A profile that has issued nothing has no ledger
+// to open, and a name that matches nothing is passed on for the service to answer.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { RECEIPT_IDS } from '../ids/kinds.js';
 import { matchPrefix } from '../ids/prefix.js';
+import type { ReceiptRecord } from './records.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DOCUMENT_NUMBERS = { noun: 'receipt document number', listedBy: '`svc receipt list`' };
 
 export async function resolveReceiptId(f: Factory, given: string): Promise<string> {
   const id = given.trim();
   if (UUID.test(id) || id.length > 64) return id;
+  return receiptNamed(await knownReceipts(f), id)?.serviceReceiptId ?? id;
+}
+
+/** This profile's receipt records, newest first; none when it has no ledger yet. */
+export async function knownReceipts(f: Factory): Promise<ReceiptRecord[]> {
   const { databaseUrlOf, profileDir } = await import('../store/open.js');
-  if ((await databaseUrlOf(f)) === undefined && !existsSync(join(profileDir(f), 'ledger.db'))) return id;
-  const known = (await (await f.ledger()).receipts()).map((r) => r.serviceReceiptId);
-  return matchPrefix(id, known, RECEIPT_IDS);
+  if ((await databaseUrlOf(f)) === undefined && !existsSync(join(profileDir(f), 'ledger.db'))) return [];
+  return (await f.ledger()).receipts();
+}
+
+/** The receipt's document number, as its record keeps it. */
+export function documentNumberOf(record: ReceiptRecord): string {
+  return record.templateRequest.documentNumber;
+}
+
+/**
+ * The record `given` names: a document number exactly, else a serviceReceiptId or a unique
+ * prefix of one, else a unique prefix of a document number; undefined when none. A prefix
+ * that is too short or fits several is a UsageError naming the candidates.
+ */
+export function receiptNamed(records: readonly ReceiptRecord[], given: string): ReceiptRecord | undefined {
+  const name = given.trim();
+  const exact = records.filter((r) => documentNumberOf(r) === name);
+  if (exact.length === 1) return exact[0];
+  const ids = records.map((r) => r.serviceReceiptId);
+  if (exact.length > 1) {
+    throw new UsageError(`document number ${name} is on ${exact.length} receipts: ${exact.map((r) => r.serviceReceiptId).join(', ')}`, { hint: 'name the receipt by its serviceReceiptId (or 6+ characters of it)' });
+  }
+  const byId = matchPrefix(name, ids, RECEIPT_IDS);
+  const found = records.find((r) => r.serviceReceiptId === byId);
+  if (found !== undefined) return found;
+  const byNumber = matchPrefix(name, records.map(documentNumberOf), DOCUMENT_NUMBERS);
+  return records.find((r) => documentNumberOf(r) === byNumber);
+}
+
+/**
+ * The receipts sent to a customer whose email, phone or name (as the merchant gave them
+ * with the receipt) contains `text`, in any case: `alice@`, `+4915`, `Alice`.
+ */
+export function receiptsOfCustomer(records: readonly ReceiptRecord[], text: string): ReceiptRecord[] {
+  const wanted = text.trim().toLowerCase();
+  const compact = wanted.replace(/[\s()-]/g, '');
+  return records.filter((record) => {
+    const { name, email, phone } = record.customer;
+    const lookup = record.lookup.by === 'email' || record.lookup.by === 'phone' ? record.lookup.display : undefined;
+    return [name, email, lookup].some((v) => v !== undefined && v.toLowerCase().includes(wanted)) || [phone, record.lookup.by === 'phone' ? lookup : undefined].some((v) => v !== undefined && compact !== '' && v.includes(compact));
+  });
 }

@@ -1,6 +1,7 @@
 // The outstanding return request queue (INTERFACE.md "Outstanding return request queue
 // item", "States and transitions"; CONTRACT.md §6): what customers' devices submitted, for
 // whom, and the state each request is in. The service only ever holds the ciphertext.
+import { ISSUER_MOVES } from '../contract/moves.js';
 import type { QueueItem, QueueItemStatus, SettableQueueItemStatus } from '../contract/returns.js';
 import type { Sandbox } from './context.js';
 import type { Caller } from './guard.js';
@@ -20,16 +21,6 @@ export interface QueueRecord extends Issuer {
   status: QueueItemStatus;
   updatedAt: string;
 }
-
-/** CONTRACT.md §6: the issuer's moves; PENDING and CANCELLED are never the issuer's to set. */
-const ISSUER_MOVES: Readonly<Record<QueueItemStatus, readonly SettableQueueItemStatus[]>> = {
-  PENDING: ['ACCEPTED', 'PARTIALLY_ACCEPTED', 'REJECTED'],
-  ACCEPTED: ['COMPLETED'],
-  PARTIALLY_ACCEPTED: ['COMPLETED'],
-  REJECTED: [],
-  COMPLETED: [],
-  CANCELLED: [],
-};
 
 // Insertion order is creation order, so listing oldest first needs no sort, even for 10,000
 // items: requests made now go last (the sandbox clock never goes back without a reset,

@@ -17,8 +17,8 @@ import type { Clock } from '../clock.js';
 import { bodyId } from '../crypto/hash.js';
 import { redactDatabaseUrl } from '../store/database-url.js';
 import { databaseError, openPool } from '../store/postgres/pool.js';
-import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from '../store/postgres/schema.js';
-import type { Journal, JournalEntry, StoredDelivery } from './journal.js';
+import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from '../store/postgres/schema.js';
+import { JOURNAL_RETENTION_MS, type Journal, type JournalEntry, type StoredDelivery } from './journal.js';
 import { createClaimKeeper } from './pg-claims.js';
 import type { Env } from '../store/postgres/connection.js';
 
@@ -54,7 +54,13 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
   try {
     const client = await pool.connect();
     try {
-      if ((await schemaVersion(client)) < POSTGRES_SCHEMA_VERSION) await migrate(client);
+      const version = await schemaVersion(client);
+      refuseNewer(version, redactDatabaseUrl(url));
+      if (version < POSTGRES_SCHEMA_VERSION) await migrate(client);
+      // As the file journal compacts: processed deliveries past the retention go (senders stop
+      // retrying long before), so the journal and its listing stay small.
+      const cutoff = new Date(opts.clock.now() - JOURNAL_RETENTION_MS).toISOString();
+      await client.query('DELETE FROM svc_webhook_deliveries WHERE processed_at IS NOT NULL AND received_at < $1', [cutoff]);
     } finally {
       client.release();
     }

@@ -51,7 +51,7 @@ const queue = () => [
 ];
 
 describe('the request ID left out, on a terminal', () => {
-  it('accept: the open requests oldest first, each with short ID, status, age, receipt and lines; the one chosen is accepted', async () => {
+  it('accept: the PENDING requests oldest first, each with short ID, status, age, receipt and lines; the one chosen is accepted', async () => {
     const h = await harness();
     await withKeys(h, keys);
     const person = scriptedPrompter([{ select: ID(3) }]);
@@ -62,9 +62,8 @@ describe('the request ID left out, on a terminal', () => {
 
     expect(person.asked).toEqual(['select: Which return request to accept?']);
     expect(person.choices[0]).toEqual([
-      { name: '11111111  PENDING    2d  R-2025-000871  4001234567890 × 2', value: ID(1) },
-      { name: '22222222  ACCEPTED  20m  R-2025-000872  4001111222333 × 2, 4001234567890 × 1', value: ID(2) },
-      { name: '33333333  PENDING    3m  R-2025-000871  4001234567890 × 1', value: ID(3) },
+      { name: '11111111  PENDING  2d  R-2025-000871  4001234567890 × 2', value: ID(1) },
+      { name: '33333333  PENDING  3m  R-2025-000871  4001234567890 × 1', value: ID(3) },
     ]);
     expect(statusMoves(h)).toEqual([[ID(3), 'ACCEPTED']]);
     expect(h.streams.stdout()).toBe(`${ID(3)} ACCEPTED\n`);
@@ -73,8 +72,8 @@ describe('the request ID left out, on a terminal', () => {
   it('show, complete, status STATUS and reject go on with the request chosen', async () => {
     for (const [verb, go, asked] of [
       ['show', (f: Factory) => show({ reveal: false }, f), 'Which return request to show?'],
-      ['complete', (f: Factory) => complete.run({ requestIds: [] }, f), 'Which return request to complete?'],
-      ['status', (f: Factory) => setStatus({ status: 'completed' }, f), 'Which return request to set to COMPLETED?'],
+      ['complete', (f: Factory) => complete.run({ requestIds: [], yes: true }, f), 'Which return request to complete?'],
+      ['status', (f: Factory) => setStatus({ status: 'completed', yes: true }, f), 'Which return request to set to COMPLETED?'],
       ['reject', (f: Factory) => reject.run({ requestIds: [], yes: true }, f), 'Which return request to reject?'],
     ] as const) {
       const h = await harness();
@@ -95,7 +94,8 @@ describe('the request ID left out, on a terminal', () => {
     await (await h.f.ledger()).importRecords({ receipts: [receiptRecord(groceries())], creditNotes: [] });
     const person = scriptedPrompter([{ select: ID(3) }]);
     atTerminal(h, person.prompter);
-    serveQueue(h, queue());
+    // Issue offers the accepted requests.
+    serveQueue(h, queue().map((i) => (i.requestId === ID(3) ? { ...i, status: 'ACCEPTED' } : i)));
     await issue({ dryRun: true }, h.f);
     expect(person.asked).toEqual(['select: Which return request to credit?']);
     expect(h.streams.stderr()).toContain('dry run: every check passed; credit note CN-R-2025-000871-1 was not issued');
@@ -166,7 +166,7 @@ describe('argv → options, the request ID optional', () => {
     expect(await parseArgv(['credit-note', 'show'])).toEqual([{ requestId: undefined, reveal: false }]);
     expect(await parseArgv(['credit-note', 'accept'])).toEqual([{ requestIds: [], partial: false }]);
     expect(await parseArgv(['credit-note', 'reject', '--reason', 'worn'])).toEqual([{ requestIds: [], yes: undefined, reason: 'worn' }]);
-    expect(await parseArgv(['credit-note', 'complete'])).toEqual([{ requestIds: [] }]);
+    expect(await parseArgv(['credit-note', 'complete'])).toEqual([{ requestIds: [], yes: undefined }]);
     expect(await parseArgv(['credit-note', 'issue', '--dry-run'])).toEqual([{ requestId: undefined, dryRun: true }]);
     expect(await parseArgv(['credit-note', 'triage'])).toEqual([{}]);
     expect(await parseArgv(['credit-note', 'status', 'accepted'])).toEqual([{ requestId: undefined, status: 'accepted' }]);

@@ -89,7 +89,7 @@ describe('credit-note triage', () => {
 
     expect(keysAsked(person.asked)).toEqual([ID(1), ID(1), ID(2), ID(3), ID(4)].map((id) => id.slice(0, 8)));
     expect(person.asked).toContain('key: 11111111 ACCEPTED: [i issue & complete, s next, q quit]');
-    expect(person.asked).toContain(`confirm: Reject request ${ID(2)}? A rejected request cannot be moved again.`);
+    expect(person.asked).toContain('confirm: Reject R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR)? It cannot be moved again.');
     expect(person.asked).toContain('confirm: Issue credit note CN-R-2025-000871-1 for 1.28 EUR?');
     expect(person.left()).toEqual([]);
     // Exactly these moves, each as the service's interface has it: `{ status }` and nothing else.

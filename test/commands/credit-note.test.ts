@@ -69,7 +69,7 @@ describe('argv → options', () => {
     expect(await parseArgv(['credit-note', 'accept', 'req-1', '--partial'])).toEqual([{ requestIds: ['req-1'], partial: true }]);
     expect(await parseArgv(['credit-note', 'accept', 'req-1', '--item', 'milk:1', '--item', 'bread:2'])).toEqual([{ requestIds: ['req-1'], partial: false, item: ['milk:1', 'bread:2'] }]);
     expect(await parseArgv(['credit-note', 'reject', 'req-1', 'req-2', '--yes'])).toEqual([{ requestIds: ['req-1', 'req-2'], yes: true }]);
-    expect(await parseArgv(['credit-note', 'complete', 'req-1'])).toEqual([{ requestIds: ['req-1'] }]);
+    expect(await parseArgv(['credit-note', 'complete', 'req-1'])).toEqual([{ requestIds: ['req-1'], yes: undefined }]);
     expect(await parseArgv(['credit-note', 'status', 'req-1', 'REJECTED'])).toEqual([{ requestId: 'req-1', status: 'REJECTED' }]);
     expect(await parseArgv(['credit-note', 'issue', 'req-1', '--original', 'r.json', '--document-number', 'CN-9', '--yes', '--complete'])).toEqual([
       { requestId: 'req-1', original: 'r.json', documentNumber: 'CN-9', yes: true, complete: true },
@@ -342,8 +342,8 @@ describe('credit-note show', () => {
 describe('status changes', () => {
   it.each([
     ['accept', () => accept.run({ requestIds: ['req-1'], partial: false }, currentHarness.f), 'ACCEPTED'],
-    ['reject', () => reject.run({ requestIds: ['req-1'] }, currentHarness.f), 'REJECTED'],
-    ['complete', () => complete.run({ requestIds: ['req-1'] }, currentHarness.f), 'COMPLETED'],
+    ['reject', () => reject.run({ requestIds: ['req-1'], yes: true }, currentHarness.f), 'REJECTED'],
+    ['complete', () => complete.run({ requestIds: ['req-1'], yes: true }, currentHarness.f), 'COMPLETED'],
     ['status', () => setStatus({ requestId: 'req-1', status: 'accepted' }, currentHarness.f), 'ACCEPTED'],
   ])('%s sends PATCH { status } and prints "requestId STATUS"', async (_verb, runVerb, status) => {
     currentHarness = await harness();
@@ -362,7 +362,7 @@ describe('status changes', () => {
     const h = await harness({ json: true });
     replyQueue(h, []);
     replyStatus(h, 'req-1');
-    await complete.run({ requestIds: ['req-1'] }, h.f);
+    await complete.run({ requestIds: ['req-1'], yes: true }, h.f);
     expect(JSON.parse(h.streams.stdout())).toEqual({ requestId: 'req-1', status: 'COMPLETED', updatedAt: '2025-03-14T16:42:06.000Z' });
   });
 
@@ -383,7 +383,7 @@ describe('status changes', () => {
       status: 409,
       error: apiError('invalid_transition', 'request is PENDING; allowed: ACCEPTED, PARTIALLY_ACCEPTED, REJECTED'),
     });
-    const error = await complete.run({ requestIds: ['req-1'] }, h.f).catch((e: unknown) => e);
+    const error = await complete.run({ requestIds: ['req-1'], yes: true }, h.f).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestStateError);
     expect((error as RequestStateError).exitCode).toBe(ExitCode.conflict);
     expect((error as RequestStateError).message).toBe(
@@ -396,7 +396,7 @@ describe('status changes', () => {
     const h = await harness();
     replyQueue(h, []);
     replyStatus(h, 'req-404', { status: 404, error: apiError('not_found', 'no such request') });
-    await expect(reject.run({ requestIds: ['req-404'] }, h.f)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(reject.run({ requestIds: ['req-404'], yes: true }, h.f)).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 let currentHarness: Harness;

@@ -20,7 +20,7 @@ describe('request IDs as people type them', () => {
 
     const accepted = await m.svc(['credit-note', 'accept', a.slice(0, 10), b.slice(0, 10)]);
     expect(accepted.stdout).toBe(`${a} ACCEPTED\n${b} ACCEPTED\n`);
-    const completed = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'complete', a, b.slice(0, 12)]);
+    const completed = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'complete', '--yes', a, b.slice(0, 12)]);
     expect(completed.map((r) => [r.requestId, r.status])).toEqual([[a, 'COMPLETED'], [b, 'COMPLETED']]);
 
     // The default view is the open work; --all and --status show closed requests too; --receipt narrows.
@@ -40,11 +40,16 @@ describe('request IDs as people type them', () => {
     expect(short.exitCode).toBe(2);
     expect(short.stderr).toContain('is too short');
 
+    // A final move off a terminal needs --yes: exit 2 naming it, nothing moved.
+    const unasked = await runSvc(['credit-note', 'reject', a], { home: m.home, env: m.env });
+    expect(unasked.exitCode).toBe(2);
+    expect(unasked.stderr).toContain('needs --yes');
+
     // Several fail, each is reported; none moved, for different reasons (a conflict, a
     // request that does not exist): exit 1, as the partial-result contract says.
-    const mixed = await runSvc(['credit-note', 'reject', a, 'req-unknown-1'], { home: m.home, env: m.env });
+    const mixed = await runSvc(['credit-note', 'reject', '--yes', a, 'req-unknown-1'], { home: m.home, env: m.env });
     expect(mixed.exitCode).toBe(1);
-    expect(mixed.stderr).toContain('req-unknown-1:');
+    expect(mixed.stdout).toContain('req-unknown-1 error:');
     expect(mixed.stderr).toMatch(/2 requests were not moved to REJECTED|of 2 requests were not moved/);
   });
 });
@@ -151,7 +156,7 @@ describe('poll filters against a queue with every status and several receipts', 
       status[rejected] = 'REJECTED';
       const completed = await request(receipt);
       await m.svc(['credit-note', 'accept', completed]);
-      await m.svc(['credit-note', 'complete', completed]);
+      await m.svc(['credit-note', 'complete', '--yes', completed]);
       status[completed] = 'COMPLETED';
       const cancelled = await request(receipt);
       await m.svc(['sandbox', 'trigger', 'cancel', cancelled]);

@@ -12,10 +12,11 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .description('fetch and decrypt the queue of customer return requests')
     .option('--status <status>', 'only these statuses (repeatable, or comma-separated; default: PENDING, ACCEPTED, PARTIALLY_ACCEPTED)', collect)
     .option('--all', 'every status, closed ones too')
-    .option('--receipt <id>', "only requests of this receipt (its serviceReceiptId, or a prefix)")
+    .option('--receipt <id>', "only requests of this receipt: its document number (R-2026-0008) or serviceReceiptId, or a unique prefix")
+    .option('--customer <text>', 'only requests of receipts sent to this customer: some of the email, phone or name given with the receipt')
     .option('--older-than <duration>', 'only requests at least this old, e.g. 3d')
     .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
-    .option('--reason <code>', 'only requests with a line of this reason, e.g. DEFECTIVE')
+    .option('--reason <code>', 'only requests with a line of this reason: DAMAGED, DEFECTIVE, WRONG_ITEM, NOT_AS_DESCRIBED, NO_LONGER_NEEDED or OTHER')
     .option('--refund <preference>', 'only requests asking this refund: ORIGINAL_PAYMENT_METHOD, BANK_TRANSFER or STORE_CREDIT')
     .option('--sort <key>', 'created, age, status or receipt')
     .option('--reverse', 'the other way round')
@@ -23,7 +24,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--watch', 'keep polling and show changes')
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
-    .action((flags: { allGrants?: boolean; grants?: string; concurrency?: string; status?: string[]; all?: boolean; receipt?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {
+    .action((flags: { allGrants?: boolean; grants?: string; concurrency?: string; status?: string[]; all?: boolean; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {
       // An interval with nothing to repeat is a mistake, not a no-op.
       if (!flags.watch && cmd.getOptionValueSource('interval') === 'cli') cmd.error('error: --interval goes with --watch', { code: 'svc.usage', exitCode: 2 });
       return ctx.run(cmd, () => import('./poll.js'), flags);
@@ -48,26 +49,29 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .description('reject return requests; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
     .option('--reason <text>', 'why; kept on this machine only (the service takes no reason)')
-    .option('--yes', 'do not ask for confirmation')
+    .option('--yes', 'do not ask for confirmation (needed without a terminal)')
     .action((requestIds: string[], flags: { yes?: boolean; reason?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes, reason: flags.reason }),
     );
   grantOption(cn.command('complete'))
-    .description('mark accepted returns as completed')
+    .description('mark accepted returns as completed; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
-    .action((requestIds: string[], _flags, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds }));
+    .option('--yes', 'do not ask for confirmation (needed without a terminal)')
+    .action((requestIds: string[], flags: { yes?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds, yes: flags.yes }));
   grantOption(cn.command('status'))
     .description('set the status of a return request')
     .argument('[request-id]', PICKED)
     .argument('[status]', 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED (required)')
     .usage('[options] [request-id] <status>')
-    .action((first: string | undefined, second: string | undefined, _flags, cmd: Command) => {
+    .option('--reason <text>', 'with REJECTED: why; kept on this machine only')
+    .option('--yes', 'REJECTED and COMPLETED are final: do not ask (needed without a terminal)')
+    .action((first: string | undefined, second: string | undefined, flags: { yes?: boolean; reason?: string }, cmd: Command) => {
       // One argument is the STATUS when it is one (the ID is then chosen), else the ID without its STATUS.
       const alone = second === undefined && first !== undefined && isSettableStatus(first);
       const requestId = alone ? undefined : first;
       const status = alone ? first : second;
       if (status === undefined) return (cmd as unknown as { missingArgument(name: string): void }).missingArgument('status');
-      return ctx.run(cmd, () => import('./status.js'), { requestId, status });
+      return ctx.run(cmd, () => import('./status.js'), { requestId, status, ...flags });
     });
   grantOption(cn.command('issue'))
     .description('validate a return against your records and issue the credit note')
@@ -83,13 +87,21 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .action((requestId: string | undefined, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
-  grantOption(cn.command('triage'))
+  fanOutOptions(grantOption(cn.command('triage')))
     .description('work through the open requests, oldest first, one key each (terminal only)')
-    .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./triage.js'), {}));
+    .option('--status <status>', 'only these of the open statuses (repeatable, or comma-separated)', collect)
+    .option('--receipt <id>', "only requests of this receipt: its document number or serviceReceiptId, or a unique prefix")
+    .option('--customer <text>', 'only requests of receipts sent to this customer: some of the email, phone or name')
+    .option('--older-than <duration>', 'only requests at least this old, e.g. 3d')
+    .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
+    .option('--reason <code>', 'only requests with a line of this reason code')
+    .option('--refund <preference>', 'only requests asking this refund')
+    .action((flags: Record<string, string | string[] | undefined>, cmd: Command) => ctx.run(cmd, () => import('./triage.js'), flags));
   grantOption(cn.command('template'))
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
-    .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
+    .option('--strict', 'refuse members the interface does not name (default: a warning naming each)')
+    .action((flags: { file: string; strict?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
 }
 
 function isSettableStatus(value: string): boolean {

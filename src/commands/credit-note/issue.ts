@@ -132,7 +132,7 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
   const items = (given.item ?? []).map(parseItem);
   let opts: IssueOptions & { requestId: string } = {
     ...given,
-    requestId: given.requestId ?? (await pickRequestId(f, { command: 'credit-note issue', usage: '[options] [request-id]', purpose: 'credit' })),
+    requestId: given.requestId ?? (await pickRequestId(f, { command: 'credit-note issue', usage: '[options] [request-id]', purpose: 'credit', verb: 'issue' })),
   };
   const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
   const caller = await callerForRequests(f, [opts.requestId]);

@@ -15,22 +15,24 @@ import { concurrencyOf, fanOut, fanOutTargets } from '../../grants/fan-out.js';
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
 import { rememberFoundUnder } from '../../store/found-under.js';
-import { UsageError } from '../../errors.js';
 import { counted } from '../../io/plural.js';
-import { arrangement, columns, footerOf, queueFilter, reportUnreadable, watch, type PollOptions, type Polled, type PolledItem, type WatchDeps } from './poll.js';
+import { note } from '../../io/streams.js';
+import { queueSelection } from '../../credit-notes/queue-flags.js';
+import { arrangement, columns, footerOf, reportUnreadable, watch, type PollOptions, type Polled, type PolledItem, type WatchDeps } from './poll.js';
 
 /** A queue item of one of several companies. */
 type CompanyItem = PolledItem & { grantId: string; companyId: string };
 
 export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): Promise<void> {
-  const filter = queueFilter(opts, f.clock.now());
   const arrange = arrangement(opts);
   const concurrency = concurrencyOf(opts.concurrency);
   const targets = await fanOutTargets(f, opts);
   const keys = opts.decrypt ? await loadKeyring(f) : undefined;
-  if (keys === undefined && (opts.reason !== undefined || opts.refund !== undefined)) {
-    throw new UsageError('--reason and --refund need the decrypted requests', { hint: 'drop --no-decrypt' });
-  }
+  // The same selection as a single company's poll (--receipt, --customer, --reason, --refund …).
+  const selection = await queueSelection(f, opts, { decrypt: keys !== undefined });
+  if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
+  const filter = selection.filter;
+  arrange.select(selection.decrypted);
   const companies = new Map(targets.map((t) => [t.id, t.company]));
   const leading: Column<PolledItem>[] = [{ header: 'COMPANY', value: (i) => companies.get((i as CompanyItem).grantId) ?? '' }];
   const read = new Map<string, Pick<PolledItem, 'returnRequest' | 'decryptError'>>();
@@ -72,7 +74,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
 
   const polled = await fetchAll();
   failIfAllFailed(f, polled.failed, polled.total, 'polled');
-  await rememberRequestIds(f, polled.all.map((i) => i.requestId));
+  await rememberRequestIds(f, polled.all);
   if (f.io.json) {
     await writeJsonArray(f.io, [...polled.shown, ...failureElements(polled.failed)]);
   } else {

@@ -5,14 +5,15 @@
 // line (or JSON object) each, so the output can feed a script.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { listReturnRequests, streamReturnRequests } from '../../api/credit-note.js';
-import { QueueItemStatus, type QueueItem, type ReturnRequest } from '../../contract/returns.js';
+import type { QueueItem, ReturnRequest } from '../../contract/returns.js';
 import { age, itemsSummary } from '../../credit-notes/display.js';
 import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
 import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
-import { OPEN_STATUSES, matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
+import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
+import { queueFilter, queueSelection } from '../../credit-notes/queue-flags.js';
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
@@ -25,8 +26,10 @@ export interface PollOptions extends FanOutFlags {
   status?: string | string[] | undefined;
   /** Every status (--all). */
   all?: boolean | undefined;
-  /** A receipt's serviceReceiptId, or its prefix. */
+  /** A receipt's serviceReceiptId or its prefix, or its document number (or a unique prefix of it). */
   receipt?: string | undefined;
+  /** Some of the email, phone or name the merchant gave with the receipt. */
+  customer?: string | undefined;
   /** Durations: created at least / at most this long ago. */
   olderThan?: string | undefined;
   newerThan?: string | undefined;
@@ -63,21 +66,22 @@ export function run(opts: PollOptions, f: Factory): Promise<void> {
 }
 
 export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
+  // Every flag is checked before anything is fetched.
+  queueFilter(opts, f.clock.now());
   if (fansOut(opts)) return (await import('./poll-all.js')).pollAll(opts, f, deps);
-  const status = queueFilter(opts, f.clock.now());
   const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
+  const arrange = arrangement(opts);
   const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? loadKeyring(f) : undefined]);
   // After the login is known to be there: without one, that is the thing to fix first.
   if (keys?.length === 0) note(f.io, 'warning: this profile has no private keys, so no request can be decrypted; create one with `svc keys generate --upload`');
-
-  const arrange = arrangement(opts);
-  if (keys === undefined && (opts.reason !== undefined || opts.refund !== undefined)) {
-    throw new UsageError('--reason and --refund need the decrypted requests', { hint: 'drop --no-decrypt' });
-  }
+  const selection = await queueSelection(f, opts, { decrypt: keys !== undefined });
+  if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
+  const status = selection.filter;
+  arrange.select(selection.decrypted);
   if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
-    await rememberPolled(f, caller, all.map((i) => i.requestId));
+    await rememberPolled(f, caller, all);
     const shown = arrange(all.filter((i) => matchesFilter(i, status)));
     if (f.io.json) return writeJsonArray(f.io, shown);
     return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, f.clock.now()) });
@@ -85,7 +89,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (arrange.active) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
     const all = await listReturnRequests(caller);
-    await rememberPolled(f, caller, all.map((i) => i.requestId));
+    await rememberPolled(f, caller, all);
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
     if (f.io.json) return writeJsonArray(f.io, shown);
@@ -99,30 +103,9 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     await rememberPolledJson(f, caller, read.json);
     return writeJsonArrayText(f.io, read.json);
   }
-  await rememberPolled(f, caller, read.items.map((i) => i.requestId));
+  await rememberPolled(f, caller, read.items);
   await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, f.clock.now()) });
   reportUnreadable(f, read.unreadable, read.shown);
-}
-
-/**
- * What to show: --status (repeatable, comma-separated, any case; default the open ones:
- * PENDING, ACCEPTED, PARTIALLY_ACCEPTED), or --all; --receipt; --older-than/--newer-than.
- */
-export function queueFilter(opts: Pick<PollOptions, 'status' | 'all' | 'receipt' | 'olderThan' | 'newerThan'>, now: number): QueueFilter {
-  const given = (Array.isArray(opts.status) ? opts.status : opts.status === undefined ? [] : [opts.status])
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim().toUpperCase())
-    .filter((v) => v !== '');
-  if (opts.all && given.length > 0) throw new UsageError('--all and --status exclude each other', { hint: '--all shows every status' });
-  for (const value of given) {
-    if (!QueueItemStatus.safeParse(value).success) {
-      throw new UsageError(`--status ${value} is not a status of a return request`, { hint: `use one of ${QueueItemStatus.options.join(', ')}` });
-    }
-  }
-  const statuses = opts.all ? undefined : given.length > 0 ? [...new Set(given)] : [...OPEN_STATUSES];
-  const ago = (value: string | undefined, name: string) =>
-    value === undefined ? undefined : new Date(now - parseDurationSeconds(value, { name, minSeconds: 0, maxSeconds: 3650 * 86_400 }) * 1000).toISOString();
-  return { statuses, receipt: opts.receipt?.trim() || undefined, createdBefore: ago(opts.olderThan, '--older-than'), createdAfter: ago(opts.newerThan, '--newer-than') };
 }
 
 /** The longest pause between polls: a day. */
@@ -161,7 +144,11 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
   const now = f.clock.now();
   const base: Column<PolledItem>[] = [
     { header: 'REQUEST ID', value: (i) => i.requestId, id: true },
-    { header: 'RECEIPT', value: (i) => i.serviceReceiptId, id: true },
+    // On a terminal, what the customer reads out: the receipt's document number in the request
+    // (else its serviceReceiptId); piped rows keep the serviceReceiptId scripts already read.
+    f.io.stdoutIsTTY
+      ? { header: 'RECEIPT', value: (i) => i.returnRequest?.receiptId ?? i.serviceReceiptId }
+      : { header: 'RECEIPT', value: (i) => i.serviceReceiptId, id: true },
     { header: 'STATUS', value: (i) => i.status, tone: statusTone },
     { header: 'AGE', value: (i) => age(i.createdAt, now), align: 'right' },
   ];
@@ -184,16 +171,15 @@ const SORT_KEYS = ['created', 'age', 'status', 'receipt'] as const;
 const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 'REJECTED', 'CANCELLED'];
 
 /**
- * --reason, --refund (on the decrypted request), --sort created|age|status|receipt,
- * --reverse and --limit N, applied in that order; `active` when any was given.
+ * The tests of the decrypted request (queue-flags.ts, through `select`), --sort
+ * created|age|status|receipt, --reverse and --limit N, applied in that order; `active` when any was given.
  */
-export function arrangement(opts: Pick<PollOptions, 'reason' | 'refund' | 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean } {
+export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean; select(test: ((item: PolledItem) => boolean) | undefined): void } {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit ${opts.limit} is not a whole number of at least 1`);
-  const reason = opts.reason?.trim().toUpperCase();
-  const refund = opts.refund?.trim().toUpperCase();
+  let selected: ((item: PolledItem) => boolean) | undefined;
   const compare = (a: PolledItem, b: PolledItem): number => {
     switch (sort) {
       case 'created':
@@ -209,16 +195,20 @@ export function arrangement(opts: Pick<PollOptions, 'reason' | 'refund' | 'sort'
     }
   };
   const apply = (items: PolledItem[]) => {
-    let out = items.filter(
-      (i) =>
-        (reason === undefined || (i.returnRequest?.lineItems.some((l) => l.reasonCode.toUpperCase() === reason) ?? false)) &&
-        (refund === undefined || i.returnRequest?.refundPreference === refund),
-    );
+    let out = selected === undefined ? items : items.filter(selected);
     if (sort !== undefined) out = [...out].sort(compare);
     if (opts.reverse) out = [...out].reverse();
     return limit === undefined ? out : out.slice(0, limit);
   };
-  return Object.assign(apply, { active: [opts.reason, opts.refund, opts.sort, opts.limit].some((v) => v !== undefined) || Boolean(opts.reverse) });
+  const arranged = Object.assign(apply, {
+    active: [opts.sort, opts.limit].some((v) => v !== undefined) || Boolean(opts.reverse),
+    // Tests of the decrypted request (--reason, --refund, a document number): every item is read first.
+    select(test: ((item: PolledItem) => boolean) | undefined) {
+      selected = test;
+      if (test !== undefined) arranged.active = true;
+    },
+  });
+  return arranged;
 }
 
 /** Statuses by meaning: open work stands out, closed work recedes. */

@@ -20,7 +20,7 @@ export interface ShowOptions {
 }
 
 export async function run(opts: ShowOptions, f: Factory): Promise<void> {
-  const given = opts.requestId ?? (await pickRequestId(f, { command: 'credit-note show', usage: '[options] [request-id]', purpose: 'show' }));
+  const given = opts.requestId ?? (await pickRequestId(f, { command: 'credit-note show', usage: '[options] [request-id]', purpose: 'show', verb: 'show' }));
   const caller = await callerForRequests(f, [given]);
   // A unique prefix of the ID will do.
   const item = await findQueueItem(f, caller, given);

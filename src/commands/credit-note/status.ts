@@ -2,26 +2,32 @@
 // one PATCH of the request's status. A refused move exits 7 with the service's account of
 // the current state and the moves it allows. Before accepting, the request is kept in the
 // ledger (CONTRACT §8): a service may stop listing it once it is no longer PENDING, and
-// `issue` and `complete` still need it. Without an ID a terminal offers the open requests to
-// choose from. A rejection's reason (--reason) is kept in the ledger beside the request:
-// the PATCH takes `{ status }` only, so the service never hears it.
+// `issue` and `complete` still need it. A partial acceptance records its part in the ledger
+// first (CONTRACT §8). Without an ID a terminal offers the requests the
+// verb can move (src/credit-notes/moves.ts). A final move (REJECTED, COMPLETED; `status`
+// to either runs `reject` or `complete`) is confirmed on a terminal, naming each request's
+// document number, lines and amount, and needs --yes elsewhere. A rejection's reason
+// (--reason) is kept in the ledger beside the request: the PATCH takes `{ status }` only, so
+// the service never hears it.
 import type { Caller } from '../../api/caller.js';
 import { setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
-import { CancelError, NotFoundError, PartialFailureError, UsageError, errorReport } from '../../errors.js';
+import { readQueue } from '../../credit-notes/queue.js';
+import { requestSummary } from '../../credit-notes/summary.js';
+import { loadKeyring } from '../../crypto/keystore.js';
+import { rememberMove } from '../../completion/cache.js';
+import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
-import { readQueue } from '../../credit-notes/queue.js';
-import { loadKeyring } from '../../crypto/keystore.js';
-import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
+import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
-import { writeJson } from '../../io/output.js';
+import { oneLine, writeJson } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
@@ -29,16 +35,26 @@ export interface StatusOptions {
   /** Undefined: chosen on a terminal. */
   requestId?: string | undefined;
   status: string;
+  /** A final move (REJECTED, COMPLETED) without asking; needed for one off a terminal. */
+  yes?: boolean | undefined;
+  /** With REJECTED: why; kept on this machine only. */
+  reason?: string | undefined;
 }
 
 export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   const status = settable(opts.status);
+  // The same move as its own verb, confirmed alike: REJECTED is `reject`, COMPLETED `complete`.
+  if (status === 'REJECTED') return reject.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes, reason: opts.reason }, f, 'credit-note status');
+  if (opts.reason !== undefined) throw new UsageError('--reason goes with REJECTED', { hint: 'a reason is kept only for a rejection' });
+  if (status === 'COMPLETED') return complete.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes }, f, 'credit-note status');
   // The same move as `accept --partial`: the part is recorded with it (asked for, or --item there).
   if (status === 'PARTIALLY_ACCEPTED') return accept.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], partial: true }, f);
   const requestIds = await givenOrPicked(f, opts.requestId === undefined ? [] : [opts.requestId], {
     command: 'credit-note status',
     usage: '[options] [request-id] <status>',
     purpose: `set to ${status}`,
+    verb: 'status',
+    target: status,
   });
   await setStatuses(f, requestIds, status);
 }
@@ -58,6 +74,7 @@ export const accept: Verb<AcceptOptions> = {
       command: 'credit-note accept',
       usage: '[options] [request-id...]',
       purpose: partial ? 'accept in part' : 'accept',
+      verb: partial ? 'accept-part' : 'accept',
     });
     if (!partial) return setStatuses(f, given, 'ACCEPTED');
     if (items.length > 0 && given.length > 1) {
@@ -68,7 +85,7 @@ export const accept: Verb<AcceptOptions> = {
     const requestIds = await resolveRequestIds(f, caller, given);
     const parts = new Map<string, ItemQuantity[]>();
     for (const requestId of requestIds) parts.set(requestId, await partToAccept(f, caller, requestId, items));
-    await setStatuses(f, requestIds, 'PARTIALLY_ACCEPTED', undefined, parts);
+    await setStatuses(f, requestIds, 'PARTIALLY_ACCEPTED', { resolvedBy: caller, parts });
   },
 };
 
@@ -116,26 +133,79 @@ export interface RejectOptions {
   reason?: string | undefined;
 }
 
-export const reject: Verb<RejectOptions> = {
-  async run(opts, f) {
+/** The verbs of final moves take the command they run for, for the picker's usage error (`status` runs them too). */
+type FinalVerb<O> = { run(opts: O, f: Factory, command?: string): Promise<void> };
+
+export const reject: FinalVerb<RejectOptions> = {
+  async run(opts, f, command = 'credit-note reject') {
     const reason = opts.reason === undefined ? undefined : rejectionReason(opts.reason);
-    const requestIds = await givenOrPicked(f, opts.requestIds, { command: 'credit-note reject', usage: '[options] [request-id...]', purpose: 'reject' });
-    // REJECTED is final: nothing moves a request out of it, so a person is asked first.
-    if (!opts.yes && canPrompt(f.io)) {
-      const what = requestIds.length === 1 ? `request ${requestIds[0]}` : `${requestIds.length} requests`;
-      const ok = await f.prompter().confirm({ message: `Reject ${what}? A rejected request cannot be moved again.`, flag: '--yes' });
-      if (!ok) throw new CancelError('cancelled: nothing was rejected');
-    }
-    await setStatuses(f, requestIds, 'REJECTED', reason);
+    const requestIds = await givenOrPicked(f, opts.requestIds, pickFor(command, 'reject'));
+    const caller = await callerForRequests(f, requestIds);
+    const resolved = await resolveRequestIds(f, caller, requestIds);
+    await confirmFinal(f, caller, resolved, { verb: 'Reject', yes: opts.yes, command });
+    await setStatuses(f, resolved, 'REJECTED', { reason, resolvedBy: caller });
   },
 };
 
-export const complete: Verb<{ requestIds: string[] }> = {
-  async run(opts, f) {
-    const requestIds = await givenOrPicked(f, opts.requestIds, { command: 'credit-note complete', usage: '[options] [request-id...]', purpose: 'complete' });
-    await setStatuses(f, requestIds, 'COMPLETED');
+export interface CompleteOptions {
+  requestIds: string[];
+  yes?: boolean | undefined;
+}
+
+export const complete: FinalVerb<CompleteOptions> = {
+  async run(opts, f, command = 'credit-note complete') {
+    const requestIds = await givenOrPicked(f, opts.requestIds, pickFor(command, 'complete'));
+    const caller = await callerForRequests(f, requestIds);
+    const resolved = await resolveRequestIds(f, caller, requestIds);
+    await confirmFinal(f, caller, resolved, { verb: 'Complete', yes: opts.yes, command });
+    await setStatuses(f, resolved, 'COMPLETED', { resolvedBy: caller });
   },
 };
+
+function pickFor(command: string, verb: 'reject' | 'complete'): PickFor {
+  const status = command === 'credit-note status';
+  return {
+    command,
+    usage: status ? '[options] [request-id] <status>' : '[options] [request-id...]',
+    purpose: status ? `set to ${verb === 'reject' ? 'REJECTED' : 'COMPLETED'}` : verb,
+    verb,
+  };
+}
+
+/**
+ * A final move (nothing moves a request out of REJECTED or COMPLETED) is confirmed on a
+ * terminal, naming each request by its receipt's document number, lines and amount;
+ * elsewhere it needs --yes (exit 2 naming it), as `issue` does.
+ */
+async function confirmFinal(f: Factory, caller: Caller, requestIds: readonly string[], how: { verb: 'Reject' | 'Complete'; yes: boolean | undefined; command: string }): Promise<void> {
+  if (how.yes) return;
+  const what = requestIds.length === 1 ? `request ${requestIds[0]}` : `${requestIds.length} requests`;
+  if (!canPrompt(f.io)) {
+    throw new UsageError(`${how.verb.toLowerCase()} ${what} needs --yes here: the move is final and there is no terminal to ask`, {
+      hint: `add --yes to \`svc ${how.command}\` when you mean it`,
+    });
+  }
+  const summaries = await Promise.all(requestIds.map((id) => summaryOf(f, caller, id)));
+  const message =
+    summaries.length === 1
+      ? `${how.verb} ${summaries[0]}? It cannot be moved again.`
+      : `${how.verb} these ${summaries.length} requests? They cannot be moved again.\n${summaries.map((s) => `  ${s}`).join('\n')}\n`;
+  const ok = await f.prompter().confirm({ message, flag: '--yes' });
+  if (!ok) throw new CancelError(`cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
+}
+
+/** "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)"; the request's ID when it cannot be read. */
+async function summaryOf(f: Factory, caller: Caller, requestId: string): Promise<string> {
+  try {
+    const item = await findQueueItem(f, caller, requestId);
+    const [read] = await readQueue([item], await loadKeyring(f));
+    if (read?.returnRequest === undefined) return `request ${requestId} (cannot be read)`;
+    return requestSummary(read.returnRequest, await (await f.ledger()).receipt(item.serviceReceiptId));
+  } catch (error) {
+    if (error instanceof SvcError) return `request ${requestId}`;
+    throw error;
+  }
+}
 
 /** The IDs given, or the one a person chooses on a terminal (a usage error elsewhere). */
 async function givenOrPicked(f: Factory, given: readonly string[], what: PickFor): Promise<string[]> {
@@ -152,13 +222,21 @@ function settable(value: string): SettableQueueItemStatus {
 }
 
 /**
- * Moves each request (IDs or unique prefixes) in turn and reports each: one line per request
- * (`ID STATUS`, or the error on stderr), --json an array of results. A failure does not stop
- * the others; the command then exits with the first failure's code.
+ * Moves each request (IDs or unique prefixes, unless `resolvedBy` resolved them) in turn and
+ * reports each on stdout: one line per request (`ID STATUS`, or `ID error: MESSAGE`), --json
+ * an array of results and `{ requestId, error }` elements. A failure does not stop the
+ * others; the exit code is then the partial-result contract's (PartialFailureError).
  */
-async function setStatuses(f: Factory, given: readonly string[], status: SettableQueueItemStatus, reason?: string, parts?: ReadonlyMap<string, readonly ItemQuantity[]>): Promise<void> {
-  const caller = await callerForRequests(f, given);
-  const requestIds = await resolveRequestIds(f, caller, given);
+async function setStatuses(
+  f: Factory,
+  given: readonly string[],
+  status: SettableQueueItemStatus,
+  more: { reason?: string | undefined; resolvedBy?: Caller; parts?: ReadonlyMap<string, readonly ItemQuantity[]> } = {},
+): Promise<void> {
+  const { reason, parts } = more;
+  const caller = more.resolvedBy ?? (await callerForRequests(f, given));
+  // IDs a final move confirmed are already whole.
+  const requestIds = more.resolvedBy ? [...given] : await resolveRequestIds(f, caller, given);
   const results: unknown[] = [];
   const failures: unknown[] = [];
   for (const requestId of requestIds) {
@@ -171,12 +249,15 @@ async function setStatuses(f: Factory, given: readonly string[], status: Settabl
       await afterMove?.();
       if (reason !== undefined) await keepReason(f, requestId, reason);
       results.push(part === undefined ? result : { ...result, acceptedPart: part });
+      await rememberMove(f, result.requestId, result.status);
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}`);
     } catch (error) {
       if (requestIds.length === 1) throw error;
       failures.push(error);
       results.push({ requestId, error: errorReport(error) });
-      if (!f.io.json) note(f.io, `${requestId}: ${error instanceof Error ? error.message : String(error)}`);
+      // A failure is an element of the result like a success (the partial-result contract):
+      // on stdout, where a script reading the lines finds every request once.
+      if (!f.io.json) println(f.io, `${requestId} error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     }
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);

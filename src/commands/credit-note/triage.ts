@@ -16,8 +16,10 @@
 // or Ctrl-C at the keys ends the walk (exit 3); `q` ends it (exit 0). Either way the summary
 // of what was done comes last, on stdout.
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import { matchesFilter } from '../../credit-notes/filter.js';
 import { openRequests } from '../../credit-notes/pick.js';
 import { askPart as askAcceptedPart } from '../../credit-notes/accepted-part.js';
+import { queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { reasonProblem } from '../../credit-notes/rejection.js';
@@ -29,18 +31,20 @@ import { printable } from '../../io/printable.js';
 import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
 import type { ItemQuantity } from '../item-flag.js';
+import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { describeDecision, run as issue } from './issue.js';
 import { run as show } from './show.js';
 import { accept, reject } from './status.js';
 
-export type TriageOptions = Record<string, never>;
+/** poll's filters: which of the open requests to walk. */
+export type TriageOptions = Omit<QueueFilterFlags, 'all'> & FanOutFlags;
 
 type Key = 'a' | 'p' | 'r' | 'i' | 's' | 'q';
 
 /** Statuses in which nothing is left to decide. */
 const CLOSED = new Set(['REJECTED', 'COMPLETED', 'CANCELLED']);
 
-export async function run(_opts: TriageOptions, f: Factory): Promise<void> {
+export async function run(opts: TriageOptions, f: Factory): Promise<void> {
   if (!canPrompt(f.io)) {
     throw new UsageError('triage needs a terminal; use poll/accept/reject/issue in scripts', {
       hint: '`svc credit-note poll` lists the open requests; accept, reject and issue take their IDs (--yes answers their questions)',
@@ -49,17 +53,21 @@ export async function run(_opts: TriageOptions, f: Factory): Promise<void> {
   if (f.io.json) {
     throw new UsageError('triage is a walk on a terminal and prints no JSON', { hint: 'in scripts: `svc credit-note poll --json`, then accept, reject or issue --json' });
   }
-  const caller = await writeReceiptsCaller(f);
-  const queue = await openRequests(f, caller);
+  const selection = await queueSelection(f, opts, { decrypt: true });
+  // Over many companies, each request is decided for its own (triage-all.ts).
+  const all = fansOut(opts) ? await (await import('./triage-all.js')).openRequestsOfAll(f, opts) : await openRequestsOfOne(f);
+  const queue = all.open.filter((i) => matchesFilter(i, selection.filter) && (selection.decrypted?.(i) ?? true));
   if (queue.length === 0) {
-    note(f.io, 'there are no open return requests: nothing to triage');
+    note(f.io, selection.nothingBecause ?? `there are no open return requests${filtered(opts) ? ' that match' : ''}: nothing to triage`);
     return;
   }
   const tally = emptyTally(queue.length);
   try {
     for (const [index, item] of queue.entries()) {
       tally.seen = index + 1;
-      if ((await walkOne(f, caller, item, tally)) === 'quit') break;
+      const company = all.companyOf(item);
+      if (company !== undefined) note(f.io, `\n${theme(f.io).bold(printable(company))}`);
+      if ((await walkOne(f, await all.callerOf(item), item, tally)) === 'quit') break;
     }
   } catch (error) {
     if (error instanceof CancelError) throw new CancelError('cancelled: triage stopped; the summary above is what was done');
@@ -68,6 +76,12 @@ export async function run(_opts: TriageOptions, f: Factory): Promise<void> {
     note(f.io, '');
     writeRecord(f.io, summaryFields(tally), tally);
   }
+}
+
+/** The open requests of the company the command acts for. */
+async function openRequestsOfOne(f: Factory): Promise<{ open: ReadItem[]; callerOf(item: ReadItem): Promise<Caller>; companyOf(item: ReadItem): string | undefined }> {
+  const caller = await writeReceiptsCaller(f);
+  return { open: await openRequests(f, caller), callerOf: async () => caller, companyOf: () => undefined };
 }
 
 /** One request, decided: on to the next one, or the end of the walk. */
@@ -179,6 +193,10 @@ async function currentStatus(f: Factory, caller: Caller, requestId: string): Pro
   } catch {
     return undefined;
   }
+}
+
+function filtered(opts: TriageOptions): boolean {
+  return Object.values(opts).some((v) => v !== undefined);
 }
 
 /** An error as main.ts prints it (control characters made visible), without ending the walk. */

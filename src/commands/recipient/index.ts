@@ -21,6 +21,6 @@ export function identifierOptions(cmd: Command): Command {
 export function registerRecipient(program: Command, ctx: CommandContext): void {
   const recipient = program.command('recipient').description('find the customer devices a receipt goes to');
   identifierOptions(grantOption(recipient.command('resolve')).description('resolve a recipient from an identifier'))
-    .option('--receipt <service-receipt-id>', "the current devices of a receipt's owner")
+    .option('--receipt <service-receipt-id>', "the current devices of a receipt's owner (its serviceReceiptId, document number, or a unique prefix)")
     .action((flags: IdentifierFlags & { receipt?: string }, cmd: Command) => ctx.run(cmd, () => import('./resolve.js'), flags));
 }

@@ -1,0 +1,103 @@
+// The flags that choose which return requests a list shows, shared by `poll`, its --watch
+// and `triage`: --status/--all, --receipt (a serviceReceiptId or its prefix, or the
+// receipt's document number), --customer (the email, phone or name the merchant gave with
+// the receipt), --older-than/--newer-than, and on the decrypted request --reason and
+// --refund. Each value is checked before anything is fetched (exit 2 naming the valid ones).
+// What the queue item carries in clear becomes a QueueFilter (applied before decrypting, on
+// worker threads too); the rest is a test of the decrypted request.
+import { KNOWN_REASON_CODES, QueueItemStatus, RefundPreference, type ReturnRequest } from '../contract/returns.js';
+import { UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { parseDurationSeconds } from '../io/duration.js';
+import { knownReceipts, receiptNamed, receiptsOfCustomer } from '../receipts/receipt-id.js';
+import { OPEN_STATUSES, type QueueFilter } from './filter.js';
+
+export interface QueueFilterFlags {
+  /** Repeatable and comma-separated; default: the open statuses. */
+  status?: string | string[] | undefined;
+  all?: boolean | undefined;
+  receipt?: string | undefined;
+  customer?: string | undefined;
+  olderThan?: string | undefined;
+  newerThan?: string | undefined;
+  reason?: string | undefined;
+  refund?: string | undefined;
+}
+
+/** An item as a list holds it: decrypted, or not (--no-decrypt, or an unreadable one). */
+export interface Selectable {
+  serviceReceiptId: string;
+  returnRequest?: ReturnRequest | undefined;
+}
+
+export interface QueueSelection {
+  filter: QueueFilter;
+  /** Tests of the decrypted request; undefined when there are none. */
+  decrypted?: ((item: Selectable) => boolean) | undefined;
+  /** Why nothing can be shown, known before fetching (a customer this ledger never sent a receipt to). */
+  nothingBecause?: string | undefined;
+}
+
+/** The statuses, times, reason and refund, checked; no ledger is read. */
+export function queueFilter(flags: QueueFilterFlags, now: number): QueueFilter {
+  const given = (Array.isArray(flags.status) ? flags.status : flags.status === undefined ? [] : [flags.status])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim().toUpperCase())
+    .filter((v) => v !== '');
+  if (flags.all && given.length > 0) throw new UsageError('--all and --status exclude each other', { hint: '--all shows every status' });
+  for (const value of given) {
+    if (!QueueItemStatus.safeParse(value).success) {
+      throw new UsageError(`--status ${value} is not a status of a return request`, { hint: `use one of ${QueueItemStatus.options.join(', ')}` });
+    }
+  }
+  checkedCode('--reason', flags.reason, KNOWN_REASON_CODES, 'a reason code');
+  checkedCode('--refund', flags.refund, RefundPreference.options, 'a refund preference');
+  const statuses = flags.all ? undefined : given.length > 0 ? [...new Set(given)] : [...OPEN_STATUSES];
+  const ago = (value: string | undefined, name: string) =>
+    value === undefined ? undefined : new Date(now - parseDurationSeconds(value, { name, minSeconds: 0, maxSeconds: 3650 * 86_400 }) * 1000).toISOString();
+  return { statuses, receipt: flags.receipt?.trim() || undefined, createdBefore: ago(flags.olderThan, '--older-than'), createdAfter: ago(flags.newerThan, '--newer-than') };
+}
+
+/**
+ * The whole selection: queueFilter's, with --receipt and --customer resolved against this
+ * profile's receipt records. A --receipt no record knows still matches a serviceReceiptId
+ * prefix, or the document number in a decrypted request (receipts another machine issued).
+ */
+export async function queueSelection(f: Factory, flags: QueueFilterFlags, opts: { decrypt: boolean }): Promise<QueueSelection> {
+  const filter = queueFilter(flags, f.clock.now());
+  const reason = flags.reason?.trim().toUpperCase();
+  const refund = flags.refund?.trim().toUpperCase();
+  const tests: ((item: Selectable) => boolean)[] = [];
+  if (reason !== undefined) tests.push((i) => i.returnRequest?.lineItems.some((l) => l.reasonCode.toUpperCase() === reason) ?? false);
+  if (refund !== undefined) tests.push((i) => i.returnRequest?.refundPreference === refund);
+  if ((reason !== undefined || refund !== undefined) && !opts.decrypt) {
+    throw new UsageError('--reason and --refund need the decrypted requests', { hint: 'drop --no-decrypt' });
+  }
+  let nothingBecause: string | undefined;
+  const customer = flags.customer?.trim();
+  if (flags.customer !== undefined && customer === '') throw new UsageError('--customer needs some of an email, phone number or name');
+  const records = filter.receipt !== undefined || customer !== undefined ? await knownReceipts(f) : [];
+  if (filter.receipt !== undefined) {
+    const named = receiptNamed(records, filter.receipt);
+    if (named !== undefined) {
+      filter.receipts = [named.serviceReceiptId];
+      filter.receipt = undefined;
+    } else if (opts.decrypt) {
+      const given = filter.receipt;
+      filter.receipt = undefined;
+      tests.push((i) => i.serviceReceiptId.startsWith(given) || (i.returnRequest?.receiptId.startsWith(given) ?? false));
+    }
+  }
+  if (customer !== undefined) {
+    const theirs = receiptsOfCustomer(records, customer).map((r) => r.serviceReceiptId);
+    filter.receipts = filter.receipts === undefined ? theirs : filter.receipts.filter((id) => theirs.includes(id));
+    if (theirs.length === 0) nothingBecause = `no receipt in this profile's records went to a customer matching "${customer}"`;
+  }
+  return { filter, decrypted: tests.length === 0 ? undefined : (item) => tests.every((t) => t(item)), nothingBecause };
+}
+
+function checkedCode(flag: string, value: string | undefined, valid: readonly string[], what: string): void {
+  if (value === undefined) return;
+  const code = value.trim().toUpperCase();
+  if (!valid.includes(code)) throw new UsageError(`${flag} ${value} is not ${what}`, { hint: `use one of ${valid.join(', ')}` });
+}

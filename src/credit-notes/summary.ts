@@ -1,0 +1,39 @@
+// A return request in one phrase, for a confirmation: the receipt's document number (what the
+// customer reads out), what is asked back by name, and about how much:
+// "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)". Names and the amount come from this
+// profile's record of the receipt (never the customer's figures): each line's share of the
+// receipt line's total, by quantity; without a record, the product IDs and no amount.
+import type { ReturnRequest } from '../contract/returns.js';
+import { formatMoney, prorate, toMinor } from '../crypto/money.js';
+import { oneLine } from '../io/output.js';
+import type { ReceiptRecord } from '../receipts/records.js';
+
+interface RecordedProduct {
+  identifier: string;
+  name: string;
+  quantity: number;
+  total: number;
+}
+
+export function requestSummary(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
+  const template = receipt?.templateRequest as { currency: string; products?: RecordedProduct[] } | undefined;
+  const products = template?.products ?? [];
+  let amount: number | undefined = template === undefined ? undefined : 0;
+  const lines = request.lineItems.map((line) => {
+    const product = products.find((p) => p.identifier === line.productId);
+    const part = product === undefined || template === undefined ? undefined : share(product, line.quantity, template.currency);
+    amount = amount === undefined || part === undefined ? undefined : amount + part;
+    return `${line.quantity} × ${oneLine(product?.name ?? line.productId)}`;
+  });
+  const money = amount === undefined || template === undefined ? [] : [formatMoney(amount, template.currency)];
+  return `${oneLine(request.receiptId)} (${[...lines, ...money].join(', ')})`;
+}
+
+/** The line's share of the receipt line's total; none for a record whose figures cannot be read. */
+function share(product: RecordedProduct, quantity: number, currency: string): number | undefined {
+  try {
+    return prorate(toMinor(product.total, currency), quantity, product.quantity);
+  } catch {
+    return undefined;
+  }
+}

@@ -2,6 +2,7 @@
 // and help. A verb's module, and whatever heavy dependency it needs, is imported when the
 // verb runs, so `svc --help` parses none of them.
 import { registerHelp } from './help/command.js';
+import { helpLayout } from './help/layout.js';
 import { polishHelp } from './help/polish.js';
 import { Command, Option, type OutputConfiguration } from 'commander';
 import type { CommandContext } from './commands/context.js';
@@ -39,7 +40,7 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
     .addOption(new Option('--debug', 'HTTP trace on stderr, secrets redacted (env SVC_DEBUG=1)'))
     .option('--no-color', 'no colours (also NO_COLOR)')
     .helpCommand(false)
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false });
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, ...helpLayout });
 
   registerAuth(program, ctx);
   registerGrants(program, ctx);

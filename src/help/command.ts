@@ -10,8 +10,8 @@ export function registerHelp(program: Command): void {
     .action(async (topic: string[]) => {
       if (topic.length === 0) return program.outputHelp();
       const [first] = topic;
-      if (topic.length === 1 && (first === 'environment' || first === 'env')) return void process.stdout.write((await import('./topics.js')).ENVIRONMENT);
-      if (topic.length === 1 && (first === 'exit-codes' || first === 'exit')) return void process.stdout.write((await import('./topics.js')).EXIT_CODES);
+      if (topic.length === 1 && (first === 'environment' || first === 'env')) return void process.stdout.write(await fitted((await import('./topics.js')).ENVIRONMENT));
+      if (topic.length === 1 && (first === 'exit-codes' || first === 'exit')) return void process.stdout.write(await fitted((await import('./topics.js')).EXIT_CODES));
       let target: Command = program;
       for (const name of topic) {
         const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
@@ -28,4 +28,10 @@ export function registerHelp(program: Command): void {
       }
       target.outputHelp();
     });
+}
+
+/** A topic wrapped at word boundaries to the terminal it is read on (whole when piped), each continuation under its text. */
+async function fitted(text: string): Promise<string> {
+  const { wrapText } = await import('../io/wrap.js');
+  return wrapText(text, process.stdout.isTTY ? process.stdout.columns : undefined, { columns: true });
 }

@@ -6,6 +6,8 @@
 //   required option what it takes.
 import { Help, type Command } from 'commander';
 import { missingArgumentText } from './arguments.js';
+import { helpLayout } from './layout.js';
+import { wrapText } from '../io/wrap.js';
 import { EXAMPLES } from './examples.js';
 
 const GLOBAL_SUMMARY = 'Global options: --profile, --base-url, --json, --jq, --no-input, --debug, --no-color (see `svc --help`)';
@@ -20,8 +22,9 @@ export function polishHelp(program: Command): void {
   const visit = (cmd: Command) => {
     cmd.helpCommand(false);
     const path = commandPathOf(cmd);
-    if (path !== '') cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: false, subcommandTerm });
-    cmd.addHelpText('after', () => afterHelp(path));
+    if (path !== '') cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: false, subcommandTerm, ...helpLayout });
+    // Wrapped like the rest of the help: at word boundaries, to the terminal it is read on.
+    cmd.addHelpText('after', () => wrapText(afterHelp(path), process.stdout.isTTY ? process.stdout.columns : undefined, { hang: '    ' }));
     // Commander's own message only names the argument.
     (cmd as unknown as { missingArgument(name: string): void }).missingArgument = (name: string) => {
       cmd.error(`error: ${missingArgumentText(name)}\n(usage: svc ${path} ${cmd.usage()})`, { code: 'commander.missingArgument', exitCode: 2 });

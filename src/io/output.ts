@@ -2,6 +2,7 @@
 // so --json, TTY tables and piped plain rows behave the same everywhere.
 import { once } from 'node:events';
 import { printable } from './printable.js';
+import { wrapText } from './wrap.js';
 import type { IOStreams } from './streams.js';
 
 // DEL and the C1 controls (U+0080–U+009F: U+009B is a terminal's CSI), the bidirectional
@@ -79,8 +80,12 @@ export interface Column<T> {
   align?: 'left' | 'right';
   /** Colour of a cell by its meaning (a status), on a terminal only. */
   tone?: (value: string) => Tone | undefined;
-  /** An ID: on a narrow terminal it is cut to a prefix of 8+ characters, without "…" (a prefix is still an ID). */
-  id?: boolean;
+  /**
+   * An ID: on a narrow terminal it is cut, without "…", to its usable prefix (a prefix is
+   * still an ID): 8 characters, or the number given (`whsub_` and 6 more: 12); never to
+   * anything between that and the whole ID.
+   */
+  id?: boolean | number;
 }
 
 export type Tone = 'green' | 'yellow' | 'red' | 'cyan' | 'dim';
@@ -155,21 +160,40 @@ export async function writeList<T>(
 }
 
 /**
- * Narrows columns until they fit `room`: long text first (down to MIN_FLEX_WIDTH), then IDs
- * (down to a prefix of MIN_ID_WIDTH), then the widest of the rest.
+ * Narrows columns until they fit `room`, by priority: long text first (down to
+ * MIN_FLEX_WIDTH), then IDs, each to its usable prefix at once (a 10-character cut of a UUID
+ * is no better than 8 and costs 2), then the widest of the other columns, then long text
+ * further. What cutting an ID freed beyond the need goes back to the long text.
  */
-function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean }[], room: number, headers: readonly number[]): void {
+export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number }[], room: number, headers: readonly number[]): void {
+  const natural = [...widths];
   const total = () => widths.reduce((a, b) => a + b, 0);
-  // An ID column keeps its header whole (it is cut without "…").
-  const floorOf = (i: number) => (columns[i]?.flex ? MIN_FLEX_WIDTH : columns[i]?.id ? Math.max(MIN_ID_WIDTH, headers[i] ?? 0) : 4);
-  const stages = [(i: number) => Boolean(columns[i]?.flex), (i: number) => Boolean(columns[i]?.id), () => true];
-  for (const inStage of stages) {
+  const prefixOf = (i: number) => {
+    const id = columns[i]?.id;
+    return Math.max(typeof id === 'number' ? id : MIN_ID_WIDTH, headers[i] ?? 0);
+  };
+  const shrink = (inStage: (i: number) => boolean, floorOf: (i: number) => number) => {
     while (total() > room) {
       const pool = widths.map((w, i) => ({ w, i })).filter(({ w, i }) => inStage(i) && w > floorOf(i));
-      if (pool.length === 0) break;
+      if (pool.length === 0) return;
       const widest = pool.reduce((a, b) => (b.w > a.w ? b : a));
       widths[widest.i] = Math.max(floorOf(widest.i), widest.w - Math.max(1, total() - room));
     }
+  };
+  const isFlex = (i: number) => Boolean(columns[i]?.flex);
+  const isId = (i: number) => columns[i]?.id !== undefined && columns[i]?.id !== false;
+  shrink(isFlex, () => MIN_FLEX_WIDTH);
+  while (total() > room) {
+    const ids = widths.map((w, i) => ({ w, i })).filter(({ w, i }) => isId(i) && w > prefixOf(i));
+    if (ids.length === 0) break;
+    const widest = ids.reduce((a, b) => (b.w > a.w ? b : a));
+    widths[widest.i] = prefixOf(widest.i);
+  }
+  shrink((i) => !isFlex(i) && !isId(i), (i) => Math.max(4, Math.min(headers[i] ?? 0, 12)));
+  shrink(isFlex, () => 1);
+  // Room an ID's cut freed beyond what was needed: to the long text, up to its whole width.
+  for (let i = 0; i < widths.length && total() < room; i++) {
+    if (isFlex(i)) widths[i] = Math.min(natural[i] ?? 0, (widths[i] ?? 0) + room - total());
   }
 }
 
@@ -184,7 +208,9 @@ export function writeRecord(io: IOStreams, fields: readonly [string, string][], 
   // One line per field: a line break in a value (a customer's note) must not read as another field.
   const lines = fields.map(([k, v]) => [oneLine(k), oneLine(v)] as const);
   const width = Math.max(0, ...lines.map(([k]) => k.length));
-  for (const [k, v] of lines) io.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+  // On a terminal a long value wraps at word boundaries, under itself; piped, each field stays one line.
+  const fit = (line: string) => (io.stdoutIsTTY ? wrapText(line, io.columns, { columns: true }) : line);
+  for (const [k, v] of lines) io.stdout.write(`${fit(`${k.padEnd(width)}  ${v}`)}\n`);
 }
 
 /** A table cell or record value: on one line, with no control characters (see printable). */

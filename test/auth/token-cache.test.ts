@@ -91,7 +91,7 @@ describe('token cache', () => {
   it("says nothing about waiting when the lock's holder is this process (a batch's own workers)", async () => {
     const clock = fixedClock(NOW);
     const told: string[] = [];
-    const options = { secrets: memorySecretStore(), clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5, onWait: (text: string) => told.push(text) };
+    const options = { shelf: secretStoreShelf(memorySecretStore()), clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5, onWait: (text: string) => told.push(text) };
     const fetch = async (): Promise<CachedToken> => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       return { access_token: 'shared', token_type: 'bearer', expires_at: new Date(NOW + 900_000).toISOString(), scope: 'write_receipts' };

@@ -81,6 +81,26 @@ describe('poll finds a return by what the customer has', () => {
   });
 });
 
+describe('the count line describes the queue and the view', () => {
+  it('--limit 1 of 3: "1 of 3 shown · 3 pending · oldest 3s"', async () => {
+    const h = await harness({ tty: true });
+    await shop(h);
+    await poll({ interval: '10', decrypt: true, limit: '1' }, h.f);
+    expect(h.streams.stdout()).toContain('1 of 3 shown · 3 pending · oldest 3s');
+  });
+
+  it('every one shown: "2 requests · 1 pending · 1 accepted · oldest …"', async () => {
+    const h = await harness({ tty: true });
+    await withKeys(h, keys);
+    serveQueue(h, [
+      queueItem(ID(1), request('sr-1', 'R-1'), keys.current.publicKey, { createdAt: new Date(NOW - 7 * 86_400_000).toISOString() }),
+      queueItem(ID(2), request('sr-1', 'R-1'), keys.current.publicKey, { status: 'ACCEPTED' }),
+    ]);
+    await poll({ interval: '10', decrypt: true }, h.f);
+    expect(h.streams.stdout()).toContain('2 requests · 1 pending · 1 accepted · oldest 7d');
+  });
+});
+
 describe('triage takes poll\'s filters', () => {
   it('walks only the requests of the customer asked for', async () => {
     const h = await harness();

@@ -157,7 +157,7 @@ describe('credit-note poll', () => {
       if (tty) {
         expect(out).toMatch(/REQUEST ID.*RECEIPT.*STATUS.*AGE.*ITEMS.*REFUND.*NOTE/);
         expect(out).toMatch(/The milk was sour when I opened it/);
-        expect(out).toContain('3 requests, 3 pending, oldest 2d');
+        expect(out).toContain('3 requests · 3 pending · oldest 2d');
       } else {
         expect(out.split('\n')).toEqual([
           expect.stringMatching(/^req-1\tsr-1\tPENDING\t5m\t3 \(2 lines\)\tORIGINAL_PAYMENT_METHOD\tThe milk was sour when I opened it at home, [^…]*$/),
@@ -256,7 +256,7 @@ describe('credit-note poll', () => {
     const out = h.streams.stdout();
     expect(out.split('\x1b[H\x1b[2J')).toHaveLength(2);
     expect(out).toContain('req-1');
-    expect(out).toMatch(/1 request, 1 pending, .* · every 5 s · Ctrl-C to stop/);
+    expect(out).toMatch(/1 request · 1 pending · .* · every 5 s · Ctrl-C to stop/);
     // The alternate screen: entered first, left last, so nothing stays in the scrollback.
     expect(out.startsWith('\x1b[?1049h')).toBe(true);
     expect(out.endsWith('\x1b[?1049l')).toBe(true);
@@ -297,6 +297,8 @@ describe('credit-note show', () => {
     expect(JSON.parse(h.streams.stdout())).toEqual({
       ...item,
       returnRequest: { ...bankRequest(), refundBankAccount: { iban: '•••• 3000', accountHolder: 'Alice Example', bic: 'COBADEFFXXX' } },
+      // What `issue` would do: here refuse it, this profile having no record of the receipt.
+      decision: { requestId: 'req-2', checks: 'failed', issues: [{ path: 'serviceReceiptId', message: expect.stringContaining('not known as one of this merchant') }] },
     });
   });
 

@@ -351,11 +351,22 @@ describe('receipt list', () => {
     await send({ file: await inputFile(h, 'receipt.json', groceries()), email: 'alice@example.com' }, h.f);
   }
 
+  const groceriesIssueDate = () => (readFixture('receipts/groceries.json') as { issueDate: string }).issueDate;
+
   it('prints one plain row per record when piped', async () => {
     const h = await harness();
     await issueOne(h);
     await list({}, h.f);
-    expect(h.streams.stdout()).toBe(`sr-1\nsr-1\tR-2025-000871\t${CREATED_AT}\t20.51 EUR\t3\n`);
+    // ISSUED is the receipt's own issue date, not when it was submitted.
+    expect(h.streams.stdout()).toBe(`sr-1\nsr-1\tR-2025-000871\t${groceriesIssueDate()}\t20.51 EUR\t3\n`);
+  });
+
+  it('on a terminal, ISSUED is the issue date in the local zone of TZ, to the minute', async () => {
+    const h = await harness({ tty: true, env: { TZ: 'Asia/Tokyo' } });
+    await issueOne(h);
+    await list({}, h.f);
+    const issued = new Date(Date.parse(groceriesIssueDate()) + 9 * 3_600_000).toISOString();
+    expect(h.streams.stdout()).toContain(`${issued.slice(0, 10)} ${issued.slice(11, 16)} GMT+9`);
   });
 
   it('draws a table on a terminal', async () => {

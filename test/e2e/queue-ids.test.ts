@@ -82,25 +82,32 @@ describe('show as the decision, issue --dry-run', () => {
     const requestId = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
     const totalLine = (text: string) => /subtotal .* total [\d.]+ EUR/.exec(text)?.[0];
 
+    // The decision is on stdout with the request (`show X | less` keeps it), and in --json.
     const shown = await m.svc(['credit-note', 'show', requestId.slice(0, 8)]);
-    expect(shown.stderr).toMatch(/1 of 2/);
-    expect(shown.stderr).toMatch(/return window: \d+ days? left \(ends \d{4}-\d\d-\d\d\)/);
-    expect(shown.stderr).toContain('checks: all passed');
+    expect(shown.stdout).toMatch(/1 of 2/);
+    expect(shown.stdout).toMatch(/return window: \d+ days? left \(ends \d{4}-\d\d-\d\d\)/);
+    expect(shown.stdout).toContain('checks: all passed');
     const dry = await m.svc(['credit-note', 'issue', requestId, '--dry-run']);
     expect(dry.stderr).toContain('dry run: every check passed');
-    expect(totalLine(dry.stderr)).toBe(totalLine(shown.stderr));
+    expect(totalLine(dry.stderr)).toBe(totalLine(shown.stdout));
+    const dryJson = await m.json<{ creditNote: unknown; totals: unknown; currency: string }>(['credit-note', 'issue', requestId, '--dry-run']);
+    const shownJson = await m.json<{ decision: { checks: string; creditNote: { documentNumber: string }; totals: unknown; currency: string } }>(['credit-note', 'show', requestId]);
+    expect(shownJson.decision).toMatchObject({ checks: 'passed', totals: dryJson.totals, currency: dryJson.currency });
+    expect({ ...shownJson.decision.creditNote, issueDate: undefined }).toEqual({ ...(dryJson.creditNote as object), issueDate: undefined });
     const deliveries = async () => ((await (await fetch(`${m.sandbox.url}/sandbox/deliveries`)).json()) as { kind: string }[]).filter((d) => d.kind === 'CREDIT_NOTE').length;
     const before = await deliveries();
 
     const issued = await m.svc(['credit-note', 'issue', requestId, '--yes']);
-    expect(totalLine(issued.stderr)).toBe(totalLine(shown.stderr));
+    expect(totalLine(issued.stderr)).toBe(totalLine(shown.stdout));
     expect(await deliveries()).toBeGreaterThan(before);
 
     // A request past the return window (a merchant whose window is 0 days): show names the check issue would fail.
     const late = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
     const refused = await runSvc(['credit-note', 'show', late], { home: m.home, env: { ...m.env, SVC_RETURN_WINDOW_DAYS: '0' } });
     expect(refused.exitCode, refused.stderr).toBe(0);
-    expect(refused.stderr).toMatch(/checks: `issue` would refuse it:[\s\S]*return window of 0 days ended/);
+    expect(refused.stdout).toMatch(/checks: `issue` would refuse it:[\s\S]*return window of 0 days ended/);
+    const refusedJson = await runSvc(['credit-note', 'show', late, '--json'], { home: m.home, env: { ...m.env, SVC_RETURN_WINDOW_DAYS: '0' } });
+    expect((JSON.parse(refusedJson.stdout) as { decision: unknown }).decision).toMatchObject({ checks: 'failed', issues: [expect.objectContaining({ message: expect.stringContaining('return window of 0 days ended') })] });
   });
 });
 

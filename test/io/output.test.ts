@@ -31,8 +31,30 @@ describe('writeList', () => {
     const { displayWidth } = await import('../../src/io/width.js');
     const lines = t.stdout().split('\n').filter(Boolean);
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(30);
-    // The note gives way first (to 8 columns: three wide characters and …), then the ID keeps what is left.
-    expect(lines[1]).toBe('0b7e6c1a-1111-4aaa-8  日本語…');
+    // The note gives way first (to 8 columns), then the ID is cut to its usable prefix at once
+    // (never to a 20-character cut), and the note gets back what that freed.
+    expect(lines[1]).toBe('0b7e6c1a  日本語のメモ 🍮 and…');
+  });
+
+  it('keeps an ID at its usable prefix, never 3 or 10 characters, and gives text what is left', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 40;
+    const subs = [{ id: 'whsub_5fd8139a1e2b4c5d', items: '2 (2 lines)', url: 'https://example.com/webhooks/a-long-path' }];
+    await writeList(t.io, subs, [
+      { header: 'ID', value: (r) => r.id, id: 12 },
+      { header: 'ITEMS', value: (r) => r.items },
+      { header: 'URL', value: (r) => r.url, flex: true },
+    ]);
+    const lines = t.stdout().split('\n').filter(Boolean);
+    expect(lines[1]).toBe('whsub_5fd813  2 (2 lines)  https://exam…');
+    t.io.columns = 20;
+    await writeList(t.io, subs, [
+      { header: 'ID', value: (r) => r.id, id: true },
+      { header: 'ITEMS', value: (r) => r.items },
+      { header: 'URL', value: (r) => r.url, flex: true },
+    ]);
+    const narrow = t.stdout().split('\n').filter(Boolean);
+    expect(narrow[3]).toMatch(/^whsub_5f  /);
   });
 
   it('prints tab-separated rows without a header when piped, every value whole, tabs and line breaks escaped', async () => {

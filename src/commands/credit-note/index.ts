@@ -71,7 +71,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
       const requestId = alone ? undefined : first;
       const status = alone ? first : second;
       if (status === undefined) return (cmd as unknown as { missingArgument(name: string): void }).missingArgument('status');
-      return ctx.run(cmd, () => import('./status.js'), { requestId, status, ...flags });
+      return ctx.run(cmd, () => import('./status.js'), { requestId, status, yes: flags.yes, reason: flags.reason });
     });
   grantOption(cn.command('issue'))
     .description('validate a return against your records and issue the credit note')
@@ -96,7 +96,10 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
     .option('--reason <code>', 'only requests with a line of this reason code')
     .option('--refund <preference>', 'only requests asking this refund')
-    .action((flags: Record<string, string | string[] | undefined>, cmd: Command) => ctx.run(cmd, () => import('./triage.js'), flags));
+    .action((flags: { status?: string[]; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string }, cmd: Command) => {
+      const { status, receipt, customer, olderThan, newerThan, reason, refund } = flags;
+      return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund });
+    });
   grantOption(cn.command('template'))
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')

@@ -42,6 +42,7 @@ import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
 import { maskLast4 } from '../../io/redact.js';
+import { wrapText } from '../../io/wrap.js';
 import { withSpinner } from '../../io/spinner.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import { askPart, keepAcceptedPart, withinAcceptedPart } from '../../credit-notes/accepted-part.js';
@@ -196,30 +197,54 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
   report(f, intent, item.requestId, issued, status);
 }
 
+/** What `issue` would do, as `show --json` has it: shaped like `issue --dry-run --json`, with the checks' outcome. */
+export type DecisionJson =
+  | { requestId: string; checks: 'passed'; creditNote: unknown; totals: ComputedCreditNote['totals']; currency: string }
+  | { requestId: string; checks: 'failed'; issues: { path: string; message: string }[] }
+  | { requestId: string; checks: 'not run'; reason: string; hint?: string };
+
+export interface Decision {
+  json: DecisionJson;
+  /** For a person: the credit note and its checks, or why `issue` would refuse it. */
+  text: string;
+}
+
 /**
  * What `issue` would do with a request (or the part of it `items` name), for `show` and
  * `triage`: the credit note it would issue (lines with names, quantities bought and asked
  * for, amounts, total), the return window and what the receipt was already credited — or
- * the checks it would fail. Nothing is reserved or sent.
+ * the checks it would fail. Nothing is reserved or sent. `found`: the request's queue item, when the caller has it.
  */
-export async function describeDecision(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = []): Promise<void> {
+export async function decisionOf(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = [], found?: QueueItem): Promise<Decision> {
   try {
-    const opened = await openRequest(f, caller, { requestId }, items);
+    const opened = await openRequest(f, caller, { requestId, found }, items);
     const terms: Terms = { documentNumber: undefined, now: f.clock.now(), windowDays: returnWindowDays(f) };
     const ledger = await f.ledger();
     const shown = prepare(opened, creditedOf(await ledger.credits(opened.item.serviceReceiptId)), terms);
-    preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    const text = previewText(shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
     const flags = items.map((i) => ` --item ${i.productId}:${i.quantity}`).join('');
-    note(f.io, `checks: all passed; \`svc credit-note issue ${requestId}${flags}\` would issue this (--dry-run shows it without issuing)`);
+    return {
+      json: { requestId: opened.item.requestId, checks: 'passed', creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency },
+      text: `${text}\nchecks: all passed; \`svc credit-note issue ${requestId}${flags}\` would issue this (--dry-run shows it without issuing)`,
+    };
   } catch (error) {
     if (error instanceof ValidationError) {
-      note(f.io, `checks: \`issue\` would refuse it:\n${error.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
-    } else if (error instanceof SvcError) {
-      note(f.io, `checks: not run: ${error.message}${error.hint ? ` (${error.hint})` : ''}`);
-    } else {
-      throw error;
+      const issues = error.issues.map((i) => ({ path: String(i.path), message: i.message }));
+      return { json: { requestId, checks: 'failed', issues }, text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}` };
     }
+    if (error instanceof SvcError) {
+      return {
+        json: { requestId, checks: 'not run', reason: error.message, ...(error.hint ? { hint: error.hint } : {}) },
+        text: `checks: not run: ${error.message}${error.hint ? ` (${error.hint})` : ''}`,
+      };
+    }
+    throw error;
   }
+}
+
+/** decisionOf, for a person, on stderr (triage, beside its prompts). */
+export async function describeDecision(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = []): Promise<void> {
+  note(f.io, (await decisionOf(f, caller, requestId, items)).text);
 }
 
 function creditedOf(credits: ReceiptCredits): Credited[] {
@@ -254,11 +279,11 @@ async function partToCredit(f: Factory, requestId: string, request: ReturnReques
 async function openRequest(
   f: Factory,
   caller: Caller,
-  opts: { requestId: string; original?: string | undefined },
+  opts: { requestId: string; original?: string | undefined; found?: QueueItem | undefined },
   items: readonly ItemQuantity[],
   ask = false,
 ): Promise<Opened> {
-  const item = await findQueueItem(f, caller, opts.requestId);
+  const item = opts.found ?? (await findQueueItem(f, caller, opts.requestId));
   if (CLOSED.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
       hint: 'see the open requests with `svc credit-note poll --status PENDING`',
@@ -501,6 +526,17 @@ function preview(
   previous: readonly Credited[] = [],
   window?: { issueDate: string; now: number; windowDays: number },
 ): void {
+  const text = previewText(credit, request, previous, window);
+  note(f.io, f.io.stderrIsTTY ? wrapText(text, f.io.columns, { hang: '  ' }) : text);
+}
+
+/** The computed credit note as lines of text. */
+function previewText(
+  credit: ComputedCreditNote,
+  request: ReturnRequest,
+  previous: readonly Credited[] = [],
+  window?: { issueDate: string; now: number; windowDays: number },
+): string {
   const { currency, totals } = credit;
   const amount = (minor: number) => formatMoney(minor, currency).slice(0, -(currency.length + 1));
   const rows = [
@@ -525,17 +561,14 @@ function preview(
   ];
   const iban = request.refundBankAccount?.iban;
   const to = iban === undefined ? '' : ` to ${maskLast4(iban)}`;
-  note(
-    f.io,
-    [
-      `credit note ${credit.request.documentNumber} for receipt ${credit.request.originatorDocumentReference}:`,
-      ...lines,
-      `  subtotal ${money(totals.subtotal)}${adjustments.map((a) => ` · ${a}`).join('')} · tax ${money(totals.tax)} · total ${money(totals.total)}`,
-      `  refund requested: ${request.refundPreference}${to} (the customer's preference: refund as your policy says)`,
-      ...(window ? [`  return window: ${windowState(window)}`] : []),
-      ...(previous.length > 0 ? [`  already credited on this receipt: ${previous.map((p) => `${p.documentNumber} (${p.lines.map((l) => `${l.quantity} × ${l.productId}`).join(', ')})`).join('; ')}`] : []),
-    ].join('\n'),
-  );
+  return [
+    `credit note ${credit.request.documentNumber} for receipt ${credit.request.originatorDocumentReference}:`,
+    ...lines,
+    `  subtotal ${money(totals.subtotal)}${adjustments.map((a) => ` · ${a}`).join('')} · tax ${money(totals.tax)} · total ${money(totals.total)}`,
+    `  refund requested: ${request.refundPreference}${to} (the customer's preference: refund as your policy says)`,
+    ...(window ? [`  return window: ${windowState(window)}`] : []),
+    ...(previous.length > 0 ? [`  already credited on this receipt: ${previous.map((p) => `${p.documentNumber} (${p.lines.map((l) => `${l.quantity} × ${l.productId}`).join(', ')})`).join('; ')}`] : []),
+  ].join('\n');
 }
 
 async function confirm(f: Factory, opts: IssueOptions, credit: ComputedCreditNote): Promise<void> {

@@ -7,6 +7,7 @@ import { writeReceiptsCaller } from '../../api/caller.js';
 import { listReturnRequests } from '../../api/credit-note.js';
 import type { QueueItem } from '../../contract/returns.js';
 import { matchesFilter } from '../../credit-notes/filter.js';
+import { queueSelection } from '../../credit-notes/queue-flags.js';
 import { maskedItem, readQueue } from '../../credit-notes/queue.js';
 import { rememberRequestIds } from '../../completion/cache.js';
 import { loadKeyring } from '../../crypto/keystore.js';
@@ -17,7 +18,6 @@ import { writeJsonArray, writeList, type Column } from '../../io/output.js';
 import { rememberFoundUnder } from '../../store/found-under.js';
 import { counted } from '../../io/plural.js';
 import { note } from '../../io/streams.js';
-import { queueSelection } from '../../credit-notes/queue-flags.js';
 import { arrangement, columns, footerOf, reportUnreadable, watch, type PollOptions, type Polled, type PolledItem, type WatchDeps } from './poll.js';
 
 /** A queue item of one of several companies. */
@@ -57,7 +57,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
       for (const item of fresh) read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
     const merged: CompanyItem[] = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
-    return { all, shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
+    return { all, viewed: shown, shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
   };
 
   if (opts.watch) {
@@ -79,7 +79,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
     await writeJsonArray(f.io, [...polled.shown, ...failureElements(polled.failed)]);
   } else {
     reportFailures(f, polled.failed);
-    await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, f.clock.now())}, ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
+    await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now())} · ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
     if (keys !== undefined) reportUnreadable(f, polled.shown.filter((i) => i.decryptError !== undefined).length, polled.shown.length);
   }
   failIfSomeFailed(polled.failed, polled.total, 'polled');

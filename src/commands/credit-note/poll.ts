@@ -14,10 +14,13 @@ import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { queueFilter, queueSelection } from '../../credit-notes/queue-flags.js';
+export { queueFilter };
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
+import { clockTime, zoneOf } from '../../io/time.js';
+import { holdTerminal } from '../../io/terminal-keys.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { counted } from '../../io/plural.js';
 
@@ -82,9 +85,10 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
     await rememberPolled(f, caller, all);
-    const shown = arrange(all.filter((i) => matchesFilter(i, status)));
+    const viewed = all.filter((i) => matchesFilter(i, status));
+    const shown = arrange(viewed);
     if (f.io.json) return writeJsonArray(f.io, shown);
-    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, f.clock.now()) });
+    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now()) });
   }
   if (arrange.active) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
@@ -93,7 +97,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
     if (f.io.json) return writeJsonArray(f.io, shown);
-    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, f.clock.now()) });
+    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now()) });
     return reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
@@ -104,7 +108,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     return writeJsonArrayText(f.io, read.json);
   }
   await rememberPolled(f, caller, read.items);
-  await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, f.clock.now()) });
+  await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, read.items, f.clock.now()) });
   reportUnreadable(f, read.unreadable, read.shown);
 }
 
@@ -118,7 +122,9 @@ function intervalOf(value: string): number {
 export interface Polled {
   /** Every item of the queue, for the status changes --watch reports. */
   all: QueueItem[];
-  /** The items of the --status asked for, decrypted unless --no-decrypt. */
+  /** The items of the --status (and the other filters on what is in clear) asked for: what the count line describes. */
+  viewed: QueueItem[];
+  /** Those shown (after --reason, --refund, --limit…), decrypted unless --no-decrypt. */
   shown: PolledItem[];
 }
 
@@ -131,12 +137,12 @@ function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: Q
   return async () => {
     const all = await listReturnRequests(caller);
     const shown = all.filter((i) => matchesFilter(i, filter));
-    if (keys === undefined) return { all, shown: arrange(shown) };
+    if (keys === undefined) return { all, viewed: shown, shown: arrange(shown) };
     const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
     for (const item of fresh) {
       read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
-    return { all, shown: arrange(shown.map((item) => ({ ...item, ...read.get(item.requestId) }))) };
+    return { all, viewed: shown, shown: arrange(shown.map((item) => ({ ...item, ...read.get(item.requestId) }))) };
   };
 }
 
@@ -220,11 +226,31 @@ function statusTone(status: string): Tone | undefined {
   return 'dim';
 }
 
-/** "143 requests, 37 pending, oldest 3d" under the table. */
-export function footerOf(items: readonly QueueItem[], now: number): string {
-  const pending = items.filter((i) => i.status === 'PENDING').length;
-  const oldest = items.reduce<string | undefined>((o, i) => (o === undefined || i.createdAt < o ? i.createdAt : o), undefined);
-  return `${items.length} request${items.length === 1 ? '' : 's'}, ${pending} pending${oldest ? `, oldest ${age(oldest, now)}` : ''}`;
+const STATUS_WORDS: Readonly<Record<string, string>> = {
+  PENDING: 'pending',
+  ACCEPTED: 'accepted',
+  PARTIALLY_ACCEPTED: 'partially accepted',
+  COMPLETED: 'completed',
+  REJECTED: 'rejected',
+  CANCELLED: 'cancelled',
+};
+
+/**
+ * The count line under the table, of the queue as selected (`viewed`: the statuses and the
+ * filters on what is in clear) and of the view: "3 of 28 shown · 15 pending · 7 accepted ·
+ * oldest 7d" (gh: "Showing 3 of 28"); "28 requests · …" when every one is shown.
+ */
+export function footerOf(shown: readonly QueueItem[], viewed: readonly QueueItem[], now: number): string {
+  const head = shown.length === viewed.length ? counted(viewed.length, 'request') : `${shown.length} of ${viewed.length} shown`;
+  const byStatus = new Map<string, number>();
+  for (const item of viewed) byStatus.set(item.status, (byStatus.get(item.status) ?? 0) + 1);
+  const statuses = [...STATUS_ORDER, ...[...byStatus.keys()].filter((s) => !STATUS_ORDER.includes(s))];
+  const counts = statuses.flatMap((s) => {
+    const n = byStatus.get(s) ?? 0;
+    return n > 0 || s === 'PENDING' ? [`${n} ${STATUS_WORDS[s] ?? s.toLowerCase()}`] : [];
+  });
+  const oldest = viewed.reduce<string | undefined>((o, i) => (o === undefined || i.createdAt < o ? i.createdAt : o), undefined);
+  return [head, ...counts, ...(oldest ? [`oldest ${age(oldest, now)}`] : [])].join(' · ');
 }
 
 export function reportUnreadable(f: Factory, failed: number, of: number): void {
@@ -253,9 +279,31 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
   const sleep = deps.sleep ?? sleepUnlessAborted;
   const redraw = f.io.stdoutIsTTY && !f.io.json;
   let statuses: Map<string, string> | undefined;
+  let shownBefore: Map<string, PolledItem> | undefined;
+  let last: Polled | undefined;
+  const keysHeld = redraw && f.io.stdinIsTTY;
+  const cols = () => [...(parts.leading ?? []), ...columns(f, decrypt)];
+  // One draw at a time: a resize while a refresh draws waits for it.
+  let drawing = Promise.resolve();
+  const draw = (polled: Polled, before: Map<string, string> | undefined) => {
+    drawing = drawing.then(() => redrawTable(f, polled, before, cols(), intervalMs, keysHeld));
+    return drawing;
+  };
   // A terminal watches on the alternate screen: a fixed header, no copies in the scrollback,
-  // and the normal screen back as it was when it ends.
+  // and the normal screen back as it was when it ends. q or Esc leaves; keys are not echoed;
+  // a resize draws the table again at the new width.
   if (redraw) f.io.stdout.write(ENTER_ALT_SCREEN);
+  let lastStatuses: Map<string, string> | undefined;
+  const held = redraw
+    ? holdTerminal(f.io, {
+        key: (key) => {
+          if (key === 'q' || key === 'Q' || key === 'escape' || key === 'ctrl-c') stop();
+        },
+        resize: () => {
+          if (last !== undefined) void draw(last, lastStatuses);
+        },
+      })
+    : undefined;
   try {
     while (!signal.aborted) {
       let polled: Polled | undefined;
@@ -266,15 +314,19 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
         if (exitCodeOf(error) !== ExitCode.unavailable) throw error;
         note(f.io, `warning: ${(error as Error).message}; trying again in ${intervalMs / 1000} s`);
       }
-      if (polled !== undefined) {
-        const cols = [...(parts.leading ?? []), ...columns(f, decrypt)];
-        if (redraw) await redrawTable(f, polled, statuses, cols, intervalMs);
-        else writeChanges(f, polled.shown, statuses, cols);
+      if (polled !== undefined && !signal.aborted) {
+        if (redraw) {
+          [last, lastStatuses] = [polled, statuses];
+          await draw(polled, statuses);
+        } else writeChanges(f, polled, statuses, shownBefore, cols());
         statuses = new Map(polled.all.map((i) => [i.requestId, i.status]));
+        shownBefore = new Map(polled.shown.map((i) => [i.requestId, i]));
       }
       if (!signal.aborted) await sleep(intervalMs, signal);
     }
   } finally {
+    held?.dispose();
+    await drawing;
     if (redraw) f.io.stdout.write(LEAVE_ALT_SCREEN);
     deps.signal?.removeEventListener('abort', stop);
     interrupt?.dispose();
@@ -282,32 +334,48 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
 }
 
 /** One refresh: the table from the top, rows new or changed since the last refresh highlighted, the footer with the time. */
-async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number): Promise<void> {
+async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number, keysHeld: boolean): Promise<void> {
+  const leave = keysHeld ? 'q to leave' : 'Ctrl-C to stop';
   const items = polled.shown;
   const rows = (f.io.stdout as { rows?: number }).rows ?? 24;
-  const at = new Date(f.clock.now()).toISOString().slice(11, 19);
+  const at = clockTime(new Date(f.clock.now()).toISOString(), zoneOf(f.env));
   f.io.stdout.write(CLEAR_SCREEN);
   await writeList(f.io, items, cols, items, {
-    footer: `${footerOf(items, f.clock.now())} · updated ${at} UTC · every ${intervalMs / 1000} s · Ctrl-C to stop`,
+    footer: `${footerOf(items, polled.viewed, f.clock.now())} · updated ${at} · every ${intervalMs / 1000} s · ${leave}`,
     highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
     // The header, the rows, the "more" line and the footer on one screen.
     maxRows: Math.max(1, rows - 3),
   });
-  if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} UTC · Ctrl-C to stop\n`);
+  if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} · ${leave}\n`);
 }
 
 /** New items and status changes since the last poll; on the first poll every item is new. */
-function writeChanges(f: Factory, items: PolledItem[], statuses: Map<string, string> | undefined, cols: Column<PolledItem>[]): void {
-  for (const item of items) {
+function writeChanges(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, shownBefore: Map<string, PolledItem> | undefined, cols: Column<PolledItem>[]): void {
+  for (const item of polled.shown) {
     const previous = statuses?.get(item.requestId);
-    if (previous === item.status) continue;
-    const change = previous === undefined ? 'new' : 'status';
+    // Back in the view with the same status (a filter's edge): new to the view all the same.
+    if (previous === item.status && (shownBefore === undefined || shownBefore.has(item.requestId))) continue;
+    const change = previous === undefined || previous === item.status ? 'new' : 'status';
     if (f.io.json) {
-      const line = previous === undefined ? { change, ...item } : { change, previousStatus: previous, ...item };
+      const line = change === 'new' ? { change, ...item } : { change, previousStatus: previous, ...item };
       f.io.stdout.write(`${jsonText(line)}\n`);
     } else {
       const cells = cols.map((c) => oneLine(c.value(item)));
-      println(f.io, [change, ...cells, ...(previous === undefined ? [] : [`was ${previous}`])].join('\t'));
+      println(f.io, [change, ...cells, ...(change === 'new' ? [] : [`was ${previous}`])].join('\t'));
+    }
+  }
+  // A request that left the view (rejected, completed, cancelled, gone, or filtered out):
+  // said once, as it was last shown, with its status now (kubectl get -w: DELETED).
+  const now = new Set(polled.shown.map((i) => i.requestId));
+  const current = new Map(polled.all.map((i) => [i.requestId, i.status]));
+  for (const [requestId, item] of shownBefore ?? []) {
+    if (now.has(requestId)) continue;
+    const status = current.get(requestId) ?? null;
+    if (f.io.json) {
+      f.io.stdout.write(`${jsonText({ change: 'deleted', ...item, currentStatus: status })}\n`);
+    } else {
+      const cells = cols.map((c) => oneLine(c.value(item)));
+      println(f.io, ['deleted', ...cells, status === null ? 'no longer listed' : `now ${status}`].join('\t'));
     }
   }
 }

@@ -1,4 +1,6 @@
-// `svc credit-note show [REQUEST_ID] [--reveal]`: one return request, decrypted, in full. Bank
+// `svc credit-note show [REQUEST_ID] [--reveal]`: one return request, decrypted, in full, and
+// the decision under it (what `issue` would credit, or why not), all on stdout; --json adds
+// it as `decision`, shaped like `issue --dry-run --json`. Bank
 // details are masked to their last 4 characters unless --reveal, in --json output too. Without
 // an ID a terminal offers the open requests to choose from.
 import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js';
@@ -12,6 +14,9 @@ import { loadKeyring } from '../../crypto/keystore.js';
 import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
+import { println } from '../../io/streams.js';
+import { wrapText } from '../../io/wrap.js';
+import { localTime, zoneOf } from '../../io/time.js';
 
 export interface ShowOptions {
   /** Undefined: chosen on a terminal. */
@@ -35,26 +40,27 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const rejection = f.io.json ? undefined : await ledger.rejection(requestId);
   // Nor a part with a partial acceptance: the ledger keeps it, for the team (CONTRACT §8).
   const part = item.status === 'PARTIALLY_ACCEPTED' ? await ledger.acceptedPart(requestId) : undefined;
+  // The decision: what `issue` would credit, or why it would not; on stdout, as the rest.
+  const decision = await (await import('./issue.js')).decisionOf(f, caller, requestId, [], item);
   writeRecord(
     f.io,
     [
       ['request', item.requestId],
       ['status', item.status],
-      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${rejection.rejectedAt}; kept on this machine only)`] as [string, string]]),
+      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${localTime(rejection.rejectedAt, zoneOf(f.env))}; kept on this machine only)`] as [string, string]]),
       ...(item.status !== 'PARTIALLY_ACCEPTED'
         ? []
-        : [['accepted part', part ? `${partText(part.items)} (recorded ${part.acceptedAt}${part.acceptedBy ? ` by ${part.acceptedBy}` : ''})` : 'not recorded: `issue` asks for it, or name it with --item'] as [string, string]]),
-      ['created', `${item.createdAt} (${age(item.createdAt, f.clock.now())} ago)`],
+        : [['accepted part', part ? `${partText(part.items)} (recorded ${localTime(part.acceptedAt, zoneOf(f.env))}${part.acceptedBy ? ` by ${part.acceptedBy}` : ''})` : 'not recorded: `issue` asks for it, or name it with --item'] as [string, string]]),
+      ['created', `${localTime(item.createdAt, zoneOf(f.env))} (${age(item.createdAt, f.clock.now())} ago)`],
       ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
       ...refundFields(request),
       ...(request.customerNote === undefined ? [] : [['note', request.customerNote] as [string, string]]),
       ...lineFields(request),
     ],
     // The item as `poll --json` has it, so scripts read both alike.
-    { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}) },
+    { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}), decision: decision.json },
   );
-  // The decision, for a person: what `issue` would credit, or why it would not.
-  if (!f.io.json) await (await import('./issue.js')).describeDecision(f, caller, requestId);
+  if (!f.io.json) println(f.io, `\n${f.io.stdoutIsTTY ? wrapText(decision.text, f.io.columns, { hang: '  ' }) : decision.text}`);
 }
 
 function refundFields(request: ReturnRequest): [string, string][] {

@@ -55,9 +55,9 @@ async function listDetails(f: Factory, opts: ListOptions, fromEnv: string | unde
     f.io,
     rows,
     [
-      { header: 'GRANT', value: (r) => r.grant.grant_id },
+      { header: 'GRANT', value: (r) => r.grant.grant_id, id: true },
       { header: 'COMPANY', value: (r) => r.grant.company.companyLegalName },
-      { header: 'STORE', value: (r) => r.store.id },
+      { header: 'STORE', value: (r) => r.store.id, id: true },
       { header: 'CODE', value: (r) => r.store.storeCode },
       { header: 'NAME', value: (r) => r.store.storeName },
       { header: 'ACTIVE', value: (r) => (r.store.isActive ? 'yes' : 'no') },

@@ -25,7 +25,7 @@ export function authorizationRows(grants: readonly GrantRecord[], companies: rea
 }
 
 export const AUTHORIZATION_COLUMNS: readonly Column<AuthorizationRow>[] = [
-  { header: 'GRANT', value: (r) => r.id },
+  { header: 'GRANT', value: (r) => r.id, id: true },
   { header: 'COMPANY', value: (r) => r.company },
   { header: 'TAX ID', value: (r) => r.taxId },
   { header: 'SCOPES', value: (r) => r.scopes },

@@ -2,6 +2,7 @@
 import { toMinor, formatMoney } from '../../crypto/money.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
+import { shownTime } from '../../io/time.js';
 import { note } from '../../io/streams.js';
 import { listReceiptRecords, type ReceiptRecord } from '../../receipts/records.js';
 
@@ -11,12 +12,19 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
   const records = await listReceiptRecords(f);
   if (records.length === 0 && !f.io.json) return note(f.io, 'no receipts issued from this machine yet: see `svc receipt send`');
   await writeList(f.io, records, [
-    { header: 'SERVICE RECEIPT ID', value: (r) => r.serviceReceiptId },
+    { header: 'SERVICE RECEIPT ID', value: (r) => r.serviceReceiptId, id: true },
     { header: 'DOCUMENT', value: (r) => r.templateRequest.documentNumber },
-    { header: 'ISSUED', value: (r) => r.issuedAt },
+    // The receipt's own issue date, not when it was submitted.
+    { header: 'ISSUED', value: (r) => shownTime(f.io, f.env, issueDateOf(r)) },
     { header: 'TOTAL', value: totalOf },
     { header: 'RECIPIENTS', value: (r) => String(r.recipients.length) },
   ]);
+}
+
+/** The template request's issueDate; the submission time for a record without one. */
+function issueDateOf(record: ReceiptRecord): string {
+  const { issueDate } = record.templateRequest as { issueDate?: unknown };
+  return typeof issueDate === 'string' ? issueDate : record.issuedAt;
 }
 
 function totalOf(record: ReceiptRecord): string {

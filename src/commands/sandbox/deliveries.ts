@@ -9,9 +9,9 @@ export interface DeliveriesOptions {
 }
 
 const COLUMNS: readonly Column<SandboxDelivery>[] = [
-  { header: 'SERVICE RECEIPT ID', value: (d) => d.serviceReceiptId },
+  { header: 'SERVICE RECEIPT ID', value: (d) => d.serviceReceiptId, id: true },
   { header: 'KIND', value: (d) => d.kind },
-  { header: 'RECIPIENT', value: (d) => d.recipientId },
+  { header: 'RECIPIENT', value: (d) => d.recipientId, id: true },
   { header: 'STATUS', value: (d) => d.status },
   { header: 'FINAL HASH', value: (d) => (d.hashMatches === undefined ? '-' : d.hashMatches ? 'matches' : 'DIFFERS') },
   { header: 'REASON', value: (d) => d.reason ?? '' },

@@ -1,21 +1,24 @@
 import { OutboxMessageList, type OutboxMessage } from '../../contract/sandbox-inspect.js';
 import type { Factory } from '../../factory.js';
 import { writeList, type Column, type Tone } from '../../io/output.js';
+import { shownTime } from '../../io/time.js';
 import { sandboxRequest } from './request.js';
 
 export type OutboxOptions = Record<string, never>;
 
-const COLUMNS: readonly Column<OutboxMessage>[] = [
-  { header: 'MESSAGE ID', value: (m) => m.messageId },
+function columns(f: Factory): readonly Column<OutboxMessage>[] {
+  return [
+  { header: 'MESSAGE ID', value: (m) => m.messageId, id: true },
   { header: 'TO', value: (m) => m.to },
   { header: 'DOCUMENT', value: (m) => m.documentNumber },
-  { header: 'CREATED', value: (m) => m.createdAt },
+  { header: 'CREATED', value: (m) => shownTime(f.io, f.env, m.createdAt) },
   { header: 'SIZE', value: (m) => String(m.size) },
   // What the customer's PDF lacks: characters printed as � and texts cut short. Empty when
   // an older sandbox did not say.
   { header: 'REPLACED', value: (m) => count(m.replacedCharacters), align: 'right', tone: flagged },
   { header: 'CUT', value: (m) => count(m.truncatedTexts), align: 'right', tone: flagged },
-];
+  ];
+}
 
 function count(value: number | undefined): string {
   return value === undefined ? '' : String(value);
@@ -27,7 +30,7 @@ function flagged(value: string): Tone | undefined {
 
 export async function run(_opts: OutboxOptions, f: Factory): Promise<void> {
   const messages = await sandboxRequest(f, { method: 'GET', path: '/sandbox/outbox', schema: OutboxMessageList });
-  await writeList(f.io, messages, COLUMNS);
+  await writeList(f.io, messages, columns(f));
   if (!f.io.json && f.io.stdoutIsTTY && messages.length > 0) {
     const api = await f.api();
     f.io.stderr.write(`each PDF is at ${api.baseUrl}/sandbox/outbox/<MESSAGE ID>.pdf\n`);

@@ -3,6 +3,7 @@
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
+import { shownTime } from '../../io/time.js';
 import { note } from '../../io/streams.js';
 import { scanJournal } from '../../webhook/journal.js';
 import { shortId } from '../../webhook/processor.js';
@@ -51,9 +52,9 @@ export async function run(opts: EventsOptions, f: Factory): Promise<void> {
 async function show(f: Factory, rows: JournalledEvent[], where: string): Promise<void> {
   if (rows.length === 0 && !f.io.json) return note(f.io, `no deliveries in ${where} yet: see \`svc webhook listen\``);
   await writeList(f.io, rows, [
-    { header: 'ID', value: (r) => shortId(r.id) },
+    { header: 'ID', value: (r) => shortId(r.id), id: true },
     { header: 'EVENT', value: (r) => r.event ?? '-' },
-    { header: 'RECEIVED', value: (r) => r.receivedAt },
+    { header: 'RECEIVED', value: (r) => shownTime(f.io, f.env, r.receivedAt) },
     { header: 'STATUS', value: (r) => (!r.processed ? 'pending' : r.error === undefined ? 'processed' : `failed: ${r.error}`) },
   ]);
 }

@@ -5,8 +5,12 @@ import type { ListedWebhookSubscription } from '../../api/webhook.js';
 import type { Factory } from '../../factory.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { writeList } from '../../io/output.js';
+import { shownTime } from '../../io/time.js';
 import { note } from '../../io/streams.js';
 import { readLocalSubscriptions, serviceSubscriptions, subscriptionSecretKey } from '../../webhook/subscriptions.js';
+
+/** Subscription IDs are typed without or with `whsub_`: that and 6 characters are a usable prefix. */
+const SUBSCRIPTION_PREFIX = 12;
 
 export type ListOptions = FanOutFlags;
 
@@ -40,11 +44,11 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
 
   if (rows.length === 0 && !f.io.json) return note(f.io, 'no webhook subscriptions: see `svc webhook subscribe`');
   await writeList(f.io, rows, [
-    { header: 'ID', value: (r) => r.id },
+    { header: 'ID', value: (r) => r.id, id: SUBSCRIPTION_PREFIX },
     { header: 'NAME', value: (r) => r.name },
     { header: 'URL', value: (r) => r.notificationUrl },
     { header: 'EVENTS', value: (r) => r.events.join(',') },
-    { header: 'CREATED', value: (r) => r.createdAt },
+    { header: 'CREATED', value: (r) => shownTime(f.io, f.env, r.createdAt) },
     { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here') },
     { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed') },
   ]);

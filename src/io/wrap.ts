@@ -1,0 +1,50 @@
+// Long text wrapped at word boundaries to a width, as the terminal draws it (wide characters
+// take two columns): a terminal that wraps by itself breaks words mid-way. A word longer
+// than the width stands on a line of its own, uncut. Existing line breaks are kept, and each
+// continuation line keeps the indentation its line started with (plus `hang`), or goes
+// under the second column of a two-column line.
+import { displayWidth } from './width.js';
+
+export interface WrapOptions {
+  /** More indentation for continuation lines. */
+  hang?: string;
+  /** Lines of two columns (a term, 2+ spaces, its text): continuations go under the text. */
+  columns?: boolean;
+}
+
+export function wrapText(text: string, width: number | undefined, opts: WrapOptions = {}): string {
+  if (width === undefined || width <= 0) return text;
+  return text
+    .split('\n')
+    .map((line) => wrapLine(line, width, opts))
+    .join('\n');
+}
+
+function wrapLine(line: string, width: number, opts: WrapOptions): string {
+  if (displayWidth(line) <= width) return line;
+  const indent = /^\s*/.exec(line)?.[0] ?? '';
+  const column = opts.columns ? /^(\s*\S.*?\S? {2,})\S/.exec(line)?.[1] : undefined;
+  const inColumns = column !== undefined && displayWidth(column) < width / 2;
+  // The first line keeps its layout up to where its text starts.
+  const lead = inColumns ? column : indent;
+  const next = inColumns ? ' '.repeat(displayWidth(column)) : indent + (opts.hang ?? '');
+  const words = line.slice(lead.length).split(/ +/).filter((w) => w !== '');
+  const out: string[] = [];
+  let current = lead;
+  let used = displayWidth(lead);
+  let fresh = true;
+  for (const word of words) {
+    const w = displayWidth(word);
+    if (!fresh && used + 1 + w > width) {
+      out.push(current);
+      current = next + word;
+      used = displayWidth(next) + w;
+    } else {
+      current += fresh ? word : ` ${word}`;
+      used += fresh ? w : 1 + w;
+    }
+    fresh = false;
+  }
+  out.push(current);
+  return out.join('\n');
+}

@@ -1,0 +1,34 @@
+// Help and long text on a real terminal (tmux) at 60 and 80 columns: `svc --help`, `svc help
+// environment` and a command's help wrap at word boundaries, so no line is wider than the
+// terminal (capture-pane -J joins a line the terminal wrapped, which would come back longer)
+// and no word is cut in two.
+import { describe, expect, it } from 'vitest';
+import { displayWidth } from '../../src/io/width.js';
+import { makeSvcHome, svcEnv, tempDirs } from './helpers.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
+import { afterAll } from 'vitest';
+
+const dirs = tempDirs();
+afterAll(() => dirs.cleanup());
+
+describe('help wraps at word boundaries to the terminal', () => {
+  it('at 60 and 80 columns', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    for (const width of [60, 80]) for (const args of [['--help'], ['help', 'environment'], ['credit-note', 'poll', '--help']]) {
+      const term = svcInTerminal(`svc-help-${width}`, args, svcEnv(home), [width, 200]);
+      try {
+        await term.waitFor('SVC-EXIT=0', args.join(' '));
+        const lines = term.text().split('\n');
+        for (const line of lines) expect(displayWidth(line), `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(width);
+        // Words the text has, whole on some line.
+        const expected = args[0] === 'help' ? ['SVC_PRIVATE_KEY_FILE', 'decrypts', 'PostgreSQL'] : args[0] === '--help' ? ['integration', 'credentials'] : ['serviceReceiptId', 'comma-separated'];
+        for (const word of expected) expect(term.text(), word).toContain(word);
+      } finally {
+        term.kill();
+      }
+    }
+  }, 90_000);
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { writeRecord } from '../../src/io/output.js';
+import { testStreams } from '../../src/io/test-streams.js';
+import { displayWidth } from '../../src/io/width.js';
+import { wrapText } from '../../src/io/wrap.js';
+
+describe('wrapText', () => {
+  it('wraps at word boundaries, keeping indentation, never wider than asked (wide characters as drawn)', () => {
+    const text = '  the quick brown fox jumps over the lazy dog 日本語のメモ and again';
+    const out = wrapText(text, 20);
+    for (const line of out.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(20);
+    expect(out.split('\n').map((l) => l.trim()).join(' ')).toBe(text.trim());
+    expect(out.split('\n').every((l) => l.startsWith('  '))).toBe(true);
+  });
+
+  it('two columns: the first keeps its layout, continuations go under the second', () => {
+    expect(wrapText('  SVC_TOKEN      an access token handed in: used as is, never stored', 40, { columns: true })).toBe(
+      '  SVC_TOKEN      an access token handed\n                 in: used as is, never\n                 stored',
+    );
+  });
+
+  it('leaves a word longer than the width whole, and text that fits or has no width alone', () => {
+    expect(wrapText('see https://example.com/a/very/long/path/indeed now', 20)).toBe('see\nhttps://example.com/a/very/long/path/indeed\nnow');
+    expect(wrapText('short', 20)).toBe('short');
+    expect(wrapText('not on a terminal: whole, however long it is', undefined)).toBe('not on a terminal: whole, however long it is');
+  });
+});
+
+describe('writeRecord on a terminal', () => {
+  it('wraps a long value under itself; piped, each field is one line', () => {
+    const long = 'The milk was sour when I opened it at home, two days before its best-before date.';
+    const tty = testStreams({ stdoutIsTTY: true });
+    tty.io.columns = 40;
+    writeRecord(tty.io, [['request', 'r-1'], ['note', long]], {});
+    const lines = tty.stdout().split('\n').filter(Boolean);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(lines.slice(2).every((l) => l.startsWith('         '))).toBe(true);
+    const piped = testStreams({ stdoutIsTTY: false });
+    writeRecord(piped.io, [['note', long]], {});
+    expect(piped.stdout()).toBe(`note  ${long}\n`);
+  });
+});

@@ -157,6 +157,41 @@ describe.skipIf(skip !== undefined)(`a team's PostgreSQL misbehaving${skip ? ` (
     expect([...(await serviceCreditNotes())].filter((id) => !before.has(id))).toEqual([rerun.stdout.trim()]);
   });
 
+  it('its backend terminated (pg_terminate_backend, found by its application_name) while an issue waits for the lock: exit 8; a re-run issues exactly one', async () => {
+    const { receipt, requestId } = await newRequest();
+    const before = await serviceCreditNotes();
+    const admin = new pg.Client({ connectionString: url, application_name: 'a colleague' });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    try {
+      await admin.query('BEGIN');
+      await admin.query('INSERT INTO svc_receipt_locks (parent) VALUES ($1) ON CONFLICT DO NOTHING', [receipt]);
+      await admin.query('SELECT parent FROM svc_receipt_locks WHERE parent = $1 FOR UPDATE', [receipt]);
+      const child = start(m.home, ['credit-note', 'issue', requestId, '--yes'], { SVC_DATABASE_URL: url });
+      const name = `svc % pid ${child.pid}`;
+      const watcher = new pg.Client({ connectionString: url });
+      await watcher.connect();
+      try {
+        for (const deadline = Date.now() + 20_000; ; ) {
+          const { rows } = await watcher.query(`SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name LIKE $1 AND wait_event_type = 'Lock'`, [name]);
+          if (rows.length > 0) break;
+          if (Date.now() > deadline || child.exitCode !== null) throw new Error('the issue never waited for the lock');
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      } finally {
+        await watcher.end();
+      }
+      const r = await child;
+      expectUnavailable({ exitCode: r.exitCode, stderr: String(r.stderr) }, /the database postgres:\/\/svc:\*\*\*@\S+ is unreachable/);
+    } finally {
+      await admin.query('ROLLBACK').catch(() => undefined);
+      await admin.end().catch(() => undefined);
+    }
+    const rerun = await on(other, ['credit-note', 'issue', requestId, '--yes']);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect([...(await serviceCreditNotes())].filter((id) => !before.has(id))).toEqual([rerun.stdout.trim()]);
+  });
+
   it('a machine stopped (SIGSTOP) inside the receipt lock\'s transaction: a colleague\'s issue ends naming it (host, pid); once its session times out the colleague issues', async () => {
     const { receipt, requestId: receiptRequest } = await newRequest();
     const second = await returnRequest(receipt);

@@ -124,6 +124,8 @@ describe('credit-note triage', () => {
     expect(h.streams.stderr()).toContain(`request ${ID(3)} is COMPLETED`);
     // Each request shown as `show` shows it, with the decision `issue` would make.
     expect(h.output().match(/checks: all passed/g)).toHaveLength(4);
+    // The credit note issued with `i` is the one its decision showed: printed once, not again by issue.
+    expect(h.output().match(/credit note CN-R-2025-000871-\d+ for receipt/g)).toHaveLength(4);
   });
 
   it('accept part asks the items as issue --item takes them, and issuing credits that part', async () => {

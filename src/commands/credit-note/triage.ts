@@ -209,7 +209,8 @@ async function issueIn(f: Factory, requestId: string, part: readonly ItemQuantit
   const before = await issuedFor(f, requestId);
   try {
     // issue prints the credit note's ID and says the request is COMPLETED.
-    await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true }, f);
+    // The credit note is on screen already (the request's decision, or the part's): printed once.
+    await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true }, f);
   } finally {
     const after = await issuedFor(f, requestId);
     if (after !== undefined && after.serviceReceiptId !== before?.serviceReceiptId) tally.issued.push(after);

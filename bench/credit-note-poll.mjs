@@ -97,6 +97,7 @@ try {
   console.log(
     `  context: a bare process that only starts and unwraps ${ITEMS} keys on ${availableParallelism()} threads reaches ${(median(ceilings) / rsa).toFixed(2)}× (its ${Math.round(median(ceilings))} items/s); poll gets ${((rate / median(ceilings)) * 100).toFixed(0)}% of that`,
   );
+  await compareEncodings(url, probe, rssFile);
   // Speed is reported, never asserted (shared, noisy machines); BENCH_STRICT=1 makes a miss fail.
   if (process.env.BENCH_STRICT === '1' && !(ratio >= TARGET_RATIO && mib < TARGET_RSS_MIB)) process.exitCode = 1;
 } catch (error) {
@@ -105,6 +106,103 @@ try {
 } finally {
   sandbox?.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * svc sends Accept-Encoding: gzip, br; is reading a compressed queue worth it? The same poll
+ * through a front that answers GET /credit-note as it is, gzipped or brotli'd (compressed once
+ * and kept, as a CDN would, so that only svc's side is timed; quality as servers default:
+ * gzip 6, brotli 4), interleaved run by run. On loopback the bytes cost nothing, so time
+ * saved on a real network is the bytes saved over its bandwidth, and the cost is the time
+ * measured here beyond identity's.
+ */
+async function compareEncodings(target, probe, rssFile) {
+  const { createServer: createHttpServer, request } = await import('node:http');
+  const { gzipSync, gunzipSync, brotliCompressSync, brotliDecompressSync, constants: z } = await import('node:zlib');
+  const encodings = ['identity', 'gzip', 'br'];
+  let mode = 'identity';
+  const cached = new Map();
+  const front = createHttpServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const upstream = request(new URL(req.url, target), { method: req.method, headers: { ...req.headers, 'accept-encoding': 'identity' } }, (answer) => {
+        const body = [];
+        answer.on('data', (c) => body.push(c));
+        answer.on('end', () => {
+          const headers = { ...answer.headers };
+          delete headers['transfer-encoding'];
+          delete headers.connection;
+          let data = Buffer.concat(body);
+          if (req.url.startsWith('/credit-note') && answer.statusCode === 200 && mode !== 'identity') {
+            const key = `${mode}:${data.length}`;
+            if (!cached.has(key)) cached.set(key, mode === 'gzip' ? gzipSync(data, { level: 6 }) : brotliCompressSync(data, { params: { [z.BROTLI_PARAM_QUALITY]: 4 } }));
+            data = cached.get(key);
+            headers['content-encoding'] = mode;
+          }
+          if (req.url.startsWith('/credit-note')) sizes[mode] = data.length;
+          headers['content-length'] = String(data.length);
+          res.writeHead(answer.statusCode, headers);
+          res.end(data);
+        });
+      });
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  const sizes = {};
+  await new Promise((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const direct = env.SVC_BASE_URL;
+  env.SVC_BASE_URL = `http://127.0.0.1:${front.address().port}`;
+  const times = Object.fromEntries(encodings.map((e) => [e, []]));
+  // CPU time of the poll process (threads included): what decoding costs svc, less at the
+  // mercy of a busy machine than the wall-clock time.
+  const cpu = Object.fromEntries(encodings.map((e) => [e, []]));
+  try {
+    // One unmeasured round fills the cache.
+    for (const e of encodings) {
+      mode = e;
+      await svc(['credit-note', 'poll', '--json']);
+    }
+    for (let run = 0; run < RUNS; run++) {
+      // Each run in another order, so that a machine getting busier hits each alike.
+      for (const e of [...encodings.slice(run % 3), ...encodings.slice(0, run % 3)]) {
+        mode = e;
+        const started = process.hrtime.bigint();
+        await svc(['credit-note', 'poll', '--json'], ['--import', probe]);
+        times[e].push(Number(process.hrtime.bigint() - started) / 1e9);
+        cpu[e].push(JSON.parse(readFileSync(rssFile, 'utf8')).cpuMs / 1000);
+      }
+    }
+  } finally {
+    env.SVC_BASE_URL = direct;
+    front.close();
+  }
+  // What decoding alone costs svc's thread, without the noise of whole runs.
+  const decodeMs = {};
+  for (const [key, data] of cached) {
+    const e = key.split(':')[0];
+    const decode = e === 'gzip' ? gunzipSync : brotliDecompressSync;
+    const runs = [];
+    for (let i = 0; i < 5; i++) {
+      const started = process.hrtime.bigint();
+      decode(data);
+      runs.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    decodeMs[e] = median(runs);
+  }
+  const base = median(times.identity);
+  const baseCpu = median(cpu.identity);
+  console.log(`credit-note poll, the queue's answer by encoding (${RUNS} interleaved runs each):`);
+  for (const e of encodings) {
+    const t = median(times[e]);
+    const saved = (sizes.identity - sizes[e]) / 1e6;
+    console.log(
+      `  ${e.padEnd(8)} ${(sizes[e] / 1e6).toFixed(1)} MB, ${t.toFixed(2)} s (${t >= base ? '+' : ''}${((t - base) * 1000).toFixed(0)} ms), CPU ${median(cpu[e]).toFixed(2)} s (${median(cpu[e]) >= baseCpu ? '+' : ''}${((median(cpu[e]) - baseCpu) * 1000).toFixed(0)} ms)` +
+        (e === 'identity'
+          ? ''
+          : `; ${((1 - sizes[e] / sizes.identity) * 100).toFixed(0)}% fewer bytes: ${((saved * 8) / 100).toFixed(2)} s saved at 100 Mbit/s, ${((saved * 8) / 20).toFixed(2)} s at 20 Mbit/s; decoding alone ${decodeMs[e]?.toFixed(0)} ms`),
+    );
+  }
 }
 
 /** Unwraps of fresh 256-byte wraps per second on this thread, with a parsed key as svc uses it. */

@@ -30,8 +30,10 @@ const CONNECTIONS = 32;
 const BODY_BYTES = 2048;
 const REQUESTS = positive('BENCH_REQUESTS', 4000);
 const WARMUP = Math.min(500, REQUESTS);
-const ROUNDS = positive('BENCH_ROUNDS', 3);
-const TARGET_RATIO = 0.4;
+// At least 5 rounds: the ratio is taken per round (the two servers measured back to back) and
+// reported as the median and the minimum of the rounds, so one noisy round moves neither far.
+const ROUNDS = Math.max(5, positive('BENCH_ROUNDS', 5));
+const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 25;
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -220,13 +222,15 @@ try {
 const bareRate = median(results.bare.map((r) => r.perSecond));
 const listenRate = median(results.listen.map((r) => r.perSecond));
 const listenP99 = median(results.listen.map((r) => r.p99));
-const ratio = listenRate / bareRate;
+const roundRatios = results.listen.map((r, i) => r.perSecond / (results.bare[i]?.perSecond ?? Number.NaN));
+const ratio = median(roundRatios);
+const minRatio = Math.min(...roundRatios);
 console.log(`webhook-listen: ${ROUNDS} alternating rounds of ${REQUESTS} requests (after ${WARMUP} warm-up), ${CONNECTIONS} connections, ${BODY_BYTES}-byte bodies, Node ${process.version}`);
 console.log(`  bare node:http  ${bareRate.toFixed(0).padStart(7)} req/s  p99 ${median(results.bare.map((r) => r.p99)).toFixed(2)} ms`);
 console.log(`  svc listen      ${listenRate.toFixed(0).padStart(7)} acks/s p99 ${listenP99.toFixed(2)} ms`);
 const ok = ratio >= TARGET_RATIO && listenP99 < TARGET_P99_MS;
 console.log(
-  `webhook listen: ${listenRate.toFixed(0)} acks/s = ${ratio.toFixed(2)}× bare node:http (target >= ${TARGET_RATIO}x), p99 ${listenP99.toFixed(1)} ms (target < ${TARGET_P99_MS} ms) ${ok ? 'ok' : 'MISSED'}`,
+  `webhook listen: ${listenRate.toFixed(0)} acks/s; per round ${ratio.toFixed(2)}× bare node:http median, ${minRatio.toFixed(2)}× min (target >= ${TARGET_RATIO}x median), p99 ${listenP99.toFixed(1)} ms (target < ${TARGET_P99_MS} ms) ${ok ? 'ok' : 'MISSED'}`,
 );
 let pgOk = true;
 if (results.pg.length > 0) {

@@ -146,19 +146,19 @@ _svc_spec() {
       ;;
     'svc receipt template')
       subcommands=''
-      flags='--grant --file --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --issue-date --profile --base-url --jq'
       args=()
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--grant --email --phone --iban --card --file --customer --issue-date --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')
       subcommands=''
-      flags='--grant --file --to --issue-date --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --to --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --to --issue-date --profile --base-url --jq'
       args=()
       ;;
@@ -218,13 +218,13 @@ _svc_spec() {
       ;;
     'svc credit-note triage')
       subcommands=''
-      flags='--grant --status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note template')
       subcommands=''
-      flags='--grant --file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --file --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --file --profile --base-url --jq'
       args=()
       ;;
@@ -236,7 +236,7 @@ _svc_spec() {
       ;;
     'svc webhook subscribe')
       subcommands=''
-      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --own-path --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --grants --concurrency --url --events --name --profile --base-url --jq'
       args=()
       ;;
@@ -506,6 +506,7 @@ _svc_flag_values() {
     'svc credit-note issue --original') files=1 ;;
     'svc credit-note issue --profile') live=1 ;;
     'svc credit-note triage --grant') live=1 ;;
+    'svc credit-note triage --grants') files=1 ;;
     'svc credit-note triage --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
     'svc credit-note triage --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note triage --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;

@@ -9,9 +9,10 @@
 // ESM loader's resolution and file reads per module.
 import { build } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { jqRuntimeFile, patchedJqRuntime } from './jq-runtime.mjs';
 
 // Worker entry points must be files of their own (new Worker(url) loads them by path).
 const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts', 'src/credit-notes/queue-worker.ts'].filter((p) => existsSync(p));
@@ -71,6 +72,17 @@ const zodEnglishOnly = {
   },
 };
 
+// jq for --jq: its runtime in the bundle (a chunk of its own, loaded with the flag), its
+// binary beside it as dist/jq.wasm; see scripts/jq-runtime.mjs.
+const jq = patchedJqRuntime();
+const jqRuntime = {
+  name: 'jq-runtime',
+  setup(b) {
+    b.onResolve({ filter: /^jq-wasm\/dist\/build\/jq\.js$/ }, () => ({ path: jqRuntimeFile, namespace: 'jq-runtime' }));
+    b.onLoad({ filter: /.*/, namespace: 'jq-runtime' }, () => ({ contents: jq.source, loader: 'js' }));
+  },
+};
+
 const staging = await mkdtemp(join(tmpdir(), 'svc-build-'));
 try {
   await build({
@@ -89,13 +101,15 @@ try {
     // Named .cjs already, so that imports between the files name what they will be.
     outExtension: { '.js': '.cjs' },
     // Native addons, browsers and packages that read their own data files stay in node_modules.
-    external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit', 'libsql', 'pg', 'jq-wasm'],
-    plugins: [lazyChildProcess, lazyHttp2Client, zodEnglishOnly],
+    external: ['@napi-rs/keyring', 'playwright-core', 'pdfkit', 'libsql', 'pg'],
+    plugins: [lazyChildProcess, lazyHttp2Client, zodEnglishOnly, jqRuntime],
     define: { __SVC_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
     logLevel: 'warning',
   });
 
   await rm('dist', { recursive: true, force: true });
+  await mkdir('dist', { recursive: true });
+  await writeFile('dist/jq.wasm', jq.wasm);
   const files = (await readdir(staging, { recursive: true })).filter((f) => f.endsWith('.cjs')).map((f) => join(staging, f));
   // import.meta.url (file lookups beside the bundle) becomes the file's own URL; the
   // modules were ESM, hence strict mode everywhere.

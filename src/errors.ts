@@ -77,6 +77,19 @@ export function partialExitCode(codes: readonly ExitCode[], total: number): Exit
   return common.size === 1 ? codes[0]! : ExitCode.failure;
 }
 
+/**
+ * halt_error in a `--jq` filter: the script's own way out, so its message is printed as jq
+ * prints it (no "error:", no JSON) and its status is the exit code, as jq's, whatever it is.
+ */
+export class JqHaltError extends SvcError {
+  override readonly exitCode: ExitCode;
+  constructor(message: string, status: number) {
+    super(message);
+    // Not one of svc's codes: the filter's author chose it.
+    this.exitCode = status as ExitCode;
+  }
+}
+
 /** Something else holds what this needs, or already did it differently (exit 7). */
 export class ConflictError extends SvcError {
   override readonly exitCode = ExitCode.conflict;

@@ -4,7 +4,7 @@ import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
-import { ExitCode, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
+import { ExitCode, JqHaltError, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
 import type { Factory } from './factory.js';
 import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
@@ -40,15 +40,21 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
         throw new UsageError(`--jq filters output once a command is done, and \`svc ${path}${path === 'credit-note poll' ? ' --watch' : ''}\` runs until stopped`, { hint: 'use --json and pipe it to jq' });
       }
       const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/system-streams.js')]);
-      const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter);
+      const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter, env);
       factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });
+      // What the command printed is filtered whether it succeeded or not (a batch that partly
+      // failed has results), and it keeps its exit code.
+      let failure: { error: unknown } | undefined;
       try {
         await requireKnownProfile(cmd, factory);
         await verb.run(opts, factory);
+      } catch (error) {
+        failure = { error };
       } finally {
         await factory.dispose();
       }
-      await capture.finish();
+      await capture.finish(failure !== undefined);
+      if (failure) throw failure.error;
     },
   };
   const noColorFlag = argv.includes('--no-color');
@@ -89,6 +95,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       // Commander has printed its message (unknown option, missing argument, ...), unless --json kept it.
       if (json) writeJsonError({ code: 'usage', message: usageMessage.replace(/^error: /, '').trim() || error.message, hint: 'see --help', exitCode: ExitCode.usage, details: null });
       return ExitCode.usage;
+    }
+    if (error instanceof JqHaltError) {
+      guardPipes();
+      process.stderr.write(error.message);
+      return error.exitCode;
     }
     const debug = factory?.debug ?? (argv.includes('--debug') || env.SVC_DEBUG === '1');
     if (json) writeJsonError(errorReport(error));

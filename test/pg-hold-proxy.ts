@@ -3,7 +3,10 @@
 // and Parse messages) is kept, with everything that connection sends after it, until
 // `release()`. The server never sees the statement meanwhile, so a test can run another
 // connection's work between two statements of a transaction: an interleaving that is
-// otherwise a matter of luck happens every time.
+// otherwise a matter of luck happens every time. Or a test stops the server meanwhile: the
+// client sees its connection die inside that statement (either side closing closes the other).
+// With `after`, the matching message goes through and the next one of its connection is held:
+// the client waits between two statements of its transaction, holding what the first took.
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -11,8 +14,8 @@ export interface PgHoldProxy {
   port: number;
   /** Rewrites a postgres:// URL to go through the proxy. */
   via(url: string): string;
-  /** Hold the first client message containing `match` from now on. */
-  arm(match: string): void;
+  /** Hold the first client message containing `match` from now on (with `after`: the one after it). */
+  arm(match: string, opts?: { after?: boolean }): void;
   /** Resolves once the armed message is held. */
   held(): Promise<void>;
   /** Lets the held message (and what followed it) through. */
@@ -21,7 +24,7 @@ export interface PgHoldProxy {
 }
 
 export async function startPgHoldProxy(target: { host: string; port: number }): Promise<PgHoldProxy> {
-  let armed: Buffer | undefined;
+  let armed: { match: Buffer; after: boolean } | undefined;
   let onHeld: (() => void) | undefined;
   let heldPromise: Promise<void> = Promise.resolve();
   let releaseHeld: (() => void) | undefined;
@@ -32,10 +35,21 @@ export async function startPgHoldProxy(target: { host: string; port: number }): 
     sockets.add(client);
     sockets.add(upstream);
     let queue: Buffer[] | undefined;
+    let holdNext = false;
     client.on('data', (chunk: Buffer) => {
       if (queue) return void queue.push(chunk);
-      if (armed && chunk.includes(armed)) {
+      let hold = holdNext;
+      holdNext = false;
+      if (!hold && armed && chunk.includes(armed.match)) {
+        const { after } = armed;
         armed = undefined;
+        if (after) {
+          holdNext = true;
+          return void upstream.write(chunk);
+        }
+        hold = true;
+      }
+      if (hold) {
         queue = [chunk];
         releaseHeld = () => {
           const held = queue ?? [];
@@ -68,8 +82,8 @@ export async function startPgHoldProxy(target: { host: string; port: number }): 
       u.host = `127.0.0.1:${port}`;
       return u.toString();
     },
-    arm(match) {
-      armed = Buffer.from(match);
+    arm(match, opts = {}) {
+      armed = { match: Buffer.from(match), after: opts.after ?? false };
       heldPromise = new Promise<void>((resolve) => {
         onHeld = resolve;
       });

@@ -26,6 +26,16 @@ export interface PgServer {
   start(): void;
   /** Stops the server and removes its files. */
   drop(): Promise<void>;
+  /** With `tls`: the server's self-signed certificate (its own CA), for sslrootcert. */
+  certFile?: string;
+}
+
+export interface PgServerOptions {
+  /**
+   * TLS on, with a self-signed certificate made here for IP 127.0.0.1 only (not "localhost"),
+   * and TCP connections without TLS refused (pg_hba hostssl), as a server that insists.
+   */
+  tls?: boolean;
 }
 
 function binDir(): string | undefined {
@@ -43,7 +53,7 @@ export function postgresSkipReason(): string | undefined {
   return reason;
 }
 
-export async function startPostgres(): Promise<PgServer> {
+export async function startPostgres(opts: PgServerOptions = {}): Promise<PgServer> {
   const bin = binDir();
   if (!bin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)');
   const dir = await mkdtemp(join(tmpdir(), 'svc-pg-'));
@@ -62,7 +72,17 @@ export async function startPostgres(): Promise<PgServer> {
     asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: 'pipe' }) : execFileSync(join(bin, tool), args, { stdio: 'pipe' });
   run('initdb', ['-D', data, '-U', 'svc', '--pwfile', join(dir, 'pwfile'), '--auth-local=trust', '--auth-host=scram-sha-256', '--encoding=UTF8', '--no-sync']);
   const port = await freeLoopbackPort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`;
+  let options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`;
+  const certFile = join(dir, 'server.crt');
+  if (opts.tls) {
+    const keyFile = join(data, 'server.key');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=svc-test-postgres', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile], { stdio: 'pipe' });
+    await chmod(keyFile, 0o600);
+    if (uid !== undefined && gid !== undefined) await chown(keyFile, uid, gid);
+    await writeFile(join(data, 'pg_hba.conf'), 'local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n');
+    if (uid !== undefined && gid !== undefined) await chown(join(data, 'pg_hba.conf'), uid, gid);
+    options += ` -c ssl=on -c ssl_cert_file=${certFile} -c ssl_key_file=${keyFile}`;
+  }
   const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
   start();
   const url = (db: string) => `postgres://svc:${password}@127.0.0.1:${port}/${db}`;
@@ -79,6 +99,7 @@ export async function startPostgres(): Promise<PgServer> {
     stop: () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     kill: () => void run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
     start: () => void start(),
+    ...(opts.tls ? { certFile } : {}),
     async drop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

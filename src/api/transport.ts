@@ -13,7 +13,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { proxyFor, shownProxy } from '../net/proxy-for.js';
+import { proxyFor } from '../net/proxy-for.js';
 import { DEFAULT_ANSWER_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type NetworkSettings, type Timeouts } from '../net/settings.js';
 
 export interface TransportRequest {
@@ -41,7 +41,7 @@ function timeoutError(code: string, message: string): Error {
 
 /** Direct, or through the proxy the environment names for the target. */
 export function networkTransport(settings: NetworkSettings): Transport {
-  const direct = nodeTransport(settings.timeouts);
+  const direct = nodeTransport(settings.timeouts, settings.caFile);
   const proxy = settings.proxy;
   if (proxy === undefined) return direct;
   const proxied = new Map<string, Transport>();
@@ -51,7 +51,8 @@ export function networkTransport(settings: NetworkSettings): Transport {
       if (via === undefined) return direct.send(url, req);
       let transport = proxied.get(via);
       if (transport === undefined) {
-        transport = await proxyTransport(via, settings.timeouts);
+        const ca = settings.caFile === undefined ? undefined : (await import('../net/trusted-cas.js')).trustedCas(settings.caFile);
+        transport = (await import('./undici-transport.js')).proxyTransport(via, settings.timeouts, ca);
         proxied.set(via, transport);
       }
       return transport.send(url, req);
@@ -62,11 +63,15 @@ export function networkTransport(settings: NetworkSettings): Transport {
   };
 }
 
-export function nodeTransport(timeouts: Timeouts = DEFAULT_TIMEOUTS): Transport {
+/** `caFile`: SVC_CA_FILE, read on the first https request (net/trusted-cas.ts). */
+export function nodeTransport(timeouts: Timeouts = DEFAULT_TIMEOUTS, caFile?: string): Transport {
   const http = new HttpAgent({ keepAlive: true });
   let https: Promise<{ agent: HttpsAgent; request: typeof httpRequest }> | undefined;
   const httpsParts = () =>
-    (https ??= import('node:https').then((m) => ({ agent: new m.Agent({ keepAlive: true }), request: m.request as typeof httpRequest })));
+    (https ??= Promise.all([import('node:https'), caFile === undefined ? undefined : import('../net/trusted-cas.js')]).then(([m, cas]) => ({
+      agent: new m.Agent({ keepAlive: true, ...(cas && caFile !== undefined && { ca: cas.trustedCas(caFile) }) }),
+      request: m.request as typeof httpRequest,
+    })));
 
   return {
     async send(url, req) {
@@ -112,42 +117,10 @@ export function nodeTransport(timeouts: Timeouts = DEFAULT_TIMEOUTS): Transport 
   };
 }
 
-/**
- * Through `proxy` (a CONNECT tunnel, credentials from its URL). A failure to reach the proxy,
- * or a refusal from it (407), is marked with `proxy` (shown without credentials), so that
- * the message names the proxy rather than the service.
- */
-async function proxyTransport(proxy: string, timeouts: Timeouts): Promise<Transport> {
-  const { ProxyAgent } = await import('undici');
-  const agent = new ProxyAgent({ uri: proxy, connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
-  const via = new URL(proxy);
-  const proxyPort = Number(via.port) || (via.protocol === 'https:' ? 443 : 80);
-  const shown = shownProxy(proxy);
-  const inner = undiciTransport(agent);
-  return {
-    async send(url, req) {
-      try {
-        return await inner.send(url, req);
-      } catch (error) {
-        const e = error as { port?: unknown; hostname?: unknown; message?: unknown; code?: unknown };
-        const refusal = /^Proxy response \((\d+)\)/.exec(String(e.message ?? ''));
-        const atProxy = e.port === proxyPort || e.hostname === via.hostname;
-        if (refusal || atProxy) Object.assign(error as object, { proxy: shown, ...(refusal && { proxyStatus: Number(refusal[1]) }) });
-        throw error;
-      }
-    },
-    close: () => agent.close(),
-  };
-}
-
-/** undici with a given dispatcher (tests' MockAgent; a ProxyAgent); the caller closes the dispatcher. */
+/** undici with a given dispatcher (tests' MockAgent); the caller closes the dispatcher. */
 export function undiciTransport(dispatcher: Dispatcher): Transport {
   return {
-    async send(url, req) {
-      const { request } = await import('undici');
-      const res = await request(url, { dispatcher, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body });
-      return decoded({ statusCode: res.statusCode, headers: res.headers, body: res.body });
-    },
+    send: async (url, req) => (await import('./undici-transport.js')).dispatcherTransport(dispatcher).send(url, req),
     close: async () => undefined,
   };
 }
@@ -159,11 +132,13 @@ const DECODERS = { gzip: 'createGunzip', 'x-gzip': 'createGunzip', deflate: 'cre
  * loaded only then), the header dropped since the body no longer is. An unknown encoding is
  * left as it is.
  */
-async function decoded(res: TransportResponse): Promise<TransportResponse> {
+export async function decoded(res: TransportResponse): Promise<TransportResponse> {
   const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (!(encoding in DECODERS)) return res;
   const [zlib, { pipeline }] = await Promise.all([import('node:zlib'), import('node:stream')]);
-  const decoder = zlib[DECODERS[encoding as keyof typeof DECODERS]]();
+  // Pieces as large as a socket's reads: zlib's default 16 KiB would quadruple the pieces
+  // every reader of the body handles.
+  const decoder = zlib[DECODERS[encoding as keyof typeof DECODERS]]({ chunkSize: 64 * 1024 });
   // An error of either side (a reset, a stall, bytes that do not decompress) ends the other.
   pipeline(res.body, decoder, () => undefined);
   const headers = { ...res.headers };

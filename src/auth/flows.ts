@@ -21,7 +21,7 @@ import { withSpinner } from '../io/spinner.js';
 import type { SecretStore } from '../secrets/store.js';
 import type { OpenUrl } from './browser.js';
 import type { ClientCredentials } from './credentials.js';
-import { listenForCallback } from './loopback.js';
+import { listenForCallback, loopbackRedirect } from './loopback.js';
 import { createPkce } from './pkce.js';
 import { createState } from './state.js';
 import { tokenKey, type CachedToken } from './token-cache.js';
@@ -64,6 +64,23 @@ export function authorizeUrl(
     state: p.state,
   });
   return `${baseUrl.replace(/\/+$/, '')}/oauth2/authorize?${query.toString()}`;
+}
+
+/**
+ * An --auto-approve sandbox (`svc sandbox login`): the code is read from its redirect, with
+ * no listener (src/auth/auto-approve.ts), so the redirect URI's port is never bound.
+ */
+export async function authorizeAutomatically(
+  req: Pick<AuthorizeRequest, 'io' | 'baseUrl' | 'clientId' | 'redirectUri' | 'scopes'> & { clientAt: (origin: string) => Promise<ApiClient> },
+): Promise<Authorization> {
+  loopbackRedirect(req.redirectUri);
+  const pkce = createPkce();
+  const state = createState();
+  const url = authorizeUrl(req.baseUrl, { clientId: req.clientId, redirectUri: req.redirectUri, scopes: req.scopes, challenge: pkce.challenge, state: state.value });
+  note(req.io, 'The sandbox approves this at once (--auto-approve):');
+  note(req.io, url);
+  const { codeFromAutoApproval } = await import('./auto-approve.js');
+  return { code: await codeFromAutoApproval(url, req.redirectUri, state, req.clientAt), verifier: pkce.verifier, redirectUri: req.redirectUri };
 }
 
 /**

@@ -12,7 +12,9 @@ import type { SecretStore } from '../secrets/store.js';
 import { authSecrets, clientCredentials, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
-import { createTokenCache, type CachedToken, type TokenCache } from './token-cache.js';
+import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
+import { pathSegment } from '../io/private-file.js';
+import type { TokenFile } from '../store/token-file.js';
 import { grantEntries, selectGrant } from './grant-select.js';
 
 export const DEFAULT_SCOPE = 'write_receipts';
@@ -48,10 +50,37 @@ export function chooseGrant(auth: Authorizations, settings: Settings, flag?: str
   });
 }
 
-/** The token cache of a profile, over its secret store, with its locks in the state dir. */
+/**
+ * The token cache of a profile, with its locks in the state dir. Its tokens are kept in the
+ * profile's private token file when secrets are kept at all (keychain, secret file): the
+ * Secret Service cannot hold a platform's thousands of short-lived tokens (README
+ * "Platforms"). Otherwise (credentials from the environment, tests) beside the secrets.
+ */
 export function profileTokenCache(f: Factory, secrets: SecretStore, profile: string): TokenCache {
-  return createTokenCache({ secrets, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile, onWait: (text) => note(f.io, text) });
+  const shelf =
+    secrets.backend === 'keychain' || secrets.backend === 'file'
+      ? fileShelf(() => tokenFileAt(join(f.paths.stateDir, pathSegment(profile, 'profile name'), TOKEN_FILE)))
+      : secretStoreShelf(secrets);
+  return createTokenCache({ shelf, clock: f.clock, lockDir: join(f.paths.stateDir, 'locks'), namespace: profile, onWait: (text) => note(f.io, text) });
 }
+
+// One connection per token file and process: a run over 2,000 Grants opens a session per Grant.
+const tokenFiles = new Map<string, Promise<TokenFile>>();
+
+function tokenFileAt(path: string): Promise<TokenFile> {
+  let file = tokenFiles.get(path);
+  if (file === undefined) {
+    // Loaded only when a token is read or written: libsql is not every command's.
+    file = import('../store/token-file.js').then(({ openTokenFile }) => openTokenFile(path));
+    // A failed open is not kept: the next use tries again.
+    file.catch(() => tokenFiles.delete(path));
+    tokenFiles.set(path, file);
+  }
+  return file;
+}
+
+/** The name of a profile's token file in its state directory. */
+export const TOKEN_FILE = 'tokens.db';
 
 interface Target {
   id: string;
@@ -92,7 +121,11 @@ async function openSession(f: Factory): Promise<Session> {
       const { id, company } = target;
       const fetch = company
         ? async () => {
-            const record = await refreshCompanyTokens(await f.api(), await credentials(), secrets, id);
+            const record = await refreshCompanyTokens(await f.api(), await credentials(), secrets, id).catch(async (error: unknown) => {
+              // A refresh token refused for good: its access token goes with it.
+              if (error instanceof AuthError && error.cause instanceof ApiError && error.cause.code === 'invalid_grant') await cache.forget(id);
+              throw error;
+            });
             await updateCompanyExpiry(config, profile, record);
             return cachedFromRecord(record, company.scope);
           }

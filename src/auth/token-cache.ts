@@ -1,5 +1,7 @@
-// Access tokens cached in the secret store, one entry per Grant (key `token/<id>`) holding
-// a token per scope. A token is reused until 60 s before it expires, so consecutive
+// Access tokens cached one per Grant and scope, on a shelf: a private SQLite file beside the
+// profile's state (src/store/token-file.ts) when secrets are kept in the keychain or the
+// secret file, else (credentials from the environment, tests) the secret store itself, one
+// entry per Grant (key `token/<id>`) holding a token per scope. A token is reused until 60 s before it expires, so consecutive
 // commands make no token request. Renewal happens under a lock in the state dir (an OS lock,
 // src/store/lock.ts: released when its holder dies, never taken over from a live one), and
 // the cache is read again once the lock is held: of several svc processes that find the
@@ -12,6 +14,7 @@ import type { Clock } from '../clock.js';
 import { sha256Hex } from '../crypto/hash.js';
 import type { SecretStore } from '../secrets/store.js';
 import { describeHolder, withLock } from '../store/lock.js';
+import type { StoredTokens, TokenFile } from '../store/token-file.js';
 
 /** A token is renewed when less than this is left, so it cannot expire on the way. */
 export const EXPIRY_MARGIN_MS = 60_000;
@@ -33,8 +36,58 @@ export function tokenKey(id: string): string {
   return `token/${id}`;
 }
 
+/** Where the tokens are kept: a Grant's tokens by slot, as JSON. */
+export interface TokenShelf {
+  read(id: string): Promise<StoredTokens>;
+  write(id: string, slot: string, value: string): Promise<void>;
+  /** One slot, or every slot of the ID; true if there was anything. */
+  remove(id: string, slot?: string): Promise<boolean>;
+}
+
+/** The private token file (opened on first use). */
+export function fileShelf(open: () => Promise<TokenFile>): TokenShelf {
+  let file: Promise<TokenFile> | undefined;
+  const shelf = () => (file ??= open());
+  return {
+    read: async (id) => (await shelf()).read(id),
+    write: async (id, slot, value) => (await shelf()).write(id, slot, value),
+    remove: async (id, slot) => (await shelf()).remove(id, slot),
+  };
+}
+
+/** One secret per Grant (`token/<id>`), a JSON object of its tokens by slot. */
+export function secretStoreShelf(secrets: SecretStore): TokenShelf {
+  const read = async (id: string): Promise<StoredTokens> => {
+    const raw = await secrets.get(tokenKey(id));
+    if (raw === null) return {};
+    try {
+      const parsed = z.record(z.string(), z.unknown()).safeParse(JSON.parse(raw));
+      return parsed.success ? Object.fromEntries(Object.entries(parsed.data).map(([slot, token]) => [slot, JSON.stringify(token)])) : {};
+    } catch {
+      return {};
+    }
+  };
+  const save = async (id: string, tokens: StoredTokens) => {
+    if (Object.keys(tokens).length === 0) await secrets.delete(tokenKey(id));
+    else await secrets.set(tokenKey(id), JSON.stringify(Object.fromEntries(Object.entries(tokens).map(([slot, token]) => [slot, JSON.parse(token)]))));
+  };
+  return {
+    read,
+    // Read, changed and written whole: the cache calls these holding the ID's lock.
+    write: async (id, slot, value) => save(id, { ...(await read(id)), [slot]: value }),
+    async remove(id, slot) {
+      if (slot === undefined) return secrets.delete(tokenKey(id));
+      const tokens = await read(id);
+      if (!Object.hasOwn(tokens, slot)) return false;
+      delete tokens[slot];
+      await save(id, tokens);
+      return true;
+    },
+  };
+}
+
 export interface TokenCacheOptions {
-  secrets: SecretStore;
+  shelf: TokenShelf;
   clock: Clock;
   /** Directory of the lock files (created private on first use). */
   lockDir: string;
@@ -68,30 +121,44 @@ export interface TokenCache {
   forget(id: string): Promise<boolean>;
 }
 
+/** The last turn for each lock file among this process's callers. */
+const IN_PROCESS = new Map<string, Promise<unknown>>();
+
 export function createTokenCache(opts: TokenCacheOptions): TokenCache {
-  const { secrets, clock } = opts;
+  const { shelf, clock } = opts;
   const lockPath = (id: string) => join(opts.lockDir, `token-${sha256Hex(`${opts.namespace}\0${id}`).slice(0, 32)}.lock`);
-  const locked = <T>(id: string, work: () => Promise<T>) =>
-    withLock(lockPath(id), work, {
-      pollMs: opts.pollMs ?? 50,
-      onWait: (holder) => opts.onWait?.(`waiting for another svc process renewing the token (${describeHolder(holder)})`),
-    });
+  // This process's own callers (a batch's workers) queue here, one after the other, and
+  // only then take the file lock: so a wait it tells about is another process's doing.
+  const locked = <T>(id: string, work: () => Promise<T>): Promise<T> => {
+    const path = lockPath(id);
+    const turn = (IN_PROCESS.get(path) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() =>
+        withLock(path, work, {
+          pollMs: opts.pollMs ?? 50,
+          onWait: (holder) => opts.onWait?.(`waiting for another svc process renewing the token (${describeHolder(holder)})`),
+        }),
+      );
+    IN_PROCESS.set(path, turn);
+    const done = () => {
+      if (IN_PROCESS.get(path) === turn) IN_PROCESS.delete(path);
+    };
+    turn.then(done, done);
+    return turn;
+  };
 
   async function read(id: string): Promise<CachedTokens> {
-    const raw = await secrets.get(tokenKey(id));
-    if (raw === null) return {};
-    try {
-      const parsed = CachedTokens.safeParse(JSON.parse(raw));
-      // A damaged entry is only a cache miss: the next token request overwrites it.
-      return parsed.success ? parsed.data : {};
-    } catch {
-      return {};
+    const tokens: CachedTokens = {};
+    for (const [slot, raw] of Object.entries(await shelf.read(id))) {
+      try {
+        const parsed = CachedToken.safeParse(JSON.parse(raw));
+        // A damaged entry is only a cache miss: the next token request overwrites it.
+        if (parsed.success) tokens[slot] = parsed.data;
+      } catch {
+        // As damaged.
+      }
     }
-  }
-
-  async function write(id: string, tokens: CachedTokens): Promise<void> {
-    if (Object.keys(tokens).length === 0) await secrets.delete(tokenKey(id));
-    else await secrets.set(tokenKey(id), JSON.stringify(tokens));
+    return tokens;
   }
 
   const usable = (token: CachedToken | undefined): token is CachedToken =>
@@ -105,22 +172,18 @@ export function createTokenCache(opts: TokenCacheOptions): TokenCache {
         if (usable(cached)) return cached;
       }
       return locked(id, async () => {
-        const tokens = await read(id);
-        const cached = tokens[scope];
+        const cached = (await read(id))[scope];
         if (!force && usable(cached)) return cached;
         const token = await fetch();
-        await write(id, { ...tokens, [scope]: token });
+        await shelf.write(id, scope, JSON.stringify(token));
         return token;
       });
     },
-    put: (id, scope, token) => locked(id, async () => write(id, { ...(await read(id)), [scope]: token })),
+    put: (id, scope, token) => locked(id, () => shelf.write(id, scope, JSON.stringify(token))),
     discard: (id, scope, accessToken) =>
       locked(id, async () => {
-        const tokens = await read(id);
-        if (tokens[scope]?.access_token !== accessToken) return;
-        delete tokens[scope];
-        await write(id, tokens);
+        if ((await read(id))[scope]?.access_token === accessToken) await shelf.remove(id, scope);
       }),
-    forget: (id) => secrets.delete(tokenKey(id)),
+    forget: (id) => shelf.remove(id),
   };
 }

@@ -1,6 +1,6 @@
 // The keys `svc config` reads and writes (CLI.md), mapped to the profile's stored fields.
 import { UsageError } from '../errors.js';
-import { checkDatabaseUrl } from '../store/database-url.js';
+import { checkDatabaseUrl, refuseStoredPassword } from '../store/database-url.js';
 import { validateBaseUrl } from './base-url.js';
 
 export const CONFIG_KEYS = {
@@ -28,13 +28,7 @@ export function validateConfigValue(key: ConfigKey, value: string): string {
     return url;
   }
   if (key === 'database-url') {
-    const url = checkDatabaseUrl(value, 'database-url');
-    if (new URL(url).password !== '') {
-      throw new UsageError('database-url must not hold a password: config.json is not a secret store', {
-        hint: 'store the URL without it and give the password in PGPASSWORD or ~/.pgpass (as psql does)',
-      });
-    }
-    return url;
+    return refuseStoredPassword(checkDatabaseUrl(value, 'database-url'), 'database-url');
   }
   if (value.trim() === '') throw new UsageError(`config key "${key}" needs a non-empty value`);
   return value;

@@ -27,6 +27,7 @@ import { ClockAdvanceRequest, ClockAdvanceResponse, SandboxHealth, SandboxResetR
 import { CreditNoteTemplateRequest, ReceiptTemplateRequest, UblDocument } from './template.js';
 import { WebhookSubscription, WebhookSubscriptionRequest } from './webhook.js';
 
+/** `client`: client_id and client_secret in the JSON body (INTERFACE.md), not HTTP Basic. */
 export type Auth = 'bearer' | 'bearerOrApiKey' | 'client' | 'none';
 
 export interface Operation {
@@ -50,9 +51,9 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'POST', path: '/oauth2/token', summary: 'An access token: client credentials for a Grant, or the code flow', auth: 'client', request: TokenRequest, responses: { 200: z.union([AccessTokenResponse, TokenRecords]) } },
   { method: 'POST', path: '/oauth2/refresh', summary: 'Rotate a refresh token (code flow)', auth: 'client', request: RefreshRequest, responses: { 200: TokenRecord } },
   { method: 'GET', path: '/oauth2/token/validate', summary: 'Whether the bearer token is valid', auth: 'bearer', responses: { 200: z.boolean() } },
-  { method: 'GET', path: '/oauth2/grants/{grant_id}', summary: 'A Grant with its stores and scopes', auth: 'client', responses: { 200: GrantDetails } },
-  { method: 'GET', path: '/client-application/{clientApplicationId}/public-key', summary: "The client application's public key", auth: 'bearer', responses: { 200: ClientApplicationPublicKey } },
-  { method: 'POST', path: '/client-application/{clientApplicationId}/public-key', summary: 'Upload the client application\'s public key', auth: 'bearer', request: ClientApplicationPublicKeyRequest, responses: { 200: ClientApplicationPublicKey, 201: ClientApplicationPublicKey } },
+  { method: 'GET', path: '/oauth2/grants/{grant_id}', summary: 'A Grant with its stores and scopes', auth: 'bearer', responses: { 200: GrantDetails } },
+  { method: 'GET', path: '/client-application/{clientApplicationId}/public-key', summary: "The client application's public key", auth: 'bearerOrApiKey', responses: { 200: ClientApplicationPublicKey } },
+  { method: 'POST', path: '/client-application/{clientApplicationId}/public-key', summary: 'Upload the client application\'s public key', auth: 'bearerOrApiKey', request: ClientApplicationPublicKeyRequest, responses: { 200: ClientApplicationPublicKey, 201: ClientApplicationPublicKey } },
   { method: 'POST', path: '/recipient/resolve', summary: "Resolve a customer's devices", auth: 'bearerOrApiKey', request: ResolveRecipientRequest, responses: { 200: ResolveRecipientResponse } },
   { method: 'POST', path: '/receipt/template', summary: 'The UBL template of a receipt (its hash is the templateHash)', auth: 'bearerOrApiKey', request: ReceiptTemplateRequest, responses: { 201: UblDocument, 200: UblDocument } },
   { method: 'POST', path: '/receipt/encrypted', summary: 'Submit a receipt encrypted per device (Idempotency-Key)', auth: 'bearerOrApiKey', request: ReceiptSubmission, responses: { 201: ReceiptSubmissionResult, 200: ReceiptSubmissionResult } },

@@ -137,19 +137,39 @@ interface Pacer {
   gate(): Promise<void>;
 }
 
+/**
+ * A 429's Retry-After (or a backoff) holds every request of the run until it has passed;
+ * after it, attempts are spaced out (doubling with each further wait, easing off with each
+ * attempt let through), so the workers do not all come back at once and meet another 429.
+ */
 function createPacer(now: () => number): Pacer {
   let heldUntil = 0;
-  const waitUntilFree = async () => {
-    for (let left = heldUntil - now(); left > 0; left = heldUntil - now()) await new Promise((resolve) => setTimeout(resolve, left));
+  let spacingMs = 0;
+  let nextSlot = 0;
+  const waitUntil = async (at: () => number) => {
+    for (let left = at() - now(); left > 0; left = at() - now()) await new Promise((resolve) => setTimeout(resolve, left));
   };
   return {
     async sleep(ms) {
+      // Answers to requests sent before the run was held are one wave: the spacing doubles once for it.
+      if (now() >= heldUntil) spacingMs = Math.min(MAX_SPACING_MS, spacingMs === 0 ? FIRST_SPACING_MS : spacingMs * 2);
       heldUntil = Math.max(heldUntil, now() + ms);
-      await waitUntilFree();
+      await waitUntil(() => heldUntil);
     },
-    gate: waitUntilFree,
+    async gate() {
+      await waitUntil(() => heldUntil);
+      if (spacingMs === 0) return;
+      const slot = Math.max(now(), nextSlot, heldUntil);
+      nextSlot = slot + spacingMs;
+      spacingMs = spacingMs < 1 ? 0 : spacingMs * EASE;
+      await waitUntil(() => Math.max(slot, heldUntil));
+    },
   };
 }
+
+const FIRST_SPACING_MS = 100;
+const MAX_SPACING_MS = 2_000;
+const EASE = 0.97;
 
 interface Progress {
   done(failed: boolean): void;
@@ -159,10 +179,10 @@ interface Progress {
 const PROGRESS_AFTER_MS = 300;
 const PROGRESS_EVERY_MS = 100;
 
-/** `what: done/total (N failed)` on a terminal's stderr, redrawn in place; nothing in pipes or with --json. */
+/** `what: done/total (N failed)` on a terminal's stderr, redrawn in place; nothing where it may not redraw (`io.redraw`: pipes, CI, a terminal of 0 columns) or with --json. */
 function startProgress(f: Factory, what: string, total: number): Progress {
   const io = f.io;
-  if (!io.stderrIsTTY || io.json || total < 2) return { done: () => undefined, end: () => undefined };
+  if (!io.redraw || io.json || total < 2) return { done: () => undefined, end: () => undefined };
   let done = 0;
   let failed = 0;
   let shown = false;

@@ -1,39 +1,109 @@
 // `--jq EXPR` (CLI.md): a command's JSON output filtered by a real jq (jq 1.7 compiled to
-// WebAssembly, the jq-wasm package), loaded only when the flag is given. The command writes
-// its --json output as always, into a buffer; the filter runs over it once the command has
-// finished (every JSON value of it, NDJSON too, as jq reads a stream), and strings come out
-// raw, as with `gh --jq`. A filter jq refuses is a usage error (exit 2) with jq's message.
-import { createRequire } from 'node:module';
+// WebAssembly, from the jq-wasm package, made fit by scripts/jq-runtime.mjs at build time).
+// The command writes its --json output as always, into a buffer; the filter runs over it once
+// the command has finished, whether it succeeded or not (a batch that partly failed still has
+// its results filtered), every JSON value of it, NDJSON too, as jq reads a stream; strings
+// come out raw, as with `gh --jq`. jq sees the process's environment (`env.WANT`, `$ENV`).
+// Its binary is compiled in the background while the command runs.
+import { readFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
-import { UsageError } from '../errors.js';
+import { JqHaltError, UsageError } from '../errors.js';
+import { packageFile } from '../package-root.js';
 import type { IOStreams } from './streams.js';
 
 export interface JqCapture {
   /** The streams the command writes to: stdout collected, the rest as they were. */
   io: IOStreams;
-  /** Runs the filter over what was collected and writes its output to the real stdout. */
-  finish(): Promise<void>;
+  /**
+   * Runs the filter over what was collected and writes its output to the real stdout. jq's
+   * failures are thrown (a filter it refuses or that fails on the data: UsageError; halt_error:
+   * JqHaltError), unless the command has failed already (`commandFailed`): then jq's message
+   * goes to stderr as jq writes it, and the command's own error is the one reported.
+   */
+  finish(commandFailed: boolean): Promise<void>;
 }
 
-export function captureForJq(io: IOStreams, filter: string): JqCapture {
+interface JqRun {
+  status: number;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+}
+interface JqModule {
+  svcRun(input: Uint8Array, args: string[]): Promise<JqRun>;
+}
+type JqFactory = (moduleArg: object) => Promise<JqModule>;
+
+const HINT = 'see https://jqlang.org/manual/ for the filter language';
+
+export function captureForJq(io: IOStreams, filter: string, env: Readonly<Record<string, string | undefined>>): JqCapture {
   const collector = new PassThrough();
   const chunks: Buffer[] = [];
   collector.on('data', (chunk: Buffer) => chunks.push(chunk));
+  // Started now, so that compiling overlaps the command's own work.
+  const jq = loadJq(env);
+  jq.catch(() => undefined);
   return {
-    io: { ...io, stdout: collector, stdoutIsTTY: false, json: true },
-    async finish() {
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (text.trim() === '') return;
-      const require = createRequire(import.meta.url);
-      const jq = require('jq-wasm') as { raw(data: string, filter: string, flags?: string[]): Promise<string> };
-      let out: string;
-      try {
-        out = await jq.raw(text, filter, ['-r']);
-      } catch (error) {
-        const message = (error instanceof Error ? error.message : String(error)).replace(/^Failed to execute JSON query: /, '').split('\n')[0];
-        throw new UsageError(`--jq: ${message}`, { hint: 'see https://jqlang.org/manual/ for the filter language' });
+    io: { ...io, stdout: collector, unfilteredStdout: io.stdout, stdoutIsTTY: false, json: true },
+    async finish(commandFailed) {
+      const input = Buffer.concat(chunks);
+      if (input.toString('utf8').trim() === '') return;
+      // `--jq ''` is jq's empty program, the identity, as `jq ''` is.
+      const run = await (await jq).svcRun(input, ['-r', '-M', filter === '' ? '.' : filter]);
+      if (run.stdout.length > 0) io.stdout.write(run.stdout);
+      const message = Buffer.from(run.stderr).toString('utf8');
+      if (run.status === 0) {
+        if (message !== '') io.stderr.write(message);
+        return;
       }
-      io.stdout.write(out.endsWith('\n') || out === '' ? out : `${out}\n`);
+      if (commandFailed) {
+        io.stderr.write(message.endsWith('\n') || message === '' ? message : `${message}\n`);
+        return;
+      }
+      // jq's own failures (3: a filter it cannot compile, 5: an error on the data) say "jq: ";
+      // anything else came from halt_error, whose message and status are the script's.
+      if (!message.startsWith('jq: ')) throw new JqHaltError(message, run.status);
+      const first = message.split('\n')[0] ?? message;
+      // Earlier values of a filter that failed on the data are printed, as jq prints them.
+      throw new UsageError(`--jq: ${first}`, { hint: HINT });
     },
   };
+}
+
+// Node's WebAssembly, which TypeScript's lib for Node (without the DOM's) does not declare.
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown>; Instance: new (module: unknown, imports: object) => unknown } }).WebAssembly;
+
+let loaded: Promise<JqModule> | undefined;
+
+/** jq's runtime with the process's environment, its binary compiled once per process. */
+function loadJq(env: Readonly<Record<string, string | undefined>>): Promise<JqModule> {
+  loaded ??= (async () => {
+    const [bytes, runtime] = await Promise.all([
+      readFile(packageFile('dist/jq.wasm')),
+      // Bundled in its patched form (scripts/jq-runtime.mjs), whose type is JqFactory.
+      import('jq-wasm/dist/build/jq.js') as Promise<unknown>,
+    ]);
+    const compiled = await wasm.compile(bytes);
+    const factory = (runtime as { default?: JqFactory }).default ?? (runtime as unknown as JqFactory);
+    return factory({
+      svcEnv: wasmEnvironment(env),
+      instantiateWasm(imports: object, receive: (instance: unknown, module: unknown) => void) {
+        receive(new wasm.Instance(compiled, imports), compiled);
+        return {};
+      },
+    });
+  })();
+  return loaded;
+}
+
+/**
+ * The process's environment as the runtime hands it to jq: exactly these variables (the
+ * runtime's own USER=web_user, HOME=/home/web_user... removed), each value as its UTF-8 bytes,
+ * one character per byte, as the runtime copies them.
+ */
+function wasmEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  const result: Record<string, string | undefined> = { USER: undefined, LOGNAME: undefined, PATH: undefined, PWD: undefined, HOME: undefined, LANG: undefined, _: undefined };
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined) result[name] = Buffer.from(value, 'utf8').toString('latin1');
+  }
+  return result;
 }

@@ -19,6 +19,8 @@ export interface IOStreams {
   json: boolean;
   /** Terminal width for tables and truncation. */
   columns: number;
+  /** Where what `--jq` must not filter goes (`svc api -i`'s status line and headers); default: stdout. */
+  unfilteredStdout?: Writable;
   /**
    * Spinners and progress bars may redraw stderr: it is a terminal that reports its width
    * (a terminal of 0 columns gets none), CI is not set (a CI log keeps every frame) and not --json.

@@ -26,7 +26,7 @@ const PROTOCOL = new Set([
 const OTHER_CERTIFICATE = new Set(['CERT_REVOKED', 'CERT_SIGNATURE_FAILURE', 'CERT_REJECTED', 'INVALID_CA', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'ERR_TLS_CERT_SIGNATURE_ALGORITHM_UNSUPPORTED']);
 
 const TRUST_HINT =
-  'if the service, or a proxy on your network that inspects TLS, uses a certificate authority of its own, give svc its certificate (PEM): NODE_EXTRA_CA_CERTS=/path/to/ca.pem svc …';
+  'if the service, or a proxy on your network that inspects TLS, uses a certificate authority of its own, give svc its certificate (PEM): NODE_EXTRA_CA_CERTS=/path/to/ca.pem svc … (or SVC_CA_FILE=/path/to/ca.pem)';
 
 /** True when `code` is a TLS failure that retrying cannot mend. */
 export function isCertificateProblem(code: string): boolean {

@@ -1,6 +1,6 @@
 // How svc's requests travel, from the environment as curl, npm and gh read it: the proxies
-// (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case, lower case first) and how long to wait
-// (SVC_HTTP_TIMEOUT). Read once, by the factory, and handed to the one HTTP client.
+// (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case, lower case first), how long to wait
+// (SVC_HTTP_TIMEOUT) and which certificate authorities to trust besides Node's (SVC_CA_FILE). Read once, by the factory, and handed to the one HTTP client.
 import { UsageError } from '../errors.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -23,6 +23,8 @@ export interface ProxySettings {
 
 export interface NetworkSettings {
   timeouts: Timeouts;
+  /** SVC_CA_FILE: certificate authorities (PEM) trusted besides Node's own, read on the first https request. */
+  caFile?: string | undefined;
   /** Undefined when no proxy variable is set: no proxy code is loaded then. */
   proxy: ProxySettings | undefined;
 }
@@ -42,6 +44,7 @@ export function networkSettings(env: Env): NetworkSettings {
   }
   return {
     timeouts: timeoutsFrom(env.SVC_HTTP_TIMEOUT),
+    caFile: env.SVC_CA_FILE?.trim() || undefined,
     proxy: http === undefined && https === undefined ? undefined : { http: withScheme(http), https: withScheme(https), noProxy: first(env, 'no_proxy', 'NO_PROXY') ?? '' },
   };
 }

@@ -6,9 +6,13 @@
 //
 // Text in any script: the PDF embeds DejaVu Sans (the `dejavu-fonts-ttf` package; Bitstream
 // Vera licence with public-domain additions: free to embed), which covers Latin with every
-// European extension, Greek and Cyrillic, among others. What it has no glyph for (CJK,
-// emoji) is printed as U+FFFD, never garbled, and reported: a note at the end of the PDF
-// lists the code points, and the result counts them for the outbox and the log.
+// European extension, Greek and Cyrillic, among others. What it has no glyph for is drawn
+// from a fallback chain (pdf-fonts.ts: Noto Emoji, then the system's fonts through
+// fontconfig, e.g. CJK), read only for a document that needs it; a grapheme is drawn whole
+// from the first font that has all of it, and each font's text is a run of its own, so the
+// text layer maps back exactly. What no font draws is printed as U+FFFD, never garbled; a
+// modifier a font leaves out (a skin tone) is dropped. Both are reported: a note at the end
+// of the PDF lists the code points, and the result counts them for the outbox and the log.
 //
 // Bounded: PDFKit's line breaking is quadratic in the longest unbroken run of text (a 100k
 // character word took 6.5 s), so every text is capped (MAX_TEXT, a visible "… N more
@@ -19,6 +23,7 @@ import { createRequire } from 'node:module';
 import type { CustomerDetails } from '../contract/receipt.js';
 import type { UblDocument } from '../contract/template.js';
 import { formatMoney, fromMinor, toMinor } from '../crypto/money.js';
+import { fallbackFonts, type FontkitFont } from './pdf-fonts.js';
 
 export interface PdfOptions {
   /** Stamped as the PDF's creation date (the sandbox clock), so equal inputs give equal files. */
@@ -49,7 +54,7 @@ const MAX_NAMED = 12;
 
 export interface RenderedPdf {
   pdf: Buffer;
-  /** Characters (graphemes) the font has no glyph for, printed as U+FFFD. */
+  /** Characters no font draws (graphemes printed as U+FFFD, and modifiers left out). */
   replaced: number;
   /** Texts cut at MAX_TEXT, and lines left out beyond MAX_LINES. */
   truncated: number;
@@ -70,18 +75,82 @@ interface GlyphFont {
   hasGlyphForCodePoint(codePoint: number): boolean;
 }
 
-/** Caps, breaks long runs, composes letters and marks (NFC), and replaces what the font cannot show, counting cuts and replacements. */
-export function textFitter(font: GlyphFont | undefined): { fit(value: string): string; replaced: number; truncated: number; missing: Set<number> } {
+/** Text of one font: 0 is DejaVu Sans (regular or bold as the text is), then the fallbacks in order. */
+export interface Run {
+  font: number;
+  text: string;
+}
+
+// Joiners, variation selectors and tag characters have no appearance of their own: dropped
+// when a font lacks them, and not named in the note (the visible ones around them are).
+const invisible = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0020 && cp <= 0xe007f);
+// A skin-tone modifier a font lacks is dropped when its base is drawn (the base alone is still
+// the emoji), counted and named; when the whole grapheme becomes �, it is one of the code
+// points replaced.
+const modifier = (cp: number) => cp >= 0x1f3fb && cp <= 0x1f3ff;
+
+/**
+ * Caps, breaks long runs, composes letters and marks (NFC), and picks for each grapheme the
+ * first font of `fonts` that draws it (DejaVu Sans first, by its character map; a fallback by
+ * laying it out, since a font may also leave a code point out as it shapes); what none draws
+ * is replaced. Cuts and what was not drawn are counted.
+ */
+export function textFitter(
+  primary: GlyphFont | undefined,
+  fallbacks: readonly FontkitFont[] = [],
+): { fit(value: string): Run[]; replaced: number; truncated: number; missing: Set<number> } {
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   const state = { replaced: 0, truncated: 0, missing: new Set<number>() };
-  // Joiners, variation selectors and tag characters have no appearance of their own: dropped
-  // when the font lacks them, and not named in the note (the visible ones around them are).
-  const invisible = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0020 && cp <= 0xe007f);
-  // A skin-tone modifier the font lacks is dropped when its base is drawn (the base alone is
-  // still the emoji); when the whole grapheme becomes �, the modifier is one of the code
-  // points replaced, and is named like any other.
-  const droppable = (cp: number) => invisible(cp) || (cp >= 0x1f3fb && cp <= 0x1f3ff);
-  const fit = (value: string): string => {
+  const visible = (text: string) => codePoints(text).filter((cp) => cp >= 0x20 && !invisible(cp));
+  /** The visible code points a fallback would not draw: .notdef glyphs, and code points its shaping left out. */
+  const undrawn = (font: FontkitFont, text: string): number[] => {
+    const drawn = new Set<number>();
+    for (const glyph of font.layout(text).glyphs) if (glyph.id !== 0) for (const cp of glyph.codePoints) drawn.add(cp);
+    return visible(text).filter((cp) => !drawn.has(cp));
+  };
+  interface Choice {
+    font: number;
+    shown: string;
+    dropped: number[];
+  }
+  const chosen = new Map<string, Choice | null>();
+  /** The font that draws `segment`, what it shows, and the modifiers it leaves out; null: no font. */
+  const choose = (segment: string): Choice | null => {
+    const known = chosen.get(segment);
+    if (known !== undefined) return known;
+    let choice: Choice | null = null;
+    let partial: Choice | null = null;
+    const nfc = segment.normalize('NFC');
+    if (primary) {
+      // A letter followed by combining marks (e + U+0301) is drawn right, but the PDF's text
+      // layer maps each glyph back on its own, so pdftotext gave "e ́" or a dotless "ı ̈".
+      // The precomposed letter (é, ï), where Unicode has one, is one glyph that maps back to
+      // itself; one the font has no glyph for may still be drawn from its parts.
+      for (const form of nfc === segment ? [segment] : [nfc, segment]) {
+        const lacking = visible(form).filter((cp) => !primary.hasGlyphForCodePoint(cp));
+        const drop = (text: string) => [...text].filter((c) => { const cp = c.codePointAt(0) ?? 0; return !(invisible(cp) && !primary.hasGlyphForCodePoint(cp)) && !lacking.includes(cp); }).join('');
+        if (lacking.length === 0) {
+          choice = { font: 0, shown: drop(form), dropped: [] };
+          break;
+        }
+        if (!partial && lacking.every(modifier) && lacking.length < visible(form).length) partial = { font: 0, shown: drop(form), dropped: lacking };
+      }
+    } else {
+      choice = { font: 0, shown: nfc, dropped: [] };
+    }
+    for (let i = 0; choice === null && i < fallbacks.length; i++) {
+      const font = fallbacks[i] as FontkitFont;
+      const lacking = undrawn(font, nfc);
+      if (lacking.length === 0) choice = { font: i + 1, shown: nfc, dropped: [] };
+      else if (!partial && lacking.every(modifier) && lacking.length < visible(nfc).length) {
+        partial = { font: i + 1, shown: [...nfc].filter((c) => !lacking.includes(c.codePointAt(0) ?? 0)).join(''), dropped: lacking };
+      }
+    }
+    choice ??= partial;
+    chosen.set(segment, choice);
+    return choice;
+  };
+  const fit = (value: string): Run[] => {
     let source = value;
     let cut = '';
     if (source.length > MAX_TEXT) {
@@ -90,37 +159,36 @@ export function textFitter(font: GlyphFont | undefined): { fit(value: string): s
       source = kept;
       state.truncated += 1;
     }
-    let out = '';
+    const runs: Run[] = [];
+    const add = (font: number, text: string) => {
+      const last = runs[runs.length - 1];
+      if (last && last.font === font) last.text += text;
+      else runs.push({ font, text });
+    };
     let run = 0;
     for (const { segment } of segmenter.segment(source)) {
-      // A letter followed by combining marks (e + U+0301) is drawn right, but the PDF's text
-      // layer maps each glyph back on its own, so pdftotext gave "e ́" or a dotless "ı ̈".
-      // The precomposed letter (é, ï), where Unicode has one, is one glyph that maps back to
-      // itself: the text then extracts, searches and copies as the same characters.
-      let shown = segment.normalize('NFC');
-      if (font) {
-        let lacking = lackingGlyphs(font, shown);
-        // A precomposed letter the font has no glyph for may still be drawn from its parts.
-        if (lacking.some((cp) => !droppable(cp)) && shown !== segment && !lackingGlyphs(font, segment).some((cp) => !droppable(cp))) {
-          shown = segment;
-          lacking = lackingGlyphs(font, segment);
-        }
-        if (lacking.some((cp) => !droppable(cp))) {
-          for (const cp of codePoints(shown)) if (!invisible(cp)) state.missing.add(cp);
-          state.replaced += 1;
-          shown = '\uFFFD';
-        } else if (lacking.length > 0) {
-          shown = [...shown].filter((c) => !lacking.includes(c.codePointAt(0) ?? 0)).join('');
-        }
+      // Below U+0020 are line breaks and tabs, laid out rather than drawn; ASCII is DejaVu's.
+      const plain = segment.length === 1 && segment.charCodeAt(0) < 0x7f;
+      const choice = plain ? { font: 0, shown: segment, dropped: [] } : choose(segment);
+      let font = 0;
+      let shown = '\uFFFD';
+      if (choice === null) {
+        for (const cp of codePoints(segment.normalize('NFC'))) if (!invisible(cp)) state.missing.add(cp);
+        state.replaced += 1;
+      } else {
+        ({ font, shown } = choice);
+        for (const cp of choice.dropped) state.missing.add(cp);
+        state.replaced += choice.dropped.length;
       }
       run = /\s/.test(shown) ? 0 : run + 1;
       if (run > MAX_RUN) {
-        out += '\n';
+        add(font, '\n');
         run = 1;
       }
-      out += shown;
+      add(font, shown);
     }
-    return out + cut;
+    if (cut !== '') add(0, cut);
+    return runs.length > 0 ? runs : [{ font: 0, text: '' }];
   };
   return Object.assign(state, { fit });
 }
@@ -129,9 +197,26 @@ function codePoints(value: string): number[] {
   return [...value].map((c) => c.codePointAt(0) ?? 0);
 }
 
-/** The code points of `value` the font has no glyph for; below U+0020 are line breaks and tabs, laid out rather than drawn. */
-function lackingGlyphs(font: GlyphFont, value: string): number[] {
-  return codePoints(value).filter((cp) => cp >= 0x20 && !font.hasGlyphForCodePoint(cp));
+/**
+ * The code points of the document's texts (as far as they can be drawn) that DejaVu Sans
+ * has no glyph for: what decides which fallback fonts the document needs.
+ */
+function lackingInDocument(font: GlyphFont, ...values: unknown[]): Set<number> {
+  const seen = new Set<number>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      const drawn = value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value;
+      for (const text of [drawn, drawn.normalize('NFC')]) {
+        for (const char of text) {
+          const cp = char.codePointAt(0) ?? 0;
+          if (cp >= 0x7f) seen.add(cp);
+        }
+      }
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  values.forEach(visit);
+  return new Set([...seen].filter((cp) => !invisible(cp) && !font.hasGlyphForCodePoint(cp)));
 }
 
 export async function renderReceiptPdf(document: UblDocument, options: PdfOptions): Promise<RenderedPdf> {
@@ -155,8 +240,37 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
   await nextTurn();
   // PDFKit's embedded font wraps a fontkit font; without it nothing is replaced (no worse than before).
   const glyphs = (pdf as unknown as { _font?: { font?: Partial<GlyphFont> } })._font?.font;
-  const fitter = textFitter(typeof glyphs?.hasGlyphForCodePoint === 'function' ? (glyphs as GlyphFont) : undefined);
+  const primary = typeof glyphs?.hasGlyphForCodePoint === 'function' ? (glyphs as GlyphFont) : undefined;
+  const fallbacks = primary ? await fallbackFonts(lackingInDocument(primary, document, options.customer)) : [];
+  fallbacks.forEach((f, i) => pdf.registerFont(`fallback-${i + 1}`, f.src, f.face as string));
+  const fitter = textFitter(primary, fallbacks.map((f) => f.font));
   const fit = (value: string | undefined) => (value === undefined ? undefined : fitter.fit(value));
+  const fontOf = (run: Run, bold: boolean) => (run.font === 0 ? (bold ? 'text-bold' : 'text') : `fallback-${run.font}`);
+  const draw = (runs: Run[], x: number, y: number, opts: PDFKit.Mixins.TextOptions, bold: boolean) => {
+    runs.forEach((run, i) => {
+      pdf.font(fontOf(run, bold));
+      const continued = { ...opts, continued: i < runs.length - 1 };
+      if (i === 0) pdf.text(run.text, x, y, continued);
+      else pdf.text(run.text, continued);
+    });
+  };
+  // pdfkit's heightOfString, over runs of several fonts laid out as one paragraph.
+  const heightOf = (runs: Run[], opts: PDFKit.Mixins.TextOptions, bold: boolean): number => {
+    if (runs.length === 1) return pdf.font(fontOf(runs[0] as Run, bold)).heightOfString((runs[0] as Run).text, opts);
+    const doc = pdf as unknown as { x: number; y: number; _lineGap?: number; _text(t: string, o: object, y: undefined, z: undefined, line: () => void): void };
+    const { x, y } = doc;
+    const onLine = () => {
+      doc.y += pdf.currentLineHeight(true) + (doc._lineGap ?? 0);
+    };
+    runs.forEach((run, i) => {
+      pdf.font(fontOf(run, bold));
+      doc._text(run.text, { ...opts, height: Infinity, continued: i < runs.length - 1 }, undefined, undefined, onLine);
+    });
+    const height = doc.y - y;
+    doc.x = x;
+    doc.y = y;
+    return height;
+  };
   const chunks: Buffer[] = [];
   pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
   const finished = new Promise<RenderedPdf>((resolve, reject) => {
@@ -166,12 +280,14 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
 
   const paragraph = (value: string | undefined, size = 10, bold = false) => {
     if (!value) return;
-    pdf.font(bold ? 'text-bold' : 'text').fontSize(size).text(fitter.fit(value), PAGE_MARGIN, pdf.y, { width: CONTENT_WIDTH });
+    pdf.fontSize(size);
+    draw(fitter.fit(value), PAGE_MARGIN, pdf.y, { width: CONTENT_WIDTH }, bold);
   };
   const row = (given: readonly (string | undefined)[], bold = false) => {
     const cells = given.map(fit);
     pdf.font(bold ? 'text-bold' : 'text').fontSize(10);
-    const heights = cells.map((cell, i) => pdf.heightOfString(cell ?? '', { width: COLUMNS[i]?.width ?? CONTENT_WIDTH }));
+    const heights = cells.map((cell, i) => (cell ? heightOf(cell, { width: COLUMNS[i]?.width ?? CONTENT_WIDTH }, bold) : pdf.heightOfString('', { width: COLUMNS[i]?.width ?? CONTENT_WIDTH })));
+    pdf.font(bold ? 'text-bold' : 'text');
     const height = Math.max(...heights);
     const tallest = heights.indexOf(height);
     const bottom = pdf.page.height - PAGE_MARGIN;
@@ -187,7 +303,7 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
     for (const i of [...cells.keys()].filter((i) => i !== tallest).concat(tallest)) {
       const column = COLUMNS[i];
       const cell = cells[i];
-      if (column && cell) pdf.text(cell, column.x, top, { width: column.width, align: column.align });
+      if (column && cell) draw(cell, column.x, top, { width: column.width, align: column.align }, bold);
     }
     pdf.x = PAGE_MARGIN;
     // A cell that ran on to another page left pdf.y under its last line there.
@@ -258,7 +374,7 @@ export async function renderReceiptPdf(document: UblDocument, options: PdfOption
     const named = [...fitter.missing].slice(0, MAX_NAMED).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
     const more = fitter.missing.size > named.length ? ` and ${fitter.missing.size - named.length} more` : '';
     pdf.moveDown();
-    paragraph(`${fitter.replaced} character${fitter.replaced === 1 ? '' : 's'} this PDF's font cannot show (such as CJK or emoji) ${fitter.replaced === 1 ? 'is' : 'are'} printed as \uFFFD: ${named.join(' ')}${more}.`, 8);
+    paragraph(`${fitter.replaced} character${fitter.replaced === 1 ? '' : 's'} this PDF's fonts cannot show ${fitter.replaced === 1 ? 'is' : 'are'} left out or printed as \uFFFD: ${named.join(' ')}${more}.`, 8);
   }
 
   await nextTurn();

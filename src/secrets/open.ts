@@ -81,6 +81,8 @@ function environmentOnlyStore(io: IOStreams): SecretStore {
   let told = false;
   return {
     ...memory,
+    // Nothing outlives the command: a secret shown once (a webhook's) must be handed out.
+    backend: 'env',
     async set(key, value) {
       if (!told && key.startsWith('token/')) {
         told = true;

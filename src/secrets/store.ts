@@ -2,6 +2,7 @@
 // interface): keys are names such as "client-secret" scoped by profile; values never leave
 // this interface except to the code that uses them.
 
+/** `env`: credentials from the environment and no store, nothing kept beyond the command. */
 export type SecretBackend = 'keychain' | 'file' | 'env' | 'memory';
 
 export interface SecretStore {

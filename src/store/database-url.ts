@@ -30,3 +30,17 @@ export function redactDatabaseUrl(value: string): string {
     return '(not a URL)';
   }
 }
+
+/**
+ * A stored URL (config.json is not a secret store) may not carry a password, whether as
+ * `user:pw@` or `?password=`; one from the environment may, as libpq allows.
+ */
+export function refuseStoredPassword(value: string, name: string): string {
+  const url = new URL(value);
+  if (url.password !== '' || url.searchParams.has('password')) {
+    throw new UsageError(`${name} must not hold a password: config.json is not a secret store`, {
+      hint: 'store the URL without it and give the password in PGPASSWORD or ~/.pgpass (as psql does)',
+    });
+  }
+  return value;
+}

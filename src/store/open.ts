@@ -7,7 +7,7 @@ import type { Factory } from '../factory.js';
 import { pathSegment, privateDir } from '../io/private-file.js';
 import { note } from '../io/streams.js';
 import { importLegacyFiles } from './embedded/legacy-files.js';
-import { checkDatabaseUrl } from './database-url.js';
+import { checkDatabaseUrl, refuseStoredPassword } from './database-url.js';
 import type { LedgerStore } from './ledger.js';
 import { counted } from '../io/plural.js';
 
@@ -19,14 +19,17 @@ export function profileDir(f: Factory): string {
 /** The database URL in force (SVC_DATABASE_URL > the profile's database-url), checked; undefined: the embedded ledger. */
 export async function databaseUrlOf(f: Factory): Promise<string | undefined> {
   const setting = resolveProfileSettings({ flags: f.globals, env: f.env, config: await f.config() }).databaseUrl;
-  return setting && checkDatabaseUrl(setting.value, setting.source === 'env' ? 'SVC_DATABASE_URL' : 'database-url');
+  if (!setting) return undefined;
+  if (setting.source === 'env') return checkDatabaseUrl(setting.value, 'SVC_DATABASE_URL');
+  // A config.json edited by hand is held to what `config set` accepts.
+  return refuseStoredPassword(checkDatabaseUrl(setting.value, 'database-url'), 'database-url');
 }
 
 export async function openLedger(f: Factory): Promise<LedgerStore> {
   const url = await databaseUrlOf(f);
   if (url !== undefined) {
     const { openPostgresLedger } = await import('./postgres/ledger.js');
-    return openPostgresLedger(url, { onWait: (text) => note(f.io, text) });
+    return openPostgresLedger(url, { env: f.env, onWait: (text) => note(f.io, text) });
   }
   const dir = profileDir(f);
   await privateDir(f.paths.stateDir);

@@ -6,7 +6,7 @@
 //   however long it waits; one that another listener took over (this one was cut off for
 //   longer than the lease) is dropped here, never processed.
 // - processed only under a fresh claim: `admit` lets a delivery through only when its claim
-//   was renewed less than two thirds of a lease ago (by this machine's clock, from when the
+//   was renewed less than half a lease ago (by this machine's clock, from when the
 //   renewal was sent), so it cannot have run out on the database meanwhile.
 // - outcomes recorded by the claimant only (claimed_by = this listener), many per UPDATE,
 //   retried until they are recorded; the deliveries stay claimed (and renewed) until then.
@@ -48,6 +48,8 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
   /** id → when the statement that last claimed or renewed it was sent. */
   const held = new Map<string, number>();
   const pending = new Map<string, Pending>();
+  /** Admitted once: a delivery enqueued twice is still processed once. */
+  const admitted = new Set<string>();
   let paused: string | undefined;
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -89,8 +91,12 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
     try {
       if (before.length > 0) {
         const { rows } = await opts.query(
+          // Without waiting for the commit's fsync (synchronous_commit off for this one statement's
+          // transaction): a renewal lost in a crash only shortens a claim, and a renewal that
+          // waits behind a busy disk lets the lease run out.
           `UPDATE svc_webhook_deliveries SET claimed_until = now() + make_interval(secs => $2)
-           WHERE claimed_by = $1 AND processed_at IS NULL RETURNING id`,
+           WHERE claimed_by = $1 AND processed_at IS NULL AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+           RETURNING id`,
           [opts.me, opts.claimSeconds],
         );
         const still = new Set((rows as { id: string }[]).map((r) => r.id));
@@ -100,8 +106,9 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
           else if (!pending.has(id)) held.delete(id);
         }
       }
-      if (pending.size > 0) await flush();
-      resume();
+      if (pending.size > 0 && !flushing) startFlush();
+      await flushing;
+      if (paused === undefined || pending.size === 0) resume();
     } catch (error) {
       pause(error);
     }
@@ -121,6 +128,7 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
     for (const [id, p] of batch) {
       pending.delete(id);
       held.delete(id);
+      admitted.delete(id);
       if (recorded.has(id)) p.done.resolve();
       else p.done.reject(new Error('another listener had taken it over'));
     }
@@ -152,7 +160,11 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
         if (stopped) return false;
         const claimedAt = held.get(id);
         if (claimedAt === undefined) return false;
-        if (paused === undefined && now() - claimedAt < (leaseMs * 2) / 3) return true;
+        if (admitted.has(id)) return false;
+        if (paused === undefined && now() - claimedAt < leaseMs / 2) {
+          admitted.add(id);
+          return true;
+        }
         if (paused === undefined && !renewing && !flushing) void renew();
         await woken;
       }

@@ -17,9 +17,10 @@ import type { Clock } from '../clock.js';
 import { bodyId } from '../crypto/hash.js';
 import { redactDatabaseUrl } from '../store/database-url.js';
 import { databaseError, openPool } from '../store/postgres/pool.js';
-import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from '../store/postgres/schema.js';
-import type { Journal, JournalEntry, StoredDelivery } from './journal.js';
+import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from '../store/postgres/schema.js';
+import { JOURNAL_RETENTION_MS, type Journal, type JournalEntry, type StoredDelivery } from './journal.js';
 import { createClaimKeeper } from './pg-claims.js';
+import type { Env } from '../store/postgres/connection.js';
 
 export const DEFAULT_CLAIM_SECONDS = 30;
 
@@ -45,15 +46,21 @@ interface DeliveryRow {
   error: string | null;
 }
 
-export async function openSharedJournal(url: string, opts: { clock: Clock; claimSeconds?: number; note?: (text: string) => void }): Promise<SharedJournal> {
+export async function openSharedJournal(url: string, opts: { clock: Clock; env: Env; claimSeconds?: number; note?: (text: string) => void }): Promise<SharedJournal> {
   // As many connections as a busy sender keeps requests in flight: each ack waits for its commit.
-  const pool: Pool = await openPool(url, { max: 24 });
+  const pool: Pool = await openPool(url, { max: 24, env: opts.env });
   const claimSeconds = opts.claimSeconds ?? DEFAULT_CLAIM_SECONDS;
   const me = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   try {
     const client = await pool.connect();
     try {
-      if ((await schemaVersion(client)) < POSTGRES_SCHEMA_VERSION) await migrate(client);
+      const version = await schemaVersion(client);
+      refuseNewer(version, redactDatabaseUrl(url));
+      if (version < POSTGRES_SCHEMA_VERSION) await migrate(client);
+      // As the file journal compacts: processed deliveries past the retention go (senders stop
+      // retrying long before), so the journal and its listing stay small.
+      const cutoff = new Date(opts.clock.now() - JOURNAL_RETENTION_MS).toISOString();
+      await client.query('DELETE FROM svc_webhook_deliveries WHERE processed_at IS NOT NULL AND received_at < $1', [cutoff]);
     } finally {
       client.release();
     }
@@ -86,6 +93,8 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
        WHERE id IN (
          SELECT id FROM svc_webhook_deliveries
          WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+           -- Not its own: this listener renews those, and has them in hand already.
+           AND claimed_by IS DISTINCT FROM $1
          ORDER BY received_at LIMIT $3
          FOR UPDATE SKIP LOCKED)
        RETURNING *`,
@@ -175,8 +184,8 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; claim
 }
 
 /** The shared journal's deliveries, newest first (`svc webhook events` with a database URL). */
-export async function listSharedDeliveries(url: string, limit: number): Promise<{ id: string; event: string | null; receivedAt: string; processed: boolean; error?: string }[]> {
-  const pool = await openPool(url, { max: 1 });
+export async function listSharedDeliveries(url: string, limit: number, env: Env): Promise<{ id: string; event: string | null; receivedAt: string; processed: boolean; error?: string }[]> {
+  const pool = await openPool(url, { max: 1, env });
   try {
     const { rows } = await pool.query('SELECT id, event, received_at, processed_at, ok, error FROM svc_webhook_deliveries ORDER BY received_at DESC LIMIT $1', [limit]);
     return (rows as DeliveryRow[]).map((r) => ({

@@ -26,6 +26,8 @@ export interface EventReport {
   error?: string;
   /** RETURN_REQUESTED: the request in the queue, when the listener could look it up. */
   requestId?: string;
+  /** The company the event is of (its `companyId`), when the delivery names it. */
+  companyId?: string;
 }
 
 export interface ProcessedEvent {
@@ -43,6 +45,8 @@ export interface Decoded {
   summary: string;
   /** RETURN_REQUESTED: its ciphertext, which the queue item carries too (how its request ID is found). */
   ciphertext?: string;
+  /** The delivery's `companyId`: one listener may receive for thousands of companies. */
+  companyId?: string;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -66,15 +70,17 @@ export async function decodeDelivery(raw: Buffer, decryptor: Pick<Decryptor, 'de
 
   if (event.event === 'RETURN_REQUESTED') {
     const item = event.data.creditNoteInitiationRequest;
+    const company = item.companyId === undefined ? {} : { companyId: item.companyId };
     const opened = await open(
       { ciphertext: item.encryptedCreditNoteInitiationRequest, wrappedKey: item.encryptedSymmetricKey, publicKey: item.publicKey },
       decryptor,
       (value) => validate(ReturnRequest, value),
       'return request',
     );
-    if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `receipt ${item.serviceReceiptId}` };
+    if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `receipt ${item.serviceReceiptId}`, ...company };
     const items = opened.value.lineItems.length;
     return {
+      ...company,
       event: event.event,
       data: opened.value,
       summary: `receipt ${opened.value.serviceReceiptId}  ${items} item${items === 1 ? '' : 's'}`,
@@ -88,8 +94,9 @@ export async function decodeDelivery(raw: Buffer, decryptor: Pick<Decryptor, 'de
     (value) => validate(ReceiptEnvelope, value),
     'receipt envelope',
   );
-  if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `credit note ${note.serviceReceiptId}` };
+  if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `credit note ${note.serviceReceiptId}`, companyId: note.companyId };
   return {
+    companyId: note.companyId,
     event: event.event,
     data: opened.value,
     summary: `credit note ${note.serviceReceiptId}  ${Object.keys(opened.value.documents).join(', ')}`,
@@ -153,6 +160,8 @@ export interface ProcessorOptions {
    * listener's?); may wait (while outcomes cannot be recorded). False: passed over.
    */
   admit?: ((delivery: StoredDelivery) => Promise<boolean>) | undefined;
+  /** Names the company on the human line (a listener for several companies); returns undefined to show its ID. */
+  companyName?: ((companyId: string) => string | undefined) | undefined;
 }
 
 export interface Processor {
@@ -199,8 +208,11 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       data: decoded.data,
       ...(decoded.error === undefined ? {} : { error: decoded.error }),
       ...(requestId === undefined ? {} : { requestId }),
+      ...(decoded.companyId === undefined ? {} : { companyId: decoded.companyId }),
     };
-    opts.report({ report, summary: requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`, forwarded });
+    // Only a listener for several companies names them (it passes companyName).
+    const company = decoded.companyId === undefined || opts.companyName === undefined ? '' : `  company ${opts.companyName(decoded.companyId) ?? decoded.companyId}`;
+    opts.report({ report, summary: `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`, forwarded });
     // Not awaited: the next event need not wait for this marker's fsync, and markers of
     // consecutive events share one (group commit). The journal flushes them before it closes.
     opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error }).catch((error: unknown) => {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
 import { SvcError } from '../errors.js';
 import { eventNameOf, JOURNALLED_HEADERS, type Journal, type StoredDelivery } from './journal.js';
+import { OWN_PATH_SEGMENT } from './own-path.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
 import { MAX_BODY_BYTES } from '../contract/error.js';
 
@@ -63,11 +64,14 @@ export interface ReceiverOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** The one path deliveries are accepted on, e.g. /webhooks. */
+  /**
+   * The path deliveries are accepted on, e.g. /webhooks, and a Grant's own path below it
+   * (/webhooks/g1f2e…, CONTRACT §8: a subscription may be given a path of its own).
+   */
   path: string;
   journal: Pick<Journal, 'record'>;
-  /** Every secret a delivery may be signed with, read per request. */
-  secrets(): readonly string[];
+  /** The secrets a delivery to this path may be signed with, read per request. */
+  secrets(path: string): readonly string[];
   /**
    * Called when no secret matched: looks for secrets added since (a subscription made while
    * listening) and resolves true when there are new ones, so the check runs once more.
@@ -108,6 +112,13 @@ export interface RunningReceiver {
   close(): Promise<void>;
 }
 
+/** The listener's path, or a Grant's own path below it (`svc webhook subscribe --own-path`). */
+function isDeliveryPath(pathname: string, path: string): boolean {
+  if (pathname === path) return true;
+  const base = path.endsWith('/') ? path : `${path}/`;
+  return pathname.startsWith(base) && OWN_PATH_SEGMENT.test(pathname.slice(base.length));
+}
+
 export async function startReceiver(opts: ReceiverOptions): Promise<RunningReceiver> {
   const max = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const tolerance = opts.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
@@ -127,8 +138,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const pathname = (req.url ?? '/').split('?', 1)[0];
-    if (pathname !== opts.path) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} only`);
+    const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} (or one segment below it) only`);
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'not a POST', 'deliveries are POST requests', { headers: { allow: 'POST' } });
     if (!JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
       return refuse(res, 415, 'unsupported_media_type', 'not Content-Type: application/json', 'a delivery has Content-Type: application/json');
@@ -144,11 +155,11 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     if (raw === 'aborted') return;
     if (raw === 'too_large') return tooLarge();
 
-    const check = () => verifySignature(header, raw, opts.secrets(), Math.floor(opts.clock.now() / 1000), tolerance);
+    const check = () => verifySignature(header, raw, opts.secrets(pathname), Math.floor(opts.clock.now() / 1000), tolerance);
     let verified = check();
     if (!verified.ok && verified.reason === 'no_match' && (await opts.refreshSecrets?.())) verified = check();
     if (!verified.ok) {
-      const reason = signatureReason(verified, opts.secrets().length, Math.floor(opts.clock.now() / 1000), tolerance, opts.noMatchAdvice ?? (() => 'subscribe this profile, or set SVC_WEBHOOK_SECRET'));
+      const reason = signatureReason(verified, opts.secrets(pathname).length, Math.floor(opts.clock.now() / 1000), tolerance, opts.noMatchAdvice ?? (() => 'subscribe this profile, or set SVC_WEBHOOK_SECRET'));
       return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS[verified.reason], SIGNATURE_PROBLEMS[verified.reason], { reason });
     }
     // Signed, but not a JSON document in UTF-8: nothing any event could be made of, and not journalled.

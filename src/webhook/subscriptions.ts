@@ -3,13 +3,15 @@
 // other fields go to <stateDir>/<profile>/webhooks/subscriptions.json, so that `listen`
 // knows every secret of the profile. `webhook-secret` itself (or SVC_WEBHOOK_SECRET) is one
 // more secret, for a subscription made elsewhere.
-import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { writeReceiptsCaller } from '../api/caller.js';
+import { dropSubscribeIntent, subscribeIntentKey } from './subscribe-intents.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';
+import { ownPathUrl } from './own-path.js';
+export { ownPathUrl };
 import { NonEmptyString } from '../contract/common.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../contract/webhook.js';
 import { ApiError, SvcError } from '../errors.js';
@@ -107,7 +109,9 @@ async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubsc
  */
 export async function subscribe(f: Factory, request: WebhookSubscriptionRequest): Promise<WebhookSubscription> {
   const caller = await writeReceiptsCaller(f);
-  const created = await createWebhookSubscription(caller, request, randomUUID());
+  // Recorded before it is sent: a run killed before it kept the secret gets the same subscription back.
+  const key = await subscribeIntentKey(f, caller.grantId, request);
+  const created = await createWebhookSubscription(caller, request, key);
   const store = await f.secrets();
   try {
     await store.set(subscriptionSecretKey(created.id), created.secret);
@@ -120,6 +124,7 @@ export async function subscribe(f: Factory, request: WebhookSubscriptionRequest)
   const { id, name, notificationUrl, events, createdAt } = created;
   const entry = { id, name, notificationUrl, events, createdAt, ...(caller.grantId === undefined ? {} : { grantId: caller.grantId }) };
   await updateLocalSubscriptions(f, (current) => [...current.filter((s) => s.id !== id), entry]);
+  await dropSubscribeIntent(f, caller.grantId, request);
   return created;
 }
 
@@ -145,10 +150,11 @@ function sameEvents(a: readonly string[], b: readonly string[]): boolean {
  * longer lists (a sandbox restarted without --state, a removal elsewhere) are forgotten.
  * Against a service without the list extension (404/405/403), this machine's records count.
  */
-export async function subscribeOnce(f: Factory, request: WebhookSubscriptionRequest): Promise<SubscribeOutcome> {
+export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionRequest, opts: { ownPath?: boolean } = {}): Promise<SubscribeOutcome> {
   // Only this Grant's records: the service lists each company's subscriptions to its own
   // Grant, so another company's are neither reused nor forgotten here.
   const grant = (await writeReceiptsCaller(f)).grantId;
+  const request = opts.ownPath && grant !== undefined ? { ...asked, notificationUrl: ownPathUrl(asked.notificationUrl, grant) } : asked;
   const local = (await readLocalSubscriptions(f)).filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
   const candidates = local.filter((s) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events));
   let forgotten: string[] = [];
@@ -226,12 +232,38 @@ export async function unsubscribe(f: Factory, id: string): Promise<{ onService: 
   return { onService: 'deleted' };
 }
 
+/** The path a delivery to this URL arrives on, as a receiver sees it. */
+export function deliveryPathOf(url: string): string | undefined {
+  return URL.canParse(url) ? new URL(url).pathname : undefined;
+}
+
+/** Every secret a delivery to this profile may be signed with, and those of each delivery path. */
+export interface KnownSecrets {
+  all: string[];
+  /** The profile's own (`webhook-secret`, SVC_WEBHOOK_SECRET): tried on every path. */
+  own: string[];
+  /** Path of a subscription's notificationUrl → the secrets of the subscriptions delivering there. */
+  byPath: Map<string, string[]>;
+}
+
+async function loadSecrets(f: Factory): Promise<KnownSecrets> {
+  const store = await f.secrets();
+  const subscriptions = await readLocalSubscriptions(f);
+  const [own, ...values] = await Promise.all([PROFILE_SECRET_KEY, ...subscriptions.map((s) => subscriptionSecretKey(s.id))].map((key) => store.get(key)));
+  const byPath = new Map<string, string[]>();
+  subscriptions.forEach((subscription, i) => {
+    const secret = values[i];
+    const path = deliveryPathOf(subscription.notificationUrl);
+    if (secret === null || secret === undefined || secret === '' || path === undefined) return;
+    byPath.set(path, [...(byPath.get(path) ?? []), secret]);
+  });
+  const all = [own, ...values].filter((v): v is string => v !== null && v !== undefined && v !== '');
+  return { all: [...new Set(all)], own: own === null || own === undefined || own === '' ? [] : [own], byPath };
+}
+
 /** Every secret a delivery to this profile may be signed with. */
 export async function knownSecrets(f: Factory): Promise<string[]> {
-  const store = await f.secrets();
-  const keys = [PROFILE_SECRET_KEY, ...(await readLocalSubscriptions(f)).map((s) => subscriptionSecretKey(s.id))];
-  const values = await Promise.all(keys.map((key) => store.get(key)));
-  return [...new Set(values.filter((v): v is string => v !== null && v !== ''))];
+  return (await loadSecrets(f)).all;
 }
 
 /**
@@ -252,12 +284,16 @@ export function environmentSecretAdvice(f: Factory): ((tried: number) => string)
 /**
  * The secrets for a long-running receiver: read once, and again only when the subscription
  * file has changed since (a `svc webhook subscribe` in another terminal), so that a flood
- * of bad signatures costs a stat each, not a keychain read.
+ * of bad signatures costs a stat each, not a keychain read. A delivery to a path of its own
+ * is checked against that path's secrets only: with a subscription per company, one HMAC
+ * per delivery instead of thousands.
  */
 export interface SecretSet {
   current(): readonly string[];
-  /** Adds a secret this process just learnt (`listen --subscribe`). */
-  add(secret: string): void;
+  /** The secrets of the subscriptions that deliver to this path; undefined when none does. */
+  forPath(path: string): readonly string[] | undefined;
+  /** Adds a secret this process just learnt (`listen --subscribe`), for the path it delivers to. */
+  add(secret: string, path?: string): void;
   /** Resolves true when the file changed and brought secrets not known before. */
   refresh(): Promise<boolean>;
 }
@@ -269,12 +305,17 @@ export async function watchSecrets(f: Factory): Promise<SecretSet> {
     () => 0,
   );
   let seen = await mtimeOf();
-  let secrets = await knownSecrets(f);
+  let known = await loadSecrets(f);
   let refreshing: Promise<boolean> | undefined;
   return {
-    current: () => secrets,
-    add(secret) {
-      if (!secrets.includes(secret)) secrets = [...secrets, secret];
+    current: () => known.all,
+    forPath(delivery) {
+      const routed = known.byPath.get(delivery);
+      return routed && [...new Set([...routed, ...known.own])];
+    },
+    add(secret, delivery) {
+      if (!known.all.includes(secret)) known = { ...known, all: [...known.all, secret] };
+      if (delivery !== undefined && !known.byPath.get(delivery)?.includes(secret)) known.byPath.set(delivery, [...(known.byPath.get(delivery) ?? []), secret]);
     },
     refresh() {
       refreshing ??= (async () => {
@@ -282,9 +323,15 @@ export async function watchSecrets(f: Factory): Promise<SecretSet> {
           const mtime = await mtimeOf();
           if (mtime === seen) return false;
           seen = mtime;
-          const fresh = (await knownSecrets(f)).filter((s) => !secrets.includes(s));
-          secrets = [...secrets, ...fresh];
-          return fresh.length > 0;
+          const fresh = await loadSecrets(f);
+          const added = fresh.all.filter((s) => !known.all.includes(s));
+          // Secrets learnt in this process stay, under their paths too.
+          for (const [delivery, secrets] of known.byPath) {
+            const merged = [...new Set([...(fresh.byPath.get(delivery) ?? []), ...secrets])];
+            fresh.byPath.set(delivery, merged);
+          }
+          known = { all: [...known.all, ...added], own: fresh.own, byPath: fresh.byPath };
+          return added.length > 0;
         } catch {
           // A damaged or unreadable file keeps the secrets already known.
           return false;

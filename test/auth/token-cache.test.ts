@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTokenCache, tokenKey, type CachedToken } from '../../src/auth/token-cache.js';
+import { createTokenCache, fileShelf, secretStoreShelf, tokenKey, type CachedToken } from '../../src/auth/token-cache.js';
+import { openTokenFile } from '../../src/store/token-file.js';
 import { withLock } from '../../src/store/lock.js';
 import { fixedClock } from '../../src/clock.js';
 import { memorySecretStore } from '../../src/secrets/store.js';
@@ -20,7 +21,7 @@ afterEach(() => {
 function setup() {
   const clock = fixedClock(NOW);
   const secrets = memorySecretStore();
-  const cache = createTokenCache({ secrets, clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5 });
+  const cache = createTokenCache({ shelf: secretStoreShelf(secrets), clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5 });
   let requests = 0;
   // A token service that answers after a moment, so concurrent callers overlap.
   const fetch = async (): Promise<CachedToken> => {
@@ -76,7 +77,7 @@ describe('token cache', () => {
   it('makes one request for two caches over the same store (two processes)', async () => {
     const clock = fixedClock(NOW);
     const secrets = memorySecretStore();
-    const options = { secrets, clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5 };
+    const options = { shelf: secretStoreShelf(secrets), clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5 };
     let requests = 0;
     const fetch = async (): Promise<CachedToken> => {
       requests += 1;
@@ -85,6 +86,19 @@ describe('token cache', () => {
     };
     await Promise.all([createTokenCache(options).acquire({ ...WANT, fetch }), createTokenCache(options).acquire({ ...WANT, fetch })]);
     expect(requests).toBe(1);
+  });
+
+  it("says nothing about waiting when the lock's holder is this process (a batch's own workers)", async () => {
+    const clock = fixedClock(NOW);
+    const told: string[] = [];
+    const options = { shelf: secretStoreShelf(memorySecretStore()), clock, lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5, onWait: (text: string) => told.push(text) };
+    const fetch = async (): Promise<CachedToken> => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { access_token: 'shared', token_type: 'bearer', expires_at: new Date(NOW + 900_000).toISOString(), scope: 'write_receipts' };
+    };
+    const caches = Array.from({ length: 7 }, () => createTokenCache(options));
+    await Promise.all(caches.map((cache) => cache.acquire({ ...WANT, fetch })));
+    expect(told).toEqual([]);
   });
 
   it('discards a token after a 401 only if it is still the cached one', async () => {
@@ -138,5 +152,24 @@ describe('the renewal lock (src/store/lock.ts)', () => {
     const path = join(dir, 'locks', 'fail.lock');
     await expect(withLock(path, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await withLock(path, async () => 'ran')).toBe('ran');
+  });
+});
+
+describe('token cache on the private token file', () => {
+  it('keeps one row per Grant and scope, in a file only its owner can read', async () => {
+    const path = join(dir, 'state', 'local', 'tokens.db');
+    const cache = createTokenCache({ shelf: fileShelf(() => openTokenFile(path)), clock: fixedClock(NOW), lockDir: join(dir, 'locks'), namespace: 'local', pollMs: 5 });
+    const token = (t: string): CachedToken => ({ access_token: t, token_type: 'bearer', expires_at: new Date(NOW + 900_000).toISOString(), scope: 's' });
+    await cache.put('g-1', 'write_receipts', token('a'));
+    await cache.put('g-1', 'read_stores', token('b'));
+    await cache.put('g-2', 'write_receipts', token('c'));
+    await cache.put('g-1', 'write_receipts', token('a2'));
+    expect(Object.fromEntries(Object.entries(await cache.read('g-1')).map(([slot, t]) => [slot, t.access_token]))).toEqual({ write_receipts: 'a2', read_stores: 'b' });
+    await cache.discard('g-1', 'read_stores', 'b');
+    expect(Object.keys(await cache.read('g-1'))).toEqual(['write_receipts']);
+    expect(await cache.forget('g-2')).toBe(true);
+    expect(await cache.read('g-2')).toEqual({});
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'state', 'local')).mode & 0o777).toBe(0o700);
   });
 });

@@ -411,8 +411,8 @@ describe('receipt email', () => {
 
   it('says once on stderr when the service reports characters printed as \uFFFD or texts cut short, and not when it reports none or says nothing', async () => {
     const answers: [object, string | undefined][] = [
-      [{ replacedCharacters: 2, truncatedTexts: 1 }, 'note: the PDF prints 2 characters its font cannot show as \uFFFD and cuts 1 text short (see `svc sandbox outbox`)\n'],
-      [{ replacedCharacters: 1, truncatedTexts: 0 }, 'note: the PDF prints 1 character its font cannot show as \uFFFD (see `svc sandbox outbox`)\n'],
+      [{ replacedCharacters: 2, truncatedTexts: 1 }, 'note: the PDF cannot show 2 characters (printed as \uFFFD or left out) and cuts 1 text short (see `svc sandbox outbox`)\n'],
+      [{ replacedCharacters: 1, truncatedTexts: 0 }, 'note: the PDF cannot show 1 character (printed as \uFFFD or left out) (see `svc sandbox outbox`)\n'],
       [{ replacedCharacters: 0, truncatedTexts: 3 }, 'note: the PDF cuts 3 texts short (see `svc sandbox outbox`)\n'],
       [{ replacedCharacters: 0, truncatedTexts: 0 }, undefined],
       [{}, undefined],

@@ -32,6 +32,31 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('its security and servers, as INTERFACE.md and CONTRACT §5 say', () => {
+  type Entry = { security: Record<string, string[]>[]; description?: string };
+  const doc = openApiDocument('0.0.0') as { servers?: { url: string }[]; paths: Record<string, Record<string, Entry>>; components: { securitySchemes: Record<string, { type: string; scheme?: string }> } };
+  const op = (method: string, path: string) => doc.paths[path]![method]!;
+
+  it('client credentials in the body for the token endpoints: no HTTP Basic anywhere', () => {
+    for (const path of ['/oauth2/token', '/oauth2/refresh', '/oauth2/authorization-code/exchange']) {
+      expect(op('post', path).security, path).toEqual([]);
+      expect(op('post', path).description).toContain('client_id and client_secret in the JSON body');
+    }
+    expect(Object.values(doc.components.securitySchemes).filter((s) => s.scheme === 'basic')).toEqual([]);
+  });
+
+  it('a bearer for the Grant details and token validation; a bearer or X-API-Key for the public key', () => {
+    expect(op('get', '/oauth2/grants/{grant_id}').security).toEqual([{ bearer: [] }]);
+    expect(op('get', '/oauth2/token/validate').security).toEqual([{ bearer: [] }]);
+    for (const method of ['get', 'post']) expect(op(method, '/client-application/{clientApplicationId}/public-key').security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+  });
+
+  it('names a server even when no sandbox serves it (`svc sandbox openapi`)', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:8787' })]);
+    expect((openApiDocument('0.0.0', 'http://127.0.0.1:4000') as { servers: { url: string }[] }).servers).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:4000' })]);
+  });
+});
+
 describe('svc api path completion', () => {
   it('offers exactly the paths of the operations', async () => {
     const { OPERATION_PATHS } = await import('../../src/contract/operation-paths.js');

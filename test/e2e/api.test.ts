@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSvc } from './helpers.js';
 import { useMerchant } from './merchant.js';
+import { changeCachedTokens } from './token-file.js';
 
 const { dirs, merchant } = useMerchant();
 const api = (args: string[], input?: string) => runSvc(['api', ...args], { home: merchant().home, env: merchant().env, ...(input === undefined ? {} : { input }) });
@@ -46,15 +47,7 @@ describe('svc api', () => {
   });
 
   it('a cached token the service refuses (401) is renewed and the request sent again', async () => {
-    const file = join(merchant().home.configDir, 'secrets.json');
-    const stored = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
-    for (const [key, value] of Object.entries(stored)) {
-      if (!key.startsWith('local/token/')) continue;
-      const tokens = JSON.parse(value) as Record<string, { access_token: string }>;
-      for (const t of Object.values(tokens)) t.access_token = 'not-a-token-the-service-issued';
-      stored[key] = JSON.stringify(tokens);
-    }
-    await writeFile(file, JSON.stringify(stored));
+    await changeCachedTokens(merchant().home, ({ token }) => ({ ...token, access_token: 'not-a-token-the-service-issued' }));
     const r = await api(['GET', '/credit-note']);
     expect(r.exitCode, r.stderr).toBe(0);
   });

@@ -19,8 +19,8 @@ export type Fault =
   | { kind: 'stall' }
   /** Never answer. */
   | { kind: 'silence' }
-  /** Forward, and compress the answer with this encoding if the request accepts it (or, with `force`, anyway: RFC 9110 §12.5.3 allows it when none is named). */
-  | { kind: 'encode'; encoding: 'gzip' | 'br'; force?: boolean };
+  /** Forward, and compress the answer with this encoding if the request accepts it. */
+  | { kind: 'encode'; encoding: 'gzip' | 'br' };
 
 export interface FaultRequest {
   method: string;
@@ -122,7 +122,7 @@ function deliver(res: ServerResponse, fault: Fault | undefined, requestHeaders: 
   delete out.connection;
   delete out['keep-alive'];
   let data = body;
-  if (fault?.kind === 'encode' && (fault.force || String(requestHeaders['accept-encoding'] ?? '').includes(fault.encoding))) {
+  if (fault?.kind === 'encode' && String(requestHeaders['accept-encoding'] ?? '').includes(fault.encoding)) {
     data = fault.encoding === 'gzip' ? gzipSync(body) : brotliCompressSync(body);
     out['content-encoding'] = fault.encoding;
   }

@@ -25,6 +25,10 @@ describe('--grant SELECTOR', () => {
     // Issued for Sample Foods (by its tax ID), while the profile's default is Example Retail.
     const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--grant', foods.tax_id, '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const requestId = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    // The receipt is remembered with its company: resolving its owner needs no --grant, while
+    // the default company is told it does not exist (404, as for any object of another company).
+    expect((await m.json<{ recipients: unknown[] }>(['recipient', 'resolve', '--receipt', serviceReceiptId])).recipients.length).toBeGreaterThan(0);
+    expect((await runSvc(['recipient', 'resolve', '--receipt', serviceReceiptId, '--grant', retail.tax_id], { home: m.home, env: m.env })).exitCode).toBe(6);
 
     const ids = async (args: string[]) => (await m.json<PolledItem[]>(['credit-note', 'poll', ...args])).map((q) => q.requestId);
     expect(await ids(['--grant', foods.grant_id.slice(0, 8)])).toContain(requestId);

@@ -133,9 +133,10 @@ describe('silence', () => {
 
 describe('compressed answers', () => {
   for (const encoding of ['gzip', 'br'] as const) {
-    it(`${encoding}: poll and svc api read it decompressed`, async () => {
-      const proxy = await front((req) => (req.path.startsWith('/credit-note') ? { kind: 'encode', encoding, force: true } : undefined));
+    it(`${encoding}: asked for, and poll and svc api read it decompressed`, async () => {
+      const proxy = await front((req) => (req.path.startsWith('/credit-note') ? { kind: 'encode', encoding } : undefined));
       const polled = await svcVia(proxy, ['credit-note', 'poll', '--json']);
+      expect(proxy.seen.find((r) => r.path.startsWith('/credit-note'))?.headers['accept-encoding']).toBe('gzip, br');
       expect(polled.exitCode, polled.stderr).toBe(0);
       expect((JSON.parse(polled.stdout) as unknown[]).length).toBeGreaterThan(0);
       const api = await svcVia(proxy, ['api', 'GET', '/credit-note']);

@@ -49,7 +49,7 @@ describe('request IDs as people type them', () => {
     // request that does not exist): exit 1, as the partial-result contract says.
     const mixed = await runSvc(['credit-note', 'reject', '--yes', a, 'req-unknown-1'], { home: m.home, env: m.env });
     expect(mixed.exitCode).toBe(1);
-    expect(mixed.stderr).toContain('req-unknown-1:');
+    expect(mixed.stdout).toContain('req-unknown-1 error:');
     expect(mixed.stderr).toMatch(/2 requests were not moved to REJECTED|of 2 requests were not moved/);
   });
 });

@@ -101,14 +101,14 @@ describe('receipt send to a customer with three devices', () => {
 describe('receipt email of what the PDF cannot show as sent', () => {
   it('says so once on stderr, and the outbox row counts the characters replaced and the texts cut', async () => {
     const request = JSON.parse(await readFile(receiptFile, 'utf8')) as { products: { name: string }[] };
-    // Two characters DejaVu Sans has no glyph for, then a name past the 2,000 characters drawn.
-    request.products[0]!.name = `\u65e5\u672c ${'\u0416'.repeat(5000)}`;
+    // Two characters no font has a glyph for (private use), then a name past the 2,000 characters drawn.
+    request.products[0]!.name = `\u{10FFFD}\u{10FFFC} ${'\u0416'.repeat(5000)}`;
     const file = join(await dirs.make('svc-email-'), 'receipt.json');
     await writeFile(file, JSON.stringify(request));
     const sent = await runSvc(['receipt', 'email', '--file', file, '--to', 'alice@example.com'], { home, env });
     expect(sent.exitCode, sent.stderr).toBe(0);
     const notes = sent.stderr.split('\n').filter((line) => line.startsWith('note: the PDF'));
-    expect(notes).toEqual(['note: the PDF prints 2 characters its font cannot show as \uFFFD and cuts 1 text short (see `svc sandbox outbox`)']);
+    expect(notes).toEqual(['note: the PDF cannot show 2 characters (printed as \uFFFD or left out) and cuts 1 text short (see `svc sandbox outbox`)']);
     const listed = await runSvc(['sandbox', 'outbox'], { home, env });
     expect(listed.exitCode, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`^${sent.stdout.trim()}\\t.*\\t2\\t1$`, 'm'));

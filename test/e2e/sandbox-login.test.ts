@@ -67,6 +67,30 @@ describe('svc sandbox login', () => {
   });
 });
 
+describe('svc sandbox login holds no port', () => {
+  it('eight at once in eight profiles all succeed, while something else holds the redirect URI\'s port and never answers', async () => {
+    // What a hung login (or anything else) would do to a fixed callback port.
+    const squatter = createServer(() => undefined);
+    await new Promise<void>((resolve) => squatter.listen(Number(new URL(fixture.redirectUri).port), '127.0.0.1', resolve));
+    try {
+      const homes = await Promise.all(Array.from({ length: 8 }, () => homeWithRedirect()));
+      const logins = await Promise.all(homes.map((home) => runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: auto.url, CI: 'true' }, timeout: 90_000 })));
+      for (const login of logins) expect(login.exitCode, login.stderr).toBe(0);
+      const grants = await Promise.all(homes.map(async (home) => JSON.parse((await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: auto.url } })).stdout) as unknown[]));
+      for (const list of grants) expect(list.length).toBeGreaterThan(0);
+    } finally {
+      squatter.close();
+    }
+  });
+
+  it('--port N the sandbox has not registered: says so, not that a person is asked to approve', async () => {
+    const login = await runSvc(['sandbox', 'login', '--port', String(await freeLoopbackPort())], { home: await homeWithRedirect(), env: { SVC_BASE_URL: auto.url, CI: 'true' } });
+    expect(login.exitCode).toBe(2);
+    expect(login.stderr).toContain('Redirect URI not registered');
+    expect(login.stderr).not.toContain('a person is asked to approve');
+  });
+});
+
 describe('svc auth login with nobody to approve', () => {
   it('under CI=true without --no-browser: exit 2 at once, naming the alternatives', async () => {
     const started = Date.now();

@@ -3,7 +3,8 @@
 // backend and on a real Secret Service (gnome-keyring in a private D-Bus session); ten
 // `token get` at once in one profile make one token request; a command whose stdout reader
 // went away (`| head`) leaves no lock for the next one to wait on.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { changeCachedTokens } from './token-file.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -81,12 +82,7 @@ describe('tokens and locks under parallel processes', () => {
     await dirs.cleanup();
   });
 
-  async function dropCachedTokens(): Promise<void> {
-    const file = join(m.home.configDir, 'secrets.json');
-    const stored = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
-    for (const key of Object.keys(stored)) if (key.startsWith('local/token/')) delete stored[key];
-    await writeFile(file, JSON.stringify(stored));
-  }
+  const dropCachedTokens = () => changeCachedTokens(m.home, () => undefined);
   const tokenRequests = () => (m.sandbox.stderr().match(/POST \/oauth2\/token 200/g) ?? []).length;
 
   it('ten `token get` at once in one profile make one token request, and all print that token', async () => {

@@ -3,7 +3,7 @@
 // and while one waits for a receipt's lock, a colleague's machine stopped while it holds that
 // lock. Each ends at once with svc's own error (exit 4 or 8, the documented message), never
 // a crash or a hang, and a re-run finishes with exactly one document. A proxy in front of the
-// server (pg-fault-proxy.ts) holds the chosen statement, so "inside" is the same step every time.
+// server (test/pg-hold-proxy.ts) holds the chosen statement, so "inside" is the same step every time.
 import { cp } from 'node:fs/promises';
 import { execa, type ResultPromise } from 'execa';
 import pg from 'pg';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome, type SvcResult } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
-import { startPgFaultProxy } from './pg-fault-proxy.js';
+import { startPgHoldProxy } from '../pg-hold-proxy.js';
 
 const skip = postgresSkipReason();
 const dirs = tempDirs();
@@ -70,9 +70,10 @@ function expectUnavailable(r: { exitCode?: number | undefined; stderr: string },
 
 /** Runs ARGS through the proxy, kills PostgreSQL once `statement` is held, starts it again. */
 async function killedInside(home: SvcHome, args: string[], statement: string): Promise<SvcResult> {
-  const proxy = await startPgFaultProxy(server.port);
+  const proxy = await startPgHoldProxy({ host: '127.0.0.1', port: server.port });
   try {
-    const held = proxy.hold(statement);
+    proxy.arm(statement);
+    const held = proxy.held();
     const child = start(home, args, { SVC_DATABASE_URL: proxy.via(url) });
     await Promise.race([held, child.then((r) => Promise.reject(new Error(`ended before ${statement} was sent:\n${String(r.stderr)}`)))]);
     server.kill();
@@ -160,9 +161,10 @@ describe.skipIf(skip !== undefined)(`a team's PostgreSQL misbehaving${skip ? ` (
     const { receipt, requestId: receiptRequest } = await newRequest();
     const second = await returnRequest(receipt);
     const before = await serviceCreditNotes();
-    const proxy = await startPgFaultProxy(server.port);
+    const proxy = await startPgHoldProxy({ host: '127.0.0.1', port: server.port });
     // The stopped machine: inside its check-and-reserve, holding the lock, its next statement held, then frozen.
-    const held = proxy.hold('FOR UPDATE', { after: true });
+    proxy.arm('FOR UPDATE', { after: true });
+    const held = proxy.held();
     const stopped = start(m.home, ['credit-note', 'issue', receiptRequest, '--yes'], {
       SVC_DATABASE_URL: proxy.via(url),
       PGOPTIONS: '-c idle_in_transaction_session_timeout=6s',

@@ -3,7 +3,8 @@
 // of a receipt credited from both at once is credited once; an issue killed after the
 // service accepted it is finished from the other machine; what one issued the other lists;
 // `svc db` says where it works without ever showing the password.
-import { cp } from 'node:fs/promises';
+import { cp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 import { execa } from 'execa';
@@ -34,7 +35,7 @@ afterAll(async () => {
   await dirs.cleanup();
 });
 
-const on = (home: SvcHome, args: string[], extra: Record<string, string> = {}) => runSvc(args, { home, env: { ...m.env, SVC_DATABASE_URL: url, ...extra }, timeout: 60_000 });
+const on = (home: SvcHome, args: string[], extra: Record<string, string | undefined> = {}) => runSvc(args, { home, env: { ...m.env, SVC_DATABASE_URL: url, ...extra }, timeout: 60_000 });
 async function json<T>(home: SvcHome, args: string[]): Promise<T> {
   const r = await on(home, [...args, '--json']);
   expect(r.exitCode, `svc ${args.join(' ')}\n${r.stderr}`).toBe(0);
@@ -132,14 +133,27 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     expect(config.stdout).not.toContain(pg.password);
   });
 
-  it('the password works from PGPASSWORD; a stored database-url with a password is refused; a wrong password exits 4 (authentication) without showing it', async () => {
+  it('the password works from PGPASSWORD and from ~/.pgpass (no warning); a stored database-url with a password is refused (user:pw@, ?password=, or edited in); a wrong password exits 4 (authentication) without showing it', async () => {
     const bare = url.replace(`:${pg.password}@`, '@');
     const viaEnv = await on(other, ['db', 'status'], { SVC_DATABASE_URL: bare, PGPASSWORD: pg.password });
     expect(viaEnv.exitCode, viaEnv.stderr).toBe(0);
-    const stored = await on(other, ['config', 'set', 'database-url', url]);
-    expect(stored.exitCode).toBe(2);
-    expect(stored.stderr).toContain('database-url must not hold a password');
-    expect(stored.stderr).not.toContain(pg.password);
+    const home = await dirs.make('svc-home-');
+    await writeFile(join(home, '.pgpass'), `127.0.0.1:${pg.port}:*:svc:${pg.password}\n`, { mode: 0o600 });
+    const viaFile = await on(other, ['db', 'status'], { SVC_DATABASE_URL: bare, PGPASSWORD: undefined, HOME: home });
+    expect(viaFile.exitCode, viaFile.stderr).toBe(0);
+    expect(viaFile.stderr).toBe('');
+    for (const stored of [url, `${bare}?password=${pg.password}`]) {
+      const refused = await on(other, ['config', 'set', 'database-url', stored]);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('database-url must not hold a password');
+      expect(refused.stderr).not.toContain(pg.password);
+    }
+    const edited = await makeSvcHome(dirs);
+    await writeFile(join(edited.configDir, 'config.json'), JSON.stringify({ profiles: { local: { databaseUrl: `${bare}?password=${pg.password}` } } }));
+    const fromFile = await runSvc(['db', 'status'], { home: edited, env: { ...m.env, PGPASSWORD: undefined } });
+    expect(fromFile.exitCode, fromFile.stderr).toBe(2);
+    expect(fromFile.stderr).toContain('database-url must not hold a password');
+    expect(fromFile.stderr).not.toContain(pg.password);
     const wrong = await on(other, ['db', 'status'], { SVC_DATABASE_URL: url.replace(pg.password, 'not-the-password') });
     expect(wrong.exitCode).toBe(4);
     expect(wrong.stderr).toContain('postgres://svc:***@');

@@ -47,6 +47,17 @@ describe('a TLS front with a private CA', () => {
     expect(tls.seen.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toContain('GET /credit-note');
   });
 
+  it('trusted through SVC_CA_FILE: the command works; a file that cannot be read is exit 2 naming it', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const tls = await front(ca.valid);
+    const run = await poll(tls.url, { SVC_CA_FILE: ca.caFile });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(tls.seen.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toContain('GET /credit-note');
+    const unreadable = await poll(tls.url, { SVC_CA_FILE: `${ca.caFile}.missing` });
+    expect(unreadable.exitCode, unreadable.stderr).toBe(2);
+    expect(unreadable.stderr).toContain(`SVC_CA_FILE: cannot read ${ca.caFile}.missing (ENOENT)`);
+  });
+
   it('expired: says so, exit 1, one attempt', async (ctx) => {
     if (missing) return ctx.skip(missing);
     const tls = await front(ca.expired);

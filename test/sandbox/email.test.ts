@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +7,39 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboxMessage } from '../../src/contract/sandbox-inspect.js';
 import type { UblDocument } from '../../src/contract/template.js';
 import { MAX_LINES, renderReceiptPdf } from '../../src/sandbox/pdf.js';
+import { isCI } from '../../src/io/streams.js';
 import { requireTools } from '../e2e/require-tools.js';
 import { FOODS, START, startHarness, templateRequest, type Harness } from './receipt-helpers.js';
 
 const missingPoppler = requireTools(['pdftotext']);
+const missingCjkFont = requireCjkFont();
+
+/** A font fontconfig finds for 日 (CI installs fonts-droid-fallback): skipped without one, an error under CI. */
+function requireCjkFont(): string | undefined {
+  try {
+    const file = execFileSync('fc-match', ['--format', '%{file}', ':charset=65e5'], { encoding: 'utf8' });
+    if (/Droid|CJK|WenQuanYi|wqy|IPA|Takao|Unifont/i.test(file)) return undefined;
+  } catch {
+    // No fontconfig.
+  }
+  const reason = 'no CJK font through fontconfig (apt-get install fontconfig fonts-droid-fallback)';
+  if (isCI(process.env)) throw new Error(`CI must run this test: ${reason}`);
+  return reason;
+}
+
+/** What pdf.js (Firefox's reader) extracts, the lines of each page joined by newlines. */
+async function pdfjsText(pdf: Uint8Array): Promise<string> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const doc = await pdfjs.getDocument({ data: new Uint8Array(pdf), disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  let out = '';
+  for (let n = 1; n <= doc.numPages; n++) {
+    const content = await (await doc.getPage(n)).getTextContent();
+    for (const item of content.items) if ('str' in item) out += item.str + (item.hasEOL ? '\n' : '');
+    out += '\n';
+  }
+  await doc.destroy();
+  return out.replace(/[ \t]+/g, ' ');
+}
 
 async function pdfText(pdf: Uint8Array): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pdf-'));
@@ -180,24 +209,32 @@ describe('renderReceiptPdf: text in any script, bounded', () => {
     expect((await renderReceiptPdf({ invoiceLine: [{ item: { name: '\u06D5\u0654' } }] }, { createdAt: new Date(START) })).replaced).toBe(0);
   });
 
-  it('CJK and emoji are printed as U+FFFD, counted, and named by code point in a closing note', async () => {
-    const doc: UblDocument = { id: { value: 'R-😀-0001' }, invoiceLine: [{ item: { name: 'Crème brûlée 🍮 日本語' }, invoicedQuantity: { value: 1 } }, { item: { name: 'Family 👨‍👩‍👧 ok' } }] };
+  it('"Crème brûlée 🍮 日本語", Greek and Cyrillic come out of pdftotext and pdf.js exactly: emoji from Noto Emoji, CJK from a system font', async (ctx) => {
+    if (missingCjkFont) return ctx.skip(missingCjkFont);
+    const names = ['Crème brûlée 🍮 日本語', 'Ελληνικό λάδι', 'Русский хлеб', 'かな 中文', 'Family 👨\u200d👩\u200d👧 ok 😀'];
+    const doc: UblDocument = { id: { value: 'R-🍮-0001' }, note: 'Merci 🙏 ありがとう', invoiceLine: names.map((name) => ({ item: { name }, invoicedQuantity: { value: 1 } })) };
     const { pdf, replaced } = await renderReceiptPdf(doc, { createdAt: new Date(START) });
-    // 🍮, 日, 本, 語, and the family as one character; DejaVu Sans draws 😀 (its emoticons block).
-    expect(replaced).toBe(5);
-    const extracted = await text(pdf);
-    expect(extracted).toContain('Receipt R-😀-0001');
-    expect(extracted).toContain('Crème brûlée \uFFFD \uFFFD\uFFFD\uFFFD');
-    expect(extracted).toContain('Family \uFFFD ok');
-    expect(extracted).toMatch(/5 characters this PDF's font cannot show \(such as CJK or emoji\) are printed as \uFFFD: U\+1F36E U\+65E5 U\+672C U\+8A9E U\+1F468 U\+1F469 U\+1F467\./);
+    expect(replaced).toBe(0);
+    for (const extracted of [await text(pdf), await pdfjsText(pdf)]) {
+      for (const expected of [...names, 'Receipt R-🍮-0001', 'Merci 🙏 ありがとう']) expect(extracted).toContain(expected);
+      expect(extracted).not.toContain('\uFFFD');
+    }
   });
 
-  it('an emoji with a skin-tone modifier is one U+FFFD, and the note names both of its code points', async () => {
-    const { pdf, replaced } = await renderReceiptPdf({ note: 'Thanks \u{1F44D}\u{1F3FD}', invoiceLine: [{ item: { name: 'Thing' } }] }, { createdAt: new Date(START) });
-    expect(replaced).toBe(1);
-    const extracted = await text(pdf);
-    expect(extracted).toContain('Thanks \uFFFD ');
-    expect(extracted).toContain('1 character this PDF\'s font cannot show (such as CJK or emoji) is printed as \uFFFD: U+1F44D U+1F3FD.');
+  it('a font only for the documents that need one: plain Latin embeds DejaVu Sans alone', async () => {
+    const { pdf } = await renderReceiptPdf({ invoiceLine: [{ item: { name: 'Bread' } }] }, { createdAt: new Date(START) });
+    const fonts = pdf.toString('latin1').match(/\/BaseFont \/[A-Z]{6}\+([\w-]+)/g) ?? [];
+    expect([...new Set(fonts.map((f) => f.replace(/.*\+/, '')))].sort()).toEqual(['DejaVuSans', 'DejaVuSans-Bold']);
+  });
+
+  it('what no font can draw is printed as U+FFFD, and a modifier a font drops is counted too; both named in a closing note', async () => {
+    const { pdf, replaced } = await renderReceiptPdf({ note: 'Thanks \u{1F44D}\u{1F3FD} \u{10FFFD}!', invoiceLine: [{ item: { name: 'Thing' } }] }, { createdAt: new Date(START) });
+    // The thumb is drawn without its skin tone (Noto Emoji has none), U+10FFFD by no font.
+    expect(replaced).toBe(2);
+    for (const extracted of [await text(pdf), await pdfjsText(pdf)]) {
+      expect(extracted).toContain('Thanks \u{1F44D} \uFFFD!');
+      expect(extracted).toContain("2 characters this PDF's fonts cannot show are left out or printed as \uFFFD: U+1F3FD U+10FFFD.");
+    }
   });
 
   it('a note of a million characters without a break is cut, visibly, and long words wrap', async () => {

@@ -132,18 +132,26 @@ describe('POST /oauth2/token, client_credentials, and what its tokens reach', ()
   });
 
   describe('GET /oauth2/token/validate', () => {
-    it('answers true or false, 200 either way', async () => {
+    it('answers a presented token true or false, 200 either way', async () => {
       const [grant] = await grantsFor(h);
       const token = (await clientCredentials(h, grant.grant_id, 'read_stores')).body.access_token;
       for (const [headers, expected] of [
         [bearer(token), true],
         [bearer('unknown'), false],
-        [{}, false],
-        [{ authorization: `Basic ${token}` }, false],
       ] as const) {
         const answer = await h.get('/oauth2/token/validate', headers);
         expect(answer.status).toBe(200);
         expect(answer.text).toBe(String(expected));
+      }
+    });
+
+    it('answers no bearer token at all 401 invalid_token, as its bearer security says', async () => {
+      const [grant] = await grantsFor(h);
+      const token = (await clientCredentials(h, grant.grant_id, 'read_stores')).body.access_token;
+      for (const headers of [{}, { authorization: `Basic ${token}` }] as Record<string, string>[]) {
+        const answer = await h.get('/oauth2/token/validate', headers);
+        expect(answer.status).toBe(401);
+        expect(JSON.parse(answer.text)).toMatchObject({ error: 'invalid_token' });
       }
     });
   });

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresLedger } from '../../src/store/postgres/ledger.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from '../../src/store/postgres/schema.js';
+import { readDatabaseStatus } from '../../src/store/postgres/status.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 
 const skip = postgresSkipReason();
@@ -77,5 +78,65 @@ describe.skipIf(skip !== undefined)(`PostgreSQL migrations${skip ? ` (skipped: $
     } finally {
       await ledger.close();
     }
+  });
+
+  it('the status of a database svc never migrated creates nothing and names the pending steps', async () => {
+    const url = await (server as PgServer).database('status_readonly');
+    const status = await withPool(url, async (pool) => {
+      const client = await pool.connect();
+      try {
+        return await readDatabaseStatus(client, url);
+      } finally {
+        client.release();
+      }
+    });
+    expect(status.schemaVersion).toBe(0);
+    expect(status.pending.map((p) => p.version)).toEqual(Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => i + 1));
+    expect(status.counts).toEqual({});
+    const tables = await withPool(url, async (pool) => (await pool.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`)).rows[0] as { n: number });
+    expect(tables.n).toBe(0);
+  });
+
+  it('a database a newer svc migrated is refused, naming both versions, and left as it is', async () => {
+    const url = await (server as PgServer).database('newer');
+    await withPool(url, async (pool) => {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+        await client.query('INSERT INTO svc_schema_migrations (version) VALUES ($1)', [POSTGRES_SCHEMA_VERSION + 1]);
+      } finally {
+        client.release();
+      }
+    });
+    await expect(openPostgresLedger(url)).rejects.toThrow(`is at schema version ${POSTGRES_SCHEMA_VERSION + 1}, newer than this svc's ${POSTGRES_SCHEMA_VERSION}`);
+  });
+
+  it('migrate with nothing to do needs no CREATE right (an application role)', async () => {
+    const url = await (server as PgServer).database('app_role');
+    await withPool(url, async (pool) => {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+        await client.query(`CREATE ROLE svc_app LOGIN PASSWORD 'app-password'`);
+        await client.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+        await client.query('GRANT USAGE ON SCHEMA public TO svc_app');
+        await client.query('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO svc_app');
+        await client.query('GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO svc_app');
+      } finally {
+        client.release();
+      }
+    });
+    const app = new URL(url);
+    app.username = 'svc_app';
+    app.password = 'app-password';
+    const applied = await withPool(app.toString(), async (pool) => {
+      const client = await pool.connect();
+      try {
+        return await migrate(client);
+      } finally {
+        client.release();
+      }
+    });
+    expect(applied).toEqual([]);
   });
 });

@@ -69,8 +69,10 @@ describe('known events', () => {
       verified: true,
       duplicate: false,
       data: returnRequest('sr-1'),
+      // The company the event is of: one listener may receive for thousands.
+      companyId: 'c0000000-0000-4000-8000-000000000001',
     });
-    expect(second).toEqual({ id: bodyId(created), event: 'CREDIT_NOTE_CREATED', receivedAt: new Date(NOW).toISOString(), verified: true, duplicate: false, data: envelope() });
+    expect(second).toEqual({ id: bodyId(created), event: 'CREDIT_NOTE_CREATED', receivedAt: new Date(NOW).toISOString(), verified: true, duplicate: false, data: envelope(), companyId: 'c0000000-0000-4000-8000-000000000001' });
     const stderr = h.streams.stderr();
     expect(stderr).toContain(`--> RETURN_REQUESTED  ${bodyId(returned).slice(0, 12)}  receipt sr-1  2 items\n`);
     expect(stderr).toContain(`--> CREDIT_NOTE_CREATED  ${bodyId(created).slice(0, 12)}  credit note cn-1  SERVICE, UBL_CREDIT_NOTE\n`);

@@ -1,11 +1,13 @@
 // `svc api METHOD PATH`: any operation of the interface with the profile's base URL and
 // credentials, the way `gh api` does it. The same client as every command: retries where
 // they are safe, a token renewed after a 401, the exit codes of CLI.md for a refusal. The
-// credentials follow the path: none for /oauth2/ and /sandbox/, a token with the
-// manage_client_applications scope for /client-application/, and for the rest what
-// `receipt send` uses (the Grant's write_receipts token, or the company API key).
+// credentials follow the path: a read_stores token of that Grant for GET /oauth2/grants/{id},
+// the usual token for /oauth2/token/validate, none for the other /oauth2/ and /sandbox/ paths,
+// the company API key (or else a manage_client_applications token) for the public key, and for
+// the rest what `receipt send` uses (the Grant's write_receipts token, or the company API key).
 import { writeReceiptsCaller } from '../../api/caller.js';
 import { MANAGE_SCOPE } from '../../api/client-application.js';
+import { DETAILS_SCOPE } from '../../auth/grant-details.js';
 import type { ApiKeyAuth, Method, TokenSource } from '../../api/client.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -42,18 +44,33 @@ export async function run(opts: ApiOptions, f: Factory): Promise<void> {
   const auth = await credentialsFor(f, opts.path);
   const res = await api.requestRaw({ method, path: opts.path, ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}), headers, ...(auth ? { auth } : {}), accept: 'application/json' });
   if (opts.include) {
-    f.io.stdout.write(`HTTP ${res.status}\n`);
-    for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) f.io.stdout.write(`${name}: ${Array.isArray(value) ? value.join(', ') : value}\n`);
-    f.io.stdout.write('\n');
+    // Before the body, and never through --jq, which filters the body only (as `gh api -i --jq`).
+    const out = f.io.unfilteredStdout ?? f.io.stdout;
+    out.write(`HTTP ${res.status}\n`);
+    for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) out.write(`${name}: ${Array.isArray(value) ? value.join(', ') : value}\n`);
+    out.write('\n');
   }
   f.io.stdout.write(res.body);
   if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) f.io.stdout.write('\n');
 }
 
+/** INTERFACE.md: the Grant's details want a bearer with read_stores, for that Grant. */
+const GRANT_DETAILS = /^\/oauth2\/grants\/([^/?#]+)$/;
+/** CONTRACT.md §5: a company API key, or a bearer with manage_client_applications. */
+const PUBLIC_KEY = /^\/client-application\/[^/?#]+\/public-key$/;
+
+/** What the path needs (INTERFACE.md, CONTRACT.md §5), and nothing where it needs nothing. */
 async function credentialsFor(f: Factory, path: string): Promise<TokenSource | ApiKeyAuth | undefined> {
-  if (path.startsWith('/oauth2/') || path.startsWith('/sandbox/') || path === '/openapi.json') return undefined;
-  if (path.startsWith('/client-application')) {
-    const { tokenSourceFor } = await import('../../auth/session.js');
+  const bare = path.replace(/[?#].*$/, '');
+  const { tokenSourceFor } = await import('../../auth/session.js');
+  const grant = GRANT_DETAILS.exec(bare);
+  if (grant) return tokenSourceFor(f, { grant: decodeURIComponent(grant[1]!), scope: DETAILS_SCOPE });
+  // Asks about the token it is sent: the one every other command would use.
+  if (bare === '/oauth2/token/validate') return (await writeReceiptsCaller(f)).auth;
+  if (bare.startsWith('/oauth2/') || bare.startsWith('/sandbox/') || bare === '/openapi.json') return undefined;
+  if (bare.startsWith('/client-application')) {
+    const apiKey = PUBLIC_KEY.test(bare) && !f.env.SVC_TOKEN ? await (await f.secrets()).get('api-key') : null;
+    if (apiKey) return { apiKey };
     return tokenSourceFor(f, { scope: MANAGE_SCOPE });
   }
   return (await writeReceiptsCaller(f)).auth;

@@ -22,6 +22,7 @@ import {
   type ClientCredentials,
 } from '../../auth/credentials.js';
 import {
+  authorizeAutomatically,
   authorizeInBrowser,
   cachedFromRecord,
   redeemForGrants,
@@ -51,6 +52,8 @@ export interface LoginDeps {
    * demo GETs the URL from an auto-approving sandbox and follows its redirect).
    */
   openUrl?: OpenUrl;
+  /** An --auto-approve sandbox (`svc sandbox login`): its redirect is read without listening anywhere. */
+  autoApprove?: boolean;
 }
 
 export interface LoginResult {
@@ -80,7 +83,7 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
   const client: ClientCredentials = { clientId, clientSecret: secret };
   const api = await f.api();
   const present = personPresent(f.io, f.env);
-  if (opts.browser && deps.openUrl === undefined && !present) {
+  if (opts.browser && deps.openUrl === undefined && !deps.autoApprove && !present) {
     // No terminal or CI: nobody would see a browser, and the command would wait its whole timeout.
     throw new UsageError('nobody is here to approve the login in a browser (no terminal, or CI)', {
       hint: 'against a sandbox started with --auto-approve: `svc sandbox login`; to approve elsewhere: `svc auth login --no-browser`; in CI without a login: SVC_API_KEY, or SVC_CLIENT_ID + SVC_CLIENT_SECRET + SVC_GRANT_ID',
@@ -88,7 +91,9 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
   }
   await checkServiceAnswers(api);
   const openUrl = opts.browser ? (deps.openUrl ?? (present ? systemBrowser(f.io) : undefined)) : undefined;
-  const authorization = await authorizeInBrowser({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, timeoutMs, openUrl, automatic: opts.browser && deps.openUrl !== undefined });
+  const authorization = deps.autoApprove
+    ? await authorizeAutomatically({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, clientAt: f.apiAt })
+    : await authorizeInBrowser({ io: f.io, baseUrl: api.baseUrl, clientId, redirectUri, scopes, timeoutMs, openUrl, automatic: opts.browser && deps.openUrl !== undefined });
 
   const config = await f.config();
   const cache = profileTokenCache(f, secrets, profile);
@@ -122,7 +127,9 @@ export async function login(opts: LoginOptions, f: Factory, deps: LoginDeps = {}
  */
 async function checkServiceAnswers(api: ApiClient): Promise<void> {
   try {
-    await api.requestRaw({ method: 'GET', path: '/oauth2/token/validate', retry: false });
+    // With a token that is none (the answer: false), since the operation requires a bearer
+    // (a proxy that checks requests against the OpenAPI document, Prism, refuses it without).
+    await api.requestRaw({ method: 'GET', path: '/oauth2/token/validate', auth: 'svc-checks-that-the-service-answers', retry: false });
   } catch (error) {
     if (error instanceof ApiError) return;
     throw error;

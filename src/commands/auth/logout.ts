@@ -8,6 +8,7 @@ import { CLIENT_SECRET_KEY } from '../../auth/credentials.js';
 import { refreshTokenKey } from '../../auth/flows.js';
 import { forgetAuthorizations, knownIds, readAuthorizations } from '../../auth/profile.js';
 import { profileTokenCache } from '../../auth/session.js';
+import { tokenKey } from '../../auth/token-cache.js';
 import { BUILTIN_PROFILES } from '../../config/defaults.js';
 import { environmentGrant, resolveProfileName } from '../../config/settings.js';
 import type { ConfigStore } from '../../config/store.js';
@@ -57,7 +58,11 @@ async function logout(f: Factory, config: ConfigStore, profile: string, secrets:
   const cache = profileTokenCache(f, secrets, profile);
   const ids = new Set([...knownIds(auth), ...[auth.grant, extra].filter((id): id is string => id !== undefined)]);
   let tokens = 0;
-  for (const id of ids) if (await cache.forget(id)) tokens += 1;
+  for (const id of ids) {
+    // Tokens cached in the secret store by versions before the token file go too.
+    const legacy = secrets.backend === 'keychain' || secrets.backend === 'file' ? await secrets.delete(tokenKey(id)) : false;
+    if ((await cache.forget(id)) || legacy) tokens += 1;
+  }
   let refreshTokens = 0;
   for (const company of auth.companies) if (await secrets.delete(refreshTokenKey(company.merchant_id))) refreshTokens += 1;
   const clientSecret = await secrets.delete(CLIENT_SECRET_KEY);

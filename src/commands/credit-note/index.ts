@@ -87,7 +87,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .action((requestId: string | undefined, flags: { original?: string; documentNumber?: string; item?: string[]; yes?: boolean; dryRun?: boolean; complete?: boolean; idempotencyKey?: string; abandonPending?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./issue.js'), { requestId, ...flags }),
     );
-  grantOption(cn.command('triage'))
+  fanOutOptions(grantOption(cn.command('triage')))
     .description('work through the open requests, oldest first, one key each (terminal only)')
     .option('--status <status>', 'only these of the open statuses (repeatable, or comma-separated)', collect)
     .option('--receipt <id>', "only requests of this receipt: its document number or serviceReceiptId, or a unique prefix")
@@ -96,14 +96,15 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
     .option('--reason <code>', 'only requests with a line of this reason code')
     .option('--refund <preference>', 'only requests asking this refund')
-    .action((flags: { status?: string[]; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string }, cmd: Command) => {
-      const { status, receipt, customer, olderThan, newerThan, reason, refund } = flags;
-      return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund });
+    .action((flags: { status?: string[]; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => {
+      const { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency } = flags;
+      return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency });
     });
   grantOption(cn.command('template'))
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
-    .action((flags: { file: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
+    .option('--strict', 'refuse members the interface does not name (default: a warning naming each)')
+    .action((flags: { file: string; strict?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
 }
 
 function isSettableStatus(value: string): boolean {

@@ -17,18 +17,20 @@ import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } fr
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
 import { rememberFoundUnder } from '../../store/found-under.js';
 import { counted } from '../../io/plural.js';
-import { arrangement, columns, footerOf, queueFilter, reportUnreadable, watch, type PollOptions, type Polled, type PolledItem, type WatchDeps } from './poll.js';
+import { note } from '../../io/streams.js';
+import { arrangement, columns, footerOf, reportUnreadable, watch, type PollOptions, type Polled, type PolledItem, type WatchDeps } from './poll.js';
 
 /** A queue item of one of several companies. */
 type CompanyItem = PolledItem & { grantId: string; companyId: string };
 
 export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): Promise<void> {
-  queueFilter(opts, f.clock.now());
   const arrange = arrangement(opts);
   const concurrency = concurrencyOf(opts.concurrency);
   const targets = await fanOutTargets(f, opts);
   const keys = opts.decrypt ? await loadKeyring(f) : undefined;
+  // The same selection as a single company's poll (--receipt, --customer, --reason, --refund …).
   const selection = await queueSelection(f, opts, { decrypt: keys !== undefined });
+  if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
   const filter = selection.filter;
   arrange.select(selection.decrypted);
   const companies = new Map(targets.map((t) => [t.id, t.company]));

@@ -69,9 +69,9 @@ export function run(opts: PollOptions, f: Factory): Promise<void> {
 }
 
 export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}): Promise<void> {
-  if (fansOut(opts)) return (await import('./poll-all.js')).pollAll(opts, f, deps);
   // Every flag is checked before anything is fetched.
   queueFilter(opts, f.clock.now());
+  if (fansOut(opts)) return (await import('./poll-all.js')).pollAll(opts, f, deps);
   const intervalMs = opts.watch ? intervalOf(opts.interval) : 0;
   const arrange = arrangement(opts);
   const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? loadKeyring(f) : undefined]);

@@ -2,7 +2,8 @@
 // one PATCH of the request's status. A refused move exits 7 with the service's account of
 // the current state and the moves it allows. Before accepting, the request is kept in the
 // ledger (CONTRACT §8): a service may stop listing it once it is no longer PENDING, and
-// `issue` and `complete` still need it. Without an ID a terminal offers the requests the
+// `issue` and `complete` still need it. A partial acceptance records its part in the ledger
+// first (CONTRACT §8). Without an ID a terminal offers the requests the
 // verb can move (src/credit-notes/moves.ts). A final move (REJECTED, COMPLETED; `status`
 // to either runs `reject` or `complete`) is confirmed on a terminal, naming each request's
 // document number, lines and amount, and needs --yes elsewhere. A rejection's reason
@@ -14,19 +15,19 @@ import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
-import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
-import { approvedPart } from '../../credit-notes/approved.js';
-import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
-import { askedPart } from '../../credit-notes/part.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../crypto/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
-import { parseItem, type ItemQuantity } from '../item-flag.js';
+import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
+import { approvedPart } from '../../credit-notes/approved.js';
+import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
+import { askedPart } from '../../credit-notes/part.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
+import { parseItem, type ItemQuantity } from '../item-flag.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
-import { writeJson } from '../../io/output.js';
+import { oneLine, writeJson } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
@@ -42,11 +43,11 @@ export interface StatusOptions {
 
 export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   const status = settable(opts.status);
-  // The same move as its own verb, confirmed alike: REJECTED is `reject`, COMPLETED `complete`,
-  // PARTIALLY_ACCEPTED `accept --partial` (the part is recorded with it).
+  // The same move as its own verb, confirmed alike: REJECTED is `reject`, COMPLETED `complete`.
   if (status === 'REJECTED') return reject.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes, reason: opts.reason }, f, 'credit-note status');
   if (opts.reason !== undefined) throw new UsageError('--reason goes with REJECTED', { hint: 'a reason is kept only for a rejection' });
   if (status === 'COMPLETED') return complete.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes }, f, 'credit-note status');
+  // The same move as `accept --partial`: the part is recorded with it (asked for, or --item there).
   if (status === 'PARTIALLY_ACCEPTED') return accept.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], partial: true }, f);
   const requestIds = await givenOrPicked(f, opts.requestId === undefined ? [] : [opts.requestId], {
     command: 'credit-note status',
@@ -84,7 +85,7 @@ export const accept: Verb<AcceptOptions> = {
     const requestIds = await resolveRequestIds(f, caller, given);
     const parts = new Map<string, ItemQuantity[]>();
     for (const requestId of requestIds) parts.set(requestId, await partToAccept(f, caller, requestId, items));
-    await setStatuses(f, requestIds, 'PARTIALLY_ACCEPTED', { parts });
+    await setStatuses(f, requestIds, 'PARTIALLY_ACCEPTED', { resolvedBy: caller, parts });
   },
 };
 
@@ -221,15 +222,16 @@ function settable(value: string): SettableQueueItemStatus {
 }
 
 /**
- * Moves each request (IDs or unique prefixes, unless `resolvedBy` resolved them) in turn and reports each: one line per request
- * (`ID STATUS`, or the error on stderr), --json an array of results. A failure does not stop
- * the others; the command then exits with the first failure's code.
+ * Moves each request (IDs or unique prefixes, unless `resolvedBy` resolved them) in turn and
+ * reports each on stdout: one line per request (`ID STATUS`, or `ID error: MESSAGE`), --json
+ * an array of results and `{ requestId, error }` elements. A failure does not stop the
+ * others; the exit code is then the partial-result contract's (PartialFailureError).
  */
 async function setStatuses(
   f: Factory,
   given: readonly string[],
   status: SettableQueueItemStatus,
-  more: { reason?: string | undefined; parts?: ReadonlyMap<string, readonly ItemQuantity[]>; resolvedBy?: Caller } = {},
+  more: { reason?: string | undefined; resolvedBy?: Caller; parts?: ReadonlyMap<string, readonly ItemQuantity[]> } = {},
 ): Promise<void> {
   const { reason, parts } = more;
   const caller = more.resolvedBy ?? (await callerForRequests(f, given));
@@ -253,7 +255,9 @@ async function setStatuses(
       if (requestIds.length === 1) throw error;
       failures.push(error);
       results.push({ requestId, error: errorReport(error) });
-      if (!f.io.json) note(f.io, `${requestId}: ${error instanceof Error ? error.message : String(error)}`);
+      // A failure is an element of the result like a success (the partial-result contract):
+      // on stdout, where a script reading the lines finds every request once.
+      if (!f.io.json) println(f.io, `${requestId} error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     }
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);

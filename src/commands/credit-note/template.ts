@@ -9,14 +9,18 @@ import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { jsonText, writeJson } from '../../io/output.js';
 import { println } from '../../io/streams.js';
-import { hashedTemplate } from '../receipt/template-step.js';
+import { checkMembers, hashedTemplate } from '../receipt/template-step.js';
 
 export interface TemplateOptions {
   file: string;
+  /** Refuse members the interface does not name instead of warning. */
+  strict?: boolean | undefined;
 }
 
 export async function run(opts: TemplateOptions, f: Factory): Promise<void> {
-  const request = parseOrThrow(CreditNoteTemplateRequest, await readJsonInput(opts.file, f), inputName(opts.file));
+  const value = await readJsonInput(opts.file, f);
+  const request = parseOrThrow(CreditNoteTemplateRequest, value, inputName(opts.file));
+  checkMembers(f, CreditNoteTemplateRequest, value, inputName(opts.file), opts.strict);
   const caller = await writeReceiptsCaller(f);
   const { document, templateHash } = await hashedTemplate(f, 'creating the credit note template', () => createCreditNoteTemplate(caller, request));
   if (f.io.json) return writeJson(f.io, { ...document, templateHash });

@@ -19,8 +19,8 @@
 import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { matchesFilter } from '../../credit-notes/filter.js';
 import { openRequests } from '../../credit-notes/pick.js';
-import { queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 import { askPart as askAcceptedPart } from '../../credit-notes/accepted-part.js';
+import { queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { reasonProblem } from '../../credit-notes/rejection.js';
@@ -32,12 +32,13 @@ import { printable } from '../../io/printable.js';
 import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
 import type { ItemQuantity } from '../item-flag.js';
+import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { describeDecision, run as issue } from './issue.js';
 import { run as show } from './show.js';
 import { accept, complete, reject } from './status.js';
 
 /** poll's filters: which of the open requests to walk. */
-export type TriageOptions = Omit<QueueFilterFlags, 'all'>;
+export type TriageOptions = Omit<QueueFilterFlags, 'all'> & FanOutFlags;
 
 type Key = 'a' | 'p' | 'r' | 'i' | 'c' | 's' | 'b' | '?' | 'q';
 
@@ -54,8 +55,9 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     throw new UsageError('triage is a walk on a terminal and prints no JSON', { hint: 'in scripts: `svc credit-note poll --json`, then accept, reject or issue --json' });
   }
   const selection = await queueSelection(f, opts, { decrypt: true });
-  const caller = await writeReceiptsCaller(f);
-  const queue = (await openRequests(f, caller)).filter((i) => matchesFilter(i, selection.filter) && (selection.decrypted?.(i) ?? true));
+  // Over many companies, each request is decided for its own (triage-all.ts).
+  const all = fansOut(opts) ? await (await import('./triage-all.js')).openRequestsOfAll(f, opts) : await openRequestsOfOne(f);
+  const queue = all.open.filter((i) => matchesFilter(i, selection.filter) && (selection.decrypted?.(i) ?? true));
   if (queue.length === 0) {
     note(f.io, selection.nothingBecause ?? `there are no open return requests${filtered(opts) ? ' that match' : ''}: nothing to triage`);
     return;
@@ -65,7 +67,10 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     // `b` goes back to the request before, to decide it again (as it is now).
     for (let index = 0; index < queue.length; ) {
       tally.seen = Math.max(tally.seen, index + 1);
-      const next = await walkOne(f, caller, queue[index]!, tally, index);
+      const item = queue[index]!;
+      const company = all.companyOf(item);
+      if (company !== undefined) note(f.io, `\n${theme(f.io).bold(printable(company))}`);
+      const next = await walkOne(f, await all.callerOf(item), item, tally, index);
       if (next === 'quit') break;
       index = next === 'back' ? Math.max(0, index - 1) : index + 1;
     }
@@ -76,6 +81,12 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     note(f.io, '');
     writeRecord(f.io, summaryFields(tally), tally);
   }
+}
+
+/** The open requests of the company the command acts for. */
+async function openRequestsOfOne(f: Factory): Promise<{ open: ReadItem[]; callerOf(item: ReadItem): Promise<Caller>; companyOf(item: ReadItem): string | undefined }> {
+  const caller = await writeReceiptsCaller(f);
+  return { open: await openRequests(f, caller), callerOf: async () => caller, companyOf: () => undefined };
 }
 
 /** One request, decided: on to the next one, back to the one before, or the end of the walk. */
@@ -233,7 +244,7 @@ async function currentStatus(f: Factory, caller: Caller, requestId: string): Pro
 }
 
 function filtered(opts: TriageOptions): boolean {
-  return Object.values(opts).some((v) => v !== undefined);
+  return [opts.status, opts.receipt, opts.customer, opts.olderThan, opts.newerThan, opts.reason, opts.refund].some((v) => v !== undefined);
 }
 
 /** An error as main.ts prints it (control characters made visible), without ending the walk. */

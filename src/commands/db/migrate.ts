@@ -11,7 +11,7 @@ export type MigrateOptions = Record<string, never>;
 
 export async function run(_opts: MigrateOptions, f: Factory): Promise<void> {
   const url = await requireDatabaseUrl(f);
-  const pool = await openPool(url);
+  const pool = await openPool(url, { env: f.env });
   try {
     const client = await pool.connect();
     try {

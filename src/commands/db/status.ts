@@ -1,21 +1,39 @@
-// `svc db status`: which database, at which schema version, holding how much. Never the password.
+// `svc db status`: which database, at which schema version, what `svc db migrate` would still
+// apply, and how much it holds. Read-only: a database svc never migrated is described, not
+// created. Never the password.
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
+import { databaseError, openPool } from '../../store/postgres/pool.js';
+import { readDatabaseStatus } from '../../store/postgres/status.js';
 import { requireDatabaseUrl } from './database.js';
 
 export type StatusOptions = Record<string, never>;
 
 export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
-  await requireDatabaseUrl(f);
-  const status = await (await f.ledger()).status();
-  writeRecord(
-    f.io,
-    [
-      ['engine', status.engine],
-      ['database', status.location],
-      ['schema version', String(status.schemaVersion)],
-      ...Object.entries(status.counts).map(([name, n]): [string, string] => [name, String(n)]),
-    ],
-    status,
-  );
+  const url = await requireDatabaseUrl(f);
+  const pool = await openPool(url, { env: f.env });
+  try {
+    const client = await pool.connect();
+    try {
+      const status = await readDatabaseStatus(client, url);
+      const newer = status.schemaVersion > status.svcSchemaVersion;
+      writeRecord(
+        f.io,
+        [
+          ['engine', status.engine],
+          ['database', status.location],
+          ['schema version', `${status.schemaVersion}${newer ? ` (newer than this svc's ${status.svcSchemaVersion}: upgrade svc)` : ''}`],
+          ['pending', status.pending.length === 0 ? 'nothing' : status.pending.map((p) => `${p.version}: ${p.does}`).join('; ') + ' (svc db migrate)'],
+          ...Object.entries(status.counts).map(([name, n]): [string, string] => [name, String(n)]),
+        ],
+        status,
+      );
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    throw databaseError(url, error);
+  } finally {
+    await pool.end();
+  }
 }

@@ -90,6 +90,13 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['sandbox', 'deliveries', creditNoteId]);
     await demo.svc(['credit-note', 'poll', '--status', 'COMPLETED']);
 
+    heading('Accept only part of a return: the part is recorded, and the credit note is exactly it');
+    const partRequestId = (
+      await demo.svc(['sandbox', 'trigger', 'return-request', receiptId, '--item', '4001234567890:1', '--item', '4009876543210:1'])
+    ).trim();
+    await demo.svc(['credit-note', 'accept', partRequestId, '--item', '4009876543210:1']);
+    await demo.svc(['credit-note', 'issue', partRequestId, '--yes', '--complete']);
+
     heading('Both events reached the receiver, verified and decrypted');
     await listener.waitFor(/--> RETURN_REQUESTED[\s\S]*--> CREDIT_NOTE_CREATED|--> CREDIT_NOTE_CREATED[\s\S]*--> RETURN_REQUESTED/);
     await listener.stop();

@@ -44,7 +44,8 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
 async function listDetails(f: Factory, opts: ListOptions, fromEnv: string | undefined, companies: number): Promise<void> {
   if (companies > 0) note(f.io, 'code-flow companies have no Grant details; they are left out');
   const concurrency = concurrencyOf(opts.concurrency);
-  const targets = fansOut(opts) ? await fanOutTargets(f, opts) : await profileGrants(f, fromEnv);
+  const grants = await profileGrants(f, fromEnv);
+  const targets = fansOut(opts) ? (await fanOutTargets(f, opts)).filter((t) => grants.some((g) => g.id === t.id)) : grants;
   const result = await fanOut(f, targets, (g, target) => fetchGrantDetails(g, target.id), { concurrency, what: 'fetching Grant details' });
   failIfAllFailed(f, result.failed, targets.length, 'read');
   const details = result.ok.map(({ target, value }) => ({ ...value, grantId: target.id, companyId: target.companyId }));

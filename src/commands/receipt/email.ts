@@ -15,12 +15,14 @@ export interface EmailOptions {
   file: string;
   to: string;
   issueDate?: string | undefined;
+  /** Refuse members the interface does not name instead of warning. */
+  strict?: boolean | undefined;
 }
 
 export async function run(opts: EmailOptions, f: Factory): Promise<void> {
   // Checked as the request member, so the message names `to` rather than "(root)".
   const { to } = parseOrThrow(ReceiptEmailRequest.pick({ to: true }), { to: opts.to.trim() }, '--to');
-  const request = await readTemplateRequest(f, opts.file, undefined, opts.issueDate);
+  const request = await readTemplateRequest(f, opts.file, undefined, opts.issueDate, opts.strict);
   const caller = await writeReceiptsCaller(f);
   const { document } = await fetchTemplate(f, caller, request);
   const sent = await withSpinner(f.io, 'queueing the email', () => emailReceipt(caller, { to, template: document }, randomUUID()));
@@ -37,7 +39,7 @@ function renderingNote(sent: ReceiptEmailResponse): string | undefined {
   const replaced = sent.replacedCharacters ?? 0;
   const cut = sent.truncatedTexts ?? 0;
   const parts = [
-    replaced > 0 ? `prints ${replaced} character${replaced === 1 ? '' : 's'} its font cannot show as \uFFFD` : '',
+    replaced > 0 ? `cannot show ${replaced} character${replaced === 1 ? '' : 's'} (printed as \uFFFD or left out)` : '',
     cut > 0 ? `cuts ${cut} text${cut === 1 ? '' : 's'} short` : '',
   ].filter((part) => part !== '');
   return parts.length === 0 ? undefined : `note: the PDF ${parts.join(' and ')} (see \`svc sandbox outbox\`)`;

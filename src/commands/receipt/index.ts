@@ -9,18 +9,20 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .description('validate a receipt and get its template and templateHash from the service')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .option('--issue-date <when>', "the receipt's issueDate instead of the file's: an ISO 8601 time, or now")
-    .action((flags: { file: string; issueDate?: string }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
+    .option('--strict', 'refuse members the interface does not name (default: a warning naming each)')
+    .action((flags: { file: string; issueDate?: string; strict?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./template.js'), flags));
   identifierOptions(grantOption(receipt.command('send')).description('encrypt a receipt for every device of a customer and submit it'))
     .option('--file <path>', 'template request JSON, or - for stdin')
     .option('--customer <path>', 'customer details JSON injected into the document')
     .option('--issue-date <when>', "the receipt's issueDate instead of the file's: an ISO 8601 time, or now")
+    .option('--strict', 'refuse members the interface does not name (default: a warning naming each)')
     .option('--store <id>', 'store the receipt is issued for')
     .option('--dry-run', 'build and encrypt, but do not submit')
     .option('--idempotency-key <key>', 'Idempotency-Key of the submission (default: derived from the issuer and the document number)')
     .option('--abandon-pending', 'close a submission of this receipt left under way instead of resuming it')
     .option('--batch <file.jsonl>', 'issue one receipt per line (template + recipient); NDJSON results on stdout')
     .option('--concurrency <n>', 'receipts in flight with --batch (default 8)')
-    .action((flags: IdentifierFlags & { file?: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean; batch?: string; concurrency?: string; issueDate?: string }, cmd: Command) =>
+    .action((flags: IdentifierFlags & { file?: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean; batch?: string; concurrency?: string; issueDate?: string; strict?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./send.js'), flags),
     );
   grantOption(receipt.command('email'))
@@ -28,7 +30,8 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')
     .requiredOption('--to <email>', 'recipient address')
     .option('--issue-date <when>', "the receipt's issueDate instead of the file's: an ISO 8601 time, or now")
-    .action((flags: { file: string; to: string; issueDate?: string }, cmd: Command) => ctx.run(cmd, () => import('./email.js'), flags));
+    .option('--strict', 'refuse members the interface does not name (default: a warning naming each)')
+    .action((flags: { file: string; to: string; issueDate?: string; strict?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./email.js'), flags));
   receipt
     .command('list')
     .description('receipts this machine issued (local records)')

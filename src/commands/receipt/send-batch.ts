@@ -1,12 +1,14 @@
-// `svc receipt send --batch FILE.jsonl`: many receipts in one process, one token, N in
-// flight (CLI.md). Each line is `{ "template": <template request>, one of "email" | "phone"
-// | "iban" | "card", "customer"?: {…}, "store"?: "…" }`, and gets one NDJSON line on stdout
-// as it finishes: `{ "line": N, "serviceReceiptId": "…" }` or `{ "line": N, "error": {…} }`.
+// `svc receipt send --batch FILE.jsonl`: many receipts in one process, one token per company,
+// N in flight (CLI.md). Each line is `{ "template": <template request>, one of "email" |
+// "phone" | "iban" | "card", "customer"?: {…}, "store"?: "…", "grant"?: "…" }` ("grant": a
+// selector as --grant takes it, so one batch issues for many companies, each under its own
+// Grant), and gets one NDJSON line on stdout as it finishes: `{ "line": N,
+// "serviceReceiptId": "…" }` (plus "grantId" for a line that named one) or `{ "line": N, "error": {…} }`.
 // A bad line is reported with its number and field and stops nothing else. Every receipt
 // goes through the ledger like a single `receipt send` (src/receipts/issue.ts), so a batch
 // killed or interrupted half-way is finished by running it again: what was issued is
 // reported again, what was under way is resumed, and only what is missing is issued.
-import { writeReceiptsCaller } from '../../api/caller.js';
+import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
 import { CustomerDetails } from '../../contract/receipt.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { validate } from '../../contract/validate.js';
@@ -20,6 +22,7 @@ import { fitWidth } from '../../io/width.js';
 import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
 import { AlreadySubmittedError } from '../../receipts/submission.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
+import { rememberFoundUnder } from '../../store/found-under.js';
 import type { SendOptions } from './send.js';
 
 /** The sandbox refills 50 requests a second per client and a receipt takes 3: a few in flight keep it busy without a wall of 429s. */
@@ -33,7 +36,7 @@ export interface LineError {
   details?: { path: string; message: string }[];
 }
 
-export type LineResult = { line: number; serviceReceiptId: string } | { line: number; error: LineError };
+export type LineResult = { line: number; serviceReceiptId: string; grantId?: string } | { line: number; error: LineError };
 
 /** A receipt that failed, and the exit code the batch ends with when all failures agree. */
 class BatchError extends SvcError {
@@ -54,11 +57,12 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   }
   const concurrency = concurrencyOf(opts.concurrency);
   const lines = parseLines((await readBytesInput(file, f)).toString('utf8').replace(/^\ufeff/, ''));
-  const caller = await writeReceiptsCaller(f);
+  const callerFor = callers(f);
   const ledger = await f.ledger();
   const progress = createProgress(f, lines.length);
   const quiet: IssueUi = { step: (_label, work) => work(), note: () => undefined };
   const failures: { line: number; exitCode: ExitCode }[] = [];
+  const issued: [serviceReceiptId: string, grantId: string][] = [];
 
   const emit = (result: LineResult) => {
     progress.print(`${jsonText(result)}\n`);
@@ -74,8 +78,10 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
         continue;
       }
       try {
+        const caller = await callerFor(entry.grant);
         const { record } = await issueReceipt(f, caller, ledger, entry.input, quiet);
-        emit({ line: entry.line, serviceReceiptId: record.serviceReceiptId });
+        if (caller.grantId !== undefined) issued.push([record.serviceReceiptId, caller.grantId]);
+        emit({ line: entry.line, serviceReceiptId: record.serviceReceiptId, ...(entry.grant === undefined ? {} : { grantId: caller.grantId ?? entry.grant }) });
       } catch (error) {
         failures.push({ line: entry.line, exitCode: error instanceof SvcError ? error.exitCode : ExitCode.failure });
         emit({ line: entry.line, error: lineError(error) });
@@ -84,6 +90,8 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, lines.length)) }, worker));
   progress.done();
+  // Each receipt with its company, so that later commands on it need no --grant.
+  await rememberFoundUnder(f, 'receipts', issued);
 
   if (failures.length === 0) return;
   const numbers = failures.map((x) => x.line).sort((a, b) => a - b);
@@ -94,7 +102,21 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   );
 }
 
-type ParsedLine = { line: number; input: ReceiptInput } | { line: number; error: LineError };
+type ParsedLine = { line: number; input: ReceiptInput; grant?: string } | { line: number; error: LineError };
+
+/** One caller (one token) per Grant a line names, and the command's own for lines naming none. */
+function callers(f: Factory): (grant: string | undefined) => Promise<Caller> {
+  const made = new Map<string, Promise<Caller>>();
+  return (grant) => {
+    const key = grant ?? '';
+    let caller = made.get(key);
+    if (caller === undefined) {
+      caller = writeReceiptsCaller(f, grant);
+      made.set(key, caller);
+    }
+    return caller;
+  };
+}
 
 /** Every non-blank line, checked before anything is sent; a bad one is kept as its error. */
 export function parseLines(text: string): ParsedLine[] {
@@ -119,7 +141,9 @@ export function parseLines(text: string): ParsedLine[] {
       return;
     }
     try {
-      out.push({ line, input: inputOf(value as Record<string, unknown>) });
+      const grant = (value as Record<string, unknown>).grant;
+      if (grant !== undefined && (typeof grant !== 'string' || grant.trim() === '')) throw new ValidationError('the line', [{ path: 'grant', message: 'must be a Grant ID, a tax ID or part of a company name' }]);
+      out.push({ line, input: inputOf(value as Record<string, unknown>), ...(grant === undefined ? {} : { grant: grant.trim() }) });
     } catch (error) {
       out.push({ line, error: lineError(error) });
     }

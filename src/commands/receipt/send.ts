@@ -5,6 +5,7 @@
 // finished by running it again: the same bytes under the same key, which the service
 // answers with the receipt it issued the first time. `--batch` issues many (send-batch.ts).
 import { writeReceiptsCaller } from '../../api/caller.js';
+import { rememberFoundBy } from '../../grants/found.js';
 import type { RecipientLookup } from '../../api/recipient.js';
 import { CustomerDetails, type ReceiptSubmission, type ReceiptSubmissionResult } from '../../contract/receipt.js';
 import { parseOrThrow } from '../../contract/validate.js';
@@ -36,6 +37,8 @@ export interface SendOptions extends IdentifierFlags {
   concurrency?: string | undefined;
   /** Replaces the file's issueDate: an ISO 8601 time, or `now`. */
   issueDate?: string | undefined;
+  /** Refuse members the interface does not name instead of warning. */
+  strict?: boolean | undefined;
 }
 
 export async function run(opts: SendOptions, f: Factory): Promise<void> {
@@ -46,7 +49,7 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   }
   if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
   const lookup = lookupFromFlags(opts, ['email', 'phone', 'iban', 'card']);
-  const request = await readTemplateRequest(f, opts.file, opts.store, opts.issueDate);
+  const request = await readTemplateRequest(f, opts.file, opts.store, opts.issueDate, opts.strict);
   const customer: CustomerDetails =
     opts.customer === undefined ? {} : parseOrThrow(CustomerDetails, await readJsonInput(opts.customer, f), inputName(opts.customer));
 
@@ -57,6 +60,7 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
     return reportDryRun(f, built.submission, built.finalHash, lookup);
   }
   const { record, earlier } = await issueReceipt(f, caller, await f.ledger(), { request, lookup, customer, idempotencyKey: opts.idempotencyKey, abandonPending: opts.abandonPending }, ui);
+  await rememberFoundBy(f, caller, 'receipts', [record.serviceReceiptId]);
   report(f, record.submission, { templateHash: record.templateHash, finalHash: record.finalHash, recipients: record.recipients.length });
   if (earlier) note(f.io, `receipt ${request.documentNumber} was already issued as ${record.serviceReceiptId} at ${record.issuedAt}; nothing was sent again`);
   else note(f.io, `issued to ${counted(record.recipients.length, 'device')} of ${lookup.kind} ${lookup.display}; recorded in the ledger`);

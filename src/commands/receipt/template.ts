@@ -9,10 +9,12 @@ import { fetchTemplate, readTemplateRequest } from './template-step.js';
 export interface TemplateOptions {
   file: string;
   issueDate?: string | undefined;
+  /** Refuse members the interface does not name instead of warning. */
+  strict?: boolean | undefined;
 }
 
 export async function run(opts: TemplateOptions, f: Factory): Promise<void> {
-  const request = await readTemplateRequest(f, opts.file, undefined, opts.issueDate);
+  const request = await readTemplateRequest(f, opts.file, undefined, opts.issueDate, opts.strict);
   const { document, templateHash } = await fetchTemplate(f, await writeReceiptsCaller(f), request);
   if (f.io.json) return writeJson(f.io, { ...document, templateHash });
   println(f.io, JSON.stringify(document, null, 2));

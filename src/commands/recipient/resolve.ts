@@ -1,6 +1,7 @@
 // `svc recipient resolve (--email | --phone | --iban | --card | --receipt)`: the devices a
 // receipt for that customer would be encrypted for.
 import { writeReceiptsCaller } from '../../api/caller.js';
+import { callerForFound } from '../../grants/found.js';
 import { resolveRecipient } from '../../api/recipient.js';
 import type { Recipient } from '../../contract/recipient.js';
 import { keyFingerprint } from '../../crypto/keys.js';
@@ -17,7 +18,8 @@ export async function run(opts: ResolveOptions, f: Factory): Promise<void> {
   // A receipt may be named by its document number or a prefix (receipt-id.ts).
   const receipt = opts.receipt === undefined ? undefined : await resolveReceiptId(f, opts.receipt);
   const lookup = lookupFromFlags({ ...opts, receipt }, ['email', 'phone', 'iban', 'card', 'receipt']);
-  const caller = await writeReceiptsCaller(f);
+  // A receipt sent for another company is that company's to resolve.
+  const caller = receipt !== undefined ? await callerForFound(f, 'receipts', [receipt]) : await writeReceiptsCaller(f);
   const match = await withSpinner(f.io, `resolving ${lookup.kind} ${lookup.display}`, () => resolveRecipient(caller, lookup));
   if (f.io.json) return writeJson(f.io, match);
   writeRecord(

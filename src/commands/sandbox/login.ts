@@ -1,7 +1,8 @@
-// `svc sandbox login`: CI's login in one step. The real grant flow (PKCE, svc's own
-// loopback listener) against a sandbox started with --auto-approve, which approves at once,
-// so nobody has to open a browser. Refused against anything that is not a sandbox.
-import { followAutoApproval } from '../../auth/auto-approve.js';
+// `svc sandbox login`: CI's login in one step. The real grant flow (PKCE, state, the code
+// exchanged with the client secret) against a sandbox started with --auto-approve, which
+// approves at once; its redirect is read directly instead of through a loopback listener,
+// so no port is bound and logins in parallel (CI jobs, profiles) never collide. Refused
+// against anything that is not a sandbox.
 import { ApiError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { login } from '../auth/login.js';
@@ -23,5 +24,5 @@ export async function run(opts: SandboxLoginOptions, f: Factory): Promise<void> 
       hint: 'for a real service use `svc auth login`; for a sandbox, check --base-url / SVC_BASE_URL',
     });
   }
-  await login({ flow: 'grant', browser: true, timeout: opts.timeout, port: opts.port, scopes: opts.scopes, clientId: opts.clientId }, f, { openUrl: (url) => followAutoApproval(url, f.apiAt) });
+  await login({ flow: 'grant', browser: true, timeout: opts.timeout, port: opts.port, scopes: opts.scopes, clientId: opts.clientId }, f, { autoApprove: true });
 }

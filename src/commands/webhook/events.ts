@@ -30,7 +30,7 @@ export async function run(opts: EventsOptions, f: Factory): Promise<void> {
   const databaseUrl = await databaseUrlOf(f);
   if (databaseUrl !== undefined) {
     const { listSharedDeliveries } = await import('../../webhook/pg-journal.js');
-    return show(f, await listSharedDeliveries(databaseUrl, limit), 'the shared database');
+    return show(f, await listSharedDeliveries(databaseUrl, limit, f.env), 'the shared database');
   }
   const path = journalPathOf(f);
   const byId = new Map<string, JournalledEvent>();

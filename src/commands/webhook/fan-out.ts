@@ -10,17 +10,17 @@ import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags } from '../../gr
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
+import { ownPathUrl, readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
 
 interface Company {
   grantId: string;
   companyId: string;
 }
 
-export async function subscribeAll(request: WebhookSubscriptionRequest, flags: FanOutFlags & { showSecret?: boolean | undefined }, f: Factory): Promise<void> {
+export async function subscribeAll(request: WebhookSubscriptionRequest, flags: FanOutFlags & { showSecret?: boolean | undefined; ownPath?: boolean | undefined }, f: Factory): Promise<void> {
   if (flags.showSecret) throw new UsageError('--show-secret prints one secret; over several companies each is kept in the secret store', { hint: 'subscribe one company with --grant to see its secret' });
   const targets = await fanOutTargets(f, flags);
-  const result = await fanOut(f, targets, async (g) => (await subscribeOnce(g, request)), { concurrency: concurrencyOf(flags.concurrency), what: 'subscribing' });
+  const result = await fanOut(f, targets, async (g) => (await subscribeOnce(g, request, { ownPath: Boolean(flags.ownPath) })), { concurrency: concurrencyOf(flags.concurrency), what: 'subscribing' });
   failIfAllFailed(f, result.failed, targets.length, 'subscribed');
   const rows = result.ok.map(({ target, value }) => {
     const { secret: _secret, ...shown } = value.subscription;
@@ -105,7 +105,10 @@ export async function unsubscribeAll(url: string | undefined, flags: FanOutFlags
     targets,
     async (g, target) => {
       const remote = (await serviceSubscriptions(g)) ?? [];
-      const ids = [...new Set([...remote.filter((s) => s.notificationUrl === url).map((s) => s.id), ...(await readLocalSubscriptions(g)).filter((s) => s.grantId === target.id && s.notificationUrl === url).map((s) => s.id)])];
+      // The URL, or the path of its own this company's subscription was given under it (--own-path).
+      const own = ownPathUrl(url, target.id);
+      const to = (s: { notificationUrl: string }) => s.notificationUrl === url || s.notificationUrl === own;
+      const ids = [...new Set([...remote.filter(to).map((s) => s.id), ...(await readLocalSubscriptions(g)).filter((s) => s.grantId === target.id && to(s)).map((s) => s.id)])];
       const removed: { id: string; onService: string }[] = [];
       for (const id of ids) removed.push({ id, ...(await unsubscribe(g, id)) });
       return removed;

@@ -10,7 +10,8 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--events <list>', 'comma-separated events', 'RETURN_REQUESTED,CREDIT_NOTE_CREATED')
     .option('--name <name>', 'subscription name')
     .option('--show-secret', 'print the signing secret once')
-    .action((flags: { url: string; events: string; name?: string; showSecret?: boolean; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
+    .option('--own-path', "give each Grant's subscription a path of its own under --url (URL/g…), so `svc webhook listen` checks one secret per delivery")
+    .action((flags: { url: string; events: string; name?: string; showSecret?: boolean; ownPath?: boolean; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./subscribe.js'), flags),
     );
   fanOutOptions(grantOption(wh.command('list')))

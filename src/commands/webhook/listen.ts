@@ -24,7 +24,7 @@ import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent, type Processor } from '../../webhook/processor.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
-import { environmentSecretAdvice, journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
+import { deliveryPathOf, environmentSecretAdvice, journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
 
 export interface ListenOptions {
   port: string;
@@ -88,7 +88,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     stop.dispose();
     throw error;
   }) : undefined;
-  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, claimSeconds: claimSecondsOf(f), note: (text) => note(f.io, text) }).catch((error: unknown) => {
+  const shared = databaseUrl === undefined ? undefined : await openSharedJournal(databaseUrl, { clock: f.clock, env: f.env, claimSeconds: claimSecondsOf(f), note: (text) => note(f.io, text) }).catch((error: unknown) => {
     stop.dispose();
     throw error;
   });
@@ -112,6 +112,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     busy: () => receiver?.busy() ?? false,
     requestIdOf: requestIdFinder(f),
     admit: shared && ((delivery) => shared.admit(delivery.entry.id)),
+    companyName: await companyNames(f, profile),
   });
   const shutDown = async () => {
     const left = await processor.stop();
@@ -130,7 +131,8 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
       port,
       path,
       journal,
-      secrets: () => secrets.current(),
+      // A delivery to a path of its own is checked against that subscription's secret only.
+      secrets: (deliveredTo) => secrets.forPath(deliveredTo) ?? secrets.current(),
       refreshSecrets: () => secrets.refresh(),
       noMatchAdvice: environmentSecretAdvice(f),
       clock: f.clock,
@@ -148,7 +150,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     if (opts.subscribe) {
       const url = notificationUrlOf(receiver.url, opts.host);
       const { subscription, reused, forgotten } = await subscribeOnce(f, { name: `svc webhook listen on ${hostname()}`, notificationUrl: url, events: [...KNOWN_WEBHOOK_EVENTS] });
-      secrets.add(subscription.secret);
+      secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
       if (forgotten.length > 0) note(f.io, `forgot ${forgotten.length} subscription${forgotten.length === 1 ? '' : 's'} the service no longer has`);
       note(f.io, `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${url}`);
     }
@@ -189,7 +191,8 @@ function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { sto
       () => next(Math.max(500, (shared.claimSeconds * 1000) / 2)),
     );
   };
-  next(Math.max(500, (shared.claimSeconds * 1000) / 2));
+  // At once: what the journal held at start may be more than one batch.
+  next(100);
   return {
     stop() {
       stopped = true;
@@ -255,6 +258,16 @@ async function warnAboutKeys(f: Factory): Promise<void> {
   } catch (error) {
     note(f.io, `warning: ${error instanceof Error ? error.message : String(error)}; deliveries are journalled but cannot be decrypted`);
   }
+}
+
+/**
+ * For a profile acting for several companies: their legal names by company ID, so that each
+ * event line says whose it is. Undefined for one company (its lines need no name).
+ */
+async function companyNames(f: Factory, profile: string): Promise<((companyId: string) => string | undefined) | undefined> {
+  const { readAuthorizations } = await import('../../auth/profile.js');
+  const names = new Map(readAuthorizations(await f.config(), profile).grants.map((g) => [g.issuer_company_id, g.company_legal_name]));
+  return names.size < 2 ? undefined : (companyId) => names.get(companyId) || undefined;
 }
 
 /** A listener on every interface is still reached through loopback by a local sender. */

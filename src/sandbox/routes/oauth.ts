@@ -69,9 +69,14 @@ export function register(router: Router, sandbox: Sandbox): void {
     return json(200, rotate(sandbox, client, req.body.refresh_token));
   });
 
+  // A token presented: 200 true or false (CONTRACT §5). None at all: 401, as the bearer
+  // security of the operation (its OpenAPI document) says.
   router.get('/oauth2/token/validate', (req) => {
     const token = presentedBearer(req);
-    return json(200, token !== undefined && isLiveToken(sandbox, token));
+    if (token === undefined) {
+      throw new HttpError('invalid_token', 'an Authorization: Bearer header with the token to validate is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    }
+    return json(200, isLiveToken(sandbox, token));
   });
 
   router.get('/oauth2/grants/{grant_id}', (req) => {

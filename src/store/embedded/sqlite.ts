@@ -39,10 +39,28 @@ export interface SqliteOptions {
 /** Opens libsql lazily: commands that never touch the ledger do not load it. */
 export function openDatabase(path: string, timeoutMs: number): Database {
   privateDatabaseFile(path);
-  const require = createRequire(import.meta.url);
-  const Sqlite = require('libsql') as new (path: string, opts: { timeout: number }) => Database;
+  const Sqlite = loadLibsql() as new (path: string, opts: { timeout: number }) => Database;
   return new Sqlite(path, { timeout: timeoutMs });
 }
+
+/**
+ * libsql picks its native build through @neon-rs/load, which on Linux tells glibc from musl
+ * with process.report.getReport(): a whole diagnostic report, 10-30 ms of every command that
+ * opens the ledger. detect-libc (libsql's own dependency, reading the ELF interpreter of this
+ * process) answers the same in well under a millisecond, so it answers for it.
+ */
+function loadLibsql(): unknown {
+  const require = createRequire(import.meta.url);
+  if (process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') && !libsqlLoaded) {
+    const fromLibsql = createRequire(require.resolve('libsql'));
+    const neon = fromLibsql('@neon-rs/load') as { currentTarget: () => string };
+    const { familySync, MUSL } = fromLibsql('detect-libc') as { familySync: () => string | null; MUSL: string };
+    neon.currentTarget = () => `linux-${process.arch}-${familySync() === MUSL ? 'musl' : 'gnu'}`;
+  }
+  libsqlLoaded = true;
+  return require('libsql');
+}
+let libsqlLoaded = false;
 
 
 /**

@@ -81,7 +81,7 @@ export function connectionSettings(value: string, env: Env): ConnectionSettings 
     port,
     user,
     database,
-    sslMode: sslMode === 'require' && tls?.rejectUnauthorized === true ? 'verify-ca' : sslMode,
+    sslMode,
     tls,
     applicationName: applicationName(param('application_name') ?? env.PGAPPNAME),
     options: [`-c lock_timeout=${DEFAULT_LOCK_TIMEOUT}`, `-c idle_in_transaction_session_timeout=${DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT}`, param('options') ?? env.PGOPTIONS]

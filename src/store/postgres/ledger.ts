@@ -14,16 +14,19 @@ import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
 import { StoreError } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
-import { migrate, POSTGRES_SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from './schema.js';
+import { readDatabaseStatus } from './status.js';
 import { databaseError, isDatabaseFailure, openPool } from './pool.js';
+import type { Env } from './connection.js';
 import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
 
-export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}): Promise<LedgerStore> {
-  const pool = await openPool(url);
+/** `env`: the factory's (what libpq would read); tests that open a ledger directly may leave it to the process's. */
+export async function openPostgresLedger(url: string, opts: LockWaitOptions & { env?: Env } = {}): Promise<LedgerStore> {
+  const pool = await openPool(url, { env: opts.env ?? process.env });
   const fail = (error: unknown): never => {
     throw databaseError(url, error);
   };
@@ -60,7 +63,9 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}
 
   try {
     await withClient(async (client) => {
-      if ((await schemaVersion(client)) < POSTGRES_SCHEMA_VERSION) await migrate(client);
+      const version = await schemaVersion(client);
+      refuseNewer(version, redactDatabaseUrl(url));
+      if (version < POSTGRES_SCHEMA_VERSION) await migrate(client);
     });
   } catch (error) {
     await pool.end().catch(() => undefined);
@@ -203,14 +208,13 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}
       items.length === 0
         ? Promise.resolve()
         : transaction(async (client) => {
-            const now = new Date().toISOString();
-            for (const item of items) {
-              await client.query(
-                `INSERT INTO svc_queue_items (request_id, item, first_seen, last_seen) VALUES ($1, $2, $3, $3)
-                 ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
-                [item.requestId, JSON.stringify(item), now],
-              );
-            }
+            // One statement for the whole poll (not one per item): a queue of thousands is one round trip.
+            await client.query(
+              `INSERT INTO svc_queue_items (request_id, item, first_seen, last_seen)
+               SELECT DISTINCT ON (r) r, i, $3, $3 FROM unnest($1::text[], $2::text[]) AS t(r, i)
+               ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
+              [items.map((item) => item.requestId), items.map((item) => JSON.stringify(item)), new Date().toISOString()],
+            );
           }),
     queueItem: (requestId) =>
       withClient(async (client) => {
@@ -317,22 +321,7 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions = {}
         })),
       })),
 
-    status: () =>
-      withClient(async (client): Promise<StoreStatus> => {
-        const count = async (sql: string) => Number(((await client.query(sql)).rows[0] as { n: string }).n);
-        return {
-          engine: 'postgres',
-          location: redactDatabaseUrl(url),
-          schemaVersion: await schemaVersion(client),
-          counts: {
-            receipts: await count('SELECT count(*) AS n FROM svc_receipts'),
-            creditNotes: await count('SELECT count(*) AS n FROM svc_credit_notes'),
-            openIntents: await count(`SELECT count(*) AS n FROM svc_intents WHERE ${OPEN}`),
-            queueItems: await count('SELECT count(*) AS n FROM svc_queue_items'),
-            webhookDeliveries: await count('SELECT count(*) AS n FROM svc_webhook_deliveries'),
-          },
-        };
-      }),
+    status: () => withClient((client) => readDatabaseStatus(client, url)),
     close: () => pool.end(),
   };
 }

@@ -13,13 +13,14 @@ import { connectionSettings, type ConnectionSettings, type Env } from './connect
 
 export interface PoolOptions {
   max?: number;
-  env?: Env;
+  /** The environment libpq would read (PGPASSWORD, PGSSLMODE, HOME for ~/.pgpass, …): the factory's. */
+  env: Env;
 }
 
 /** Opens a pool on the URL (pg loaded here, only when a database URL is set); nothing connects yet. */
-export async function openPool(url: string, opts: PoolOptions = {}): Promise<Pool> {
+export async function openPool(url: string, opts: PoolOptions): Promise<Pool> {
   const { default: pg } = await import('pg');
-  const settings = connectionSettings(url, opts.env ?? process.env);
+  const settings = connectionSettings(url, opts.env);
   // allow and prefer try one way first and the other if the server refuses it; the first
   // connection that gets through decides for the rest of the pool.
   const tls = new TlsChoice(settings);

@@ -2,6 +2,7 @@
 // session advisory lock, so several machines starting at once migrate it once; each step is
 // one transaction and only adds, so no migration loses what an older svc wrote.
 import type { PoolClient } from 'pg';
+import { StoreError } from '../errors.js';
 
 /** pg_advisory_lock key of the migrations ("svc-migrate" as an int8). */
 const MIGRATION_LOCK = 7_305_982_117_456_321;
@@ -71,6 +72,7 @@ export const STEPS: readonly string[] = [
   // return request. And the part of a request the merchant accepted (CONTRACT §8 "Partial
   // acceptance"), a decision of record beside the request.
   `CREATE UNIQUE INDEX svc_credit_notes_one_per_request ON svc_credit_notes (request_id);
+   CREATE INDEX svc_webhook_deliveries_received ON svc_webhook_deliveries (received_at);
    CREATE TABLE svc_accepted_parts (
      request_id text PRIMARY KEY,
      lines jsonb NOT NULL,
@@ -80,6 +82,24 @@ export const STEPS: readonly string[] = [
 ];
 
 export const POSTGRES_SCHEMA_VERSION = STEPS.length;
+
+/** What each step does, for `svc db status` to show the steps a database is still missing. */
+export const STEP_NAMES: readonly string[] = [
+  'the ledger: receipts, credit notes, submissions under way, queue items',
+  'the webhook journal shared by every listener',
+  'rejection reasons kept with their requests',
+  'one credit note per return request (enforced); the accepted parts of requests; the journal listed by time',
+];
+
+/** A database a newer svc migrated: this one would ignore what it added (an accepted part, a constraint). */
+export class NewerSchemaError extends StoreError {}
+
+export function refuseNewer(version: number, where: string): void {
+  if (version <= POSTGRES_SCHEMA_VERSION) return;
+  throw new NewerSchemaError(`the database ${where} is at schema version ${version}, newer than this svc's ${POSTGRES_SCHEMA_VERSION}`, {
+    hint: 'upgrade svc on this machine: an older svc would not keep what the newer one records (nothing was changed)',
+  });
+}
 
 /** The database's schema version; 0 for a database svc never migrated. */
 export async function schemaVersion(client: PoolClient): Promise<number> {
@@ -91,6 +111,8 @@ export async function schemaVersion(client: PoolClient): Promise<number> {
 
 /** Brings the database to `target` (default: this svc's version); returns the versions applied. */
 export async function migrate(client: PoolClient, target = POSTGRES_SCHEMA_VERSION): Promise<number[]> {
+  // Up to date: nothing to create, so an application role without the CREATE right is fine.
+  if ((await schemaVersion(client)) >= target) return [];
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
     await client.query('CREATE TABLE IF NOT EXISTS svc_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');

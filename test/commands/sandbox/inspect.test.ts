@@ -21,7 +21,7 @@ describe('svc sandbox outbox / deliveries', () => {
     const template = (await h.call<UblDocument>('POST', '/receipt/template', { token, body: templateRequest() })).body;
     messageId = String((await h.call('POST', '/receipt/email', { token, body: { to: 'carol@example.org', template } })).body.messageId);
     // Two characters DejaVu Sans has no glyph for, and a note past the 2,000 characters drawn.
-    const cut = (await h.call<UblDocument>('POST', '/receipt/template', { token, body: templateRequest({ documentNumber: 'R-2030-0002', note: `\u65e5\u672c ${'n'.repeat(3000)}` }) })).body;
+    const cut = (await h.call<UblDocument>('POST', '/receipt/template', { token, body: templateRequest({ documentNumber: 'R-2030-0002', note: `\u{10FFFD}\u{10FFFC} ${'n'.repeat(3000)}` }) })).body;
     cutMessageId = String((await h.call('POST', '/receipt/email', { token, body: { to: 'dave@example.org', template: cut } })).body.messageId);
   });
   afterAll(() => h.close());

@@ -1,0 +1,188 @@
+// A platform's figures (issue 25), on the built binary:
+// 1. Tokens over 2,000 Grants: a sandbox started with `--companies 2000`, one `sandbox login`,
+//    then `grants list --details` over every Grant with no cached token (cold), with
+//    `--concurrency 1` (one Grant at a time) and with the default; token requests are counted
+//    in the sandbox's request log: exactly one per Grant cold, none on a warm run.
+// 2. `webhook listen` with 2,000 subscriptions, each delivering to a path of its own
+//    (`subscribe --own-path`), against the same listener with one subscription, and with
+//    2,000 subscriptions all at one path (every secret tried, as before own paths): deliveries
+//    signed with the last subscription's secret, rounds alternating, medians compared.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHmac, createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { positive } from './lib/common.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const svcBin = join(root, 'bin', 'svc.js');
+if (!existsSync(join(root, 'dist', 'main.cjs'))) {
+  console.error('platform: dist/ is missing; run `npm run build` first (npm run bench does)');
+  process.exit(2);
+}
+const GRANTS = positive('BENCH_GRANTS', 2000);
+const SUBSCRIPTIONS = positive('BENCH_SUBSCRIPTIONS', 2000);
+const REQUESTS = positive('BENCH_REQUESTS', 2000);
+const ROUNDS = positive('BENCH_ROUNDS', 3);
+const CONNECTIONS = 16;
+const TARGET_LISTEN = 0.9;
+
+const work = mkdtempSync(join(tmpdir(), 'svc-bench-platform-'));
+const children = [];
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+});
+const baseEnv = (name) => ({ PATH: process.env.PATH, HOME: work, NO_COLOR: '1', SVC_CONFIG_DIR: join(work, name, 'config'), SVC_STATE_DIR: join(work, name, 'state'), SVC_SECRET_STORE: 'file' });
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/** Starts a process and resolves with the URL of its `listening on URL` line on `stream`, and its text so far. */
+function start(args, env, stream) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const seen = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c) => (seen.stdout += c));
+  child.stderr.on('data', (c) => (seen.stderr += c));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      const url = /listening on (http:\/\/\S+)/.exec(seen[stream])?.[1];
+      if (url) {
+        clearInterval(timer);
+        resolve({ url, text: seen, stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) });
+      }
+    }, 20);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${seen.stderr}`));
+    });
+  });
+}
+
+function svc(args, env) {
+  const started = performance.now();
+  const r = spawnSync(process.execPath, [svcBin, ...args], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.status}:\n${r.stderr}`);
+  return { ms: performance.now() - started, stdout: r.stdout };
+}
+
+async function tokens() {
+  const env = baseEnv('tokens');
+  const sandbox = await start([svcBin, 'sandbox', 'start', '--port', '0', '--auto-approve', '--companies', String(GRANTS)], env, 'stdout');
+  env.SVC_BASE_URL = sandbox.url;
+  svc(['sandbox', 'login'], env);
+  const tokenRequests = () => (sandbox.text.stderr.match(/POST \/oauth2\/token 200/g) ?? []).length;
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+  const tokenFile = join(env.SVC_STATE_DIR, 'local', 'tokens.db');
+  const dropTokens = () => ['', '-wal', '-shm'].forEach((end) => rmSync(tokenFile + end, { force: true }));
+  const run = async (extra) => {
+    const before = tokenRequests();
+    const { ms, stdout } = svc(['grants', 'list', '--details', '--json', ...extra], env);
+    const listed = JSON.parse(stdout).length;
+    if (listed !== GRANTS) throw new Error(`grants list --details listed ${listed} of ${GRANTS}`);
+    await settle();
+    return { ms, tokenRequests: tokenRequests() - before };
+  };
+  dropTokens();
+  const serial = await run(['--concurrency', '1']);
+  dropTokens();
+  const cold = await run([]);
+  const warm = await run([]);
+  await sandbox.stop();
+  return { serial, cold, warm };
+}
+
+// ---- webhook listen ---------------------------------------------------------------------
+const ownSegment = (grantId) => `g${createHash('sha256').update(grantId).digest('hex').slice(0, 24)}`;
+
+/** A profile whose subscriptions (with secrets in the secret file) deliver to own paths, or all to /webhooks. */
+function profileWith(name, count, ownPaths) {
+  const env = baseEnv(name);
+  const subscriptions = Array.from({ length: count }, (_, i) => ({
+    id: `whsub_bench_${i}`,
+    name: `bench ${i}`,
+    notificationUrl: `http://127.0.0.1:9/webhooks${ownPaths ? `/${ownSegment(`grant-${i}`)}` : ''}`,
+    events: ['RETURN_REQUESTED'],
+    createdAt: new Date().toISOString(),
+    grantId: `grant-${i}`,
+  }));
+  const secrets = Object.fromEntries(subscriptions.map((s) => [`local/webhook-secret/${s.id}`, `whsec_${randomBytes(32).toString('base64')}`]));
+  mkdirSync(join(env.SVC_STATE_DIR, 'local', 'webhooks'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(env.SVC_STATE_DIR, 'local', 'webhooks', 'subscriptions.json'), JSON.stringify({ version: 1, subscriptions }));
+  mkdirSync(env.SVC_CONFIG_DIR, { recursive: true, mode: 0o700 });
+  writeFileSync(join(env.SVC_CONFIG_DIR, 'secrets.json'), JSON.stringify(secrets), { mode: 0o600 });
+  const last = subscriptions.at(-1);
+  return { env, path: new URL(last.notificationUrl).pathname, secret: secrets[`local/webhook-secret/${last.id}`] };
+}
+
+let bodyCount = 0;
+function body() {
+  const n = bodyCount++;
+  const item = { clientId: 'client-bench', companyId: 'c0000000-0000-4000-8000-000000000001', created_at: new Date().toISOString(), serviceReceiptId: `sr-${n}`, encryptedCreditNoteInitiationRequest: randomBytes(600).toString('base64'), encryptedSymmetricKey: randomBytes(256).toString('base64') };
+  return Buffer.from(JSON.stringify({ event: 'RETURN_REQUESTED', data: { creditNoteInitiationRequest: item } }));
+}
+
+/** Acks a second for `count` unique deliveries to `path`, signed with `secret`. */
+async function load(origin, path, secret, count) {
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const bodies = Array.from({ length: count }, body);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < count) {
+        const raw = bodies[next++];
+        const t = Math.floor(Date.now() / 1000);
+        const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex')}`;
+        const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body: raw });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}`);
+      }
+    }),
+  );
+  const perSecond = count / ((performance.now() - started) / 1000);
+  await pool.close();
+  return perSecond;
+}
+
+async function listen() {
+  const kinds = {
+    one: profileWith('one', 1, true),
+    many: profileWith('many', SUBSCRIPTIONS, true),
+    manyOnePath: profileWith('many-one-path', SUBSCRIPTIONS, false),
+  };
+  const listeners = {};
+  for (const [name, profile] of Object.entries(kinds)) listeners[name] = await start([svcBin, 'webhook', 'listen', '--port', '0'], profile.env, 'stderr');
+  const rates = { one: [], many: [], manyOnePath: [] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? Object.keys(kinds) : Object.keys(kinds).reverse();
+      for (const name of order) {
+        const { origin } = new URL(listeners[name].url);
+        await load(origin, kinds[name].path, kinds[name].secret, Math.min(300, REQUESTS));
+        rates[name].push(await load(origin, kinds[name].path, kinds[name].secret, REQUESTS));
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(listeners).map((l) => l.stop()));
+  }
+  return Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, median(r)]));
+}
+
+const t = await tokens();
+console.log(`platform: ${GRANTS} Grants of one client (sandbox --companies ${GRANTS}), Node ${process.version}`);
+console.log(`  grants list --details, cold, one Grant at a time (--concurrency 1)  ${(t.serial.ms / 1000).toFixed(1)} s, ${t.serial.tokenRequests} token requests`);
+console.log(`  grants list --details, cold (default concurrency)               ${(t.cold.ms / 1000).toFixed(1)} s, ${t.cold.tokenRequests} token requests`);
+console.log(`  grants list --details, warm                                     ${(t.warm.ms / 1000).toFixed(1)} s, ${t.warm.tokenRequests} token requests`);
+const tokensOk = t.cold.tokenRequests === GRANTS && t.warm.tokenRequests === 0;
+console.log(`platform tokens: ${t.cold.tokenRequests} token requests cold (target ${GRANTS}), ${t.warm.tokenRequests} warm (target 0); cold ${(t.serial.ms / t.cold.ms).toFixed(1)}x faster than one Grant at a time ${tokensOk ? 'ok' : 'MISSED'}`);
+
+const l = await listen();
+const ratio = l.many / l.one;
+console.log(`platform: webhook listen, ${ROUNDS} alternating rounds of ${REQUESTS} deliveries, ${CONNECTIONS} connections`);
+console.log(`  1 subscription                                  ${l.one.toFixed(0).padStart(6)} acks/s`);
+console.log(`  ${SUBSCRIPTIONS} subscriptions, a path of its own each     ${l.many.toFixed(0).padStart(6)} acks/s`);
+console.log(`  ${SUBSCRIPTIONS} subscriptions at one path (every secret tried) ${l.manyOnePath.toFixed(0).padStart(6)} acks/s`);
+console.log(`platform webhook listen: ${SUBSCRIPTIONS} subscriptions ${ratio.toFixed(2)}x one (target >= ${TARGET_LISTEN}x) ${ratio >= TARGET_LISTEN ? 'ok' : 'MISSED'}`);
+if (process.env.BENCH_STRICT === '1' && (!tokensOk || ratio < TARGET_LISTEN)) process.exitCode = 1;

@@ -1,0 +1,52 @@
+// The transports over undici (transport.ts loads this module only when one is needed): through
+// a proxy, with undici's ProxyAgent (a CONNECT tunnel, credentials from the proxy URL), and
+// over a given dispatcher (tests' MockAgent). A module of its own so that undici is bundled
+// with the proxy path alone, and imported statically here (its CommonJS exports by name).
+import { ProxyAgent, request, type Dispatcher } from 'undici';
+import { shownProxy } from '../net/proxy-for.js';
+import type { Timeouts } from '../net/settings.js';
+import { decoded, type Transport } from './transport.js';
+
+/** Over `dispatcher`; the caller closes it. */
+export function dispatcherTransport(dispatcher: Dispatcher): Transport {
+  return {
+    async send(url, req) {
+      const res = await request(url, { dispatcher, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body });
+      return decoded({ statusCode: res.statusCode, headers: res.headers, body: res.body });
+    },
+    close: async () => undefined,
+  };
+}
+
+/**
+ * Through `proxy`. A failure to reach the proxy, or a refusal from it (407), is marked with
+ * `proxy` (its URL without credentials), and the refusal with `proxyStatus`, so that the
+ * message names the proxy rather than the service.
+ */
+export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[]): Transport {
+  const agent = new ProxyAgent({
+    uri: proxy,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.answerMs,
+    bodyTimeout: timeouts.answerMs,
+    ...(ca && { requestTls: { ca } }),
+  });
+  const via = new URL(proxy);
+  const proxyPort = Number(via.port) || (via.protocol === 'https:' ? 443 : 80);
+  const shown = shownProxy(proxy);
+  const inner = dispatcherTransport(agent);
+  return {
+    async send(url, req) {
+      try {
+        return await inner.send(url, req);
+      } catch (error) {
+        const e = error as { port?: unknown; hostname?: unknown; message?: unknown };
+        const refusal = /^Proxy response \((\d+)\)/.exec(String(e.message ?? ''));
+        const atProxy = e.port === proxyPort || e.hostname === via.hostname;
+        if (refusal || atProxy) Object.assign(error as object, { proxy: shown, ...(refusal && { proxyStatus: Number(refusal[1]) }) });
+        throw error;
+      }
+    },
+    close: () => agent.close(),
+  };
+}

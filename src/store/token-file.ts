@@ -1,0 +1,62 @@
+// A profile's access tokens in a private SQLite file (<stateDir>/<profile>/tokens.db, 0600
+// in a 0700 directory), one row per Grant and scope: what gcloud does with its access
+// tokens (access_tokens.db). A platform holds thousands of Grants and renews a token per
+// Grant every 15 minutes; here writing one is an upsert of one row, costing the same with
+// 10 or 10,000 cached (the secret file rewrote every token under a lock per write), and
+// processes writing at once are serialized by SQLite's own lock, so none loses another's.
+// Long-lived secrets (client secret, refresh tokens, private keys) stay in the secret store.
+import { open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fsErrorCode, privateDir } from '../io/private-file.js';
+import { openDatabase, type Database } from './embedded/sqlite.js';
+import { StoreError } from './errors.js';
+
+/** A Grant's cached tokens as stored: slot (the scope) → the token's JSON. */
+export type StoredTokens = Record<string, string>;
+
+export interface TokenFile {
+  read(id: string): StoredTokens;
+  write(id: string, slot: string, value: string): void;
+  /** Drops one slot, or every slot of the ID; true if there was anything. */
+  remove(id: string, slot?: string): boolean;
+  /** The IDs with a cached token. */
+  ids(): string[];
+  count(): number;
+  close(): void;
+}
+
+// Writers wait for each other this long (SQLite's busy handler) before giving up.
+const BUSY_MS = 10_000;
+
+export async function openTokenFile(path: string): Promise<TokenFile> {
+  await privateDir(dirname(dirname(path)));
+  await privateDir(dirname(path));
+  let db: Database;
+  try {
+    // Created owner-only before SQLite opens it: its -wal and -shm files take its mode.
+    await (await open(path, 'a', 0o600)).close();
+    db = openDatabase(path, BUSY_MS);
+    // A cache: losing the last write to a power cut costs one token request, so no fsync per write.
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+      CREATE TABLE IF NOT EXISTS tokens (id TEXT NOT NULL, slot TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (id, slot)) WITHOUT ROWID`);
+  } catch (error) {
+    throw new StoreError(`cannot open the token cache ${path} (${fsErrorCode(error)})`, {
+      hint: 'remove the file: it only holds access tokens, which are asked for again',
+      cause: error,
+    });
+  }
+  const select = db.prepare('SELECT slot, token FROM tokens WHERE id = ?');
+  const upsert = db.prepare('INSERT INTO tokens (id, slot, token) VALUES (?, ?, ?) ON CONFLICT (id, slot) DO UPDATE SET token = excluded.token');
+  const deleteSlot = db.prepare('DELETE FROM tokens WHERE id = ? AND slot = ?');
+  const deleteAll = db.prepare('DELETE FROM tokens WHERE id = ?');
+  const countAll = db.prepare('SELECT count(*) AS n FROM tokens');
+  const allIds = db.prepare('SELECT DISTINCT id FROM tokens ORDER BY id');
+  return {
+    read: (id) => Object.fromEntries((select.all(id) as { slot: string; token: string }[]).map((r) => [r.slot, r.token])),
+    write: (id, slot, value) => void upsert.run(id, slot, value),
+    remove: (id, slot) => (slot === undefined ? deleteAll.run(id) : deleteSlot.run(id, slot)).changes > 0,
+    ids: () => (allIds.all() as { id: string }[]).map((r) => r.id),
+    count: () => (countAll.get() as { n: number }).n,
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,173 @@
+// Proxies from the environment, as curl, npm and gh take them. The service is reached by a
+// name only the proxy knows (svc.test, mapped to a TLS front before the sandbox, with a CA of
+// the test's own): without the proxy nothing works, as on a network where only the proxy gets
+// out. Every request goes through it (the token request, the queue, sandbox login's approval),
+// loopback never does, NO_PROXY is obeyed, credentials come from the proxy URL and are never
+// shown, and a proxy that is down or wants credentials is named as such.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../src/net-port.js';
+import { startConnectProxy, type ConnectProxy } from './connect-proxy.js';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
+import { makeSvcHome, repoRoot, runSvc } from './helpers.js';
+import { useMerchant } from './merchant.js';
+import { CLIENT_ID } from './oauth-fixture.js';
+import { makePrivateCa } from './private-ca.js';
+import { requireTools } from './require-tools.js';
+
+const { merchant, dirs } = useMerchant();
+const missing = requireTools(['openssl']);
+let tls: FaultProxy;
+let caFile: string;
+let serviceUrl: string;
+let open: ConnectProxy;
+let guarded: ConnectProxy;
+let grantId: string;
+let keyFile: string;
+const PASSWORD = 'p@ss:w0rd';
+
+beforeAll(async () => {
+  if (missing) return;
+  const ca = await makePrivateCa(await dirs.make('svc-ca-'), ['svc.test']);
+  caFile = ca.caFile;
+  tls = await startFaultProxy(merchant().sandbox.url, undefined, { tls: ca.valid, host: 'localhost' });
+  const port = new URL(tls.url).port;
+  serviceUrl = `https://svc.test:${port}`;
+  const routes = { [`svc.test:${port}`]: `127.0.0.1:${port}` };
+  open = await startConnectProxy({ routes });
+  guarded = await startConnectProxy({ routes, credentials: { user: 'alice', password: PASSWORD } });
+  const [grant] = await merchant().json<{ grant_id: string }[]>(['grants', 'list']);
+  if (!grant) throw new Error('the merchant has no Grant');
+  grantId = grant.grant_id;
+  const seed = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'sandbox.json'), 'utf8')) as { companies: { encryptionKey: { privateKeyPem: string } | null }[] };
+  keyFile = join(await dirs.make('svc-key-'), 'company.pem');
+  await writeFile(keyFile, seed.companies[0]?.encryptionKey?.privateKeyPem ?? '', { mode: 0o600 });
+});
+afterAll(async () => {
+  await tls?.close();
+  await open?.close();
+  await guarded?.close();
+});
+
+/** `svc ARGS` with client credentials from the environment (a token request on every run) and the CA trusted. */
+async function svc(args: string[], env: Record<string, string | undefined>) {
+  return runSvc(args, {
+    home: await makeSvcHome(dirs),
+    env: {
+      SVC_BASE_URL: serviceUrl,
+      SVC_CLIENT_ID: CLIENT_ID,
+      SVC_CLIENT_SECRET: merchant().fixture.clientSecret,
+      SVC_GRANT_ID: grantId,
+      SVC_PRIVATE_KEY_FILE: keyFile,
+      NODE_EXTRA_CA_CERTS: caFile,
+      HTTPS_PROXY: undefined,
+      https_proxy: undefined,
+      HTTP_PROXY: undefined,
+      http_proxy: undefined,
+      NO_PROXY: undefined,
+      no_proxy: undefined,
+      ...env,
+    },
+  });
+}
+
+const target = () => `svc.test:${new URL(serviceUrl).port}`;
+
+describe('a CONNECT proxy from the environment', () => {
+  it('without it the service is out of reach (the name resolves nowhere else)', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const run = await svc(['credit-note', 'poll'], {});
+    expect(run.exitCode).toBe(8);
+    expect(run.stderr).toContain(`cannot reach the service at ${serviceUrl} (ENOTFOUND: no such host)`);
+  });
+
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY']) {
+    it(`${name}: every request goes through it`, async (ctx) => {
+      if (missing) return ctx.skip(missing);
+      const before = open.connects.length;
+      const run = await svc(['credit-note', 'poll', '--json'], { [name]: open.url });
+      expect(run.exitCode, run.stderr).toBe(0);
+      // One tunnel, kept alive, carries the token request and the queue.
+      expect(open.connects.slice(before)).toEqual([target()]);
+      expect(tls.seen.some((r) => r.method === 'POST' && r.path === '/oauth2/token')).toBe(true);
+    });
+  }
+
+  it('through the proxy, the private CA given by SVC_CA_FILE is trusted too', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const before = open.connects.length;
+    const run = await svc(['credit-note', 'poll', '--json'], { HTTPS_PROXY: open.url, NODE_EXTRA_CA_CERTS: undefined, SVC_CA_FILE: caFile });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(open.connects.length - before).toBe(1);
+  });
+
+  it('credentials in the proxy URL are sent, and shown nowhere (not even with --debug)', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const before = guarded.connects.length;
+    const run = await svc(['credit-note', 'poll', '--json', '--debug'], { HTTPS_PROXY: `http://alice:${encodeURIComponent(PASSWORD)}@127.0.0.1:${guarded.port}` });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(guarded.connects.length - before).toBe(1);
+    expect(guarded.refused()).toBe(0);
+    for (const shown of [PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(`alice:${PASSWORD}`).toString('base64')]) {
+      expect(run.stderr).not.toContain(shown);
+      expect(run.stdout).not.toContain(shown);
+    }
+  });
+
+  it('407 (no or wrong credentials): names the proxy and how to give them, exit 1, asked once', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    for (const proxy of [guarded.url, `http://alice:wrong@127.0.0.1:${guarded.port}`]) {
+      const before = guarded.connects.length;
+      const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: proxy });
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`the proxy ${guarded.url} wants credentials (407 Proxy Authentication Required) to reach ${serviceUrl}`);
+      expect(run.stderr).toContain('HTTPS_PROXY=http://user:password@host:port');
+      expect(run.stderr).not.toContain('wrong');
+      expect(guarded.connects.length - before).toBe(1);
+    }
+  });
+
+  it('down: names the proxy, not the service, exit 8', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const closed = `http://127.0.0.1:${await freeLoopbackPort()}`;
+    const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: `http://bob:secret@${closed.slice('http://'.length)}` });
+    expect(run.exitCode, run.stderr).toBe(8);
+    expect(run.stderr).toContain(`cannot reach the proxy ${closed} for ${serviceUrl} (ECONNREFUSED)`);
+    expect(run.stderr).not.toContain('secret');
+  });
+
+  it('NO_PROXY naming the host (or *, .suffix, host:port): not proxied', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    for (const noProxy of ['svc.test', '*', '.test', `example.com,${target()}`]) {
+      const before = open.connects.length;
+      const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: open.url, NO_PROXY: noProxy });
+      expect(run.exitCode, `${noProxy}: ${run.stderr}`).toBe(8);
+      expect(run.stderr).toContain('ENOTFOUND');
+      expect(open.connects.length - before).toBe(0);
+    }
+    const before = open.connects.length;
+    const other = await svc(['credit-note', 'poll', '--json'], { HTTPS_PROXY: open.url, NO_PROXY: 'svc.test:1,other.test' });
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(open.connects.length - before).toBe(1);
+  });
+
+  it('loopback is never proxied: the sandbox on this machine is reached directly', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const before = open.connects.length;
+    const run = await svc(['credit-note', 'poll', '--json'], { SVC_BASE_URL: merchant().sandbox.url, HTTPS_PROXY: open.url, HTTP_PROXY: open.url });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(open.connects.length - before).toBe(0);
+  });
+
+  it('sandbox login: the approval step goes through the proxy too (the listener on loopback does not)', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    const set = await runSvc(['config', 'set', 'redirect-uri', merchant().fixture.redirectUri], { home });
+    expect(set.exitCode, set.stderr).toBe(0);
+    const seen = tls.seen.length;
+    const run = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: serviceUrl, HTTPS_PROXY: open.url, NODE_EXTRA_CA_CERTS: caFile, CI: 'true' } });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(tls.seen.slice(seen).map((r) => r.path.split('?')[0])).toContain('/oauth2/authorize');
+  });
+});

@@ -1,0 +1,46 @@
+// `credit-note triage --all-grants` in a real terminal (tmux): the open requests of both
+// companies of the merchant's login in one walk, oldest first, each under its company's name
+// and decided for that company (the other company's Grant would be told "not found").
+import { describe, expect, it } from 'vitest';
+import { svcEnv } from './helpers.js';
+import { useMerchant, type PolledItem } from './merchant.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
+
+const { merchant } = useMerchant();
+
+describe('credit-note triage --all-grants', () => {
+  it('walks both companies\' requests, oldest first, each named and accepted under its own Grant', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const request = async (grant: string) => {
+      const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--grant', grant, '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+      return (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    };
+    const retail = await request('retail');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const foods = await request('foods');
+
+    const term = svcInTerminal('svc-triage-all', ['credit-note', 'triage', '--all-grants'], svcEnv(m.home, m.env));
+    try {
+      await term.waitFor(`? ${retail.slice(0, 8)} PENDING:`);
+      expect(term.text()).toContain('Example Retail Ltd');
+      expect(term.text()).toContain('── 1 of 2 ──');
+      term.keys('a');
+      await term.waitFor(`? ${retail.slice(0, 8)} ACCEPTED:`);
+      term.keys('s');
+      await term.waitFor(`? ${foods.slice(0, 8)} PENDING:`);
+      expect(term.text()).toContain('Sample Foods GmbH');
+      term.keys('a');
+      await term.waitFor(`? ${foods.slice(0, 8)} ACCEPTED:`);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).toContain('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+    const statuses = new Map((await m.json<(PolledItem & { grantId: string })[]>(['credit-note', 'poll', '--all-grants', '--all', '--no-decrypt'])).map((i) => [i.requestId, i.status]));
+    expect([statuses.get(retail), statuses.get(foods)]).toEqual(['ACCEPTED', 'ACCEPTED']);
+  }, 120_000);
+});

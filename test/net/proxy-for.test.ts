@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { proxyFor, shownProxy } from '../../src/net/proxy-for.js';
+import { networkSettings } from '../../src/net/settings.js';
+import { UsageError } from '../../src/errors.js';
+
+const P = 'http://proxy.example:3128';
+const settings = (noProxy = '') => ({ https: P, http: 'http://plain.example:8080', noProxy });
+const via = (url: string, noProxy = '') => proxyFor(new URL(url), settings(noProxy));
+
+describe('proxyFor', () => {
+  it('https through HTTPS_PROXY, http through HTTP_PROXY', () => {
+    expect(via('https://api.example.com/x')).toBe(P);
+    expect(via('http://api.example.com/x')).toBe('http://plain.example:8080');
+  });
+
+  it('never for loopback', () => {
+    for (const url of ['http://127.0.0.1:8787', 'http://localhost:1', 'https://[::1]:443', 'http://127.1.2.3']) expect(via(url)).toBeUndefined();
+  });
+
+  it('NO_PROXY: *, a host and its subdomains, .suffix, *.suffix, host:port, lists with spaces', () => {
+    expect(via('https://api.example.com', '*')).toBeUndefined();
+    expect(via('https://api.example.com', 'example.com')).toBeUndefined();
+    expect(via('https://example.com', 'example.com')).toBeUndefined();
+    expect(via('https://notexample.com', 'example.com')).toBe(P);
+    expect(via('https://api.example.com', '.example.com')).toBeUndefined();
+    expect(via('https://api.example.com', '*.example.com')).toBeUndefined();
+    expect(via('https://api.example.com', 'API.Example.com:443')).toBeUndefined();
+    expect(via('https://api.example.com:8443', 'api.example.com:443')).toBe(P);
+    expect(via('https://api.example.com', 'other.org, example.com')).toBeUndefined();
+    expect(via('https://api.example.com', 'other.org')).toBe(P);
+  });
+
+  it('shows a proxy without its credentials', () => {
+    expect(shownProxy('http://alice:secret@proxy.example:3128/')).toBe('http://proxy.example:3128');
+  });
+});
+
+describe('networkSettings', () => {
+  it('no proxy variable: no proxy; lower case first; HTTP_PROXY also for https; host:port taken as http://', () => {
+    expect(networkSettings({}).proxy).toBeUndefined();
+    expect(networkSettings({ https_proxy: 'http://a:1', HTTPS_PROXY: 'http://b:2' }).proxy?.https).toBe('http://a:1');
+    expect(networkSettings({ HTTP_PROXY: 'proxy:3128' }).proxy).toEqual({ http: 'http://proxy:3128', https: 'http://proxy:3128', noProxy: '' });
+    expect(networkSettings({ HTTPS_PROXY: 'http://p:1', no_proxy: '.corp' }).proxy?.noProxy).toBe('.corp');
+  });
+
+  it('SVC_HTTP_TIMEOUT: seconds for an answer, connect at most 10 s; anything else is a usage error', () => {
+    expect(networkSettings({}).timeouts).toEqual({ connectMs: 10_000, answerMs: 30_000 });
+    expect(networkSettings({ SVC_HTTP_TIMEOUT: '120' }).timeouts).toEqual({ connectMs: 10_000, answerMs: 120_000 });
+    expect(networkSettings({ SVC_HTTP_TIMEOUT: '2.5' }).timeouts).toEqual({ connectMs: 2_500, answerMs: 2_500 });
+    for (const bad of ['0', '-1', 'soon', '1e9']) expect(() => networkSettings({ SVC_HTTP_TIMEOUT: bad })).toThrow(UsageError);
+  });
+});

@@ -8,6 +8,8 @@ export interface Tally {
   partial: string[];
   rejected: { requestId: string; reason: string }[];
   issued: { requestId: string; documentNumber: string; serviceReceiptId: string }[];
+  /** Completed without a credit note (`c`). */
+  completed: string[];
   /** Passed over with nothing done. */
   skipped: string[];
   /** Walked through: every request the session reached, acted on or not. */
@@ -15,7 +17,7 @@ export interface Tally {
 }
 
 export function emptyTally(total: number): Tally {
-  return { total, accepted: [], partial: [], rejected: [], issued: [], skipped: [], seen: 0 };
+  return { total, accepted: [], partial: [], rejected: [], issued: [], completed: [], skipped: [], seen: 0 };
 }
 
 const SHORT = 8;
@@ -29,6 +31,7 @@ export function summaryFields(tally: Tally): [string, string][] {
     ['accepted in part', `${tally.partial.length}${list(tally.partial.map(short))}`],
     ['rejected', `${tally.rejected.length}${list(tally.rejected.map((r) => `${short(r.requestId)} ("${r.reason}")`))}`],
     ['issued', `${tally.issued.length}${list(tally.issued.map((i) => `${i.documentNumber} (request ${short(i.requestId)}, ${i.serviceReceiptId})`))}`],
+    ...(tally.completed.length > 0 ? [['completed, no credit note', `${tally.completed.length}${list(tally.completed.map(short))}`] as [string, string]] : []),
     ['skipped', `${tally.skipped.length}${list(tally.skipped.map(short))}`],
   ];
   const left = tally.total - tally.seen;

@@ -52,8 +52,18 @@ export function createPrompter(io: IOStreams): Prompter {
     },
     async confirm(ask) {
       guard(ask);
-      const { confirm } = await import('@inquirer/prompts');
-      return confirm({ message: ask.message, default: ask.default ?? false }, context()).catch(cancelled);
+      // Only y, yes, n or no (any case), or Enter for the default: keys typed ahead, or
+      // anything else that merely starts with "y", are asked again, never taken as a yes.
+      const { input } = await import('@inquirer/prompts');
+      const fallback = ask.default ?? false;
+      const answer = await input(
+        {
+          message: `${ask.message} ${fallback ? '(Y/n)' : '(y/N)'}`,
+          validate: (value: string) => (yesOrNo(value, fallback) === undefined ? 'answer y (yes) or n (no)' : true),
+        },
+        context(),
+      ).catch(cancelled);
+      return yesOrNo(answer, fallback) ?? fallback;
     },
     async select(ask) {
       guard(ask);
@@ -73,6 +83,15 @@ export function createPrompter(io: IOStreams): Prompter {
       return chosen as (typeof ask.keys)[number]['key'];
     },
   };
+}
+
+/** A confirmation's answer: y/yes, n/no in any case, empty for the default; anything else is no answer. */
+export function yesOrNo(value: string, fallback: boolean): boolean | undefined {
+  const answer = value.trim().toLowerCase();
+  if (answer === '') return fallback;
+  if (answer === 'y' || answer === 'yes') return true;
+  if (answer === 'n' || answer === 'no') return false;
+  return undefined;
 }
 
 /**

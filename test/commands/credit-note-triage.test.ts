@@ -88,7 +88,7 @@ describe('credit-note triage', () => {
     await triage({}, h.f);
 
     expect(keysAsked(person.asked)).toEqual([ID(1), ID(1), ID(2), ID(3), ID(4)].map((id) => id.slice(0, 8)));
-    expect(person.asked).toContain('key: 11111111 ACCEPTED: [i issue & complete, s next, q quit]');
+    expect(person.asked).toContain('key: 11111111 ACCEPTED: [i issue & complete, c complete, no credit note, s next, ? keys, q quit]');
     expect(person.asked).toContain('confirm: Reject R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR)? It cannot be moved again.');
     expect(person.asked).toContain('confirm: Issue credit note CN-R-2025-000871-1 for 1.28 EUR?');
     expect(person.left()).toEqual([]);
@@ -124,6 +124,8 @@ describe('credit-note triage', () => {
     expect(h.streams.stderr()).toContain(`request ${ID(3)} is COMPLETED`);
     // Each request shown as `show` shows it, with the decision `issue` would make.
     expect(h.output().match(/checks: all passed/g)).toHaveLength(4);
+    // The credit note issued with `i` is the one its decision showed: printed once, not again by issue.
+    expect(h.output().match(/credit note CN-R-2025-000871-\d+ for receipt/g)).toHaveLength(4);
   });
 
   it('accept part asks the items as issue --item takes them, and issuing credits that part', async () => {
@@ -205,8 +207,31 @@ describe('credit-note triage', () => {
   });
 
   it('offers only the moves the service allows from each status', () => {
-    expect(keysFor('PENDING', false).map((k) => k.key).join('')).toBe('aprisq');
-    expect(keysFor('ACCEPTED', false).map((k) => k.key).join('')).toBe('isq');
-    expect(keysFor('PARTIALLY_ACCEPTED', true).map((k) => `${k.key} ${k.name}`)).toEqual(['i issue & complete', 's next', 'q quit']);
+    expect(keysFor('PENDING', false).map((k) => k.key).join('')).toBe('apris?q');
+    expect(keysFor('ACCEPTED', false).map((k) => k.key).join('')).toBe('ics?q');
+    expect(keysFor('PENDING', false, true).map((k) => k.key).join('')).toBe('aprisb?q');
+    expect(keysFor('COMPLETED', true, true).map((k) => k.key).join('')).toBe('sb?q');
+    expect(keysFor('PARTIALLY_ACCEPTED', true).map((k) => `${k.key} ${k.name}`)).toEqual(['i issue & complete', 'c complete, no credit note', 's next', '? keys', 'q quit']);
+  });
+
+  it('? lists what the keys do; c completes without a credit note (asked as complete asks); b goes back to decide again', async () => {
+    const { h, person } = await shop([{ key: '?' }, { key: 'c' }, { confirm: true }, { key: 'b' }, { key: 's' }, { key: 'q' }]);
+    serveQueue(h, [
+      queueItem(ID(1), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(30), status: 'PARTIALLY_ACCEPTED' }),
+      queueItem(ID(2), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(20) }),
+    ]);
+    await triage({}, h.f);
+    expect(person.asked).toEqual([
+      'key: 11111111 PARTIALLY_ACCEPTED: [i issue & complete, c complete, no credit note, s skip, ? keys, q quit]',
+      'key: 11111111 PARTIALLY_ACCEPTED: [i issue & complete, c complete, no credit note, s skip, ? keys, q quit]',
+      'confirm: Complete R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR)? It cannot be moved again.',
+      'key: 22222222 PENDING: [a accept, p accept part, r reject, i issue & complete, s skip, b back, ? keys, q quit]',
+      // Back at the first: COMPLETED now, nothing left but to move on.
+      'key: 11111111 COMPLETED: [s next, ? keys, q quit]',
+      'key: 22222222 PENDING: [a accept, p accept part, r reject, i issue & complete, s skip, b back, ? keys, q quit]',
+    ]);
+    expect(h.streams.stderr()).toContain('c  complete it without a credit note: settled another way');
+    expect(statusMoves(h)).toEqual([[ID(1), 'COMPLETED']]);
+    expect(h.streams.stdout()).toMatch(/^completed, no credit note +1: 11111111$/m);
   });
 });

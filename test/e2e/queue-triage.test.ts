@@ -32,11 +32,11 @@ describe('credit-note triage in a terminal', () => {
 
     const term = svcInTerminal('svc-triage', ['credit-note', 'triage'], svcEnv(m.home, m.env));
     try {
-      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept · p accept part · r reject · i issue & complete · s skip · q quit`);
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept · p accept part · r reject · i issue & complete · s skip · ? keys · q quit`);
       expect(term.text()).toContain('── 1 of 4 ──');
       expect(term.text()).toContain('checks: all passed');
       term.keys('a');
-      await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED: i issue & complete · s next · q quit`);
+      await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED: i issue & complete · c complete, no credit note · s next · ? keys · q quit`);
       term.keys('s');
       await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
       term.keys('r');

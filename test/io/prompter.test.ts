@@ -22,4 +22,18 @@ describe('prompter', () => {
     expect(t.stderr()).toContain('Client ID');
     expect(t.stdout()).toBe('');
   });
+
+  it('a confirmation takes only y, yes, n or no (any case), Enter for the default; typed-ahead text is asked again', async () => {
+    const t = testStreams({ stdinIsTTY: true, stdoutIsTTY: true, noInput: false });
+    const p = createPrompter(t.io);
+    const answer = p.confirm({ message: 'Reject R-1?', flag: '--yes' });
+    setTimeout(() => t.input.write('yxq\r'), 20);
+    setTimeout(() => t.input.write('\x7f\x7f\x7f'), 60);
+    setTimeout(() => t.input.write('YES\r'), 100);
+    await expect(answer).resolves.toBe(true);
+    expect(t.stderr()).toContain('answer y (yes) or n (no)');
+    const none = p.confirm({ message: 'Reject R-2?', flag: '--yes' });
+    setTimeout(() => t.input.write('\r'), 20);
+    await expect(none).resolves.toBe(false);
+  });
 });

@@ -96,9 +96,9 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--newer-than <duration>', 'only requests at most this old, e.g. 12h')
     .option('--reason <code>', 'only requests with a line of this reason code')
     .option('--refund <preference>', 'only requests asking this refund')
-    .action((flags: { status?: string[]; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string }, cmd: Command) => {
-      const { status, receipt, customer, olderThan, newerThan, reason, refund } = flags;
-      return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund });
+    .action((flags: { status?: string[]; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => {
+      const { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency } = flags;
+      return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency });
     });
   grantOption(cn.command('template'))
     .description('validate a credit note and get its template and templateHash')

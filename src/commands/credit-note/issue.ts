@@ -73,6 +73,8 @@ export interface IssueOptions {
   abandonPending?: boolean | undefined;
   /** Runs every check and shows the credit note, then stops: nothing is reserved or sent. */
   dryRun?: boolean | undefined;
+  /** Not a flag: the caller (triage) has just shown this credit note, so it is not printed again. */
+  previewShown?: boolean | undefined;
 }
 
 /** Days after the receipt's issue date within which a return is accepted; SVC_RETURN_WINDOW_DAYS overrides. */
@@ -167,7 +169,7 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
     whole = opened.approved.whole;
     const receipt = item.serviceReceiptId;
     const shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
-    preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
     if (opts.dryRun) {
       if (f.io.json) writeJson(f.io, { dryRun: true, requestId: item.requestId, creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency });
       note(f.io, `dry run: every check passed; credit note ${shown.credit.request.documentNumber} was not issued, nothing was reserved or sent`);

@@ -2,7 +2,8 @@
 // time. Each is shown as `show` shows it (the request, and the credit note `issue` would make
 // or the checks it would fail), then decided with one key:
 //
-//   a accept · p accept part · r reject · i issue · s skip · q quit
+//   a accept · p accept part · r reject · i issue · c complete without a credit note ·
+//   s skip · b back · ? keys · q quit
 //
 // Every decision runs the single command's own code: status.ts's `accept` and `reject` (so
 // the request is kept in the ledger before it is accepted, and a rejection is confirmed),
@@ -34,12 +35,12 @@ import type { ItemQuantity } from '../item-flag.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { describeDecision, run as issue } from './issue.js';
 import { run as show } from './show.js';
-import { accept, reject } from './status.js';
+import { accept, complete, reject } from './status.js';
 
 /** poll's filters: which of the open requests to walk. */
 export type TriageOptions = Omit<QueueFilterFlags, 'all'> & FanOutFlags;
 
-type Key = 'a' | 'p' | 'r' | 'i' | 's' | 'q';
+type Key = 'a' | 'p' | 'r' | 'i' | 'c' | 's' | 'b' | '?' | 'q';
 
 /** Statuses in which nothing is left to decide. */
 const CLOSED = new Set(['REJECTED', 'COMPLETED', 'CANCELLED']);
@@ -63,11 +64,15 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
   }
   const tally = emptyTally(queue.length);
   try {
-    for (const [index, item] of queue.entries()) {
-      tally.seen = index + 1;
+    // `b` goes back to the request before, to decide it again (as it is now).
+    for (let index = 0; index < queue.length; ) {
+      tally.seen = Math.max(tally.seen, index + 1);
+      const item = queue[index]!;
       const company = all.companyOf(item);
       if (company !== undefined) note(f.io, `\n${theme(f.io).bold(printable(company))}`);
-      if ((await walkOne(f, await all.callerOf(item), item, tally)) === 'quit') break;
+      const next = await walkOne(f, await all.callerOf(item), item, tally, index);
+      if (next === 'quit') break;
+      index = next === 'back' ? Math.max(0, index - 1) : index + 1;
     }
   } catch (error) {
     if (error instanceof CancelError) throw new CancelError('cancelled: triage stopped; the summary above is what was done');
@@ -84,10 +89,10 @@ async function openRequestsOfOne(f: Factory): Promise<{ open: ReadItem[]; caller
   return { open: await openRequests(f, caller), callerOf: async () => caller, companyOf: () => undefined };
 }
 
-/** One request, decided: on to the next one, or the end of the walk. */
-async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally): Promise<'next' | 'quit'> {
+/** One request, decided: on to the next one, back to the one before, or the end of the walk. */
+async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally, index: number): Promise<'next' | 'back' | 'quit'> {
   const { requestId } = item;
-  note(f.io, `\n${theme(f.io).bold(`── ${tally.seen} of ${tally.total} ──`)}`);
+  note(f.io, `\n${theme(f.io).bold(`── ${index + 1} of ${tally.total} ──`)}`);
   try {
     await show({ requestId, reveal: false }, f);
   } catch (error) {
@@ -95,16 +100,30 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally)
     if (!(error instanceof SvcError)) throw error;
     report(f, error);
   }
-  let status = item.status;
+  // Back at a request decided before: as it is now.
+  let status = (index + 1 < tally.seen ? await currentStatus(f, caller, requestId) : undefined) ?? item.status;
   let part: ItemQuantity[] | undefined;
   let acted = false;
   for (;;) {
-    const key = await f.prompter().key({ message: `${requestId.slice(0, 8)} ${status}:`, flag: 'request IDs to accept, reject or issue', keys: keysFor(status, acted) });
+    if (CLOSED.has(status)) {
+      note(f.io, `request ${requestId} is ${status}: nothing is left to decide`);
+      const key = await f.prompter().key({ message: `${requestId.slice(0, 8)} ${status}:`, flag: 'request IDs', keys: keysFor(status, true, index > 0) });
+      if (key === '?') note(f.io, keysHelp(keysFor(status, true, index > 0)));
+      else return key === 'q' ? 'quit' : key === 'b' ? 'back' : 'next';
+      continue;
+    }
+    const keys = keysFor(status, acted, index > 0);
+    const key = await f.prompter().key({ message: `${requestId.slice(0, 8)} ${status}:`, flag: 'request IDs to accept, reject or issue', keys });
     if (key === 's') {
-      if (!acted) tally.skipped.push(requestId);
+      if (!acted && !tally.skipped.includes(requestId)) tally.skipped.push(requestId);
       return 'next';
     }
     if (key === 'q') return 'quit';
+    if (key === 'b') return 'back';
+    if (key === '?') {
+      note(f.io, keysHelp(keys));
+      continue;
+    }
     try {
       if (key === 'a') {
         await accept.run({ requestIds: [requestId], partial: false }, f);
@@ -117,6 +136,11 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally)
         tally.partial.push(requestId);
         [status, acted] = ['PARTIALLY_ACCEPTED', true];
         await describeDecision(f, caller, requestId, part);
+      } else if (key === 'c') {
+        // Settled another way (nothing left to credit, refunded by hand): closed with no credit note, confirmed as `complete` is.
+        await complete.run({ requestIds: [requestId] }, f);
+        tally.completed.push(requestId);
+        return 'next';
       } else if (key === 'r') {
         const reason = await f.prompter().input({ message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
         await reject.run({ requestIds: [requestId], reason }, f);
@@ -146,18 +170,41 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally)
 
 /**
  * What can still be done: a PENDING request can be accepted, in part or whole, rejected or
- * credited; an accepted one only credited (the service allows no other move but COMPLETED).
+ * credited; an accepted one credited, or completed without a credit note (the service allows
+ * no other move but COMPLETED); a closed one nothing. `b` when there is a request before.
  */
-export function keysFor(status: string, acted: boolean): { key: Key; name: string }[] {
-  const decide: { key: Key; name: string }[] =
-    status === 'PENDING'
+export function keysFor(status: string, acted: boolean, canGoBack = false): { key: Key; name: string }[] {
+  const decide: { key: Key; name: string }[] = CLOSED.has(status)
+    ? []
+    : status === 'PENDING'
       ? [
           { key: 'a', name: 'accept' },
           { key: 'p', name: 'accept part' },
           { key: 'r', name: 'reject' },
+          { key: 'i', name: 'issue & complete' },
         ]
-      : [];
-  return [...decide, { key: 'i', name: 'issue & complete' }, { key: 's', name: acted ? 'next' : 'skip' }, { key: 'q', name: 'quit' }];
+      : [
+          { key: 'i', name: 'issue & complete' },
+          { key: 'c', name: 'complete, no credit note' },
+        ];
+  return [...decide, { key: 's', name: acted ? 'next' : 'skip' }, ...(canGoBack ? [{ key: 'b' as Key, name: 'back' }] : []), { key: '?', name: 'keys' }, { key: 'q', name: 'quit' }];
+}
+
+const KEY_HELP: Readonly<Record<Key, string>> = {
+  a: 'accept the request whole (ACCEPTED)',
+  p: 'accept part of it: name the part, recorded for issue (PARTIALLY_ACCEPTED)',
+  r: 'reject it, with a reason kept on this machine (final: asks first)',
+  i: 'issue the credit note and complete the request (asks first)',
+  c: 'complete it without a credit note: settled another way (final: asks first)',
+  s: 'leave it for now: on to the next request',
+  b: 'back to the request before',
+  '?': 'these keys',
+  q: 'quit: the summary of what was done',
+};
+
+/** What each key offered does, for `?`. */
+function keysHelp(keys: readonly { key: Key }[]): string {
+  return keys.map((k) => `  ${k.key}  ${KEY_HELP[k.key]}`).join('\n') + '\n  Esc or Ctrl-C: stop the walk (exit 3)';
 }
 
 /** The part accepted, typed as `issue --item` takes it, starting from what the request asks. */
@@ -173,7 +220,8 @@ async function issueIn(f: Factory, requestId: string, part: readonly ItemQuantit
   const before = await issuedFor(f, requestId);
   try {
     // issue prints the credit note's ID and says the request is COMPLETED.
-    await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true }, f);
+    // The credit note is on screen already (the request's decision, or the part's): printed once.
+    await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true }, f);
   } finally {
     const after = await issuedFor(f, requestId);
     if (after !== undefined && after.serviceReceiptId !== before?.serviceReceiptId) tally.issued.push(after);
@@ -196,7 +244,7 @@ async function currentStatus(f: Factory, caller: Caller, requestId: string): Pro
 }
 
 function filtered(opts: TriageOptions): boolean {
-  return Object.values(opts).some((v) => v !== undefined);
+  return [opts.status, opts.receipt, opts.customer, opts.olderThan, opts.newerThan, opts.reason, opts.refund].some((v) => v !== undefined);
 }
 
 /** An error as main.ts prints it (control characters made visible), without ending the walk. */

@@ -42,6 +42,7 @@ import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
 import { maskLast4 } from '../../io/redact.js';
+import { printable } from '../../io/printable.js';
 import { wrapText } from '../../io/wrap.js';
 import { withSpinner } from '../../io/spinner.js';
 import { canPrompt, note, println } from '../../io/streams.js';
@@ -232,12 +233,13 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
   } catch (error) {
     if (error instanceof ValidationError) {
       const issues = error.issues.map((i) => ({ path: String(i.path), message: i.message }));
-      return { json: { requestId, checks: 'failed', issues }, text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}` };
+      // A customer's text (a product ID) can be in the path: made visible, never sent to the terminal as is.
+      return { json: { requestId, checks: 'failed', issues }, text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${printable(i.path)}: ${printable(i.message)}`).join('\n')}` };
     }
     if (error instanceof SvcError) {
       return {
         json: { requestId, checks: 'not run', reason: error.message, ...(error.hint ? { hint: error.hint } : {}) },
-        text: `checks: not run: ${error.message}${error.hint ? ` (${error.hint})` : ''}`,
+        text: `checks: not run: ${printable(error.message)}${error.hint ? ` (${printable(error.hint)})` : ''}`,
       };
     }
     throw error;

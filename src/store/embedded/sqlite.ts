@@ -4,7 +4,7 @@
 // the database's write lock at BEGIN (IMMEDIATE), so a check and the intent it allows are
 // one step for every process on the machine; the lock is the operating system's, released
 // when its holder dies, never taken over from a live (even stopped) one.
-import { chmodSync, closeSync, fchmodSync, fstatSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord } from '../../credit-notes/records.js';
@@ -65,20 +65,23 @@ let libsqlLoaded = false;
 
 /**
  * The ledger and the lock files are their owner's alone, whatever the umask. SQLite creates
- * its -wal, -shm and -journal files with the database file's mode, so the file is created
- * 0600 before libsql opens it; one an older svc left looser is tightened, companions too.
+ * its -wal, -shm and -journal files with the database file's mode, so a new file is created
+ * 0600 before libsql opens it; one an older svc left looser is tightened by path, companions
+ * too. An existing file is never opened here: closing any descriptor of a database file drops
+ * every POSIX lock this process holds on it (another connection's), and SQLite's locks are
+ * exactly those ("How To Corrupt An SQLite Database File", 2.2).
  */
 function privateDatabaseFile(path: string): void {
-  const fd = openSync(path, 'a', 0o600);
   try {
-    if ((fstatSync(fd).mode & 0o077) === 0) return;
-    fchmodSync(fd, 0o600);
-  } finally {
-    closeSync(fd);
+    closeSync(openSync(path, 'wx', 0o600));
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  for (const companion of ['-wal', '-shm', '-journal']) {
+  if ((statSync(path).mode & 0o077) === 0) return;
+  for (const file of ['', '-wal', '-shm', '-journal']) {
     try {
-      chmodSync(`${path}${companion}`, 0o600);
+      chmodSync(`${path}${file}`, 0o600);
     } catch {
       // Absent: SQLite makes it with the database file's mode when it needs it.
     }

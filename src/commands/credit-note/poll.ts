@@ -13,7 +13,7 @@ import { loadKeyring } from '../../crypto/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
-import { queueFilter, queueSelection } from '../../credit-notes/queue-flags.js';
+import { queueFilter, queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 export { queueFilter };
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
@@ -24,21 +24,8 @@ import { holdTerminal } from '../../io/terminal-keys.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { counted } from '../../io/plural.js';
 
-export interface PollOptions extends FanOutFlags {
-  /** --status, repeatable and comma-separated; default: the open statuses. */
-  status?: string | string[] | undefined;
-  /** Every status (--all). */
-  all?: boolean | undefined;
-  /** A receipt's serviceReceiptId or its prefix, or its document number (or a unique prefix of it). */
-  receipt?: string | undefined;
-  /** Some of the email, phone or name the merchant gave with the receipt. */
-  customer?: string | undefined;
-  /** Durations: created at least / at most this long ago. */
-  olderThan?: string | undefined;
-  newerThan?: string | undefined;
-  /** Decrypted filters: a reason code of any line; the refund preference. */
-  reason?: string | undefined;
-  refund?: string | undefined;
+/** The queue's filters (src/credit-notes/queue-flags.ts), its order, and the fan-out's flags. */
+export interface PollOptions extends FanOutFlags, QueueFilterFlags {
   sort?: string | undefined;
   reverse?: boolean | undefined;
   limit?: string | undefined;

@@ -28,7 +28,7 @@ describe('credit-note poll as a table', () => {
     const exports = shellAssignments(env);
     for (const [width, height] of [[80, 40], [160, 50]] as const) {
       const session = `svc-table-${width}-${process.pid}`;
-      tmux(['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --receipt ${serviceReceiptId}; echo POLL-EXIT=$?; sleep 30`]);
+      tmux(['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env -u CI ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --receipt ${serviceReceiptId}; echo POLL-EXIT=$?; sleep 30`]);
       try {
         let screen = '';
         for (let i = 0; i < 200 && !screen.includes('POLL-EXIT='); i++) {
@@ -64,7 +64,7 @@ describe('credit-note poll --watch on a terminal', () => {
     const env = svcEnv(m.home, m.env);
     const exports = shellAssignments(env);
     const session = `svc-watch-${process.pid}`;
-    tmux(['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `echo BEFORE-WATCH; env ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --watch --interval 1 --receipt ${serviceReceiptId}; echo WATCH-EXIT=$?; sleep 30`]);
+    tmux(['new-session', '-d', '-s', session, '-x', '150', '-y', '30', `echo BEFORE-WATCH; env -u CI ${exports} node ${process.cwd()}/bin/svc.js credit-note poll --watch --interval 1 --receipt ${serviceReceiptId}; echo WATCH-EXIT=$?; sleep 30`]);
     const screen = (escapes = false) => tmux(['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', session]);
     const until = async (what: () => boolean, label: string) => {
       for (let i = 0; i < 150; i++) {

@@ -91,7 +91,7 @@ describe('receipt send --batch', () => {
       await writeFile(file, Array.from({ length: 30 }, (_, i) => JSON.stringify({ template: { ...template, documentNumber: `T-${mode}-${i + 1}` }, email: 'alice@example.com' })).join('\n'));
       const out = join(await dirs.make('svc-batch-out-'), 'results.ndjson');
       const session = `svc-batch-${mode}-${process.pid}`;
-      tmux(['new-session', '-d', '-s', session, '-x', '120', '-y', '50', `env ${exports} node ${svcBin} receipt send --batch ${file} --concurrency 2 ${redirect.replace('OUT', out)}; echo BATCH-EXIT=$?; sleep 30`]);
+      tmux(['new-session', '-d', '-s', session, '-x', '120', '-y', '50', `env -u CI ${exports} node ${svcBin} receipt send --batch ${file} --concurrency 2 ${redirect.replace('OUT', out)}; echo BATCH-EXIT=$?; sleep 30`]);
       try {
         const frames: string[] = [];
         for (let i = 0; i < 300; i++) {

@@ -35,8 +35,16 @@ export interface LockOptions {
 
 /** Takes the lock now, or returns undefined with its holder (when known) if another process has it. */
 export async function tryLock(path: string, details: Record<string, unknown> = {}): Promise<HeldLock | { heldBy: LockHolder | undefined }> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const db = openDatabase(path, 0);
+  await lockDir(dirname(path));
+  let db: Database;
+  try {
+    db = openDatabase(path, 0);
+  } catch (error) {
+    // The directory went away since (a test's, a user's rm -r): made again, tried once more.
+    if (!madeDirs.delete(dirname(path))) throw error;
+    await lockDir(dirname(path));
+    db = openDatabase(path, 0);
+  }
   try {
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {
@@ -45,6 +53,15 @@ export async function tryLock(path: string, details: Record<string, unknown> = {
     return { heldBy: readHolder(path) };
   }
   return hold(db, path, details);
+}
+
+// The lock directories this process has made: a run over 2,000 Grants takes 2,000 locks in one.
+const madeDirs = new Set<string>();
+
+async function lockDir(dir: string): Promise<void> {
+  if (madeDirs.has(dir)) return;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  madeDirs.add(dir);
 }
 
 /** Waits (without blocking the event loop) until the lock is free, then takes it. */
@@ -89,7 +106,7 @@ export function describeHolder(holder: LockHolder | undefined): string {
 async function hold(db: Database, path: string, details: Record<string, unknown>): Promise<HeldLock> {
   let holder: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...details };
   // Only the holder writes the holder file, so it is never another holder's.
-  const write = () => replacePrivateFile(holderPath(path), `${JSON.stringify(holder)}\n`).catch(() => undefined);
+  const write = () => replacePrivateFile(holderPath(path), `${JSON.stringify(holder)}\n`, { sync: false }).catch(() => undefined);
   await write();
   let released = false;
   return {

@@ -28,16 +28,47 @@ export interface Authorizations {
 
 export function readAuthorizations(config: ConfigStore, profile: string): Authorizations {
   const p = config.profile(profile);
-  return { grants: p.grants ?? [], companies: companiesOf(p), grant: p.grant };
+  return { grants: p.grants ?? NO_GRANTS, companies: companiesOf(p), grant: p.grant };
 }
+
+const NO_COMPANIES: CompanyRecord[] = [];
+// Parsed once per parse of the config file (the store keeps one while the file is unchanged):
+// a run over thousands of Grants reads the authorizations once per Grant.
+const parsedCompanies = new WeakMap<object, CompanyRecord[]>();
 
 // The config file is the user's to edit: an entry that no longer parses is left out.
 function companiesOf(p: ProfileConfig): CompanyRecord[] {
-  if (!Array.isArray(p.companies)) return [];
-  return p.companies.flatMap((entry: unknown) => {
-    const parsed = CompanyRecord.safeParse(entry);
-    return parsed.success ? [parsed.data] : [];
-  });
+  if (!Array.isArray(p.companies)) return NO_COMPANIES;
+  let companies = parsedCompanies.get(p.companies);
+  if (companies === undefined) {
+    companies = p.companies.flatMap((entry: unknown) => {
+      const parsed = CompanyRecord.safeParse(entry);
+      return parsed.success ? [parsed.data] : [];
+    });
+    parsedCompanies.set(p.companies, companies);
+  }
+  return companies;
+}
+
+/** The Grants and companies of the authorizations by ID. */
+export interface AuthIndex {
+  grants: ReadonlyMap<string, GrantRecord>;
+  companies: ReadonlyMap<string, CompanyRecord>;
+}
+
+const NO_GRANTS: GrantRecord[] = [];
+const indexes = new WeakMap<object, WeakMap<object, AuthIndex>>();
+
+/** Built once for the same arrays (the same parse of the config file), so a lookup per Grant costs no scan of all of them. */
+export function authIndex(a: Authorizations): AuthIndex {
+  let byCompanies = indexes.get(a.grants);
+  if (byCompanies === undefined) indexes.set(a.grants, (byCompanies = new WeakMap()));
+  let index = byCompanies.get(a.companies);
+  if (index === undefined) {
+    index = { grants: new Map(a.grants.map((g) => [g.grant_id, g])), companies: new Map(a.companies.map((c) => [c.merchant_id, c])) };
+    byCompanies.set(a.companies, index);
+  }
+  return index;
 }
 
 export function knownIds(a: Authorizations): string[] {

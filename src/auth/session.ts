@@ -11,7 +11,7 @@ import { note } from '../io/streams.js';
 import type { SecretStore } from '../secrets/store.js';
 import { authSecrets, clientCredentials, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
-import { knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
+import { authIndex, knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
 import { pathSegment } from '../io/private-file.js';
 import type { TokenFile } from '../store/token-file.js';
@@ -35,14 +35,17 @@ export interface IssuedToken extends CachedToken {
 
 /** `--grant` > SVC_GRANT_ID > the profile's `grant` > the only Grant of the profile. */
 export function chooseGrant(auth: Authorizations, settings: Settings, flag?: string): string {
-  const ids = knownIds(auth);
   const setting = flag === undefined ? settings.grant : { value: flag, source: 'flag' as const };
   // A selector (src/auth/grant-select.ts) names a Grant of the profile; SVC_GRANT_ID and the
   // profile's default may name one no login recorded (CI), passed on for the service to judge.
   if (setting) {
+    // A Grant's own ID (as a fan-out gives it, once per Grant) is looked up, not searched for.
+    const index = authIndex(auth);
+    if (index.grants.has(setting.value) || index.companies.has(setting.value)) return setting.value;
     const from = { flag: '--grant', env: 'SVC_GRANT_ID', profile: `grant of profile "${settings.profile.value}"`, default: 'grant' }[setting.source];
     return selectGrant(setting.value, grantEntries(auth), { from, passUnknown: setting.source !== 'flag' });
   }
+  const ids = knownIds(auth);
   if (ids.length === 1 && ids[0] !== undefined) return ids[0];
   if (ids.length === 0) throw new AuthError('no Grant: run `svc auth login`');
   throw new AuthError(`profile "${settings.profile.value}" has ${ids.length} Grants and no default`, {
@@ -115,7 +118,7 @@ async function openSession(f: Factory): Promise<Session> {
     slotOf,
     target(flag) {
       const id = chooseGrant(auth, settings, flag);
-      return { id, company: auth.companies.find((c) => c.merchant_id === id) };
+      return { id, company: authIndex(auth).companies.get(id) };
     },
     async issue(target, scope, force) {
       const { id, company } = target;
@@ -133,7 +136,7 @@ async function openSession(f: Factory): Promise<Session> {
             try {
               return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
             } catch (error) {
-              throw await explainRefusedGrant(f, error, id, auth.grants.find((g) => g.grant_id === id));
+              throw await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id));
             }
           };
       const token = await cache.acquire({ id, scope: slotOf(target, scope), force, fetch });

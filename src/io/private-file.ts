@@ -55,14 +55,13 @@ export async function writePrivateFile(dir: string, name: string, data: string):
  * (so the content never sits in a readable file), fsync'd, then renamed over it. A failure
  * removes the temporary file and is thrown as it is.
  */
-export async function replacePrivateFile(path: string, data: string | Uint8Array, opts: { sync?: boolean } = {}): Promise<void> {
+export async function replacePrivateFile(path: string, data: string | Uint8Array): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temp, 'wx', 0o600);
     try {
       await (typeof data === 'string' ? handle.writeFile(data, 'utf8') : handle.writeFile(data));
-      // A file only informative (a lock's holder) is not worth an fsync: losing it to a power cut loses nothing.
-      if (opts.sync !== false) await handle.sync();
+      await handle.sync();
     } finally {
       await handle.close();
     }

@@ -45,6 +45,19 @@ describe('fileSecretStore', () => {
     expect(JSON.parse(await readFile(join(dir, 'secrets.json'), 'utf8'))).toEqual({ old: 'x', k: 'v' });
   });
 
+  it("keeps the file's parse while it is unchanged, and reads another store's write (or the user's edit, same size) afresh", async () => {
+    const store = fileSecretStore(dir, testStreams().io);
+    const other = fileSecretStore(dir, testStreams().io);
+    await store.set('a', '1');
+    expect(await store.get('a')).toBe('1');
+    await other.set('a', '2');
+    expect(await store.get('a')).toBe('2');
+    await writeFile(join(dir, 'secrets.json'), '{"a":"3"}');
+    expect(await store.get('a')).toBe('3');
+    await rm(join(dir, 'secrets.json'));
+    expect(await store.get('a')).toBeNull();
+  });
+
   it('reads, overwrites and deletes values; a missing file is an empty store', async () => {
     const store = fileSecretStore(dir, testStreams().io);
     expect(await store.get('a')).toBeNull();

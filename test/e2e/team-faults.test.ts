@@ -4,14 +4,14 @@
 // lock. Each ends at once with svc's own error (exit 4 or 8, the documented message), never
 // a crash or a hang, and a re-run finishes with exactly one document. A proxy in front of the
 // server (test/pg-hold-proxy.ts) holds the chosen statement, so "inside" is the same step every time.
-import { cp } from 'node:fs/promises';
 import { execa, type ResultPromise } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
+import { postgresSkipReason, type PgServer } from '../postgres-server.js';
 import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome, type SvcResult } from './helpers.js';
-import { startMerchant, type Merchant } from './merchant.js';
+import type { Merchant } from './merchant.js';
 import { startPgHoldProxy } from '../pg-hold-proxy.js';
+import { startTeam, type Team } from './team.js';
 
 const skip = postgresSkipReason();
 const dirs = tempDirs();
@@ -21,22 +21,18 @@ let url: string;
 let other: SvcHome;
 const MILK = '4001234567890';
 
+let team: Team | undefined;
 beforeAll(async () => {
   if (skip) return;
-  server = await startPostgres();
-  url = await server.database('faults');
-  m = await startMerchant(dirs);
-  other = await makeSvcHome(dirs);
-  await cp(m.home.configDir, other.configDir, { recursive: true });
+  team = await startTeam(dirs, 'faults');
+  ({ m, server, url, other } = team);
 }, 120_000);
 afterAll(async () => {
-  await m?.sandbox.stop();
-  await server?.drop();
+  await team?.stop();
   await dirs.cleanup();
 });
 
-const on = (home: SvcHome, args: string[], extra: Record<string, string | undefined> = {}) =>
-  runSvc(args, { home, env: { ...m.env, SVC_DATABASE_URL: url, ...extra }, timeout: 60_000 });
+const on = (home: SvcHome, args: string[], extra: Record<string, string | undefined> = {}) => (team as Team).on(home, args, extra);
 
 function start(home: SvcHome, args: string[], extra: Record<string, string>): ResultPromise {
   return execa('node', [svcBin, ...args], { env: svcEnv(home, { ...m.env, ...extra }), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', timeout: 60_000 });

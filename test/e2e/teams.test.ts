@@ -6,11 +6,12 @@
 import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
+import { postgresSkipReason, type PgServer } from '../postgres-server.js';
 import { execa } from 'execa';
 import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome } from './helpers.js';
 import { startHoldProxy } from './hold-proxy.js';
-import { startMerchant, type Merchant } from './merchant.js';
+import { startTeam, type Team } from './team.js';
+import type { Merchant } from './merchant.js';
 
 const skip = postgresSkipReason();
 const dirs = tempDirs();
@@ -20,22 +21,18 @@ let url: string;
 let other: SvcHome;
 const EGGS = '4005555000104';
 
+let team: Team | undefined;
 beforeAll(async () => {
   if (skip) return;
-  pg = await startPostgres();
-  url = await pg.database('team');
-  m = await startMerchant(dirs);
-  // The second machine: the same login and keys (its own copy of the config), its own state.
-  other = await makeSvcHome(dirs);
-  await cp(m.home.configDir, other.configDir, { recursive: true });
+  team = await startTeam(dirs, 'team');
+  ({ m, server: pg, url, other } = team);
 }, 120_000);
 afterAll(async () => {
-  await m?.sandbox.stop();
-  await pg?.drop();
+  await team?.stop();
   await dirs.cleanup();
 });
 
-const on = (home: SvcHome, args: string[], extra: Record<string, string | undefined> = {}) => runSvc(args, { home, env: { ...m.env, SVC_DATABASE_URL: url, ...extra }, timeout: 60_000 });
+const on = (home: SvcHome, args: string[], extra: Record<string, string | undefined> = {}) => (team as Team).on(home, args, extra);
 async function json<T>(home: SvcHome, args: string[]): Promise<T> {
   const r = await on(home, [...args, '--json']);
   expect(r.exitCode, `svc ${args.join(' ')}\n${r.stderr}`).toBe(0);

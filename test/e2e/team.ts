@@ -1,0 +1,36 @@
+// A team for the end-to-end tests on PostgreSQL: a real server with a database of its own, a
+// sandbox and a logged-in merchant, and a second machine (the same login and keys, its own
+// copy of the config, its own state). `on` runs svc on a machine against the shared database.
+import { cp } from 'node:fs/promises';
+import { startPostgres, type PgServer } from '../postgres-server.js';
+import { makeSvcHome, runSvc, type SvcHome, type SvcResult, type TempDirs } from './helpers.js';
+import { startMerchant, type Merchant } from './merchant.js';
+
+export interface Team {
+  m: Merchant;
+  server: PgServer;
+  /** SVC_DATABASE_URL of the team's database. */
+  url: string;
+  other: SvcHome;
+  on(home: SvcHome, args: string[], extra?: Record<string, string | undefined>): Promise<SvcResult>;
+  stop(): Promise<void>;
+}
+
+export async function startTeam(dirs: TempDirs, database: string): Promise<Team> {
+  const server = await startPostgres();
+  const url = await server.database(database);
+  const m = await startMerchant(dirs);
+  const other = await makeSvcHome(dirs);
+  await cp(m.home.configDir, other.configDir, { recursive: true });
+  return {
+    m,
+    server,
+    url,
+    other,
+    on: (home, args, extra = {}) => runSvc(args, { home, env: { ...m.env, SVC_DATABASE_URL: url, ...extra }, timeout: 60_000 }),
+    async stop() {
+      await m.sandbox.stop();
+      await server.drop();
+    },
+  };
+}

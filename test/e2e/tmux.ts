@@ -8,9 +8,21 @@ import { svcBin } from './helpers.js';
 
 const socket = `svc-test-${process.pid}`;
 
-/** Runs `tmux ARGS` on this process's own server and returns what it printed. */
+/**
+ * Runs `tmux ARGS` on this process's own server and returns what it printed. A session
+ * started just as the last one was killed meets the server on its way out ("server exited
+ * unexpectedly"): started again, on a new server, after a moment.
+ */
 export function tmux(args: readonly string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args]).toString();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return execFileSync('tmux', ['-L', socket, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    } catch (error) {
+      const stderr = String((error as { stderr?: Buffer }).stderr ?? '');
+      if (args[0] !== 'new-session' || attempt === 5 || !stderr.includes('server exited unexpectedly')) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100 * attempt);
+    }
+  }
 }
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;

@@ -41,6 +41,22 @@ describe('unknown members of a receipt file', () => {
   });
 });
 
+describe('unknown members of a --customer file', () => {
+  it('receipt send --customer: a warning naming each path; with --strict exit 2, nothing sent', async () => {
+    const m = merchant();
+    const customer = join(await dirs.make('svc-typo-customer-'), 'customer.json');
+    await writeFile(customer, JSON.stringify({ nmae: 'Alice Example', email: 'alice@example.com' }));
+    const warned = await runSvc(['receipt', 'send', '--file', await merchant().newReceiptFile(), '--email', 'alice@example.com', '--customer', customer], { home: m.home, env: m.env });
+    expect(warned.exitCode, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain('customer.json has a member the interface does not name, sent as it is: nmae');
+    const before = (await m.json<unknown[]>(['receipt', 'list'])).length;
+    const strict = await runSvc(['receipt', 'send', '--file', await merchant().newReceiptFile(), '--email', 'alice@example.com', '--customer', customer, '--strict', '--json'], { home: m.home, env: m.env });
+    expect(strict.exitCode, strict.stderr).toBe(2);
+    expect(JSON.parse(strict.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'validation_failed', details: [{ path: 'nmae' }] } });
+    expect((await m.json<unknown[]>(['receipt', 'list'])).length).toBe(before);
+  });
+});
+
 describe('unknown members of a batch line', () => {
   async function batchFile(): Promise<string> {
     const template = JSON.parse(await readFile(merchant().receiptFile, 'utf8')) as { products: Record<string, unknown>[]; documentNumber: string } & Record<string, unknown>;

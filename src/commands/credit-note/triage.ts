@@ -33,7 +33,8 @@ import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
 import type { ItemQuantity } from '../item-flag.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
-import { describeDecision, run as issue } from './issue.js';
+import { describeDecision } from '../../credit-notes/decision.js';
+import { run as issue } from './issue.js';
 import { run as show } from './show.js';
 import { accept, complete, reject } from './status.js';
 

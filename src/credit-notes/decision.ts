@@ -6,7 +6,7 @@ import { SvcError, ValidationError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { printable } from '../io/printable.js';
 import { note } from '../io/streams.js';
-import type { ItemQuantity } from '../commands/item-flag.js';
+import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
 import { openRequest } from './open-request.js';
 import { creditedOf, prepare, returnWindowDays, type Terms } from './prepare.js';

@@ -21,7 +21,7 @@ import type { Factory } from '../factory.js';
 import { canPrompt, note } from '../io/streams.js';
 import { contentDigest, startedBy } from '../receipts/submission.js';
 import type { Intent } from '../store/ledger.js';
-import type { ItemQuantity } from '../commands/item-flag.js';
+import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
 import { openRequest } from './open-request.js';
 import { creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';

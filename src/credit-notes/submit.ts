@@ -21,7 +21,7 @@ import { finalDocument } from '../receipts/final-document.js';
 import { derivedIdempotencyKey, sendPrepared } from '../receipts/submission.js';
 import { NotRecordedError } from '../store/errors.js';
 import type { Credited, Intent, LedgerStore } from '../store/ledger.js';
-import { hashedTemplate } from '../commands/receipt/template-step.js';
+import { hashedTemplate } from '../receipts/template.js';
 import { originalReceipt } from './open-request.js';
 import type { CreditNoteRecord } from './records.js';
 

@@ -1,7 +1,7 @@
 // Shared by the credit-note command tests: two key pairs of the merchant (one older, one
 // current, generated once), queue items encrypted for either, the local record of a receipt,
 // and the queue, status and issuing endpoints on the harness's MockAgent.
-import { generateAndStore, type LocalKey } from '../../src/crypto/keystore.js';
+import { generateAndStore, type LocalKey } from '../../src/keys/keystore.js';
 import { createFactory } from '../../src/factory.js';
 import { encryptJson } from '../../src/crypto/hybrid.js';
 import { fixedClock } from '../../src/clock.js';

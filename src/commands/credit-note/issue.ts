@@ -12,7 +12,7 @@ import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { checkIdempotencyKey, startedBy } from '../../receipts/submission.js';
-import { parseItem } from '../item-flag.js';
+import { parseItem } from '../../credit-notes/item-flag.js';
 
 export interface IssueOptions {
   /** Undefined: chosen on a terminal among the open requests. */

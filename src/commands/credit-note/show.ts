@@ -10,7 +10,7 @@ import { pickRequestId } from '../../credit-notes/pick.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
-import { loadKeyring } from '../../crypto/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
 import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';

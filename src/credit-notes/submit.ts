@@ -23,7 +23,7 @@ import { NotRecordedError } from '../store/errors.js';
 import type { Credited, Intent, LedgerStore } from '../store/ledger.js';
 import { hashedTemplate } from '../receipts/template.js';
 import { originalReceipt } from './open-request.js';
-import type { CreditNoteRecord } from './records.js';
+import type { CreditNoteRecord } from '../contract/records.js';
 
 /** The only algorithm CONTRACT.md §2 defines a wrap for. */
 const SUPPORTED_ALGORITHM = 'RSA_2048';

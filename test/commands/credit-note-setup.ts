@@ -17,7 +17,7 @@ import { documentHash } from '../../src/crypto/hash.js';
 import { CancelError } from '../../src/errors.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import { injectCustomer } from '../../src/receipts/document.js';
-import type { ReceiptRecord } from '../../src/receipts/records.js';
+import type { ReceiptRecord } from '../../src/contract/records.js';
 import { ALICE, JSON_HEADERS, NOW, aliceMatch, readFixture, templateFor, type Harness } from './receipts-setup.js';
 
 export interface MerchantKeys {

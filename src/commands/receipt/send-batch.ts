@@ -8,7 +8,8 @@
 // goes through the ledger like a single `receipt send` (src/receipts/issue.ts), so a batch
 // killed or interrupted half-way is finished by running it again: what was issued is
 // reported again, what was under way is resumed, and only what is missing is issued.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { CustomerDetails } from '../../contract/receipt.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { validate } from '../../contract/validate.js';

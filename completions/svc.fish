@@ -346,6 +346,7 @@ complete -c svc -n '__svc_at webhook listen' -l public -d 'allow --host 0.0.0.0 
 complete -c svc -n '__svc_at webhook listen' -l path -x -d 'path to accept deliveries on'
 complete -c svc -n '__svc_at webhook listen' -l forward-to -x -d 're-post each verified delivery to a local app'
 complete -c svc -n '__svc_at webhook listen' -l subscribe -d 'subscribe this listener (reuses this profile\'s subscription for the same URL)'
+complete -c svc -n '__svc_at webhook listen' -l show-secret -d 'with --subscribe: print the signing secret (needed with no secret store; then SVC_WEBHOOK_SECRET on a restart)'
 complete -c svc -n '__svc_at webhook events' -l limit -x -d 'how many, newest first'
 complete -c svc -n '__svc_at webhook replay' -l forward-to -x -d 're-post the original delivery to a local app'
 complete -c svc -n '__svc_at webhook replay' -a '(svc __complete -- "webhook replay" event-id 2>/dev/null)'

@@ -13,17 +13,19 @@ interface JqRun {
   status: number;
   stdout: Uint8Array;
 }
+// Node's WebAssembly, which TypeScript's lib for Node (without the DOM's) does not declare.
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown>; Instance: new (module: unknown, imports: object) => unknown } }).WebAssembly;
 let realJq: (input: string, filter: string) => Promise<{ status: number; out: string }>;
 const ENV = { HOME: '/home/me', SVC_JQ_WANT: 'grün', PATH: '/usr/bin', OTHER: 'x=y' };
 
 beforeAll(async () => {
-  const { source, wasm } = (patchedJqRuntime as () => { source: string; wasm: Buffer })();
+  const { source, wasm: binary } = (patchedJqRuntime as () => { source: string; wasm: Buffer })();
   const mod = { exports: {} as unknown };
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   new Function('module', 'exports', 'require', '__filename', '__dirname', source)(mod, mod.exports, createRequire(import.meta.url), '/jq.js', '/');
   const exported = mod.exports as { default?: unknown };
   const factory = (exported.default ?? exported) as (arg: object) => Promise<{ svcRun(input: Uint8Array, args: string[]): Promise<JqRun> }>;
-  const compiled = await WebAssembly.compile(wasm);
+  const compiled = await wasm.compile(binary);
   // As src/io/jq.ts hands the environment over: each value's UTF-8 bytes, one character a byte.
   const env: Record<string, string | undefined> = { USER: undefined, LOGNAME: undefined, PATH: undefined, PWD: undefined, HOME: undefined, LANG: undefined, _: undefined };
   for (const [name, value] of Object.entries(ENV)) env[name] = Buffer.from(value, 'utf8').toString('latin1');
@@ -32,8 +34,8 @@ beforeAll(async () => {
   const instance = () =>
     factory({
       svcEnv: env,
-      instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
-        receive(new WebAssembly.Instance(compiled, imports), compiled);
+      instantiateWasm(imports: object, receive: (instance: unknown, module: unknown) => void) {
+        receive(new wasm.Instance(compiled, imports), compiled);
         return {};
       },
     });

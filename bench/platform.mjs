@@ -8,13 +8,18 @@
 //    20-60 ms), where the fan-out's ratio is judged. There one Grant at a time costs two round
 //    trips a Grant (~80 ms), so it runs over the first BENCH_SERIAL_GRANTS (default 250) and is
 //    compared per Grant; BENCH_SERIAL_GRANTS=2000 runs it over all of them (~3 min).
-// 2. `webhook listen` with 2,000 subscriptions, each delivering to a path of its own
+// 2. `credit-note poll --all-grants` over 2,000 Grants holding 10,000 return requests in all
+//    (the bulk trigger deals them out, 5 a company), against `credit-note poll` of one Grant
+//    holding 10,000, on two sandboxes alike (loopback); rounds alternate, warm tokens, medians
+//    compared; the cold first run over all Grants reported too. Peak RSS of each poll process
+//    (threads included) read by a preload at its exit (process.resourceUsage().maxRSS).
+// 3. `webhook listen` with 2,000 subscriptions, each delivering to a path of its own
 //    (`subscribe --own-path`), against the same listener with one subscription, and with
 //    2,000 subscriptions all at one path (every secret tried, as before own paths): deliveries
 //    signed with the last subscription's secret, rounds alternating, medians compared.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +39,10 @@ const ROUNDS = positive('BENCH_ROUNDS', 3);
 const CONNECTIONS = 16;
 const TARGET_LISTEN = 0.9;
 const TARGET_FAN_OUT = 10;
-// BENCH_PART=tokens or listen runs one half only; BENCH_RATE_LIMIT passes --rate-limit to the sandbox.
+const POLL_ITEMS = positive('BENCH_POLL_ITEMS', 10000);
+const TARGET_POLL = 2;
+const TARGET_POLL_RSS_MIB = 250;
+// BENCH_PART=tokens, poll or listen runs one part only; BENCH_RATE_LIMIT passes --rate-limit to the sandbox.
 const PART = process.env.BENCH_PART ?? 'all';
 // BENCH_LATENCY=0 leaves out the run against a sandbox with latency.
 const LATENCY = process.env.BENCH_LATENCY ?? '20-60ms';
@@ -72,9 +80,9 @@ function start(args, env, stream) {
   });
 }
 
-function svc(args, env) {
+function svc(args, env, nodeArgs = []) {
   const started = performance.now();
-  const r = spawnSync(process.execPath, [svcBin, ...args], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [...nodeArgs, svcBin, ...args], { env, cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 });
   if (r.status !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.status}:\n${r.stderr}`);
   return { ms: performance.now() - started, stdout: r.stdout };
 }
@@ -117,6 +125,60 @@ function reportTokens(label, t) {
   console.log(`  grants list --details, warm                                     ${secs(t.warm)}`);
   // Both cold, in this run: the fan-out against the same command one Grant at a time.
   return t.serial.perGrant / t.cold.perGrant;
+}
+
+// ---- credit-note poll across Grants ------------------------------------------------------
+/** A sandbox of GRANTS companies with POLL_ITEMS return requests, spread over all of them or all in the first. */
+async function pollWorld(name, spread) {
+  const env = baseEnv(name);
+  const sandbox = await start([svcBin, 'sandbox', 'start', '--port', '0', '--auto-approve', '--companies', String(GRANTS), ...RATE_LIMIT], env, 'stdout');
+  env.SVC_BASE_URL = sandbox.url;
+  svc(['sandbox', 'login'], env);
+  svc(['keys', 'generate', '--upload'], env);
+  const sent = JSON.parse(svc(['receipt', 'send', '--grant', 'EU000000001', '--file', 'fixtures/receipts/groceries.json', '--email', 'alice@example.com', '--json'], env).stdout);
+  const bulk = await fetch(`${sandbox.url}/sandbox/return-requests/bulk`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ serviceReceiptId: sent.serviceReceiptId, count: POLL_ITEMS, ...(spread ? { companies: GRANTS } : {}) }),
+  });
+  if (bulk.status !== 201) throw new Error(`POST /sandbox/return-requests/bulk answered ${bulk.status}: ${await bulk.text()}`);
+  return { env, sandbox };
+}
+
+/** One poll: its wall time, peak RSS (MiB) and CPU, and how many requests it listed (failed Grants refused). */
+function timedPoll(env, args) {
+  const usage = join(work, `usage-${randomBytes(4).toString('hex')}.json`);
+  const probe = `data:text/javascript,${encodeURIComponent(
+    `import { writeFileSync } from 'node:fs'; process.on('exit', () => { const u = process.resourceUsage(); writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ maxRSS: u.maxRSS, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 })); });`,
+  )}`;
+  const { ms, stdout } = svc(['credit-note', 'poll', '--json', ...args], env, ['--import', probe]);
+  const items = JSON.parse(stdout);
+  const failed = items.filter((i) => i.error !== undefined || i.decryptError !== undefined).length;
+  if (failed > 0 || items.length !== POLL_ITEMS) throw new Error(`credit-note poll ${args.join(' ')} listed ${items.length} requests (${failed} failed) of ${POLL_ITEMS}`);
+  const { maxRSS, cpuMs } = JSON.parse(readFileSync(usage, 'utf8'));
+  return { ms, rssMiB: maxRSS / 1024, cpuMs, companies: new Set(items.map((i) => i.companyId)).size };
+}
+
+async function pollAcross() {
+  const single = await pollWorld('poll-single', false);
+  const spread = await pollWorld('poll-spread', true);
+  const one = () => timedPoll(single.env, ['--grant', 'EU000000001']);
+  const all = () => timedPoll(spread.env, ['--all-grants']);
+  // The first run of each: no token yet for 1,999 of the Grants, nothing of the queue kept yet.
+  const coldOne = one();
+  const cold = all();
+  const runs = { one: [], all: [] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) runs.one.push(one()), runs.all.push(all());
+      else runs.all.push(all()), runs.one.push(one());
+    }
+  } finally {
+    await Promise.all([single.sandbox.stop(), spread.sandbox.stop()]);
+  }
+  const mid = (xs, key) => median(xs.map((x) => x[key]));
+  const peak = (xs) => Math.max(...xs.map((x) => x.rssMiB));
+  return { cold, coldOne, one: { ms: mid(runs.one, 'ms'), cpuMs: mid(runs.one, 'cpuMs'), rssMiB: peak(runs.one) }, all: { ms: mid(runs.all, 'ms'), cpuMs: mid(runs.all, 'cpuMs'), rssMiB: Math.max(peak(runs.all), cold.rssMiB), companies: cold.companies } };
 }
 
 // ---- webhook listen ---------------------------------------------------------------------
@@ -198,7 +260,7 @@ async function listen() {
 
 let tokensOk = true;
 let fanOutOk = true;
-if (PART !== 'listen') {
+if (PART === 'all' || PART === 'tokens') {
   const loop = await tokens('tokens', [], GRANTS);
   const loopRatio = reportTokens('on loopback (answers in < 1 ms)', loop);
   tokensOk = loop.cold.tokenRequests === GRANTS && loop.warm.tokenRequests === 0;
@@ -214,8 +276,22 @@ if (PART !== 'listen') {
   }
 }
 
+let pollOk = true;
+if (PART === 'all' || PART === 'poll') {
+  const p = await pollAcross();
+  const line = (r) => `${(r.ms / 1000).toFixed(2)} s, CPU ${(r.cpuMs / 1000).toFixed(2)} s, peak RSS ${r.rssMiB.toFixed(0)} MiB`;
+  console.log(`platform: credit-note poll of ${POLL_ITEMS} return requests, medians of ${ROUNDS} alternating rounds, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`  one Grant holding ${POLL_ITEMS} (--grant)                     ${line(p.one)}`);
+  console.log(`  --all-grants, ${GRANTS} Grants holding ${POLL_ITEMS} in all (warm)  ${line(p.all)}`);
+  console.log(`  one Grant, first run (its queue not kept yet)               ${line(p.coldOne)}`);
+  console.log(`  --all-grants, first run (${GRANTS} token requests)           ${line(p.cold)}`);
+  const ratio = p.all.ms / p.one.ms;
+  pollOk = ratio <= TARGET_POLL && p.all.rssMiB < TARGET_POLL_RSS_MIB;
+  console.log(`platform poll: --all-grants over ${p.all.companies} companies ${ratio.toFixed(2)}x one Grant's poll (target <= ${TARGET_POLL}x; first runs ${(p.cold.ms / p.coldOne.ms).toFixed(2)}x), peak RSS ${p.all.rssMiB.toFixed(0)} MiB (target < ${TARGET_POLL_RSS_MIB}) ${pollOk ? 'ok' : 'MISSED'}`);
+}
+
 let listenOk = true;
-if (PART !== 'tokens') {
+if (PART === 'all' || PART === 'listen') {
   const l = await listen();
   const ratio = l.many / l.one;
   listenOk = ratio >= TARGET_LISTEN;
@@ -225,4 +301,4 @@ if (PART !== 'tokens') {
   console.log(`  ${SUBSCRIPTIONS} subscriptions at one path (every secret tried) ${l.manyOnePath.toFixed(0).padStart(6)} acks/s`);
   console.log(`platform webhook listen: ${SUBSCRIPTIONS} subscriptions ${ratio.toFixed(2)}x one (target >= ${TARGET_LISTEN}x) ${ratio >= TARGET_LISTEN ? 'ok' : 'MISSED'}`);
 }
-if (process.env.BENCH_STRICT === '1' && (!tokensOk || !fanOutOk || !listenOk)) process.exitCode = 1;
+if (process.env.BENCH_STRICT === '1' && (!tokensOk || !fanOutOk || !pollOk || !listenOk)) process.exitCode = 1;

@@ -18,6 +18,8 @@ import { ListState, windowTop, type ListRow } from './list-state.js';
 export interface QueueRow {
   requestId: string;
   status: string;
+  /** Over several companies (--all-grants): the Grant the request was found under. */
+  grantId?: string;
 }
 
 /** The single commands' code, as the screen calls it; each answers the line for the status line. */
@@ -41,8 +43,9 @@ export interface QueueScreenParts<T extends QueueRow> {
   clockTime(): string;
   /** Ends the screen (Ctrl-C outside raw mode, SIGTERM, a test). */
   signal: AbortSignal;
-  /** Undefined when nobody may be asked (--no-input): the decision keys say so. */
-  decisions: Decisions | undefined;
+  decisions: Decisions;
+  /** False when nobody may be asked (--no-input): the decision keys say so; Enter still shows. */
+  canDecide: boolean;
 }
 
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[?25l';
@@ -132,7 +135,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
   const statusLine = (selected: T | undefined): string => {
     if (state.typing) return `/${state.filter}▏ Enter keeps it · Esc clears it`;
     if (message) return message;
-    const offered = selected === undefined || parts.decisions === undefined ? [] : decisionsFor(selected.status).map((k) => `${k} ${DECISIONS[k].name}`);
+    const offered = selected === undefined || !parts.canDecide ? [] : decisionsFor(selected.status).map((k) => `${k} ${DECISIONS[k].name}`);
     return [...offered, 'space mark', '/ filter', 'Enter show', '? keys', 'q leave'].join(' · ');
   };
 
@@ -173,7 +176,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
 
   const decide = async (key: DecisionKey) => {
     const decisions = parts.decisions;
-    if (decisions === undefined) {
+    if (!parts.canDecide) {
       message = 'decisions ask questions, and prompts are off (--no-input): use accept, reject and issue';
       return;
     }
@@ -182,6 +185,10 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     const { name, bulk } = DECISIONS[key];
     if (targets.length > 1 && !bulk) {
       message = `${name} acts on one request: only a and r take the ${targets.length} marked (Esc clears the marks)`;
+      return;
+    }
+    if (new Set(targets.map((r) => r.grantId)).size > 1) {
+      message = `the ${targets.length} marked requests are of several companies: ${name} each company's apart`;
       return;
     }
     for (const row of targets) {
@@ -211,14 +218,13 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
 
   const showSelected = async () => {
     const selected = state.selected();
-    if (parts.decisions === undefined) message = 'showing a request needs prompts on: use `svc credit-note show ID`';
-    if (selected === undefined || parts.decisions === undefined) return draw();
+    if (selected === undefined) return draw();
     await openDetail(selected.requestId, 0);
   };
 
   const openDetail = async (requestId: string, at: number) => {
     try {
-      const text = await parts.decisions!.show(requestId, size().width);
+      const text = await parts.decisions.show(requestId, size().width);
       view = { kind: 'detail', requestId, lines: text.replace(/\n+$/, '').split('\n'), top: at };
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;

@@ -5,6 +5,7 @@
 // resize, nothing typed is echoed, and q gives the shell back its terminal.
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/io/width.js';
+import { readLedgers } from './ledger.js';
 import { svcEnv } from './helpers.js';
 import { milkRequests, queueStatuses, statusChanges, useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
@@ -51,11 +52,43 @@ async function resize(term: Terminal, session: string, width: number): Promise<v
 }
 
 describe('the queue screen (poll --watch on a terminal)', () => {
+  // First: the only PENDING requests of the sandbox are its own.
+  it('--all-grants: a COMPANY column, each decision under the row\'s own Grant; marks across companies are refused', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const request = async (grant: string) => {
+      const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--grant', grant, '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+      return (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    };
+    const retail = await request('retail');
+    await new Promise((r) => setTimeout(r, 20));
+    const foods = await request('foods');
+    const args = ['credit-note', 'poll', '--watch', '--interval', '600', '--all-grants', '--sort', 'created', '--status', 'PENDING'];
+    const term = svcInTerminal('svc-screen-grants', args, { ...svcEnv(m.home, m.env), NO_COLOR: '1' }, [160, 24]);
+    try {
+      await until(() => cursorRow(term)?.includes(retail.slice(0, 8)) === true && rowOf(term, foods) !== undefined, 'both companies\' requests', term);
+      expect(lines(term)[0]).toMatch(/^ {3}COMPANY +REQUEST ID/);
+      expect(rowOf(term, foods)).toContain('Sample Foods GmbH');
+      term.keys('Space', 'Space', 'a');
+      await until(() => lines(term).at(-1)?.startsWith('the 2 marked requests are of several companies') === true, 'a across companies refused', term);
+      term.keys('Escape', 'End', 'a');
+      await until(() => rowOf(term, foods)?.includes('ACCEPTED') === true, 'foods accepted', term);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+    const statuses = new Map((await m.json<{ requestId: string; status: string }[]>(['credit-note', 'poll', '--all-grants', '--all', '--no-decrypt'])).map((i) => [i.requestId, i.status]));
+    expect([statuses.get(retail), statuses.get(foods)]).toEqual(['PENDING', 'ACCEPTED']);
+  }, 15_000);
+
   it('moves a cursor (↓ ↑ j k End Home), filters with /, shows with Enter, lists keys with ?, re-fits at 160 → 60 → 80 → 160, echoes nothing, q gives the terminal back', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
     const [a, b, c] = (await milkRequests(m, 3)) as [string, string, string];
+    const before = await queueStatuses(m);
     const term = await screenOf(m, 'svc-screen-keys', a, [160, 24]);
     try {
       await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, c) !== undefined, 'the list, the cursor on the oldest', term);
@@ -106,7 +139,8 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     } finally {
       term.kill();
     }
-    expect(statusChanges(new Map([[a, 'PENDING'], [b, 'PENDING'], [c, 'PENDING']]), await queueStatuses(m))).toEqual({});
+    // Moving, filtering, showing and stray keys changed nothing.
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
   }, 15_000);
 
   it('a accepts the selected request; space marks two and a accepts both after one confirmation naming each (80 → 60 columns)', async (ctx) => {
@@ -178,5 +212,38 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     expect(statusChanges(before, await queueStatuses(m))).toEqual({ [x]: 'PARTIALLY_ACCEPTED', [y]: 'REJECTED' });
     expect((await m.svc(['credit-note', 'show', x])).stdout).toMatch(/^accepted part +4001234567890:1 \(recorded /m);
     expect((await m.svc(['credit-note', 'show', y])).stdout).toMatch(/^reason +seal broken \(rejected /m);
+  }, 15_000);
+
+  it('i issues the credit note of an accepted request after its preview and completes it; c completes another with no credit note (80 columns)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    await m.svc(['credit-note', 'accept', a, b]);
+    const before = await queueStatuses(m);
+    const term = await screenOf(m, 'svc-screen-issue', a, [80, 24]);
+    try {
+      await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, b) !== undefined, 'the list', term);
+      // An accepted request is issued or completed; accepting or rejecting it again is not offered.
+      expect(lines(term).at(-1)).toMatch(/^i issue · c complete · space mark/);
+      term.keys('r');
+      await until(() => lines(term).at(-1)?.startsWith(`cannot reject ${a.slice(0, 8)}: it is ACCEPTED; reject moves PENDING`) === true, 'r refused, with why', term);
+      term.keys('i');
+      await term.waitFor(/Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR\?/, 'the preview', 8000);
+      term.keys('y', 'Enter');
+      await until(() => rowOf(term, a)?.includes('COMPLETED') === true, 'a credited and completed', term);
+      term.keys('Down', 'c');
+      // The prompt wraps its question at 80 columns.
+      await term.waitFor(/Complete R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\)\? It cannot be\s+moved again\./);
+      term.keys('y', 'Enter');
+      await until(() => rowOf(term, b)?.includes('COMPLETED') === true, 'b completed', term);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [a]: 'COMPLETED', [b]: 'COMPLETED' });
+    const ledger = await readLedgers(m.home.stateDir);
+    expect(ledger.creditNotes.filter((n) => [a, b].includes(n.requestId)).map((n) => n.requestId)).toEqual([a]);
   }, 15_000);
 });

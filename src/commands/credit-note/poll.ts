@@ -354,7 +354,8 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
     intervalMs: parts.intervalMs,
     clockTime: () => clockTime(new Date(f.clock.now()).toISOString(), zoneOf(f.env)),
     signal,
-    decisions: canPrompt(f.io) ? screenDecisions(f) : undefined,
+    decisions: screenDecisions(f),
+    canDecide: canPrompt(f.io),
   });
 }
 

@@ -105,6 +105,10 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       await at(c, 'End to the last');
       term.keys('Home');
       await at(a, 'Home to the first');
+      term.keys('NPage');
+      await at(c, 'PgDn a page down (to the last)');
+      term.keys('PPage');
+      await at(a, 'PgUp a page up (to the first)');
       for (const width of [60, 80, 160]) {
         await resize(term, 'svc-screen-keys', width);
         expect(lines(term).filter((l) => l.includes('PENDING'))).toHaveLength(3);
@@ -119,6 +123,12 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       // Enter shows the request as `credit-note show` does; q goes back to the list.
       term.keys('Enter');
       await until(() => new RegExp(`^request +${c}`, 'm').test(term.text()) && /^line 1 +4001234567890 × 1/m.test(term.text()), 'the request shown', term);
+      // On a short terminal it scrolls.
+      tmux(['resize-window', '-t', `svc-screen-keys-${process.pid}`, '-x', '160', '-y', '8']);
+      await until(() => / · lines 1–7 of \d+ · ↑↓ PgUp PgDn scroll · q or Esc: back to the list$/.test(lines(term).at(-1) ?? ''), 'the first page of the request', term);
+      term.keys('Down');
+      await until(() => / · lines 2–8 of \d+ /.test(lines(term).at(-1) ?? '') && !new RegExp(`^request +${c}`, 'm').test(term.text()), 'the request scrolled a line', term);
+      tmux(['resize-window', '-t', `svc-screen-keys-${process.pid}`, '-x', '160', '-y', '24']);
       term.keys('q');
       await until(() => rowOf(term, a) !== undefined, 'the list again', term);
       term.keys('?');

@@ -51,7 +51,8 @@ export interface QueueScreenParts<T extends QueueRow> {
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[?25l';
 const LEAVE_ALT_SCREEN = '\x1b[?25h\x1b[?1049l';
 const HOME = '\x1b[H';
-const CLEAR_LINE = '\x1b[K';
+/** The whole line, before it is written: after a line as wide as the terminal, an erase to its end would take its last character. */
+const CLEAR_LINE = '\x1b[2K';
 const CLEAR_BELOW = '\x1b[J';
 /** The cursor's and the mark's places before each row. */
 const PREFIX = 3;
@@ -89,7 +90,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     drawing = drawing.then(async () => {
       if (busy || stop.signal.aborted) return;
       const frame = await frameOf();
-      if (!busy && !stop.signal.aborted) out.write(`${HOME}${frame.map((l) => `${l}${CLEAR_LINE}`).join('\r\n')}${CLEAR_BELOW}`);
+      if (!busy && !stop.signal.aborted) out.write(`${HOME}${frame.map((l) => `${CLEAR_LINE}${l}`).join('\r\n')}${CLEAR_BELOW}`);
     });
     return drawing;
   };
@@ -133,7 +134,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
   };
 
   const statusLine = (selected: T | undefined): string => {
-    if (state.typing) return `/${state.filter}▏ Enter keeps it · Esc clears it`;
+    if (state.typing) return `/${state.filter}_  Enter keeps it · Esc clears it`;
     if (message) return message;
     const offered = selected === undefined || !parts.canDecide ? [] : decisionsFor(selected.status).map((k) => `${k} ${DECISIONS[k].name}`);
     return [...offered, 'space mark', '/ filter', 'Enter show', '? keys', 'q leave'].join(' · ');

@@ -83,7 +83,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     expect([statuses.get(retail), statuses.get(foods)]).toEqual(['PENDING', 'ACCEPTED']);
   }, 15_000);
 
-  it('moves a cursor (↓ ↑ j k End Home), filters with /, shows with Enter, lists keys with ?, re-fits at 160 → 60 → 80 → 160, echoes nothing, q gives the terminal back', async (ctx) => {
+  it('moves a cursor (↓ ↑ j k End Home PgDn PgUp), keeps it over resizes 160 → 60 → 80 → 160 with no row wrapped, Esc gives the shell its terminal back', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
@@ -114,6 +114,28 @@ describe('the queue screen (poll --watch on a terminal)', () => {
         expect(lines(term).filter((l) => l.includes('PENDING'))).toHaveLength(3);
         expect(cursorRow(term)).toContain(a.slice(0, 8));
       }
+      term.keys('Escape');
+      await term.waitFor('SVC-EXIT=0');
+      expect(term.text()).not.toContain('REQUEST ID');
+      // The terminal is the shell's again: the cursor shown, typing echoed (raw mode off).
+      expect(tmux(['display-message', '-p', '-t', `svc-screen-keys-${process.pid}`, '#{cursor_flag}']).trim()).toBe('1');
+      term.type('echoed-again');
+      await term.waitFor('echoed-again');
+    } finally {
+      term.kill();
+    }
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
+  }, 15_000);
+
+  it('filters with / (Esc clears), shows with Enter (scrolled on a short terminal, q back), lists keys with ?, acts on no stray key and echoes none, q leaves', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a, b, c] = (await milkRequests(m, 3)) as [string, string, string];
+    const before = await queueStatuses(m);
+    const term = await screenOf(m, 'svc-screen-look', a, [160, 24]);
+    try {
+      await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, c) !== undefined, 'the list', term);
       // `/` narrows the rows to what is typed; Esc clears it.
       term.keys('/');
       term.type(c.slice(0, 8));
@@ -124,11 +146,11 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       term.keys('Enter');
       await until(() => new RegExp(`^request +${c}`, 'm').test(term.text()) && /^line 1 +4001234567890 × 1/m.test(term.text()), 'the request shown', term);
       // On a short terminal it scrolls.
-      tmux(['resize-window', '-t', `svc-screen-keys-${process.pid}`, '-x', '160', '-y', '8']);
+      tmux(['resize-window', '-t', `svc-screen-look-${process.pid}`, '-x', '160', '-y', '8']);
       await until(() => / · lines 1–7 of \d+ · ↑↓ PgUp PgDn scroll · q or Esc: back to the list$/.test(lines(term).at(-1) ?? ''), 'the first page of the request', term);
       term.keys('Down');
       await until(() => / · lines 2–8 of \d+ /.test(lines(term).at(-1) ?? '') && !new RegExp(`^request +${c}`, 'm').test(term.text()), 'the request scrolled a line', term);
-      tmux(['resize-window', '-t', `svc-screen-keys-${process.pid}`, '-x', '160', '-y', '24']);
+      tmux(['resize-window', '-t', `svc-screen-look-${process.pid}`, '-x', '160', '-y', '24']);
       term.keys('q');
       await until(() => rowOf(term, a) !== undefined, 'the list again', term);
       term.keys('?');
@@ -141,15 +163,10 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       expect(term.text()).not.toContain('xyz');
       term.keys('q');
       await term.waitFor('SVC-EXIT=0');
-      expect(term.text()).not.toContain('REQUEST ID');
-      // The terminal is the shell's again: the cursor shown, typing echoed (raw mode off).
-      expect(tmux(['display-message', '-p', '-t', `svc-screen-keys-${process.pid}`, '#{cursor_flag}']).trim()).toBe('1');
-      term.type('echoed-again');
-      await term.waitFor('echoed-again');
     } finally {
       term.kill();
     }
-    // Moving, filtering, showing and stray keys changed nothing.
+    // Filtering, showing and stray keys changed nothing.
     expect(statusChanges(before, await queueStatuses(m))).toEqual({});
   }, 15_000);
 

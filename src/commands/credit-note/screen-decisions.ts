@@ -52,7 +52,8 @@ export function screenDecisions(f: Factory): Decisions {
     acceptPart: (requestId) => run((g) => accept.run({ requestIds: [requestId], partial: true }, g)),
     reject: (requestIds) =>
       run(async (g) => {
-        const reason = await g.prompter().input({ message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
+        const which = requestIds.length === 1 ? 'it' : `these ${requestIds.length}`;
+        const reason = await g.prompter().input({ message: `Why reject ${which}? (kept on this machine only)`, flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
         await reject.run({ requestIds, reason }, g);
       }),
     issue: (requestId) => run((g) => issue({ requestId, complete: true }, g)),

@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { writeReceiptsCaller } from '../api/caller.js';
+import { writeReceiptsCaller } from '../auth/caller.js';
 import { dropSubscribeIntent, subscribeIntentKey } from './subscribe-intents.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';

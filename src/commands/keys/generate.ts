@@ -1,7 +1,7 @@
 // `svc keys generate [--upload]`: the new pair becomes current; older pairs stay to decrypt
 // what was encrypted for them.
-import { clientApplicationApi } from '../../api/client-application.js';
-import { generateAndStore } from '../../crypto/keystore.js';
+import { clientApplicationApi } from '../../keys/client-application.js';
+import { generateAndStore } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';

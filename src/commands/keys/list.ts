@@ -1,5 +1,5 @@
 // `svc keys list`: the index only; private keys never leave the key store.
-import { importedKey, listKeys } from '../../crypto/keystore.js';
+import { importedKey, listKeys } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';

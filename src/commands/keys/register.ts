@@ -1,8 +1,8 @@
 // Uploading a local key, shared by `keys upload`, `keys generate --upload` and `keys rotate`.
-import type { ClientApplicationApi } from '../../api/client-application.js';
+import type { ClientApplicationApi } from '../../keys/client-application.js';
 import type { ClientApplicationPublicKey } from '../../contract/oauth.js';
 import { keyFingerprint } from '../../crypto/keys.js';
-import { generateAndStore, markUploaded, type LocalKey } from '../../crypto/keystore.js';
+import { generateAndStore, markUploaded, type LocalKey } from '../../keys/keystore.js';
 import { SvcError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { note } from '../../io/streams.js';

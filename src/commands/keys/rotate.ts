@@ -1,7 +1,7 @@
 // `svc keys rotate`: a new current key, uploaded at once. The previous key stays in the key
 // store, because data encrypted for it before the upload is still on its way.
-import { clientApplicationApi } from '../../api/client-application.js';
-import { currentKey } from '../../crypto/keystore.js';
+import { clientApplicationApi } from '../../keys/client-application.js';
+import { currentKey } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';

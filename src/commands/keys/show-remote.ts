@@ -1,7 +1,7 @@
 // `svc keys show-remote`: the public key the service encrypts for, and whether this machine
 // holds its private half.
-import { clientApplicationApi } from '../../api/client-application.js';
-import { importedKey, listKeys, type LocalKey } from '../../crypto/keystore.js';
+import { clientApplicationApi } from '../../keys/client-application.js';
+import { importedKey, listKeys, type LocalKey } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';

@@ -1,7 +1,7 @@
 // `svc keys upload [KEY_ID]`: registers a local public key (default: the current one) as
 // the key the service encrypts for.
-import { clientApplicationApi } from '../../api/client-application.js';
-import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../crypto/keystore.js';
+import { clientApplicationApi } from '../../keys/client-application.js';
+import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../keys/keystore.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { KEY_IDS } from '../../ids/kinds.js';

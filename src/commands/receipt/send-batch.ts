@@ -11,7 +11,8 @@
 // Members the interface does not name are checked per line as in a single file: a warning
 // naming the line and each path, and with --strict that line fails as an element.
 import * as z from 'zod';
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { CustomerDetails } from '../../contract/receipt.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { unknownMembers } from '../../contract/unknown-members.js';

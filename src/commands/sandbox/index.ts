@@ -36,9 +36,10 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--state <dir>', 'keep Grants, tokens, receipts, the queue and the clock here across restarts (default on a fixed port: under the state directory)')
     .option('--ephemeral', 'keep nothing across restarts (the default with --port 0)')
     .option('--companies <n>', "the administrator approves for N companies: the fixture's, then generated ones (a platform's world)")
+    .option('--latency <time>', 'hold each answer this long, as a service across a network would: 40ms, 1s, or a range 20-60ms (uniform); no CPU spent (default 0)')
     .action(
       (
-        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string; state?: string; ephemeral?: boolean; companies?: string },
+        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string; state?: string; ephemeral?: boolean; companies?: string; latency?: string },
         cmd: Command,
       ) => ctx.run(cmd, () => import('./start.js'), flags),
     );

@@ -6,7 +6,7 @@
 // per event on stderr, and with --json one CLI.md event object per line on stdout.
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
-import { loadKeyring } from '../../crypto/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
@@ -54,7 +54,7 @@ function requestIdFinder(f: Factory): (ciphertext: string) => Promise<string | u
     const known = byCiphertext.get(ciphertext);
     if (known !== undefined || disabled || f.clock.now() - listedAt < 2000) return known;
     try {
-      const [{ writeReceiptsCaller }, { listReturnRequests }] = await Promise.all([import('../../api/caller.js'), import('../../api/credit-note.js')]);
+      const [{ writeReceiptsCaller }, { listReturnRequests }] = await Promise.all([import('../../auth/caller.js'), import('../../api/credit-note.js')]);
       listedAt = f.clock.now();
       const queue = await listReturnRequests(await writeReceiptsCaller(f));
       byCiphertext = new Map(queue.map((i) => [i.encryptedCreditNoteInitiationRequest, i.requestId]));

@@ -40,4 +40,20 @@ describe('help wraps at word boundaries to the terminal', () => {
       }
     }
   }, 180_000);
+
+  it('a long note on stderr wraps at words on a terminal of 60 columns', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    const term = svcInTerminal('svc-note-60', ['webhook', 'events'], svcEnv(home), [60, 20]);
+    try {
+      await term.waitFor('SVC-EXIT=0', 'webhook events');
+      const lines = term.text().split('\n');
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
+      expect(term.text()).toContain('journal.ndjson');
+      expect(term.text()).toMatch(/see `svc webhook listen`/);
+    } finally {
+      term.kill();
+    }
+  }, 30_000);
 });

@@ -55,5 +55,16 @@ describe('help wraps at word boundaries to the terminal', () => {
     } finally {
       term.kill();
     }
+    // An error and its hint alike.
+    const failed = svcInTerminal('svc-error-60', ['db', 'status'], svcEnv(home), [60, 20]);
+    try {
+      await failed.waitFor(/SVC-EXIT=[1-9]/, 'db status');
+      for (const line of failed.text().split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
+      expect(failed.text()).toMatch(/^error: /m);
+      expect(failed.text()).toMatch(/^hint: /m);
+      expect(failed.text()).toContain('SVC_DATABASE_URL=postgres://USER@HOST:PORT/DATABASE');
+    } finally {
+      failed.kill();
+    }
   }, 30_000);
 });

@@ -49,7 +49,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'webhook subscribe': ['svc webhook subscribe --url https://shop.example/webhooks', 'svc webhook subscribe --url URL --events RETURN_REQUESTED --show-secret', 'svc webhook subscribe --all-grants --url https://pos.example/hooks    # one per company'],
   'webhook list': ['svc webhook list', 'svc webhook list --all-grants'],
   'webhook unsubscribe': ['svc webhook unsubscribe whsub_1a2b3c    # IDs: svc webhook list'],
-  'webhook listen': ['svc webhook listen --subscribe', 'svc webhook listen --forward-to http://127.0.0.1:3000/hooks', 'svc webhook listen --json | jq .'],
+  'webhook listen': ['svc webhook listen --subscribe', 'svc webhook listen --subscribe --show-secret', 'SVC_WEBHOOK_SECRET=whsec_… svc webhook listen --subscribe', 'svc webhook listen --forward-to http://127.0.0.1:3000/hooks', 'svc webhook listen --json | jq .'],
   'webhook events': ['svc webhook events', 'svc webhook events --limit 100 --json'],
   'webhook replay': ['svc webhook replay 3f2a9c1d4e5b    # IDs: svc webhook events', 'svc webhook replay EVENT_ID --forward-to http://127.0.0.1:3000/hooks'],
   'webhook verify': ["svc webhook verify --file body.json --signature 't=…,v1=…' --secret-stdin < secret.txt"],

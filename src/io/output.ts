@@ -102,6 +102,11 @@ const MIN_FLEX_WIDTH = 8;
 const MIN_ID_WIDTH = 8;
 const GAP = '  ';
 
+/** The characters of an ID that still name it (Column.id). */
+function idPrefix(id: boolean | number): number {
+  return typeof id === 'number' ? id : MIN_ID_WIDTH;
+}
+
 /**
  * A list: JSON array with --json; on a terminal, borderless columns fitted to its width
  * (long text cut with …, measured as the terminal draws it: wide CJK, emoji), statuses in
@@ -162,7 +167,9 @@ export async function tableLines<T>(
     values
       .map((v, i) => {
         const width = widths[i] ?? 0;
-        const fitted = columns[i]?.id && displayWidth(v) > width ? v.slice(0, width) : fitWidth(v, width);
+        // A cut ID is its usable prefix, even under a header wider than that (REQUEST ID).
+        const id = columns[i]?.id;
+        const fitted = id && displayWidth(v) > width ? v.slice(0, Math.min(width, idPrefix(id))) : fitWidth(v, width);
         // The last column is not padded: no trailing blanks to wrap a line.
         const padded = i === last && columns[i]?.align !== 'right' ? fitted : padWidth(fitted, widths[i] ?? 0, columns[i]?.align);
         return style(padded, i);
@@ -191,10 +198,7 @@ export async function tableLines<T>(
 export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number }[], room: number, headers: readonly number[]): void {
   const natural = [...widths];
   const total = () => widths.reduce((a, b) => a + b, 0);
-  const prefixOf = (i: number) => {
-    const id = columns[i]?.id;
-    return Math.max(typeof id === 'number' ? id : MIN_ID_WIDTH, headers[i] ?? 0);
-  };
+  const prefixOf = (i: number) => Math.max(idPrefix(columns[i]?.id ?? false), headers[i] ?? 0);
   const shrink = (inStage: (i: number) => boolean, floorOf: (i: number) => number) => {
     while (total() > room) {
       const pool = widths.map((w, i) => ({ w, i })).filter(({ w, i }) => inStage(i) && w > floorOf(i));

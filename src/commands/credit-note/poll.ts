@@ -3,13 +3,14 @@
 // or historical) it was encrypted for. With --watch the queue is fetched again and again:
 // a terminal shows the table redrawn in place, anything else gets only the changes, one
 // line (or JSON object) each, so the output can feed a script.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { listReturnRequests, streamReturnRequests } from '../../api/credit-note.js';
 import type { QueueItem, ReturnRequest } from '../../contract/returns.js';
 import { age, itemsSummary } from '../../credit-notes/display.js';
 import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
 import type { KeyringEntry } from '../../crypto/hybrid.js';
-import { loadKeyring } from '../../crypto/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';

@@ -291,4 +291,32 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     const ledger = await readLedgers(m.home.stateDir);
     expect(ledger.creditNotes.filter((n) => [a, b].includes(n.requestId)).map((n) => n.requestId)).toEqual([a]);
   }, 15_000);
+
+  it('space marks two and r rejects both: one reason, one confirmation naming each document (80 columns)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { receipt, ids } = await requestsOn(m, [MILK, MILK, MILK]);
+    const [a, b, c] = ids as [string, string, string];
+    const term = screenOf(m, 'svc-screen-reject', receipt, [80, 24]);
+    try {
+      await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, c) !== undefined, 'the list', term);
+      term.keys('Space', 'j', 'Space');
+      await until(() => rowOf(term, a)?.startsWith(' *') === true && rowOf(term, c)?.startsWith('>*') === true && rowOf(term, b)?.startsWith('  ') === true, 'a and c marked', term);
+      term.keys('r');
+      await term.waitFor('Why reject these 2?');
+      term.type('past the return window');
+      term.keys('Enter');
+      await term.waitFor('Reject these 2 requests? They cannot be moved again.');
+      expect(term.text().match(/^ {2}R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\)$/gm)).toHaveLength(2);
+      term.keys('y', 'Enter');
+      await until(() => rowOf(term, a)?.includes('REJECTED') === true && rowOf(term, c)?.includes('REJECTED') === true, 'a and c rejected', term);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+    expect(await statusesOf(m, ids)).toEqual({ [a]: 'REJECTED', [b]: 'PENDING', [c]: 'REJECTED' });
+    expect((await m.svc(['credit-note', 'show', c])).stdout).toMatch(/^reason +past the return window \(rejected /m);
+  }, 15_000);
 });

@@ -147,6 +147,8 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       footer = fetched.footer;
       changed = fetched.changed;
       updated = parts.clockTime();
+      // Reachable again: the warning of a refresh that failed is over.
+      if (message.startsWith('warning: ')) message = '';
     } catch (error) {
       // The service may be restarting: the screen outlives that, anything else ends it.
       if (exitCodeOf(error) !== ExitCode.unavailable) throw error;

@@ -11,7 +11,7 @@ import type { CreditNoteRecord } from '../../src/credit-notes/records.js';
 import { ExitCode } from '../../src/errors.js';
 import type { ReceiptRecord } from '../../src/receipts/records.js';
 import { openDatabase, openSqliteLedger } from '../../src/store/embedded/sqlite.js';
-import { OverCreditError, SecondDocumentError } from '../../src/store/errors.js';
+import { NotRecordedError, NumberTakenError, OverCreditError, SecondDocumentError } from '../../src/store/errors.js';
 import type { LedgerStore, NewIntent } from '../../src/store/ledger.js';
 import { openPostgresLedger } from '../../src/store/postgres/ledger.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
@@ -234,6 +234,28 @@ describe.each(engines)('%s engine', (name, make) => {
       expect((await ledger.openIntent('receipt', 'R-1'))?.id).toBe(intent.id);
       // Completing the receipt already recorded (a re-run) stays harmless.
       await ledger.complete(intent.id, { kind: 'receipt', record: receipt('sr-1', 'R-1') });
+    });
+
+    it('svc\'s error for it, when the service had issued the document: exit 7 with the refusal\'s own hint (running it again cannot record it)', () => {
+      const refusal = new SecondDocumentError('receipt', 'sr-9', { documentNumber: 'R-1', issuer: 'company-1' });
+      const error = new NotRecordedError(`receipt R-1 was issued as sr-9, but it could not be recorded: ${refusal.message}`, { hint: 'run the same command again', cause: refusal });
+      expect(error.exitCode).toBe(ExitCode.conflict);
+      expect(error.message).toBe(
+        'receipt R-1 was issued as sr-9, but it could not be recorded: the ledger already holds another receipt under document number R-1 of issuer company-1: the database refuses a second receipt under one number',
+      );
+      expect(error.hint).toBe(refusal.hint);
+    });
+
+    it('a receipt about to be sent under a number its issuer\'s recorded receipt has (imported, no intent) is refused before sending; another issuer\'s is not', async () => {
+      const ledger = await engine.open();
+      await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1')], creditNotes: [] });
+      const draft = { kind: 'receipt', subject: 'R-1', documentNumber: 'R-1', digest: 'd' } as const;
+      const refusal = await ledger.reserveReceipt({ ...draft, issuer: 'company-1' }).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(NumberTakenError);
+      expect((refusal as NumberTakenError).exitCode).toBe(ExitCode.conflict);
+      expect((refusal as Error).message).toBe('receipt R-1 is recorded already, as sr-1 (issued on another machine, or imported): nothing was sent');
+      expect(await ledger.openIntent('receipt', 'R-1')).toBeUndefined();
+      expect((await ledger.reserveReceipt({ ...draft, issuer: 'company-2' })).created).toBe(true);
     });
 
     it('a credit note under a number its receipt\'s issuer already used is refused; an import reports it as a conflict', async () => {

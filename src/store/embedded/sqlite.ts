@@ -11,7 +11,7 @@ import { CreditNoteRecord } from '../../credit-notes/records.js';
 import { Rejection } from '../../credit-notes/rejection.js';
 import { AcceptedItems } from '../accepted-part.js';
 import { ReceiptRecord } from '../../receipts/records.js';
-import { OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -215,6 +215,12 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
           db.prepare(`SELECT * FROM intents WHERE kind = 'receipt' AND subject = ? AND state = 'done' ORDER BY seq DESC LIMIT 1`).get(draft.subject) as IntentRow | undefined,
         );
         if (done) return { intent: done, created: false };
+        if (draft.issuer !== undefined) {
+          const recorded = db.prepare('SELECT service_receipt_id FROM receipts WHERE issuer = ? AND document_number = ? AND kept_duplicate = 0').get(draft.issuer, draft.documentNumber) as
+            | { service_receipt_id: string }
+            | undefined;
+          if (recorded !== undefined) throw new NumberTakenError(draft.documentNumber, recorded.service_receipt_id);
+        }
         return { intent: insertIntent(draft), created: true };
       }),
 

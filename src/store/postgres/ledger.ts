@@ -12,7 +12,7 @@ import { AcceptedItems } from '../accepted-part.js';
 import { ReceiptRecord } from '../../receipts/records.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
-import { OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -195,7 +195,13 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         await lockReceipt(client, documentLock(draft.subject));
         const done = await one(client, `SELECT * FROM svc_intents WHERE kind = 'receipt' AND subject = $1 AND state = 'done' ORDER BY seq DESC LIMIT 1`, [draft.subject]);
         if (done) return { intent: intentOf(done), created: false };
-        return insertIntent(client, draft);
+        const reserved = await insertIntent(client, draft);
+        if (reserved.created && draft.issuer !== undefined) {
+          const { rows } = await client.query('SELECT service_receipt_id FROM svc_receipts WHERE issuer = $1 AND document_number = $2 AND NOT kept_duplicate', [draft.issuer, draft.documentNumber]);
+          const recorded = (rows[0] as { service_receipt_id: string } | undefined)?.service_receipt_id;
+          if (recorded !== undefined) throw new NumberTakenError(draft.documentNumber, recorded);
+        }
+        return reserved;
       }),
 
     prepare: (id, prepared) =>

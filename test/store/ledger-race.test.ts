@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CreditNoteRecord } from '../../src/credit-notes/records.js';
+import type { CreditNoteRecord } from '../../src/contract/records.js';
 import { openSqliteLedger } from '../../src/store/embedded/sqlite.js';
 import type { LedgerStore, NewIntent, ReceiptCredits } from '../../src/store/ledger.js';
 import { openPostgresLedger } from '../../src/store/postgres/ledger.js';

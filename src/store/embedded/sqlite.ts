@@ -7,10 +7,8 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
-import { CreditNoteRecord } from '../../credit-notes/records.js';
-import { Rejection } from '../../credit-notes/rejection.js';
+import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/records.js';
 import { AcceptedItems } from '../accepted-part.js';
-import { ReceiptRecord } from '../../receipts/records.js';
 import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';

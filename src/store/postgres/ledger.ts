@@ -6,10 +6,8 @@
 // closed in one transaction. No client-side lock is involved.
 import type { PoolClient } from 'pg';
 import type { QueueItem } from '../../contract/returns.js';
-import { CreditNoteRecord } from '../../credit-notes/records.js';
-import { Rejection } from '../../credit-notes/rejection.js';
+import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/records.js';
 import { AcceptedItems } from '../accepted-part.js';
-import { ReceiptRecord } from '../../receipts/records.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
 import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';

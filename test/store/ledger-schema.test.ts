@@ -9,6 +9,8 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreditNoteRecord, ReceiptRecord } from '../../src/contract/records.js';
 import { ExitCode } from '../../src/errors.js';
+import { MINOR_EXPONENTS } from '../../src/crypto/minor-units.js';
+import { toMinor } from '../../src/crypto/money.js';
 import { openDatabase, openSqliteLedger } from '../../src/store/embedded/sqlite.js';
 import { NotRecordedError, NumberTakenError, OverCreditError, SecondDocumentError } from '../../src/store/errors.js';
 import type { LedgerStore, NewIntent } from '../../src/store/ledger.js';
@@ -297,6 +299,22 @@ describe.each(engines)('%s engine', (name, make) => {
 });
 
 describe.skipIf(skipPostgres !== undefined)('PostgreSQL as its own tools show it', () => {
+  it('the amount columns convert as svc does (svc_minor_units equals toMinor for every exponent, halves away from zero)', async () => {
+    const url = await (server as PgServer).database('minor_units');
+    await (await openPostgresLedger(url)).close();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      for (const currency of ['EUR', ...Object.keys(MINOR_EXPONENTS)]) {
+        for (const amount of [0, 1, 1.005, 0.015, 2.675, 123.4565, 1200, 99999.99995]) {
+          const { rows } = await pool.query('SELECT svc_minor_units($1::numeric, $2) AS minor', [String(amount), currency]);
+          expect(Number((rows[0] as { minor: string }).minor), `${amount} ${currency}`).toBe(toMinor(amount, currency));
+        }
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('psql \\d: timestamptz and jsonb columns, amounts in columns, the CHECK constraints and the one-per-number index', async () => {
     const pgServer = server as PgServer;
     const url = await pgServer.database('psql_d');

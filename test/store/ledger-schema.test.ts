@@ -288,6 +288,15 @@ describe.each(engines)('%s engine', (name, make) => {
       expect((await ledger.credits('sr-1')).reserved.map((i) => i.subject)).toEqual(['req-2']);
     });
 
+    it('a line credited beyond what was bought before the check existed holds back no other line', async () => {
+      const ledger = await engine.open();
+      const products = [{ identifier: 'milk', quantity: 2, total: 2.38 }, { identifier: 'bread', quantity: 1, total: 1.68 }];
+      // 3 milk of 2, as the race of issue 23 left it on a ledger.
+      await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1', { products })], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-1', 'req-1', 'CN-1', 3) }] });
+      await ledger.reserveCreditNote('sr-1', 'req-2', () => creditIntent('sr-1', 'req-2', 1, 'bread', 1));
+      await expect(ledger.reserveCreditNote('sr-1', 'req-3', () => creditIntent('sr-1', 'req-3', 1))).rejects.toThrow('line 1 (milk) 4 of 2');
+    });
+
     it('fractional quantities add up exactly (0.1 + 0.2 of 0.3 kg is not over)', async () => {
       const ledger = await engine.open();
       await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1', { products: [{ identifier: 'cheese', quantity: 0.3, total: 3 }] })], creditNotes: [] });

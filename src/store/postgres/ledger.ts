@@ -26,9 +26,11 @@ const INSERT_CREDIT_NOTE = `INSERT INTO svc_credit_notes (service_receipt_id, pa
   VALUES ($1, $2, $3, $4, $5, $6, (SELECT issuer FROM svc_receipts WHERE service_receipt_id = $2))`;
 
 /**
- * The receipt's lines that issued credit notes and open reservations together credit beyond
- * what was bought, read from the line columns (schema step 5); a receipt this ledger does not
- * record has no lines here and is checked by the caller alone.
+ * Of the receipt's lines a reservation takes ($2), those that issued credit notes and open
+ * reservations together credit beyond what was bought, read from the line columns (schema
+ * step 5). Only those: a line over-credited before the check existed holds back no other
+ * line's credit. A receipt this ledger does not record has no lines here and is checked by
+ * the caller alone.
  */
 const OVER_CREDITED = `
   WITH taken AS (
@@ -40,6 +42,7 @@ const OVER_CREDITED = `
   )
   SELECT r.line, r.product_id, r.quantity AS bought, sum(t.quantity) AS credited
   FROM taken t JOIN svc_receipt_lines r ON r.receipt = $1 AND r.line = t.original_line
+  WHERE r.line = ANY($2::integer[])
   GROUP BY r.line, r.product_id, r.quantity
   HAVING sum(t.quantity) > r.quantity
   ORDER BY r.line`;
@@ -180,9 +183,11 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         await lockReceipt(client, parent);
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
-        const reserved = await insertIntent(client, decide(await creditsOf(client, parent)));
+        const draft = decide(await creditsOf(client, parent));
+        const reserved = await insertIntent(client, draft);
         // The database checks again, on its columns, before the reservation commits.
-        const over = (await client.query(OVER_CREDITED, [parent])).rows as { line: number; product_id: string; bought: string; credited: string }[];
+        const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);
+        const over = (await client.query(OVER_CREDITED, [parent, lines])).rows as { line: number; product_id: string; bought: string; credited: string }[];
         if (over.length > 0) throw new OverCreditError(parent, subject, over.map((r): OverCreditedLine => ({ line: r.line, productId: r.product_id, bought: Number(r.bought), credited: Number(r.credited) })));
         return reserved;
       }),

@@ -3,7 +3,7 @@
 // the number's shortest decimal spelling, so binary noise (1.005 is stored as
 // 1.00499999999999989…) never decides a rounding.
 
-import { MINOR_EXPONENTS as EXPONENT } from '../contract/minor-units.js';
+import { MINOR_EXPONENTS as EXPONENT } from './minor-units.js';
 
 /**
  * Largest magnitude handled, in minor units (10 trillion EUR). Above it a double has too few

@@ -251,7 +251,7 @@ complete -c svc -n '__svc_at credit-note poll' -l sort -x -d 'created, age, stat
 complete -c svc -n '__svc_at credit-note poll' -l sort -x -a '(__fish_complete_list , \'string split " " "created age status receipt"\')'
 complete -c svc -n '__svc_at credit-note poll' -l reverse -d 'the other way round'
 complete -c svc -n '__svc_at credit-note poll' -l limit -x -d 'at most this many'
-complete -c svc -n '__svc_at credit-note poll' -l watch -d 'keep polling and show changes'
+complete -c svc -n '__svc_at credit-note poll' -l watch -d 'on a terminal, the queue screen; piped, the changes'
 complete -c svc -n '__svc_at credit-note poll' -l interval -x -d 'seconds between polls with --watch'
 complete -c svc -n '__svc_at credit-note poll' -l no-decrypt -d 'show the queue without decrypting'
 complete -c svc -n '__svc_at credit-note show' -l grant -x -d 'the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company\'s name (default: SVC_GRANT_ID, then the profile\'s Grant)'

@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { printable } from './printable.js';
 import { wrapText } from './wrap.js';
+import type { ChalkInstance } from 'chalk';
 import type { IOStreams } from './streams.js';
 
 // DEL and the C1 controls (U+0080–U+009F: U+009B is a terminal's CSI), the bidirectional
@@ -134,12 +135,33 @@ export async function writeList<T>(
     for (const row of rows) io.stdout.write(`${columns.map((c) => tsvField(c.value(row))).join('\t')}\n`);
     return;
   }
+  const drawn = options.maxRows !== undefined && rows.length > options.maxRows ? rows.slice(0, Math.max(0, options.maxRows - 1)) : rows;
+  const table = await tableLines(io, drawn, columns, io.columns, options.highlight);
+  io.stdout.write(`${table.header}\n`);
+  for (const line of table.rows) io.stdout.write(`${line}\n`);
+  const t = table.theme;
+  const { fitWidth } = await import('./width.js');
+  if (drawn.length < rows.length) io.stdout.write(`${t.dim(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`)}\n`);
+  if (options.footer) io.stdout.write(`${t.dim(fitWidth(options.footer, io.columns))}\n`);
+}
+
+/**
+ * A terminal table's lines, fitted to `room` columns: the header in bold, each row with its
+ * cells cut to fit and toned by meaning, `highlight`ed rows in inverse. writeList's table,
+ * and the queue screen's, which draws them under a cursor.
+ */
+export async function tableLines<T>(
+  io: Pick<IOStreams, 'color' | 'stdoutColor'>,
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  room: number,
+  highlight?: (row: T) => boolean,
+): Promise<{ header: string; rows: string[]; theme: ChalkInstance }> {
   const [{ theme }, { displayWidth, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
   const t = theme(io, 'stdout');
-  const drawn = options.maxRows !== undefined && rows.length > options.maxRows ? rows.slice(0, Math.max(0, options.maxRows - 1)) : rows;
-  const cells = drawn.map((row) => columns.map((c) => oneLine(c.value(row))));
+  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
   const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i] ?? ''))));
-  fitColumns(widths, columns, io.columns - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
+  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
   const last = columns.length - 1;
   const line = (values: readonly string[], style: (value: string, i: number) => string) =>
     values
@@ -153,17 +175,18 @@ export async function writeList<T>(
         return style(padded, i);
       })
       .join(GAP);
-  io.stdout.write(`${line(columns.map((c) => c.header), (v) => t.bold(v))}\n`);
-  cells.forEach((row, r) => {
-    const marked = options.highlight?.(drawn[r] as T) ?? false;
-    io.stdout.write(`${line(row, (v, i) => {
-      const tone = columns[i]?.tone?.(row[i] ?? '');
-      const toned = tone ? t[tone](v) : v;
-      return marked ? t.inverse(toned) : toned;
-    })}\n`);
-  });
-  if (drawn.length < rows.length) io.stdout.write(`${t.dim(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`)}\n`);
-  if (options.footer) io.stdout.write(`${t.dim(fitWidth(options.footer, io.columns))}\n`);
+  return {
+    header: line(columns.map((c) => c.header), (v) => t.bold(v)),
+    rows: cells.map((row, r) => {
+      const marked = highlight?.(rows[r] as T) ?? false;
+      return line(row, (v, i) => {
+        const tone = columns[i]?.tone?.(row[i] ?? '');
+        const toned = tone ? t[tone](v) : v;
+        return marked ? t.inverse(toned) : toned;
+      });
+    }),
+    theme: t,
+  };
 }
 
 /**

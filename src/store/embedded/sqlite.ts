@@ -132,8 +132,22 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
   }
   let waited = false;
 
-  /** Runs `work` inside BEGIN IMMEDIATE … COMMIT, waiting (without blocking the event loop) for another writer. */
-  async function write<T>(work: () => T): Promise<T> {
+  /**
+   * Runs `work` inside BEGIN IMMEDIATE … COMMIT, waiting (without blocking the event loop) for
+   * another writer. A write that is only a cache (`durable: false`: queue items as seen, which
+   * the service still lists) commits with synchronous=NORMAL: no fsync of its own, whole or
+   * absent after any crash, kept if the process dies (the WAL is in the OS's cache), on disk
+   * with the next durable commit or checkpoint, and lost only if the machine stops before that.
+   */
+  async function write<T>(work: () => T, durable = true): Promise<T> {
+    if (!durable) {
+      db.exec('PRAGMA synchronous = NORMAL');
+      try {
+        return await write(work);
+      } finally {
+        db.exec('PRAGMA synchronous = FULL');
+      }
+    }
     for (;;) {
       try {
         db.exec('BEGIN IMMEDIATE');
@@ -291,7 +305,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
                ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
             );
             for (const item of items) upsert.run(item.requestId, JSON.stringify(item), now, now);
-          }),
+          }, false),
     queueItem: async (requestId) => {
       const row = db.prepare('SELECT item FROM queue_items WHERE request_id = ?').get(requestId) as { item: string } | undefined;
       return row && (JSON.parse(row.item) as QueueItem);

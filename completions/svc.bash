@@ -254,7 +254,7 @@ _svc_spec() {
       ;;
     'svc webhook listen')
       subcommands=''
-      flags='--grant --port --host --public --path --forward-to --subscribe --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --port --host --public --path --forward-to --subscribe --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --port --host --path --forward-to --profile --base-url --jq'
       args=()
       ;;

@@ -1,6 +1,6 @@
 // `POST /recipient/resolve` (CONTRACT.md §6).
 import * as z from 'zod';
-import { ibanProblem } from '../credit-notes/iban.js';
+import { ibanProblem } from './iban.js';
 import { NonEmptyString, OpenEnum } from './common.js';
 import { passesLuhn } from './luhn.js';
 

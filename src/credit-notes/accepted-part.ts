@@ -9,7 +9,7 @@ import type { ReturnRequest } from '../contract/returns.js';
 import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { AcceptedPart } from '../store/ledger.js';
-import type { ItemQuantity } from '../commands/item-flag.js';
+import type { ItemQuantity } from './item-flag.js';
 import { askedPart, parsePart, partProblem } from './part.js';
 import { quantityOf, scaledQuantity } from './check.js';
 

@@ -6,7 +6,7 @@ import type { ReceiptTemplateRequest } from '../contract/template.js';
 import type { Issue } from '../contract/validate.js';
 import { ValidationError } from '../errors.js';
 import { maskLast4 } from '../io/redact.js';
-import { compactIban, ibanProblem } from './iban.js';
+import { compactIban, ibanProblem } from '../contract/iban.js';
 import { countableQuantityProblem } from '../contract/units.js';
 import type { Credited } from '../store/ledger.js';
 

@@ -3,7 +3,7 @@
 // checks --item (approved.ts), so what the prompt lets through, `issue` credits.
 import type { ReturnRequest } from '../contract/returns.js';
 import { SvcError, ValidationError } from '../errors.js';
-import { parseItem, type ItemQuantity } from '../commands/item-flag.js';
+import { parseItem, type ItemQuantity } from './item-flag.js';
 import { approvedPart } from './approved.js';
 import { quantityOf, scaledQuantity } from './check.js';
 

@@ -1,9 +1,10 @@
 // A request ID left out: on a terminal, a list of the open requests the verb can move to
 // choose from (the work a person is there to do, oldest first); anywhere else the usage error it always was,
 // naming the argument and where its values come from. `triage` walks the same list.
-import { writeReceiptsCaller, type Caller } from '../api/caller.js';
+import type { Caller } from '../api/caller.js';
+import { writeReceiptsCaller } from '../auth/caller.js';
 import { listReturnRequests } from '../api/credit-note.js';
-import { loadKeyring } from '../crypto/keystore.js';
+import { loadKeyring } from '../keys/keystore.js';
 import { CancelError, NotFoundError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { missingArgumentText } from '../help/arguments.js';

@@ -1,17 +1,10 @@
 // Why the merchant rejected a return request. `PATCH /credit-note/requests/{id}/status` takes
 // only `{ status }`, so the service never hears the reason: it is kept in this profile's
-// ledger beside the kept queue item, shown by `show` and by the summary of `triage`.
-import * as z from 'zod';
+// ledger beside the kept queue item (src/contract/records.ts), shown by `show` and by the
+// summary of `triage`. Here: what a reason must be.
 import { UsageError } from '../errors.js';
 
 export const MAX_REASON_LENGTH = 1000;
-
-export const Rejection = z.looseObject({
-  reason: z.string().min(1),
-  /** ISO 8601, from the CLI's clock. */
-  rejectedAt: z.string().min(1),
-});
-export type Rejection = z.infer<typeof Rejection>;
 
 /** What is wrong with a reason as typed, or undefined: something to say, on one line, not too long. */
 export function reasonProblem(text: string): string | undefined {

@@ -6,7 +6,7 @@
 import type { ReturnRequest } from '../contract/returns.js';
 import { formatMoney, prorate, toMinor } from '../crypto/money.js';
 import { oneLine } from '../io/output.js';
-import type { ReceiptRecord } from '../receipts/records.js';
+import type { ReceiptRecord } from '../contract/records.js';
 
 interface RecordedProduct {
   identifier: string;

@@ -2,7 +2,8 @@
 // `--grant` when given, else the Grant it was found under (a poll over several companies, a
 // receipt sent with --grant or a batch line's "grant": src/store/found-under.ts), else
 // SVC_GRANT_ID and the profile's default.
-import { writeReceiptsCaller, type Caller } from '../api/caller.js';
+import type { Caller } from '../api/caller.js';
+import { writeReceiptsCaller } from '../auth/caller.js';
 import { knownIds, readAuthorizations } from '../auth/profile.js';
 import type { Factory } from '../factory.js';
 import { foundUnder, rememberFoundUnder, type FoundKind } from '../store/found-under.js';

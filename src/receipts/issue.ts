@@ -19,7 +19,7 @@ import { supplierPartyIdOf } from './document.js';
 import { encryptForRecipients } from './encrypt.js';
 import { canonicalTemplate } from './final-document.js';
 import { finalDocument } from './final-document.js';
-import type { ReceiptRecord } from './records.js';
+import type { ReceiptRecord } from '../contract/records.js';
 import { AlreadySubmittedError, contentDigest, derivedIdempotencyKey, sendPrepared, startedBy } from './submission.js';
 import { counted } from '../io/plural.js';
 

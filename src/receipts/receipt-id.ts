@@ -9,7 +9,7 @@ import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { RECEIPT_IDS } from '../ids/kinds.js';
 import { matchPrefix } from '../ids/prefix.js';
-import type { ReceiptRecord } from './records.js';
+import type { ReceiptRecord } from '../contract/records.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOCUMENT_NUMBERS = { noun: 'receipt document number', listedBy: '`svc receipt list`' };

@@ -19,9 +19,7 @@
 // service replays its first answer: however often a command is killed or its answer lost,
 // one document is issued and the ledger ends equal to the service.
 import type { QueueItem } from '../contract/returns.js';
-import type { CreditNoteRecord } from '../credit-notes/records.js';
-import type { Rejection } from '../credit-notes/rejection.js';
-import type { ReceiptRecord } from '../receipts/records.js';
+import type { CreditNoteRecord, ReceiptRecord, Rejection } from '../contract/records.js';
 
 export type DocumentKind = 'receipt' | 'credit-note';
 export type IntentState = 'reserved' | 'prepared' | 'done' | 'abandoned';

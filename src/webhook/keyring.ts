@@ -8,7 +8,7 @@
 // sooner waits, rather than leaving an event undecrypted).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyringEntry } from '../crypto/hybrid.js';
-import { loadKeyring, reloadKeyring } from '../crypto/keystore.js';
+import { loadKeyring, reloadKeyring } from '../keys/keystore.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 

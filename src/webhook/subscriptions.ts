@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { writeReceiptsCaller } from '../api/caller.js';
+import { writeReceiptsCaller } from '../auth/caller.js';
 import { dropSubscribeIntent, subscribeIntentKey } from './subscribe-intents.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';
@@ -200,6 +200,19 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
     .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
     .map((s) => s.id);
   return { subscription: await subscribe(f, request), reused: false, forgotten, overlapping };
+}
+
+/**
+ * With no secret store (credentials from the environment), the subscription a restarted
+ * listener should reuse: the newest the service lists for the same URL and events (this
+ * machine's records where the service has no list), whose secret the person handed in as
+ * SVC_WEBHOOK_SECRET. Undefined when there is none.
+ */
+export async function listedSubscriptionFor(f: Factory, request: WebhookSubscriptionRequest): Promise<LocalSubscription | ListedWebhookSubscription | undefined> {
+  const remote = await serviceSubscriptions(f);
+  const known = remote ?? (await readLocalSubscriptions(f));
+  const same = known.filter((s) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events));
+  return same.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
 }
 
 /** The service's list (a sandbox extension, CONTRACT §8), or undefined where it has none. */

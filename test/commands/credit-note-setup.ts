@@ -1,7 +1,7 @@
 // Shared by the credit-note command tests: two key pairs of the merchant (one older, one
 // current, generated once), queue items encrypted for either, the local record of a receipt,
 // and the queue, status and issuing endpoints on the harness's MockAgent.
-import { generateAndStore, type LocalKey } from '../../src/crypto/keystore.js';
+import { generateAndStore, type LocalKey } from '../../src/keys/keystore.js';
 import { createFactory } from '../../src/factory.js';
 import { encryptJson } from '../../src/crypto/hybrid.js';
 import { fixedClock } from '../../src/clock.js';
@@ -17,7 +17,7 @@ import { documentHash } from '../../src/crypto/hash.js';
 import { CancelError } from '../../src/errors.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import { injectCustomer } from '../../src/receipts/document.js';
-import type { ReceiptRecord } from '../../src/receipts/records.js';
+import type { ReceiptRecord } from '../../src/contract/records.js';
 import { ALICE, JSON_HEADERS, NOW, aliceMatch, readFixture, templateFor, type Harness } from './receipts-setup.js';
 
 export interface MerchantKeys {

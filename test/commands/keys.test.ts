@@ -11,7 +11,7 @@ import { run as showRemote } from '../../src/commands/keys/show-remote.js';
 import { run as upload } from '../../src/commands/keys/upload.js';
 import { memoryConfigStore } from '../../src/config/store.js';
 import { decryptWithKeyring, encryptJson } from '../../src/crypto/hybrid.js';
-import { generateAndStore, listKeys, loadKeyring, type LocalKey } from '../../src/crypto/keystore.js';
+import { generateAndStore, listKeys, loadKeyring, type LocalKey } from '../../src/keys/keystore.js';
 import { AuthError, NotFoundError } from '../../src/errors.js';
 import { createFactory } from '../../src/factory.js';
 import { testStreams, type TestStreams } from '../../src/io/test-streams.js';

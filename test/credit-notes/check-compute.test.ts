@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CreditNoteTemplateRequest } from '../../src/contract/template.js';
 import { checkReturn, type ReturnCheck } from '../../src/credit-notes/check.js';
 import { computeCreditNote } from '../../src/credit-notes/compute.js';
-import type { CreditNoteRecord } from '../../src/credit-notes/records.js';
+import type { CreditNoteRecord } from '../../src/contract/records.js';
 import { toMinor } from '../../src/crypto/money.js';
 import { ValidationError } from '../../src/errors.js';
 import { discountedLine, groceries, returnOf } from './fixtures.js';

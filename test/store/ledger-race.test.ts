@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CreditNoteRecord } from '../../src/credit-notes/records.js';
+import type { CreditNoteRecord } from '../../src/contract/records.js';
 import { openSqliteLedger } from '../../src/store/embedded/sqlite.js';
 import type { LedgerStore, NewIntent, ReceiptCredits } from '../../src/store/ledger.js';
 import { openPostgresLedger } from '../../src/store/postgres/ledger.js';
@@ -179,7 +179,9 @@ describe('postgres: the held interleaving', () => {
     try {
       await expect(
         client.query(
-          `INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ('cn-other', 'sr-1', 'req-1', 'CN-other', '2026-11-21T10:00:00.000Z', '{}')`,
+          `INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ('cn-other', 'sr-1', 'req-1', 'CN-other', '2026-11-21T10:00:00.000Z', $1)`,
+          // A record the other constraints accept (schema step 5 checks it against its row).
+          [JSON.stringify({ ...record('sr-1', 'req-1', { milk: 1 }), serviceReceiptId: 'cn-other', documentNumber: 'CN-other' })],
         ),
       ).rejects.toThrow(/duplicate key|unique/);
     } finally {

@@ -5,8 +5,8 @@
 // the usual token for /oauth2/token/validate, none for the other /oauth2/ and /sandbox/ paths,
 // the company API key (or else a manage_client_applications token) for the public key, and for
 // the rest what `receipt send` uses (the Grant's write_receipts token, or the company API key).
-import { writeReceiptsCaller } from '../../api/caller.js';
-import { MANAGE_SCOPE } from '../../api/client-application.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
+import { MANAGE_SCOPE } from '../../keys/client-application.js';
 import { DETAILS_SCOPE } from '../../auth/grant-details.js';
 import type { ApiKeyAuth, Method, TokenSource } from '../../api/client.js';
 import { UsageError } from '../../errors.js';

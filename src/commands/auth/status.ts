@@ -6,7 +6,7 @@ import { builtinSecret } from '../../auth/credentials.js';
 import { readAuthorizations } from '../../auth/profile.js';
 import { profileTokenCache } from '../../auth/session.js';
 import { resolveProfileSettings, type Setting } from '../../config/settings.js';
-import { listKeys } from '../../crypto/keystore.js';
+import { listKeys } from '../../keys/keystore.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { humanDuration } from '../../io/duration.js';
 import type { Factory } from '../../factory.js';
@@ -135,7 +135,7 @@ export async function run(opts: StatusOptions, f: Factory): Promise<void> {
  */
 async function checkWithService(f: Factory): Promise<CheckResult> {
   try {
-    const { writeReceiptsCaller } = await import('../../api/caller.js');
+    const { writeReceiptsCaller } = await import('../../auth/caller.js');
     const { listReturnRequests } = await import('../../api/credit-note.js');
     const caller = await writeReceiptsCaller(f);
     await listReturnRequests(caller);

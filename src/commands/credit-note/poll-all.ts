@@ -3,14 +3,14 @@
 // their Grant); the items are merged, every filter and --sort applies across companies, the
 // table gets a COMPANY column and --json elements carry grantId and companyId. A Grant that
 // fails is a stderr line (or a `{grantId, companyId, error}` element) and exit 9.
-import { writeReceiptsCaller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { listReturnRequests } from '../../api/credit-note.js';
 import type { QueueItem } from '../../contract/returns.js';
 import { matchesFilter } from '../../credit-notes/filter.js';
 import { queueSelection } from '../../credit-notes/queue-flags.js';
 import { maskedItem, readQueue } from '../../credit-notes/queue.js';
 import { rememberRequestIds } from '../../completion/cache.js';
-import { loadKeyring } from '../../crypto/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { concurrencyOf, fanOut, fanOutTargets } from '../../grants/fan-out.js';
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';

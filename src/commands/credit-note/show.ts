@@ -10,7 +10,7 @@ import { pickRequestId } from '../../credit-notes/pick.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
-import { loadKeyring } from '../../crypto/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
 import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
@@ -41,7 +41,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   // Nor a part with a partial acceptance: the ledger keeps it, for the team (CONTRACT §8).
   const part = item.status === 'PARTIALLY_ACCEPTED' ? await ledger.acceptedPart(requestId) : undefined;
   // The decision: what `issue` would credit, or why it would not; on stdout, as the rest.
-  const decision = await (await import('./issue.js')).decisionOf(f, caller, requestId, [], item);
+  const decision = await (await import('../../credit-notes/decision.js')).decisionOf(f, caller, requestId, [], item);
   writeRecord(
     f.io,
     [

@@ -17,14 +17,14 @@ import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { requestSummary } from '../../credit-notes/summary.js';
-import { loadKeyring } from '../../crypto/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
-import { parseItem, type ItemQuantity } from '../item-flag.js';
+import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJson } from '../../io/output.js';
@@ -192,6 +192,15 @@ async function confirmFinal(f: Factory, caller: Caller, requestIds: readonly str
       : `${how.verb} these ${summaries.length} requests? They cannot be moved again.\n${summaries.map((s) => `  ${s}`).join('\n')}\n`;
   const ok = await f.prompter().confirm({ message, flag: '--yes' });
   if (!ok) throw new CancelError(`cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
+}
+
+/** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */
+export async function confirmAccept(f: Factory, requestIds: readonly string[]): Promise<void> {
+  const caller = await callerForRequests(f, requestIds);
+  const resolved = await resolveRequestIds(f, caller, requestIds);
+  const summaries = await Promise.all(resolved.map((id) => summaryOf(f, caller, id)));
+  const ok = await f.prompter().confirm({ message: `Accept these ${summaries.length} requests?\n${summaries.map((s) => `  ${s}`).join('\n')}\n`, flag: 'request IDs to accept' });
+  if (!ok) throw new CancelError('cancelled: nothing was accepted');
 }
 
 /** "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)"; the request's ID when it cannot be read. */

@@ -1,7 +1,7 @@
 // `svc credit-note template --file F|-`: validates a credit note locally (the same schema
 // the service applies, tax total rule included), then prints the service's template
 // document and its templateHash.
-import { writeReceiptsCaller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { createCreditNoteTemplate } from '../../api/credit-note.js';
 import { CreditNoteTemplateRequest } from '../../contract/template.js';
 import { parseOrThrow } from '../../contract/validate.js';
@@ -9,7 +9,8 @@ import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { jsonText, writeJson } from '../../io/output.js';
 import { println } from '../../io/streams.js';
-import { checkMembers, hashedTemplate } from '../receipt/template-step.js';
+import { hashedTemplate } from '../../receipts/template.js';
+import { checkMembers } from '../receipt/template-step.js';
 
 export interface TemplateOptions {
   file: string;

@@ -2,7 +2,8 @@
 // in one walk, oldest first across them. They are fetched through the fan-out (a company
 // that fails is said on stderr, the walk goes on with the others) and each is remembered
 // with its Grant, so every decision (show, accept, reject, issue) acts for its company.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { openRequests } from '../../credit-notes/pick.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import type { Factory } from '../../factory.js';

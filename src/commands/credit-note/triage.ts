@@ -16,7 +16,8 @@
 // A decision that is declined, or fails, leaves the request on screen to decide again. Esc
 // or Ctrl-C at the keys ends the walk (exit 3); `q` ends it (exit 0). Either way the summary
 // of what was done comes last, on stdout.
-import { writeReceiptsCaller, type Caller } from '../../api/caller.js';
+import type { Caller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { matchesFilter } from '../../credit-notes/filter.js';
 import { openRequests } from '../../credit-notes/pick.js';
 import { askPart as askAcceptedPart } from '../../credit-notes/accepted-part.js';
@@ -31,9 +32,10 @@ import { writeRecord } from '../../io/output.js';
 import { printable } from '../../io/printable.js';
 import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
-import type { ItemQuantity } from '../item-flag.js';
+import type { ItemQuantity } from '../../credit-notes/item-flag.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
-import { describeDecision, run as issue } from './issue.js';
+import { describeDecision } from '../../credit-notes/decision.js';
+import { run as issue } from './issue.js';
 import { run as show } from './show.js';
 import { accept, complete, reject } from './status.js';
 

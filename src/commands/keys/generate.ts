@@ -1,7 +1,7 @@
 // `svc keys generate [--upload]`: the new pair becomes current; older pairs stay to decrypt
 // what was encrypted for them.
-import { clientApplicationApi } from '../../api/client-application.js';
-import { generateAndStore } from '../../crypto/keystore.js';
+import { clientApplicationApi } from '../../keys/client-application.js';
+import { generateAndStore } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -14,7 +14,7 @@ export interface GenerateOptions {
 export async function run(opts: GenerateOptions, f: Factory): Promise<void> {
   const app = opts.upload ? await clientApplicationApi(f) : undefined;
   const key = app ? (await generateAndRegister(f, app)).key : await generateAndStore(f);
-  writeRecord(f.io, keyFields(key), key);
+  writeRecord(f.io, keyFields(f, key), key);
   note(f.io, `private key stored: ${(await f.secrets()).describe()}`);
   if (!app) note(f.io, `the service still encrypts for its registered key; upload this one with \`svc keys upload ${key.keyId}\``);
 }

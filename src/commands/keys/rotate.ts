@@ -1,11 +1,12 @@
 // `svc keys rotate`: a new current key, uploaded at once. The previous key stays in the key
 // store, because data encrypted for it before the upload is still on its way.
-import { clientApplicationApi } from '../../api/client-application.js';
-import { currentKey } from '../../crypto/keystore.js';
+import { clientApplicationApi } from '../../keys/client-application.js';
+import { currentKey } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { generateAndRegister } from './register.js';
+import { shownTime } from '../../io/time.js';
 
 export type RotateOptions = Record<string, never>;
 
@@ -18,7 +19,7 @@ export async function run(_opts: RotateOptions, f: Factory): Promise<void> {
     [
       ['previous key ID', previous?.keyId ?? 'none'],
       ['key ID', key.keyId],
-      ['uploaded', key.uploadedAt ?? ''],
+      ['uploaded', key.uploadedAt === undefined ? '' : shownTime(f.io, f.env, key.uploadedAt)],
     ],
     { previousKeyId: previous?.keyId ?? null, ...key },
   );

@@ -1,7 +1,7 @@
 // `svc keys upload [KEY_ID]`: registers a local public key (default: the current one) as
 // the key the service encrypts for.
-import { clientApplicationApi } from '../../api/client-application.js';
-import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../crypto/keystore.js';
+import { clientApplicationApi } from '../../keys/client-application.js';
+import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../keys/keystore.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { KEY_IDS } from '../../ids/kinds.js';
@@ -9,6 +9,7 @@ import { matchPrefix } from '../../ids/prefix.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { uploadChecked } from './register.js';
+import { shownTime } from '../../io/time.js';
 
 export interface UploadOptions {
   keyId: string | undefined;
@@ -24,7 +25,7 @@ export async function run(opts: UploadOptions, f: Factory): Promise<void> {
     [
       ['key ID', key.keyId],
       ['algorithm', remote.algorithm],
-      ['uploaded', remote.uploadedAt],
+      ['uploaded', shownTime(f.io, f.env, remote.uploadedAt)],
     ],
     remote,
   );

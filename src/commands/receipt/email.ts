@@ -1,7 +1,7 @@
 // `svc receipt email --file F|- --to EMAIL`: the service renders the template as a PDF and
 // mails it; no device and no encryption are involved.
 import { randomUUID } from 'node:crypto';
-import { writeReceiptsCaller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { emailReceipt } from '../../api/receipt.js';
 import { ReceiptEmailRequest, type ReceiptEmailResponse } from '../../contract/receipt.js';
 import { parseOrThrow } from '../../contract/validate.js';
@@ -9,7 +9,8 @@ import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { withSpinner } from '../../io/spinner.js';
 import { note, println } from '../../io/streams.js';
-import { fetchTemplate, readTemplateRequest } from './template-step.js';
+import { fetchTemplate } from '../../receipts/template.js';
+import { readTemplateRequest } from './template-step.js';
 
 export interface EmailOptions {
   file: string;

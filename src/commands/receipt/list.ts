@@ -4,7 +4,8 @@ import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { shownTime } from '../../io/time.js';
 import { note } from '../../io/streams.js';
-import { listReceiptRecords, type ReceiptRecord } from '../../receipts/records.js';
+import { listReceiptRecords } from '../../receipts/records.js';
+import type { ReceiptRecord } from '../../contract/records.js';
 
 export type ListOptions = Record<string, never>;
 

@@ -4,7 +4,7 @@
 // (src/receipts/issue.ts), so a run killed at any point, or whose answer was lost, is
 // finished by running it again: the same bytes under the same key, which the service
 // answers with the receipt it issued the first time. `--batch` issues many (send-batch.ts).
-import { writeReceiptsCaller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { rememberFoundBy } from '../../grants/found.js';
 import type { RecipientLookup } from '../../api/recipient.js';
 import { CustomerDetails, type ReceiptSubmission, type ReceiptSubmissionResult } from '../../contract/receipt.js';

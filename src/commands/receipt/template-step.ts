@@ -1,16 +1,13 @@
 // The first step of `receipt template`, `send` and `email`: the merchant's template request,
-// checked locally so that an invalid receipt is never sent, then the service's template.
-import type { Caller } from '../../api/caller.js';
-import { createReceiptTemplate } from '../../api/receipt.js';
-import { ReceiptTemplateRequest, type UblDocument } from '../../contract/template.js';
+// checked locally so that an invalid receipt is never sent (the service's template is then
+// fetched by src/receipts/template.ts).
+import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { unknownMembers } from '../../contract/unknown-members.js';
 import { parseOrThrow } from '../../contract/validate.js';
 import { ValidationError } from '../../errors.js';
 import type { ZodType } from 'zod';
-import { canonicalTemplate, type CanonicalTemplate } from '../../receipts/final-document.js';
 import type { Factory } from '../../factory.js';
 import { inputName, readJsonInput } from '../../io/input.js';
-import { withSpinner } from '../../io/spinner.js';
 import { note } from '../../io/streams.js';
 
 /**
@@ -42,26 +39,4 @@ export function checkMembers(f: Factory, schema: ZodType, value: unknown, what: 
     });
   }
   note(f.io, `warning: ${what} has ${unknown.length === 1 ? 'a member' : 'members'} the interface does not name, sent as ${unknown.length === 1 ? 'it is' : 'they are'}: ${unknown.join(', ')} (a typo? --strict refuses them)`);
-}
-
-export interface Template {
-  /** The response body as the service returned it. */
-  document: UblDocument;
-  /** CONTRACT.md §1: over the whole response body. */
-  templateHash: string;
-  /** Its canonical text, ready for the final document (receipts/final-document.ts). */
-  canonical: CanonicalTemplate;
-}
-
-/** `POST /receipt/template`; the service's warnings go to stderr. */
-export function fetchTemplate(f: Factory, caller: Caller, request: ReceiptTemplateRequest): Promise<Template> {
-  return hashedTemplate(f, 'creating the receipt template', () => createReceiptTemplate(caller, request));
-}
-
-/** Any template operation (receipt or credit note): spinner, the service's warnings on stderr, the templateHash. */
-export async function hashedTemplate(f: Factory, doing: string, create: () => Promise<UblDocument>): Promise<Template> {
-  const document = await withSpinner(f.io, doing, create);
-  for (const warning of document.warnings ?? []) note(f.io, `warning: ${warning}`);
-  const canonical = canonicalTemplate(document);
-  return { document, templateHash: canonical.templateHash, canonical };
 }

@@ -1,10 +1,11 @@
 // `svc receipt template --file F|-`: validates a receipt locally, then prints the service's
 // template document and its templateHash.
-import { writeReceiptsCaller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { println } from '../../io/streams.js';
-import { fetchTemplate, readTemplateRequest } from './template-step.js';
+import { fetchTemplate } from '../../receipts/template.js';
+import { readTemplateRequest } from './template-step.js';
 
 export interface TemplateOptions {
   file: string;

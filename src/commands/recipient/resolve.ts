@@ -1,6 +1,6 @@
 // `svc recipient resolve (--email | --phone | --iban | --card | --receipt)`: the devices a
 // receipt for that customer would be encrypted for.
-import { writeReceiptsCaller } from '../../api/caller.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import { callerForFound } from '../../grants/found.js';
 import { resolveRecipient } from '../../api/recipient.js';
 import type { Recipient } from '../../contract/recipient.js';

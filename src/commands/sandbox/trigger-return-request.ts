@@ -12,7 +12,7 @@ import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { resolveReceiptId } from '../../receipts/receipt-id.js';
-import { parseItem } from '../item-flag.js';
+import { parseItem } from '../../credit-notes/item-flag.js';
 import { parseCompanies, spreadReturnRequests } from './trigger-spread.js';
 
 export interface TriggerReturnRequestOptions {

@@ -3,7 +3,7 @@
 // shown as `listen` shows it, and the outcome is journalled (so a delivery that failed
 // before a missing key was restored shows as processed); with --forward-to the original
 // body and headers go to the local app instead.
-import { loadKeyring } from '../../crypto/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
 import { NotFoundError, SvcError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { matchPrefix } from '../../ids/prefix.js';

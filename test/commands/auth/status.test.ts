@@ -6,7 +6,7 @@ import { run } from '../../../src/commands/auth/status.js';
 import { fixedClock } from '../../../src/clock.js';
 import { memoryConfigStore, type ProfileConfig } from '../../../src/config/store.js';
 import { SecretStoreError, UsageError } from '../../../src/errors.js';
-import { generateAndStore } from '../../../src/crypto/keystore.js';
+import { generateAndStore } from '../../../src/keys/keystore.js';
 import { createFactory, type Factory } from '../../../src/factory.js';
 import { testStreams } from '../../../src/io/test-streams.js';
 import { memorySecretStore, type SecretStore } from '../../../src/secrets/store.js';

@@ -15,8 +15,8 @@ import { note } from '../io/streams.js';
 import { envVariableFor } from '../secrets/env.js';
 import type { SecretStore } from '../secrets/store.js';
 import { describeHolder, withLock } from '../store/lock.js';
-import type { KeyringEntry } from './hybrid.js';
-import { generateKeyPair, KeyFormatError, keyFingerprint, privateKeyFromPem, publicKeyOfPrivate } from './keys.js';
+import type { KeyringEntry } from '../crypto/hybrid.js';
+import { generateKeyPair, KeyFormatError, keyFingerprint, privateKeyFromPem, publicKeyOfPrivate } from '../crypto/keys.js';
 
 const INDEX_SECRET = 'keys-index';
 /** The single key CI supplies through SVC_PRIVATE_KEY_FILE; it is never in the index. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactIban, ibanProblem, isValidIban } from '../../src/credit-notes/iban.js';
+import { compactIban, ibanProblem, isValidIban } from '../../src/contract/iban.js';
 
 describe('isValidIban (ISO 13616 mod 97)', () => {
   it.each(['DE89370400440532013000', 'GB82WEST12345698765432', 'NL91ABNA0417164300', 'FR1420041010050500013M02606', 'de89 3704 0044 0532 0130 00'])(

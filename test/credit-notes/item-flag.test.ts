@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseItem } from '../../src/commands/item-flag.js';
+import { parseItem } from '../../src/credit-notes/item-flag.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('--item PRODUCT_ID:QTY', () => {

@@ -13,7 +13,7 @@ import {
   listKeys,
   loadKeyring,
   markUploaded,
-} from '../../src/crypto/keystore.js';
+} from '../../src/keys/keystore.js';
 import { NotFoundError, SvcError } from '../../src/errors.js';
 import { createFactory, type Env } from '../../src/factory.js';
 import { testStreams } from '../../src/io/test-streams.js';

@@ -9,7 +9,7 @@ import {
 import { ApiError, AuthError, NotFoundError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { envVariableFor } from '../secrets/env.js';
-import type { RequestOptions } from './client.js';
+import type { RequestOptions } from '../api/client.js';
 
 export const MANAGE_SCOPE = 'manage_client_applications';
 const API_KEY_SECRET = 'api-key';

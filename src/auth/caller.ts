@@ -1,0 +1,36 @@
+// The caller of `write_receipts` operations for this command: the client from the factory
+// and the credentials of the chosen Grant, or the company API key.
+import { WRITE_RECEIPTS, type Caller } from '../api/caller.js';
+import { SvcError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { readAuthorizations } from './profile.js';
+
+/**
+ * The HTTP client and the credentials for `write_receipts` operations: the chosen Grant's
+ * tokens when the profile has a Grant (or SVC_GRANT_ID names one), else the company API key
+ * (SVC_API_KEY, or one stored as `api-key`), else the "run `svc auth login`" error.
+ * `grant` (a selector, or a Grant ID a request was found under) is taken as --grant would be.
+ */
+export async function writeReceiptsCaller(f: Factory, grant?: string): Promise<Caller> {
+  const apiKey = grant === undefined ? await companyApiKey(f) : undefined;
+  if (apiKey) return { api: await f.api(), auth: { apiKey } };
+  // Imported on use, like every verb's heavier dependencies.
+  const { tokenSourceFor } = await import('./session.js');
+  const auth = await tokenSourceFor(f, { scope: WRITE_RECEIPTS, grant });
+  return { api: await f.api(), auth, grantId: auth.grantId };
+}
+
+async function companyApiKey(f: Factory): Promise<string | undefined> {
+  if (f.env.SVC_TOKEN) return undefined;
+  const settings = await f.settings();
+  const authorizations = readAuthorizations(await f.config(), settings.profile.value);
+  if (settings.grant || authorizations.grants.length + authorizations.companies.length > 0) return undefined;
+  if (f.env.SVC_API_KEY) return f.env.SVC_API_KEY;
+  try {
+    return (await (await f.secrets()).get('api-key')) ?? undefined;
+  } catch (error) {
+    // No usable secret store and no key in the environment: OAuth decides what to say.
+    if (error instanceof SvcError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,64 @@
+// What `credit-note issue` would do with a request, for `show` and `triage`: the same
+// opening and check, with nothing reserved or sent.
+import type { Caller } from '../api/caller.js';
+import type { QueueItem } from '../contract/returns.js';
+import { SvcError, ValidationError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { printable } from '../io/printable.js';
+import { note } from '../io/streams.js';
+import type { ItemQuantity } from './item-flag.js';
+import type { ComputedCreditNote } from './compute.js';
+import { openRequest } from './open-request.js';
+import { creditedOf, prepare, returnWindowDays, type Terms } from './prepare.js';
+import { previewText } from './preview.js';
+
+/** What `issue` would do, as `show --json` has it: shaped like `issue --dry-run --json`, with the checks' outcome. */
+export type DecisionJson =
+  | { requestId: string; checks: 'passed'; creditNote: unknown; totals: ComputedCreditNote['totals']; currency: string }
+  | { requestId: string; checks: 'failed'; issues: { path: string; message: string }[] }
+  | { requestId: string; checks: 'not run'; reason: string; hint?: string };
+
+export interface Decision {
+  json: DecisionJson;
+  /** For a person: the credit note and its checks, or why `issue` would refuse it. */
+  text: string;
+}
+
+/**
+ * What `issue` would do with a request (or the part of it `items` name), for `show` and
+ * `triage`: the credit note it would issue (lines with names, quantities bought and asked
+ * for, amounts, total), the return window and what the receipt was already credited — or
+ * the checks it would fail. Nothing is reserved or sent. `found`: the request's queue item, when the caller has it.
+ */
+export async function decisionOf(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = [], found?: QueueItem): Promise<Decision> {
+  try {
+    const opened = await openRequest(f, caller, { requestId, found }, items);
+    const terms: Terms = { documentNumber: undefined, now: f.clock.now(), windowDays: returnWindowDays(f) };
+    const ledger = await f.ledger();
+    const shown = prepare(opened, creditedOf(await ledger.credits(opened.item.serviceReceiptId)), terms);
+    const text = previewText(shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    const flags = items.map((i) => ` --item ${i.productId}:${i.quantity}`).join('');
+    return {
+      json: { requestId: opened.item.requestId, checks: 'passed', creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency },
+      text: `${text}\nchecks: all passed; \`svc credit-note issue ${requestId}${flags}\` would issue this (--dry-run shows it without issuing)`,
+    };
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      const issues = error.issues.map((i) => ({ path: String(i.path), message: i.message }));
+      // A customer's text (a product ID) can be in the path: made visible, never sent to the terminal as is.
+      return { json: { requestId, checks: 'failed', issues }, text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${printable(i.path)}: ${printable(i.message)}`).join('\n')}` };
+    }
+    if (error instanceof SvcError) {
+      return {
+        json: { requestId, checks: 'not run', reason: error.message, ...(error.hint ? { hint: error.hint } : {}) },
+        text: `checks: not run: ${printable(error.message)}${error.hint ? ` (${printable(error.hint)})` : ''}`,
+      };
+    }
+    throw error;
+  }
+}
+
+/** decisionOf, for a person, on stderr (triage, beside its prompts). */
+export async function describeDecision(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = []): Promise<void> {
+  note(f.io, (await decisionOf(f, caller, requestId, items)).text);
+}

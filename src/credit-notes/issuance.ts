@@ -1,0 +1,161 @@
+// `credit-note issue`: the whole of INTERFACE.md "RETURN_REQUESTED" processing. The request
+// (or the part of it named with --item, which a PARTIALLY_ACCEPTED request needs) is decrypted
+// and checked against the merchant's own record of the receipt (open-request.ts), the credit
+// note is computed from that record, never from the customer's figures (prepare.ts), and
+// shown (preview.ts), and only after the merchant confirms does anything reach the service:
+// template → resolve the owner's current devices → inject the customer → encrypt per device
+// → submit with one Idempotency-Key → record in the ledger (submit.ts), so the next
+// over-return is caught. The check is made again inside the ledger's transaction that
+// reserves what the credit note takes (src/store/ledger.ts), counting every reservation still
+// being submitted, so two issues against one receipt, on one machine or on several sharing a
+// database, cannot both credit its last items. The exact request and its key are kept before
+// they are sent: a run killed at any point, or whose answer was lost, is finished by running
+// it again. The command (src/commands/credit-note/issue.ts) and triage's `i` both run this.
+import type { Caller } from '../api/caller.js';
+import { RequestStateError, setReturnRequestStatus } from '../api/credit-note.js';
+import type { CreditNoteSubmissionResult } from '../contract/credit-note.js';
+import type { QueueItem } from '../contract/returns.js';
+import { formatMoney } from '../crypto/money.js';
+import { CancelError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { canPrompt, note } from '../io/streams.js';
+import { contentDigest, startedBy } from '../receipts/submission.js';
+import type { Intent } from '../store/ledger.js';
+import type { ItemQuantity } from './item-flag.js';
+import type { ComputedCreditNote } from './compute.js';
+import { openRequest } from './open-request.js';
+import { creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
+import { preview } from './preview.js';
+import { callerForRequests } from './request-grant.js';
+import { mayBePrefix, resolveRequestIds } from './request-id.js';
+import { findQueueItem } from './queue-cache.js';
+import { submit, type Issued } from './submit.js';
+
+/** What `credit-note issue` was asked for: its flags, the request ID given (a unique prefix will do) and the parsed --item. */
+export interface IssueRequest {
+  requestId: string;
+  /** A receipt record JSON file, for a receipt another machine issued. */
+  original?: string | undefined;
+  documentNumber?: string | undefined;
+  /** Credit only these (required for a PARTIALLY_ACCEPTED request); none: all of the request. */
+  items: readonly ItemQuantity[];
+  yes?: boolean | undefined;
+  complete?: boolean | undefined;
+  /** Overrides the key derived from the issuer and the document number. */
+  idempotencyKey?: string | undefined;
+  /** Closes a submission of this request's credit note left under way, instead of resuming it. */
+  abandonPending?: boolean | undefined;
+  /** Runs every check and shows the credit note, then stops: nothing is reserved or sent. */
+  dryRun?: boolean | undefined;
+  /** The caller (triage) has just shown this credit note, so it is not printed again. */
+  previewShown?: boolean | undefined;
+}
+
+/** How it ended: a dry run stopped by a submission under way, a dry run whose checks passed, or a credit note issued. */
+export type IssueOutcome =
+  | { kind: 'pending'; requestId: string; intent: Intent }
+  | { kind: 'dry-run'; shown: Prepared }
+  | { kind: 'issued'; requestId: string; intent: Intent; issued: Issued; status: string | undefined };
+
+/**
+ * The whole of `credit-note issue` after its flags are read: an open intent of the request is
+ * resumed (or abandoned), else the request is opened, checked and previewed, confirmed,
+ * reserved in the ledger (checked again there) and submitted; --complete then closes it.
+ */
+export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<IssueOutcome> {
+  let opts = given;
+  const { items } = given;
+  const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
+  const caller = await callerForRequests(f, [opts.requestId]);
+  const ledger = await f.ledger();
+
+  let intent = await ledger.openIntent('credit-note', opts.requestId);
+  if (!intent && mayBePrefix(opts.requestId)) {
+    // A unique prefix of the ID will do; from here on, the whole ID (its open intent too).
+    opts = { ...opts, requestId: (await resolveRequestIds(f, caller, [opts.requestId]))[0] ?? opts.requestId };
+    intent = await ledger.openIntent('credit-note', opts.requestId);
+  }
+  if (intent && opts.abandonPending) {
+    await ledger.abandon(intent.id);
+    note(f.io, `abandoned the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}`);
+    intent = undefined;
+  }
+  let item: QueueItem;
+  let whole = true;
+  if (intent && opts.dryRun) return { kind: 'pending', requestId: opts.requestId, intent };
+  if (intent) {
+    note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
+    item = await findQueueItem(f, caller, opts.requestId);
+    // The same command again: the same --item flags as the run that reserved it.
+    whole = item.status !== 'PARTIALLY_ACCEPTED' && items.length === 0;
+  } else {
+    const opened = await openRequest(f, caller, opts, items, canPrompt(f.io));
+    ({ item } = opened);
+    whole = opened.approved.whole;
+    const receipt = item.serviceReceiptId;
+    const shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
+    if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    if (opts.dryRun) return { kind: 'dry-run', shown };
+    await confirm(f, opts, shown.credit);
+    const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits) => {
+      // Another issue may have credited or reserved the receipt since the preview; none can now.
+      const prepared = prepare(opened, creditedOf(credits), terms);
+      if (!sameCreditNote(shown, prepared)) changedSincePreview(f, opts, shown, prepared);
+      const reservation = creditedBy(prepared);
+      return {
+        kind: 'credit-note',
+        subject: item.requestId,
+        parent: receipt,
+        documentNumber: reservation.documentNumber,
+        digest: contentDigest(reservation),
+        reservation,
+        idempotencyKey: opts.idempotencyKey,
+      };
+    });
+    intent = reserved.intent;
+    if (!reserved.created) note(f.io, `another svc started the credit note of request ${item.requestId} ${startedBy(intent)}; finishing that one`);
+  }
+  const issued = await submit(f, caller, ledger, intent, opts.original);
+  const status = opts.complete ? await completeRequest(f, caller, item, whole, issued.result) : undefined;
+  return { kind: 'issued', requestId: item.requestId, intent, issued, status };
+}
+
+/**
+ * Credit notes recorded since the preview left enough to return, but changed the figures
+ * (the document number, a cent of a prorated share). With --yes the new figures are shown
+ * and issued; a merchant who confirmed the old ones is asked to look again.
+ */
+function changedSincePreview(f: Factory, opts: IssueRequest, shown: Prepared, prepared: Prepared): void {
+  const seen = new Set(shown.previous.map((n) => n.documentNumber));
+  const others = prepared.previous.filter((n) => !seen.has(n.documentNumber)).map((n) => (n.pending ? `${n.documentNumber} (being submitted ${pendingSince(n)})` : n.documentNumber));
+  const receipt = prepared.item.serviceReceiptId;
+  const what =
+    others.length > 0
+      ? `receipt ${receipt} was credited by ${others.join(', ')} after this credit note was shown`
+      : `the credit note records of receipt ${receipt} changed after this credit note was shown`;
+  if (!opts.yes) {
+    throw new RequestStateError(`${what}, which changes it`, {
+      hint: `nothing was submitted; run \`svc credit-note issue ${prepared.item.requestId}\` again to see the new figures`,
+    });
+  }
+  note(f.io, `${what}; issuing it as it is now:`);
+  preview(f, prepared.credit, prepared.returnRequest);
+}
+
+async function confirm(f: Factory, opts: IssueRequest, credit: ComputedCreditNote): Promise<void> {
+  if (opts.yes) return;
+  const total = formatMoney(credit.totals.total, credit.currency);
+  const ok = await f.prompter().confirm({ message: `Issue credit note ${credit.request.documentNumber} for ${total}?`, flag: '--yes' });
+  if (!ok) throw new CancelError('cancelled: no credit note was issued');
+}
+
+/** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (CONTRACT.md §6). */
+async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whole: boolean, result: CreditNoteSubmissionResult): Promise<string> {
+  try {
+    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED');
+    return (await setReturnRequestStatus(caller, item.requestId, 'COMPLETED')).status;
+  } catch (error) {
+    note(f.io, `the credit note was issued as ${result.serviceReceiptId}, but request ${item.requestId} was not marked COMPLETED`);
+    throw error;
+  }
+}

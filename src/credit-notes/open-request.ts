@@ -1,0 +1,106 @@
+// The first step of `credit-note issue`, and of what `show` and `triage` say it would do: the
+// return request found in the queue, decrypted, the part of it to credit (the recorded part
+// of a request accepted in part, or --item's, or asked for) and the merchant's own record of
+// the receipt it is for (or --original's).
+import type { Caller } from '../api/caller.js';
+import { RequestStateError } from '../api/credit-note.js';
+import { ReturnRequest, type QueueItem } from '../contract/returns.js';
+import { ReceiptTemplateRequest } from '../contract/template.js';
+import { parseOrThrow, validate } from '../contract/validate.js';
+import { decryptOutcome } from '../crypto/decrypt-batch.js';
+import { loadKeyring } from '../keys/keystore.js';
+import { DecryptError, NotFoundError, ValidationError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { inputName, readJsonInput } from '../io/input.js';
+import { note } from '../io/streams.js';
+import { loadReceiptRecord } from '../receipts/records.js';
+import { ReceiptRecord } from '../contract/records.js';
+import type { ItemQuantity } from './item-flag.js';
+import { askPart, keepAcceptedPart, withinAcceptedPart } from './accepted-part.js';
+import { approvedPart, type ApprovedPart } from './approved.js';
+import { encryptedPart } from './queue.js';
+import { findQueueItem } from './queue-cache.js';
+
+/** Statuses after which the customer is owed nothing more for this request. */
+const CLOSED = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
+
+export interface Original {
+  record: ReceiptRecord;
+  request: ReceiptTemplateRequest;
+}
+
+/** The decrypted request, the part of it to credit and the receipt it is for: what the check starts from. */
+export interface Opened {
+  item: QueueItem;
+  returnRequest: ReturnRequest;
+  approved: ApprovedPart;
+  original: Original;
+}
+
+/**
+ * What to credit of a request accepted in part: the recorded part, or less (--item); more is
+ * refused naming the part. With none recorded (accepted elsewhere, or by an older svc) the
+ * part is --item's, or asked for on a terminal and then recorded as the decision.
+ */
+async function partToCredit(f: Factory, requestId: string, request: ReturnRequest, items: readonly ItemQuantity[], ask: boolean): Promise<readonly ItemQuantity[]> {
+  const recorded = withinAcceptedPart(await (await f.ledger()).acceptedPart(requestId), items);
+  if (recorded !== undefined) return recorded;
+  if (items.length > 0 || !ask) return items;
+  note(f.io, `return request ${requestId} was accepted in part, and no part is recorded (accepted on another machine, or by an older svc)`);
+  const asked = await askPart(f, requestId, request);
+  await keepAcceptedPart(f, requestId, asked);
+  return asked;
+}
+
+export async function openRequest(
+  f: Factory,
+  caller: Caller,
+  opts: { requestId: string; original?: string | undefined; found?: QueueItem | undefined },
+  items: readonly ItemQuantity[],
+  ask = false,
+): Promise<Opened> {
+  const item = opts.found ?? (await findQueueItem(f, caller, opts.requestId));
+  if (CLOSED.has(item.status)) {
+    throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
+      hint: 'see the open requests with `svc credit-note poll --status PENDING`',
+    });
+  }
+  const returnRequest = await decryptRequest(f, item);
+  const part = item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : items;
+  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part });
+  const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId);
+  return { item, returnRequest, approved, original };
+}
+
+async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnRequest> {
+  const outcome = decryptOutcome(encryptedPart(item), await loadKeyring(f));
+  if (!outcome.ok) throw new DecryptError(`return request ${item.requestId}: ${outcome.error}`);
+  return parseOrThrow(ReturnRequest, outcome.value, `return request ${item.requestId}`);
+}
+
+/** The local record of the receipt (or --original's); a receipt without one is not provably this merchant's. */
+export async function originalReceipt(f: Factory, file: string | undefined, serviceReceiptId: string, requestId: string): Promise<Original> {
+  let record: ReceiptRecord;
+  if (file !== undefined) {
+    const parsed = validate(ReceiptRecord, await readJsonInput(file, f));
+    if (!parsed.success) {
+      throw new ValidationError(inputName(file), parsed.issues, {
+        hint: '--original takes the receipt record `svc receipt send` kept: its element of `svc receipt list --json` on the machine that issued it',
+      });
+    }
+    record = parsed.data;
+  } else {
+    try {
+      record = await loadReceiptRecord(f, serviceReceiptId);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new ValidationError(
+        `return request ${requestId}`,
+        [{ path: 'serviceReceiptId', message: `receipt ${serviceReceiptId} is not known as one of this merchant's receipts: this profile has no record of it` }],
+        { hint: 'pass --original FILE with its receipt record if another machine issued it; records are kept per profile (--profile)' },
+      );
+    }
+  }
+  const request = parseOrThrow(ReceiptTemplateRequest, record.templateRequest, `the record of receipt ${record.serviceReceiptId}`);
+  return { record, request };
+}

@@ -1,0 +1,118 @@
+// The check of `credit-note issue`: the opened request against the earlier credit notes of
+// its receipt (issued, and reserved while being submitted), and the credit note computed from
+// the merchant's record, never from the customer's figures. Run once for the preview and
+// again inside the ledger's transaction that reserves what the credit note takes.
+import { RequestStateError } from '../api/credit-note.js';
+import type { QueueItem } from '../contract/returns.js';
+import { UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import type { Credited, ReceiptCredits } from '../store/ledger.js';
+import { checkReturn, quantityOf, type Allocation } from './check.js';
+import { computeCreditNote, type ComputedCreditNote } from './compute.js';
+import type { Opened } from './open-request.js';
+
+/** Days after the receipt's issue date within which a return is accepted; SVC_RETURN_WINDOW_DAYS overrides. */
+export const DEFAULT_RETURN_WINDOW_DAYS = 30;
+const WINDOW_VARIABLE = 'SVC_RETURN_WINDOW_DAYS';
+
+/** The request checked against the earlier credit notes, and the credit note computed from them. */
+export interface Prepared extends Opened {
+  previous: readonly Credited[];
+  allocations: Allocation[];
+  credit: ComputedCreditNote;
+}
+
+/** What the check and the credit note depend on besides the request and the earlier credit notes. */
+export interface Terms {
+  documentNumber: string | undefined;
+  /** One instant for the preview and the check under the lock, so that both compute the same credit note from the same records. */
+  now: number;
+  windowDays: number;
+}
+
+export function creditedOf(credits: ReceiptCredits): Credited[] {
+  return [...credits.issued, ...credits.reserved.flatMap((i) => (i.reservation ? [{ ...i.reservation, pending: { since: i.createdAt, pid: i.pid } }] : []))];
+}
+
+/** What the credit note takes from its receipt: its reservation while it is submitted. */
+export function creditedBy(prepared: Prepared): Credited {
+  return {
+    requestId: prepared.item.requestId,
+    documentNumber: prepared.credit.request.documentNumber,
+    lines: prepared.allocations.map((a) => ({ originalLine: a.originalLine, productId: a.productId, quantity: quantityOf(a.quantity) })),
+    templateRequest: prepared.credit.request,
+  };
+}
+
+/** The request checked against the earlier credit notes of its receipt, and the credit note computed from the merchant's record. */
+export function prepare(opened: Opened, previous: readonly Credited[], terms: Terms): Prepared {
+  const { item, returnRequest, approved, original } = opened;
+  const earlier = previous.find((n) => n.requestId === item.requestId);
+  if (earlier) {
+    throw new RequestStateError(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, {
+      hint: markDoneHint(item),
+    });
+  }
+  const allocations = checkReturn({
+    requestId: item.requestId,
+    status: item.status,
+    serviceReceiptId: item.serviceReceiptId,
+    returnRequest,
+    original: { serviceReceiptId: original.record.serviceReceiptId, request: original.request },
+    previous,
+    now: terms.now,
+    windowDays: terms.windowDays,
+    approved: approved.lines,
+  });
+  const credit = computeCreditNote({
+    original: original.request,
+    allocations,
+    previous,
+    documentNumber: documentNumberFor(original.request.documentNumber, previous, terms.documentNumber),
+    issueDate: new Date(terms.now).toISOString(),
+    note: `Credit for return request ${item.requestId}`,
+  });
+  return { ...opened, previous, allocations, credit };
+}
+
+/**
+ * --document-number, or the next `CN-<receipt>-<n>`; never the number of an earlier credit
+ * note of the receipt, which would leave two documents with one number in the books.
+ */
+function documentNumberFor(receiptNumber: string, previous: readonly Credited[], chosen: string | undefined): string {
+  if (chosen !== undefined) {
+    const earlier = previous.find((n) => n.documentNumber === chosen);
+    if (earlier === undefined) return chosen;
+    throw new UsageError(`--document-number ${chosen} is already the number of credit note ${earlier.serviceReceiptId ?? `(being submitted ${pendingSince(earlier)})`} of this receipt`, {
+      hint: 'nothing was submitted; give another number, or leave out --document-number for the next free one',
+    });
+  }
+  const taken = new Set(previous.map((n) => n.documentNumber));
+  let n = previous.length + 1;
+  while (taken.has(`CN-${receiptNumber}-${n}`)) n++;
+  return `CN-${receiptNumber}-${n}`;
+}
+
+/** A credited request is closed with COMPLETED, which only an accepted one can move to (CONTRACT.md §6). */
+function markDoneHint(item: QueueItem): string {
+  const complete = `\`svc credit-note complete ${item.requestId}\``;
+  if (item.status !== 'PENDING') return `mark it done with ${complete}`;
+  return `mark it done: accept it with \`svc credit-note accept ${item.requestId}\` (add --partial if only part was credited), then ${complete}`;
+}
+
+export function sameCreditNote(a: Prepared, b: Prepared): boolean {
+  return JSON.stringify(a.credit.request) === JSON.stringify(b.credit.request);
+}
+
+export function pendingSince(credited: Credited): string {
+  const { pending } = credited;
+  return pending ? `since ${pending.since}${pending.pid === undefined ? '' : `, pid ${pending.pid}`}` : '';
+}
+
+export function returnWindowDays(f: Factory): number {
+  const value = f.env[WINDOW_VARIABLE];
+  if (value === undefined || value === '') return DEFAULT_RETURN_WINDOW_DAYS;
+  const days = Number(value);
+  if (Number.isInteger(days) && days >= 0) return days;
+  throw new UsageError(`${WINDOW_VARIABLE}=${value} is not a whole number of days`, { hint: `unset it for the default of ${DEFAULT_RETURN_WINDOW_DAYS} days` });
+}

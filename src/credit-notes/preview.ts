@@ -1,0 +1,72 @@
+// The credit note `issue` would make, for a person: its lines (names, quantities bought and
+// credited, amounts), totals, the refund asked for, the return window and what the receipt
+// was already credited.
+import type { ReturnRequest } from '../contract/returns.js';
+import { formatMoney } from '../crypto/money.js';
+import type { Factory } from '../factory.js';
+import { maskLast4 } from '../io/redact.js';
+import { note } from '../io/streams.js';
+import { wrapText } from '../io/wrap.js';
+import type { Credited } from '../store/ledger.js';
+import type { ComputedCreditNote } from './compute.js';
+
+/** The computed credit note on stderr, so that stdout keeps only the result. */
+/** "27 days left (ends 2026-12-21)", or how long ago it closed. */
+function windowState(window: { issueDate: string; now: number; windowDays: number }): string {
+  const end = Date.parse(window.issueDate) + window.windowDays * 86_400_000;
+  const days = Math.floor(Math.abs(end - window.now) / 86_400_000);
+  const date = new Date(end).toISOString().slice(0, 10);
+  return end >= window.now ? `${days} day${days === 1 ? '' : 's'} left (ends ${date})` : `closed ${days} day${days === 1 ? '' : 's'} ago (${date})`;
+}
+
+export function preview(
+  f: Factory,
+  credit: ComputedCreditNote,
+  request: ReturnRequest,
+  previous: readonly Credited[] = [],
+  window?: { issueDate: string; now: number; windowDays: number },
+): void {
+  const text = previewText(credit, request, previous, window);
+  note(f.io, f.io.stderrIsTTY ? wrapText(text, f.io.columns, { hang: '  ' }) : text);
+}
+
+/** The computed credit note as lines of text. */
+export function previewText(
+  credit: ComputedCreditNote,
+  request: ReturnRequest,
+  previous: readonly Credited[] = [],
+  window?: { issueDate: string; now: number; windowDays: number },
+): string {
+  const { currency, totals } = credit;
+  const amount = (minor: number) => formatMoney(minor, currency).slice(0, -(currency.length + 1));
+  const rows = [
+    ['#', 'PRODUCT', 'NAME', 'QTY', 'NET', 'TAX', 'TOTAL'],
+    ...credit.lines.map((line, i) => [
+      String(i + 1),
+      line.productId,
+      line.product.name,
+      `${line.product.quantity} of ${line.boughtQuantity}`,
+      amount(line.net),
+      amount(line.tax),
+      amount(line.total),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length))) ?? [];
+  const numeric = new Set([3, 4, 5, 6]);
+  const lines = rows.map((row) => `  ${row.map((cell, col) => (numeric.has(col) ? cell.padStart(widths[col] ?? 0) : cell.padEnd(widths[col] ?? 0))).join('  ')}`.trimEnd());
+  const money = (minor: number) => formatMoney(minor, currency);
+  const adjustments = [
+    ...(totals.discounts > 0 ? [`discounts -${money(totals.discounts)}`] : []),
+    ...(totals.charges > 0 ? [`charges ${money(totals.charges)}`] : []),
+  ];
+  const iban = request.refundBankAccount?.iban;
+  const to = iban === undefined ? '' : ` to ${maskLast4(iban)}`;
+  return [
+    `credit note ${credit.request.documentNumber} for receipt ${credit.request.originatorDocumentReference}:`,
+    ...lines,
+    `  subtotal ${money(totals.subtotal)}${adjustments.map((a) => ` · ${a}`).join('')} · tax ${money(totals.tax)} · total ${money(totals.total)}`,
+    `  refund requested: ${request.refundPreference}${to} (the customer's preference: refund as your policy says)`,
+    ...(window ? [`  return window: ${windowState(window)}`] : []),
+    ...(previous.length > 0 ? [`  already credited on this receipt: ${previous.map((p) => `${p.documentNumber} (${p.lines.map((l) => `${l.quantity} × ${l.productId}`).join(', ')})`).join('; ')}`] : []),
+  ].join('\n');
+}

@@ -2,7 +2,7 @@
 // public API (its Help class decides visibility, as in `--help`), so that the three shell
 // generators work from plain data and agree on what they offer.
 import type { Argument, Command, Option } from 'commander';
-import { collect } from '../commands/context.js';
+import { collect } from './repeatable.js';
 import { slotValues } from './values.js';
 
 /** The header line of every generated script. */

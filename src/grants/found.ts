@@ -6,7 +6,7 @@ import type { Caller } from '../api/caller.js';
 import { writeReceiptsCaller } from '../auth/caller.js';
 import { knownIds, readAuthorizations } from '../auth/profile.js';
 import type { Factory } from '../factory.js';
-import { foundUnder, rememberFoundUnder, type FoundKind } from '../store/found-under.js';
+import { foundUnder, rememberFoundUnder, type FoundKind } from './found-under.js';
 
 export async function callerForFound(f: Factory, kind: FoundKind, ids: readonly string[]): Promise<Caller> {
   return writeReceiptsCaller(f, await grantOfFound(f, kind, ids));

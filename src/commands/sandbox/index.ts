@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { collect, type CommandContext } from '../context.js';
+import { collect } from '../../completion/repeatable.js';
+import type { CommandContext } from '../context.js';
 
 const BULK_HELP = [
   '',

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startBenchSandbox } from './lib/common.mjs';
+import { spawnTimed, startBenchSandbox } from './lib/common.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svc = join(root, 'bin', 'svc.js');
@@ -41,8 +41,7 @@ function receiptFile() {
 }
 
 function run(bin, args, stateDir, extra = {}) {
-  const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [bin, ...args], {
+  const { result, ms, cpuMs } = spawnTimed(process.execPath, [bin, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
@@ -57,9 +56,8 @@ function run(bin, args, stateDir, extra = {}) {
       ...extra,
     },
   });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) throw new Error(`svc ${args.join(' ')} exited ${result.status}: ${result.stderr.toString().trim()}`);
-  return { ms, stdout: result.stdout.toString().trim() };
+  return { ms, cpuMs, stdout: result.stdout.toString().trim() };
 }
 
 /** A receipt issued (untimed) with a return request of one item against it, for an issue to credit. */
@@ -80,15 +78,15 @@ try {
 const builds = [{ name: 'svc', bin: svc, state: join(work, 'state'), env: {} }];
 if (baseline) builds.push({ name: 'baseline', bin: baseline, state: join(work, 'state-baseline'), env: {} });
 if (postgres) builds.push({ name: 'postgres', bin: svc, state: join(work, 'state-pg'), env: { SVC_DATABASE_URL: postgres.url } });
-const cases = [{ name: 'sandbox outbox', time: () => run(svc, ['sandbox', 'outbox', '--json'], builds[0].state).ms }];
+const cases = [{ name: 'sandbox outbox', time: () => run(svc, ['sandbox', 'outbox', '--json'], builds[0].state) }];
 for (const b of builds) {
-  cases.push({ name: `${b.name} receipt send`, build: b.name, verb: 'send', time: () => run(b.bin, ['receipt', 'send', '--file', receiptFile(), '--email', 'alice@example.com'], b.state, b.env).ms });
+  cases.push({ name: `${b.name} receipt send`, build: b.name, verb: 'send', time: () => run(b.bin, ['receipt', 'send', '--file', receiptFile(), '--email', 'alice@example.com'], b.state, b.env) });
   cases.push({
     name: `${b.name} credit-note issue`,
     build: b.name,
     verb: 'issue',
     prepare: () => pendingReturn(b.bin, b.state, b.env),
-    time: (requestId) => run(b.bin, ['credit-note', 'issue', requestId, '--yes'], b.state, b.env).ms,
+    time: (requestId) => run(b.bin, ['credit-note', 'issue', requestId, '--yes'], b.state, b.env),
   });
 }
 
@@ -98,19 +96,25 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const samples = cases.map(() => []);
+const cpuSamples = cases.map(() => []);
 for (let i = -2; i < runs; i++) {
   cases.forEach((c, k) => {
     const input = c.prepare?.();
-    const ms = c.time(input);
+    const { ms, cpuMs } = c.time(input);
     if (i >= 0) samples[k].push(ms);
+    if (i >= 0 && cpuMs !== undefined) cpuSamples[k].push(cpuMs);
   });
 }
 const medians = samples.map(median);
+const cpuMedians = cpuSamples.map((values) => (values.length === runs ? median(values) : undefined));
 console.log(`issue latency: ${runs} interleaved runs each (after 2 warm-up), Node ${process.version}`);
-cases.forEach((c, k) => console.log(`  ${c.name.padEnd(26)} ${medians[k].toFixed(1).padStart(8)} ms`));
+cases.forEach((c, k) => console.log(`  ${c.name.padEnd(26)} ${medians[k].toFixed(1).padStart(8)} ms${cpuMedians[k] === undefined ? '' : `, CPU ${cpuMedians[k].toFixed(0).padStart(4)} ms`}`));
 for (const verb of ['send', 'issue']) {
   const k = cases.findIndex((c) => c.build === 'svc' && c.verb === verb);
-  console.log(`issue latency ${verb}: ${(medians[k] / medians[0]).toFixed(2)}x sandbox outbox (one request, no ledger)`);
+  const target = verb === 'send' ? 1.3 : 1.5;
+  const ratio = medians[k] / medians[0];
+  console.log(`issue latency ${verb}: ${ratio.toFixed(2)}x sandbox outbox (one request, no ledger; target <= ${target}x) ${ratio <= target ? 'ok' : 'MISSED'}`);
+  if (cpuMedians[k] !== undefined) console.log(`issue latency ${verb}: CPU ${(cpuMedians[k] / cpuMedians[0]).toFixed(2)}x sandbox outbox's`);
   const b = cases.findIndex((c) => c.build === 'baseline' && c.verb === verb);
   if (b >= 0) {
     const ratio = medians[k] / medians[b];

@@ -2,14 +2,24 @@
 // 1. Tokens over 2,000 Grants: a sandbox started with `--companies 2000`, one `sandbox login`,
 //    then `grants list --details` over every Grant with no cached token (cold), with
 //    `--concurrency 1` (one Grant at a time) and with the default; token requests are counted
-//    in the sandbox's request log: exactly one per Grant cold, none on a warm run.
-// 2. `webhook listen` with 2,000 subscriptions, each delivering to a path of its own
+//    in the sandbox's request log: exactly one per Grant cold, none on a warm run. Twice: on
+//    loopback (answers in well under a millisecond: svc's own CPU is all there is to see), and
+//    against a sandbox that answers like a service across a network (`--latency`, default
+//    20-60 ms), where the fan-out's ratio is judged. There one Grant at a time costs two round
+//    trips a Grant (~80 ms), so it runs over the first BENCH_SERIAL_GRANTS (default 250) and is
+//    compared per Grant; BENCH_SERIAL_GRANTS=2000 runs it over all of them (~3 min).
+// 2. `credit-note poll --all-grants` over 2,000 Grants holding 10,000 return requests in all
+//    (the bulk trigger deals them out, 5 a company), against `credit-note poll` of one Grant
+//    holding 10,000, on two sandboxes alike (loopback); rounds alternate, warm tokens, medians
+//    compared; the cold first run over all Grants reported too. Peak RSS of each poll process
+//    (threads included) read by a preload at its exit (process.resourceUsage().maxRSS).
+// 3. `webhook listen` with 2,000 subscriptions, each delivering to a path of its own
 //    (`subscribe --own-path`), against the same listener with one subscription, and with
 //    2,000 subscriptions all at one path (every secret tried, as before own paths): deliveries
 //    signed with the last subscription's secret, rounds alternating, medians compared.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,8 +39,14 @@ const ROUNDS = positive('BENCH_ROUNDS', 3);
 const CONNECTIONS = 16;
 const TARGET_LISTEN = 0.9;
 const TARGET_FAN_OUT = 10;
-// BENCH_PART=tokens or listen runs one half only; BENCH_RATE_LIMIT passes --rate-limit to the sandbox.
+const POLL_ITEMS = positive('BENCH_POLL_ITEMS', 10000);
+const TARGET_POLL = 2;
+const TARGET_POLL_RSS_MIB = 250;
+// BENCH_PART=tokens, poll or listen runs one part only; BENCH_RATE_LIMIT passes --rate-limit to the sandbox.
 const PART = process.env.BENCH_PART ?? 'all';
+// BENCH_LATENCY=0 leaves out the run against a sandbox with latency.
+const LATENCY = process.env.BENCH_LATENCY ?? '20-60ms';
+const SERIAL_GRANTS = Math.min(GRANTS, positive('BENCH_SERIAL_GRANTS', 250));
 const RATE_LIMIT = process.env.BENCH_RATE_LIMIT === undefined ? [] : ['--rate-limit', String(positive('BENCH_RATE_LIMIT', 100000))];
 
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-platform-'));
@@ -64,37 +80,105 @@ function start(args, env, stream) {
   });
 }
 
-function svc(args, env) {
+function svc(args, env, nodeArgs = []) {
   const started = performance.now();
-  const r = spawnSync(process.execPath, [svcBin, ...args], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [...nodeArgs, svcBin, ...args], { env, cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 });
   if (r.status !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.status}:\n${r.stderr}`);
   return { ms: performance.now() - started, stdout: r.stdout };
 }
 
-async function tokens() {
-  const env = baseEnv('tokens');
-  const sandbox = await start([svcBin, 'sandbox', 'start', '--port', '0', '--auto-approve', '--companies', String(GRANTS), ...RATE_LIMIT], env, 'stdout');
+/** Cold (serial over `serialGrants`, then default concurrency) and warm `grants list --details`, on a sandbox with `sandboxArgs`. */
+async function tokens(name, sandboxArgs, serialGrants) {
+  const env = baseEnv(name);
+  const sandbox = await start([svcBin, 'sandbox', 'start', '--port', '0', '--auto-approve', '--companies', String(GRANTS), ...RATE_LIMIT, ...sandboxArgs], env, 'stdout');
   env.SVC_BASE_URL = sandbox.url;
   svc(['sandbox', 'login'], env);
   const tokenRequests = () => (sandbox.text.stderr.match(/POST \/oauth2\/token 200/g) ?? []).length;
   const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
   const tokenFile = join(env.SVC_STATE_DIR, 'local', 'tokens.db');
   const dropTokens = () => ['', '-wal', '-shm'].forEach((end) => rmSync(tokenFile + end, { force: true }));
-  const run = async (extra) => {
+  const sample = join(work, `${name}-grants.txt`);
+  writeFileSync(sample, JSON.parse(svc(['grants', 'list', '--json'], env).stdout).slice(0, serialGrants).map((g) => g.grant_id).join('\n'));
+  const run = async (extra, expected) => {
     const before = tokenRequests();
     const { ms, stdout } = svc(['grants', 'list', '--details', '--json', ...extra], env);
     const listed = JSON.parse(stdout).length;
-    if (listed !== GRANTS) throw new Error(`grants list --details listed ${listed} of ${GRANTS}`);
+    if (listed !== expected) throw new Error(`grants list --details listed ${listed} of ${expected}`);
     await settle();
-    return { ms, tokenRequests: tokenRequests() - before };
+    return { ms, grants: expected, perGrant: ms / expected, tokenRequests: tokenRequests() - before };
   };
   dropTokens();
-  const serial = await run(['--concurrency', '1']);
+  const serial = await run(['--concurrency', '1', ...(serialGrants < GRANTS ? ['--grants', sample] : [])], serialGrants);
   dropTokens();
-  const cold = await run([]);
-  const warm = await run([]);
+  const cold = await run([], GRANTS);
+  const warm = await run([], GRANTS);
   await sandbox.stop();
   return { serial, cold, warm };
+}
+
+function reportTokens(label, t) {
+  const secs = (r) => `${(r.ms / 1000).toFixed(1)} s, ${r.perGrant.toFixed(2)} ms a Grant, ${r.tokenRequests} token requests`;
+  const over = t.serial.grants < GRANTS ? ` (the first ${t.serial.grants} Grants)` : '';
+  console.log(`platform: ${GRANTS} Grants of one client, sandbox ${label}${RATE_LIMIT.length ? ` --rate-limit ${RATE_LIMIT[1]}` : ''}, Node ${process.version}, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`  grants list --details, cold, one Grant at a time (--concurrency 1)${over}  ${secs(t.serial)}`);
+  console.log(`  grants list --details, cold (default concurrency)               ${secs(t.cold)}`);
+  console.log(`  grants list --details, warm                                     ${secs(t.warm)}`);
+  // Both cold, in this run: the fan-out against the same command one Grant at a time.
+  return t.serial.perGrant / t.cold.perGrant;
+}
+
+// ---- credit-note poll across Grants ------------------------------------------------------
+/** A sandbox of GRANTS companies with POLL_ITEMS return requests, spread over all of them or all in the first. */
+async function pollWorld(name, spread) {
+  const env = baseEnv(name);
+  const sandbox = await start([svcBin, 'sandbox', 'start', '--port', '0', '--auto-approve', '--companies', String(GRANTS), ...RATE_LIMIT], env, 'stdout');
+  env.SVC_BASE_URL = sandbox.url;
+  svc(['sandbox', 'login'], env);
+  svc(['keys', 'generate', '--upload'], env);
+  const sent = JSON.parse(svc(['receipt', 'send', '--grant', 'EU000000001', '--file', 'fixtures/receipts/groceries.json', '--email', 'alice@example.com', '--json'], env).stdout);
+  const bulk = await fetch(`${sandbox.url}/sandbox/return-requests/bulk`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ serviceReceiptId: sent.serviceReceiptId, count: POLL_ITEMS, ...(spread ? { companies: GRANTS } : {}) }),
+  });
+  if (bulk.status !== 201) throw new Error(`POST /sandbox/return-requests/bulk answered ${bulk.status}: ${await bulk.text()}`);
+  return { env, sandbox };
+}
+
+/** One poll: its wall time, peak RSS (MiB) and CPU, and how many requests it listed (failed Grants refused). */
+function timedPoll(env, args) {
+  const usage = join(work, `usage-${randomBytes(4).toString('hex')}.json`);
+  const probe = `data:text/javascript,${encodeURIComponent(
+    `import { writeFileSync } from 'node:fs'; process.on('exit', () => { const u = process.resourceUsage(); writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ maxRSS: u.maxRSS, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 })); });`,
+  )}`;
+  const { ms, stdout } = svc(['credit-note', 'poll', '--json', ...args], env, ['--import', probe]);
+  const items = JSON.parse(stdout);
+  const failed = items.filter((i) => i.error !== undefined || i.decryptError !== undefined).length;
+  if (failed > 0 || items.length !== POLL_ITEMS) throw new Error(`credit-note poll ${args.join(' ')} listed ${items.length} requests (${failed} failed) of ${POLL_ITEMS}`);
+  const { maxRSS, cpuMs } = JSON.parse(readFileSync(usage, 'utf8'));
+  return { ms, rssMiB: maxRSS / 1024, cpuMs, companies: new Set(items.map((i) => i.companyId)).size };
+}
+
+async function pollAcross() {
+  const single = await pollWorld('poll-single', false);
+  const spread = await pollWorld('poll-spread', true);
+  const one = () => timedPoll(single.env, ['--grant', 'EU000000001']);
+  const all = () => timedPoll(spread.env, ['--all-grants']);
+  // The first run of each: no token yet for 1,999 of the Grants, nothing of the queue kept yet.
+  const coldOne = one();
+  const cold = all();
+  const runs = { one: [], all: [] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) runs.one.push(one()), runs.all.push(all());
+      else runs.all.push(all()), runs.one.push(one());
+    }
+  } finally {
+    await Promise.all([single.sandbox.stop(), spread.sandbox.stop()]);
+  }
+  const mid = (xs, key) => median(xs.map((x) => x[key]));
+  const peak = (xs) => Math.max(...xs.map((x) => x.rssMiB));
+  return { cold, coldOne, one: { ms: mid(runs.one, 'ms'), cpuMs: mid(runs.one, 'cpuMs'), rssMiB: peak(runs.one) }, all: { ms: mid(runs.all, 'ms'), cpuMs: mid(runs.all, 'cpuMs'), rssMiB: Math.max(peak(runs.all), cold.rssMiB), companies: cold.companies } };
 }
 
 // ---- webhook listen ---------------------------------------------------------------------
@@ -176,22 +260,38 @@ async function listen() {
 
 let tokensOk = true;
 let fanOutOk = true;
-if (PART !== 'listen') {
-  const t = await tokens();
-  console.log(`platform: ${GRANTS} Grants of one client (sandbox --companies ${GRANTS}${RATE_LIMIT.length ? ` --rate-limit ${RATE_LIMIT[1]}` : ''}), Node ${process.version}, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`  grants list --details, cold, one Grant at a time (--concurrency 1)  ${(t.serial.ms / 1000).toFixed(1)} s, ${t.serial.tokenRequests} token requests`);
-  console.log(`  grants list --details, cold (default concurrency)               ${(t.cold.ms / 1000).toFixed(1)} s, ${t.cold.tokenRequests} token requests`);
-  console.log(`  grants list --details, warm                                     ${(t.warm.ms / 1000).toFixed(1)} s, ${t.warm.tokenRequests} token requests`);
-  tokensOk = t.cold.tokenRequests === GRANTS && t.warm.tokenRequests === 0;
-  console.log(`platform tokens: ${t.cold.tokenRequests} token requests cold (target ${GRANTS}), ${t.warm.tokenRequests} warm (target 0) ${tokensOk ? 'ok' : 'MISSED'}`);
-  // Both cold, in this run: the fan-out against the same command one Grant at a time.
-  const fanOut = t.serial.ms / t.cold.ms;
-  fanOutOk = fanOut >= TARGET_FAN_OUT;
-  console.log(`platform fan-out: cold grants list --details over ${GRANTS} Grants ${fanOut.toFixed(1)}x faster than one Grant at a time (target >= ${TARGET_FAN_OUT}x) ${fanOutOk ? 'ok' : 'MISSED'}; warm ${(t.warm.ms / GRANTS).toFixed(2)} ms a Grant`);
+if (PART === 'all' || PART === 'tokens') {
+  const loop = await tokens('tokens', [], GRANTS);
+  const loopRatio = reportTokens('on loopback (answers in < 1 ms)', loop);
+  tokensOk = loop.cold.tokenRequests === GRANTS && loop.warm.tokenRequests === 0;
+  console.log(`platform tokens: ${loop.cold.tokenRequests} token requests cold (target ${GRANTS}), ${loop.warm.tokenRequests} warm (target 0) ${tokensOk ? 'ok' : 'MISSED'}`);
+  console.log(`platform fan-out on loopback: cold ${loopRatio.toFixed(1)}x one Grant at a time (reported: svc's own CPU is all there is to overlap); warm ${loop.warm.perGrant.toFixed(2)} ms a Grant`);
+  if (LATENCY !== '0') {
+    const far = await tokens('tokens-latency', ['--latency', LATENCY], SERIAL_GRANTS);
+    const ratio = reportTokens(`--latency ${LATENCY} (a service across a network)`, far);
+    const counted = far.cold.tokenRequests === GRANTS && far.warm.tokenRequests === 0;
+    tokensOk &&= counted;
+    fanOutOk = ratio >= TARGET_FAN_OUT;
+    console.log(`platform fan-out: cold grants list --details over ${GRANTS} Grants ${ratio.toFixed(1)}x faster a Grant than one at a time, sandbox --latency ${LATENCY} (target >= ${TARGET_FAN_OUT}x) ${fanOutOk ? 'ok' : 'MISSED'}; token requests ${far.cold.tokenRequests} cold, ${far.warm.tokenRequests} warm ${counted ? 'ok' : 'MISSED'}`);
+  }
+}
+
+let pollOk = true;
+if (PART === 'all' || PART === 'poll') {
+  const p = await pollAcross();
+  const line = (r) => `${(r.ms / 1000).toFixed(2)} s, CPU ${(r.cpuMs / 1000).toFixed(2)} s, peak RSS ${r.rssMiB.toFixed(0)} MiB`;
+  console.log(`platform: credit-note poll of ${POLL_ITEMS} return requests, medians of ${ROUNDS} alternating rounds, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`  one Grant holding ${POLL_ITEMS} (--grant)                     ${line(p.one)}`);
+  console.log(`  --all-grants, ${GRANTS} Grants holding ${POLL_ITEMS} in all (warm)  ${line(p.all)}`);
+  console.log(`  one Grant, first run (its queue not kept yet)               ${line(p.coldOne)}`);
+  console.log(`  --all-grants, first run (${GRANTS} token requests)           ${line(p.cold)}`);
+  const ratio = p.all.ms / p.one.ms;
+  pollOk = ratio <= TARGET_POLL && p.all.rssMiB < TARGET_POLL_RSS_MIB;
+  console.log(`platform poll: --all-grants over ${p.all.companies} companies ${ratio.toFixed(2)}x one Grant's poll (target <= ${TARGET_POLL}x; first runs ${(p.cold.ms / p.coldOne.ms).toFixed(2)}x), peak RSS ${p.all.rssMiB.toFixed(0)} MiB (target < ${TARGET_POLL_RSS_MIB}) ${pollOk ? 'ok' : 'MISSED'}`);
 }
 
 let listenOk = true;
-if (PART !== 'tokens') {
+if (PART === 'all' || PART === 'listen') {
   const l = await listen();
   const ratio = l.many / l.one;
   listenOk = ratio >= TARGET_LISTEN;
@@ -201,4 +301,4 @@ if (PART !== 'tokens') {
   console.log(`  ${SUBSCRIPTIONS} subscriptions at one path (every secret tried) ${l.manyOnePath.toFixed(0).padStart(6)} acks/s`);
   console.log(`platform webhook listen: ${SUBSCRIPTIONS} subscriptions ${ratio.toFixed(2)}x one (target >= ${TARGET_LISTEN}x) ${ratio >= TARGET_LISTEN ? 'ok' : 'MISSED'}`);
 }
-if (process.env.BENCH_STRICT === '1' && (!tokensOk || !fanOutOk || !listenOk)) process.exitCode = 1;
+if (process.env.BENCH_STRICT === '1' && (!tokensOk || !fanOutOk || !pollOk || !listenOk)) process.exitCode = 1;

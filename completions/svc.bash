@@ -254,7 +254,7 @@ _svc_spec() {
       ;;
     'svc webhook listen')
       subcommands=''
-      flags='--grant --port --host --public --path --forward-to --subscribe --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --port --host --public --path --forward-to --subscribe --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --port --host --path --forward-to --profile --base-url --jq'
       args=()
       ;;
@@ -284,8 +284,8 @@ _svc_spec() {
       ;;
     'svc sandbox start')
       subcommands=''
-      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --companies --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --companies --profile --base-url --jq'
+      flags='--port --host --fixture --auto-approve --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --ephemeral --companies --latency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--port --host --fixture --webhook-retry-base-ms --webhook-max-attempts --rate-limit --state --companies --latency --profile --base-url --jq'
       args=()
       ;;
     'svc sandbox trigger')

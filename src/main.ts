@@ -18,6 +18,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   let factory: Factory | undefined;
   const ctx: CommandContext = {
     async run(cmd, load, opts) {
+      // Before the verb's modules build their schemas (src/contract/zod-mode.ts).
+      const [{ setZodMode }, { commandPath }] = await Promise.all([import('./contract/zod-mode.js'), import('./commands/known-profile.js')]);
+      setZodMode({ path: commandPath(cmd), opts: opts as object });
       // Loaded with the verb, so --version and --help never load the factory's modules.
       const [{ createFactory }, { requireKnownProfile }, verb] = await Promise.all([import('./factory.js'), import('./commands/known-profile.js'), load()]);
       const globals = globalsOf(cmd);
@@ -34,7 +37,6 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       }
       // --jq implies --json; the output is collected and filtered once the command is done,
       // which a command that runs until stopped never is.
-      const { commandPath } = await import('./commands/known-profile.js');
       const path = commandPath(cmd);
       if (UNTIL_STOPPED.has(path) || (path === 'credit-note poll' && (opts as { watch?: boolean }).watch)) {
         throw new UsageError(`--jq filters output once a command is done, and \`svc ${path}${path === 'credit-note poll' ? ' --watch' : ''}\` runs until stopped`, { hint: 'use --json and pipe it to jq' });

@@ -19,6 +19,8 @@ export interface PgServer {
   port: number;
   /** A fresh, empty database on the server; its URL. */
   database(name: string): Promise<string>;
+  /** The server's own psql on a database (over its socket), as a person would run it: its output. */
+  psql(db: string, command: string): string;
   /** pg_ctl stop -m fast: the server goes away as it would for a restart. */
   stop(): void;
   /** pg_ctl stop -m immediate: every backend dies at once, mid-query, as in a crash. */
@@ -96,6 +98,7 @@ export async function startPostgres(opts: PgServerOptions = {}): Promise<PgServe
       psql('postgres', `CREATE DATABASE "${name}"`);
       return url(name);
     },
+    psql: (db, command) => psql(db, command).toString(),
     stop: () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     kill: () => void run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
     start: () => void start(),

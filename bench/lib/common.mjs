@@ -1,6 +1,6 @@
 // What several benchmarks share: sample sizes from the environment, and a sandbox started for
 // the run (stopped when the benchmark's process exits).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 /** A whole number of at least 1 from the environment, else the default; exit 2 on anything else. */
 export function positive(name, fallback) {
@@ -28,4 +28,27 @@ export async function startBenchSandbox(svc, args = []) {
   sandbox.stdout.unref?.();
   sandbox.unref();
   return url;
+}
+
+const gnuTime = spawnSync('/usr/bin/time', ['-f', '%U', 'true']).status === 0;
+/**
+ * spawnSync through GNU time when there is one: `{ result, ms, cpuMs }`, cpuMs the child's user +
+ * system CPU time (10 ms steps) or undefined. On a shared machine CPU time moves far less than
+ * wall time; the child's own stderr is given back without time's line.
+ */
+export function spawnTimed(file, args, options) {
+  const start = process.hrtime.bigint();
+  const result = gnuTime ? spawnSync('/usr/bin/time', ['-f', 'svc-bench-cpu %U %S', file, ...args], options) : spawnSync(file, args, options);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  let cpuMs;
+  if (gnuTime && result.stderr) {
+    const text = result.stderr.toString();
+    const at = text.lastIndexOf('svc-bench-cpu ');
+    if (at >= 0) {
+      const [user, system] = text.slice(at + 'svc-bench-cpu '.length).trim().split(' ').map(Number);
+      cpuMs = (user + system) * 1000;
+      result.stderr = Buffer.from(text.slice(0, at));
+    }
+  }
+  return { result, ms, cpuMs };
 }

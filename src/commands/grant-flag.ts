@@ -13,5 +13,5 @@ export function fanOutOptions(cmd: Command): Command {
   return cmd
     .option('--all-grants', 'act for every company of the profile at once (partly failed: exit 9)')
     .option('--grants <file>', 'act for the companies named in a file, one selector per line (- for stdin)')
-    .option('--concurrency <n>', 'companies at once with --all-grants or --grants (default 8)');
+    .option('--concurrency <n>', 'companies at once with --all-grants or --grants (default 16)');
 }

@@ -3,13 +3,7 @@
 // the number's shortest decimal spelling, so binary noise (1.005 is stored as
 // 1.00499999999999989…) never decides a rounding.
 
-// ISO 4217 currencies whose minor unit is not the hundredth.
-const EXPONENT: Readonly<Record<string, number>> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0,
-  UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
-};
+import { MINOR_EXPONENTS as EXPONENT } from './minor-units.js';
 
 /**
  * Largest magnitude handled, in minor units (10 trillion EUR). Above it a double has too few

@@ -1,6 +1,6 @@
 // The company an ID belongs to, for the verbs that act on a request or a receipt by ID:
 // `--grant` when given, else the Grant it was found under (a poll over several companies, a
-// receipt sent with --grant or a batch line's "grant": src/store/found-under.ts), else
+// receipt sent with --grant or a batch line's "grant": found-under.ts), else
 // SVC_GRANT_ID and the profile's default.
 import type { Caller } from '../api/caller.js';
 import { writeReceiptsCaller } from '../auth/caller.js';

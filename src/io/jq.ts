@@ -4,11 +4,14 @@
 // the command has finished, whether it succeeded or not (a batch that partly failed still has
 // its results filtered), every JSON value of it, NDJSON too, as jq reads a stream; strings
 // come out raw, as with `gh --jq`. jq sees the process's environment (`env.WANT`, `$ENV`).
-// Its binary is compiled in the background while the command runs.
+// Most filters run in JavaScript (src/io/jq-fast.ts), exactly as jq would or not at all; the
+// others, and every input or error that path steps aside from, run in jq itself, whose binary is
+// then compiled in the background while the command runs.
 import { readFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import { JqHaltError, UsageError } from '../errors.js';
 import { packageFile } from '../package-root.js';
+import { compileFastJq } from './jq-fast.js';
 import type { IOStreams } from './streams.js';
 
 export interface JqCapture {
@@ -39,16 +42,23 @@ export function captureForJq(io: IOStreams, filter: string, env: Readonly<Record
   const collector = new PassThrough();
   const chunks: Buffer[] = [];
   collector.on('data', (chunk: Buffer) => chunks.push(chunk));
-  // Started now, so that compiling overlaps the command's own work.
-  const jq = loadJq(env);
-  jq.catch(() => undefined);
+  const fast = compileFastJq(filter);
+  // Without the fast path, jq is started now, so that compiling overlaps the command's own work.
+  const jq = fast === undefined ? loadJq(env) : undefined;
+  jq?.catch(() => undefined);
   return {
     io: { ...io, stdout: collector, unfilteredStdout: io.stdout, stdoutIsTTY: false, json: true },
     async finish(commandFailed) {
       const input = Buffer.concat(chunks);
-      if (input.toString('utf8').trim() === '') return;
+      const text = input.toString('utf8');
+      if (text.trim() === '') return;
+      const quick = fast?.run(text, env);
+      if (quick !== undefined) {
+        if (quick !== '') io.stdout.write(quick);
+        return;
+      }
       // `--jq ''` is jq's empty program, the identity, as `jq ''` is.
-      const run = await (await jq).svcRun(input, ['-r', '-M', filter === '' ? '.' : filter]);
+      const run = await (await (jq ?? loadJq(env))).svcRun(input, ['-r', '-M', filter === '' ? '.' : filter]);
       if (run.stdout.length > 0) io.stdout.write(run.stdout);
       const message = Buffer.from(run.stderr).toString('utf8');
       if (run.status === 0) {

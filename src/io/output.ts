@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { printable } from './printable.js';
 import { wrapText } from './wrap.js';
+import type { ChalkInstance } from 'chalk';
 import type { IOStreams } from './streams.js';
 
 // DEL and the C1 controls (U+0080–U+009F: U+009B is a terminal's CSI), the bidirectional
@@ -101,6 +102,11 @@ const MIN_FLEX_WIDTH = 8;
 const MIN_ID_WIDTH = 8;
 const GAP = '  ';
 
+/** The characters of an ID that still name it (Column.id). */
+function idPrefix(id: boolean | number): number {
+  return typeof id === 'number' ? id : MIN_ID_WIDTH;
+}
+
 /**
  * A list: JSON array with --json; on a terminal, borderless columns fitted to its width
  * (long text cut with …, measured as the terminal draws it: wide CJK, emoji), statuses in
@@ -129,34 +135,58 @@ export async function writeList<T>(
     for (const row of rows) io.stdout.write(`${columns.map((c) => tsvField(c.value(row))).join('\t')}\n`);
     return;
   }
+  const drawn = options.maxRows !== undefined && rows.length > options.maxRows ? rows.slice(0, Math.max(0, options.maxRows - 1)) : rows;
+  const table = await tableLines(io, drawn, columns, io.columns, options.highlight);
+  io.stdout.write(`${table.header}\n`);
+  for (const line of table.rows) io.stdout.write(`${line}\n`);
+  const t = table.theme;
+  const { fitWidth } = await import('./width.js');
+  if (drawn.length < rows.length) io.stdout.write(`${t.dim(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`)}\n`);
+  if (options.footer) io.stdout.write(`${t.dim(fitWidth(options.footer, io.columns))}\n`);
+}
+
+/**
+ * A terminal table's lines, fitted to `room` columns: the header in bold, each row with its
+ * cells cut to fit and toned by meaning, `highlight`ed rows in inverse. writeList's table,
+ * and the queue screen's, which draws them under a cursor.
+ */
+export async function tableLines<T>(
+  io: Pick<IOStreams, 'color' | 'stdoutColor'>,
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  room: number,
+  highlight?: (row: T) => boolean,
+): Promise<{ header: string; rows: string[]; theme: ChalkInstance }> {
   const [{ theme }, { displayWidth, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
   const t = theme(io, 'stdout');
-  const drawn = options.maxRows !== undefined && rows.length > options.maxRows ? rows.slice(0, Math.max(0, options.maxRows - 1)) : rows;
-  const cells = drawn.map((row) => columns.map((c) => oneLine(c.value(row))));
+  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
   const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i] ?? ''))));
-  fitColumns(widths, columns, io.columns - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
+  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
   const last = columns.length - 1;
   const line = (values: readonly string[], style: (value: string, i: number) => string) =>
     values
       .map((v, i) => {
         const width = widths[i] ?? 0;
-        const fitted = columns[i]?.id && displayWidth(v) > width ? v.slice(0, width) : fitWidth(v, width);
+        // A cut ID is its usable prefix, even under a header wider than that (REQUEST ID).
+        const id = columns[i]?.id;
+        const fitted = id && displayWidth(v) > width ? v.slice(0, Math.min(width, idPrefix(id))) : fitWidth(v, width);
         // The last column is not padded: no trailing blanks to wrap a line.
         const padded = i === last && columns[i]?.align !== 'right' ? fitted : padWidth(fitted, widths[i] ?? 0, columns[i]?.align);
         return style(padded, i);
       })
       .join(GAP);
-  io.stdout.write(`${line(columns.map((c) => c.header), (v) => t.bold(v))}\n`);
-  cells.forEach((row, r) => {
-    const marked = options.highlight?.(drawn[r] as T) ?? false;
-    io.stdout.write(`${line(row, (v, i) => {
-      const tone = columns[i]?.tone?.(row[i] ?? '');
-      const toned = tone ? t[tone](v) : v;
-      return marked ? t.inverse(toned) : toned;
-    })}\n`);
-  });
-  if (drawn.length < rows.length) io.stdout.write(`${t.dim(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`)}\n`);
-  if (options.footer) io.stdout.write(`${t.dim(fitWidth(options.footer, io.columns))}\n`);
+  return {
+    header: line(columns.map((c) => c.header), (v) => t.bold(v)),
+    rows: cells.map((row, r) => {
+      const marked = highlight?.(rows[r] as T) ?? false;
+      return line(row, (v, i) => {
+        const tone = columns[i]?.tone?.(row[i] ?? '');
+        const toned = tone ? t[tone](v) : v;
+        return marked ? t.inverse(toned) : toned;
+      });
+    }),
+    theme: t,
+  };
 }
 
 /**
@@ -168,10 +198,7 @@ export async function writeList<T>(
 export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number }[], room: number, headers: readonly number[]): void {
   const natural = [...widths];
   const total = () => widths.reduce((a, b) => a + b, 0);
-  const prefixOf = (i: number) => {
-    const id = columns[i]?.id;
-    return Math.max(typeof id === 'number' ? id : MIN_ID_WIDTH, headers[i] ?? 0);
-  };
+  const prefixOf = (i: number) => Math.max(idPrefix(columns[i]?.id ?? false), headers[i] ?? 0);
   const shrink = (inStage: (i: number) => boolean, floorOf: (i: number) => number) => {
     while (total() > room) {
       const pool = widths.map((w, i) => ({ w, i })).filter(({ w, i }) => inStage(i) && w > floorOf(i));

@@ -5,7 +5,29 @@ import type { ReadStream, WriteStream } from 'node:tty';
 import type { IOStreams } from './streams.js';
 
 /** A key as a view reads it: the character typed, or a name for the keys that have one. */
-export type TerminalKey = string | 'escape' | 'ctrl-c' | 'enter' | 'up' | 'down' | 'backspace';
+export type TerminalKey = string | 'escape' | 'ctrl-c' | 'enter' | 'up' | 'down' | 'left' | 'right' | 'pageup' | 'pagedown' | 'home' | 'end' | 'backspace';
+
+/** The escape sequences of the keys a list moves with, as xterm, tmux and the Linux console send them. */
+const NAMED: Readonly<Record<string, TerminalKey>> = {
+  '\x1b[A': 'up',
+  '\x1bOA': 'up',
+  '\x1b[B': 'down',
+  '\x1bOB': 'down',
+  '\x1b[C': 'right',
+  '\x1bOC': 'right',
+  '\x1b[D': 'left',
+  '\x1bOD': 'left',
+  '\x1b[5~': 'pageup',
+  '\x1b[6~': 'pagedown',
+  '\x1b[H': 'home',
+  '\x1bOH': 'home',
+  '\x1b[1~': 'home',
+  '\x1b[7~': 'home',
+  '\x1b[F': 'end',
+  '\x1bOF': 'end',
+  '\x1b[4~': 'end',
+  '\x1b[8~': 'end',
+};
 
 export interface TerminalHandlers {
   key?(key: TerminalKey): void;
@@ -58,7 +80,7 @@ export function keysOf(text: string): TerminalKey[] {
         keys.push('escape');
         continue;
       }
-      keys.push(sequence.endsWith('A') ? 'up' : sequence.endsWith('B') ? 'down' : sequence);
+      keys.push(NAMED[sequence] ?? sequence);
       i += sequence.length - 1;
     } else if (c === '\x03') keys.push('ctrl-c');
     else if (c === '\r' || c === '\n') keys.push('enter');

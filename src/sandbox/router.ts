@@ -155,6 +155,11 @@ export interface RouterOptions {
    * on disk first); a failure turns the answer into a 500.
    */
   beforeReply?: (method: string, path: string) => Promise<void>;
+  /**
+   * How long to hold each answer, in ms, after it is ready (`sandbox start --latency`: a
+   * service across a network); a timer, no CPU.
+   */
+  delay?: () => number;
 }
 
 type Segment = { literal: string } | { param: string };
@@ -170,7 +175,7 @@ interface Route {
   handler: AnyHandler;
 }
 
-export function createRouter({ clock, log = () => {}, checkReply, beforeReply }: RouterOptions): Router {
+export function createRouter({ clock, log = () => {}, checkReply, beforeReply, delay }: RouterOptions): Router {
   const routes: Route[] = [];
 
   const add = (method: HttpMethod): AddRoute => {
@@ -265,6 +270,8 @@ export function createRouter({ clock, log = () => {}, checkReply, beforeReply }:
         reply = errorReply(500, 'server_error', 'the sandbox could not save its state; what this request did may be lost at the next restart');
       }
     }
+    const held = delay?.() ?? 0;
+    if (held > 0) await new Promise((resolve) => setTimeout(resolve, held));
     if (socket.destroyed) return;
     // A client still waiting for "100 Continue" may send its body anyway; do not read it as the next request.
     send(res, expectsContinue && !continued.has(res) ? { ...reply, headers: { ...reply.headers, Connection: 'close' } } : reply);

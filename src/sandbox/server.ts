@@ -26,6 +26,7 @@ import * as returns from './routes/returns.js';
 import * as webhooks from './routes/webhooks.js';
 import * as openapi from './routes/openapi.js';
 import { checkReply } from './contract-check.js';
+import { drawDelay, type Latency } from './latency.js';
 import { openPersistence, type Persistence } from './persistence.js';
 import { createSandboxState, type SandboxState } from './state.js';
 import { startWebhookDelivery, type WebhookDeliveryOptions } from './webhooks.js';
@@ -59,6 +60,8 @@ export interface SandboxOptions {
    * state lives and dies with the process.
    */
   stateDir?: string;
+  /** Hold each answer this long (or a time drawn from the range): a service across a network. */
+  latency?: Latency;
 }
 
 export interface RunningSandbox {
@@ -103,11 +106,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   // Background work, stopped by close() before the server so that nothing outlives it.
   const stops: (() => Promise<void>)[] = [startWebhookDelivery(sandbox, options.webhooks).stop];
 
+  const latency = options.latency;
   const router = withRateLimit(
     createRouter({
       clock,
       log,
       ...(options.checkContract ? { checkReply: (method, pattern, reply) => checkReply(method, pattern, reply, log) } : {}),
+      ...(latency && latency.maxMs > 0 ? { delay: () => drawDelay(latency) } : {}),
       ...(persistence ? { beforeReply: (method, path) => (changesNothing(method, path) ? Promise.resolve() : persistence.save()) } : {}),
     }),
     sandbox,

@@ -1,5 +1,5 @@
-// The intents table as both engines store it (same columns, JSON kept as text), and how a
-// row reads back as an Intent.
+// The intents table as both engines store it (same columns; SQLite keeps times and JSON as
+// text, PostgreSQL as timestamptz and jsonb), and how a row reads back as an Intent.
 import { randomUUID } from 'node:crypto';
 import type { DocumentKind, Intent, NewIntent } from './ledger.js';
 
@@ -11,12 +11,12 @@ export interface IntentRow {
   document_number: string;
   digest: string;
   state: Intent['state'];
-  created_at: string;
+  created_at: string | Date;
   pid: number | null;
-  reservation: string | null;
+  reservation: unknown;
   idempotency_key: string | null;
   body: string | null;
-  context: string | null;
+  context: unknown;
   result: string | null;
 }
 
@@ -32,14 +32,20 @@ export function intentOf(row: IntentRow): Intent {
     documentNumber: row.document_number,
     digest: row.digest,
     state: row.state,
-    createdAt: row.created_at,
+    createdAt: row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at,
     pid: row.pid ?? undefined,
-    reservation: row.reservation === null ? undefined : JSON.parse(row.reservation),
+    reservation: jsonOf(row.reservation) as Intent['reservation'],
     idempotencyKey: row.idempotency_key ?? undefined,
     body: row.body ?? undefined,
-    context: row.context === null ? undefined : JSON.parse(row.context),
+    context: jsonOf(row.context),
     result: row.result ?? undefined,
   };
+}
+
+/** A JSON column as stored: text in SQLite, the value itself from PostgreSQL's jsonb. */
+export function jsonOf(stored: unknown): unknown {
+  if (stored === null || stored === undefined) return undefined;
+  return typeof stored === 'string' ? JSON.parse(stored) : stored;
 }
 
 /** The columns a new intent is inserted with, in the order of INTENT_COLUMNS. */

@@ -37,11 +37,13 @@ export interface SharedJournal extends Journal {
 
 interface DeliveryRow {
   id: string;
-  received_at: string;
+  /** timestamptz since schema step 5 (text before). */
+  received_at: Date | string;
   event: string | null;
-  headers: string;
+  /** jsonb since schema step 5 (text before). */
+  headers: Record<string, string> | string;
   body: Buffer;
-  processed_at: string | null;
+  processed_at: Date | string | null;
   ok: boolean | null;
   error: string | null;
 }
@@ -78,11 +80,11 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
   const iso = () => new Date(opts.clock.now()).toISOString();
   const entryOf = (row: DeliveryRow): JournalEntry => ({
     id: row.id,
-    receivedAt: row.received_at,
+    receivedAt: isoOf(row.received_at),
     event: row.event,
     processed: row.processed_at === null ? undefined : { ok: row.ok ?? false, error: row.error ?? undefined },
   });
-  const deliveryOf = (row: DeliveryRow): StoredDelivery => ({ entry: entryOf(row), raw: row.body, headers: JSON.parse(row.headers) as Record<string, string> });
+  const deliveryOf = (row: DeliveryRow): StoredDelivery => ({ entry: entryOf(row), raw: row.body, headers: typeof row.headers === 'string' ? (JSON.parse(row.headers) as Record<string, string>) : row.headers });
 
   const claims = createClaimKeeper({ me, claimSeconds, query, note: opts.note ?? (() => undefined) });
 
@@ -101,7 +103,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
       [me, claimSeconds, limit],
     );
     claims.hold((rows as DeliveryRow[]).map((r) => r.id), sentAt);
-    return (rows as DeliveryRow[]).sort((a, b) => (a.received_at < b.received_at ? -1 : 1)).map(deliveryOf);
+    return (rows as DeliveryRow[]).sort((a, b) => (isoOf(a.received_at) < isoOf(b.received_at) ? -1 : 1)).map(deliveryOf);
   }
 
   // What the last listeners left unprocessed (and no live one holds), claimed at open.
@@ -191,7 +193,7 @@ export async function listSharedDeliveries(url: string, limit: number, env: Env)
     return (rows as DeliveryRow[]).map((r) => ({
       id: r.id,
       event: r.event,
-      receivedAt: r.received_at,
+      receivedAt: isoOf(r.received_at),
       processed: r.processed_at !== null,
       ...(r.processed_at !== null && r.ok === false ? { error: r.error ?? 'failed' } : {}),
     }));
@@ -200,4 +202,9 @@ export async function listSharedDeliveries(url: string, limit: number, env: Env)
   } finally {
     await pool.end();
   }
+}
+
+/** A time as the journal entries carry it (ISO 8601, milliseconds): what the listener stored. */
+function isoOf(time: Date | string): string {
+  return time instanceof Date ? time.toISOString() : time;
 }

@@ -182,6 +182,19 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   return { subscription: await subscribe(f, request), reused: false, forgotten, overlapping };
 }
 
+/**
+ * With no secret store (credentials from the environment), the subscription a restarted
+ * listener should reuse: the newest the service lists for the same URL and events (this
+ * machine's records where the service has no list), whose secret the person handed in as
+ * SVC_WEBHOOK_SECRET. Undefined when there is none.
+ */
+export async function listedSubscriptionFor(f: Factory, request: WebhookSubscriptionRequest): Promise<LocalSubscription | ListedWebhookSubscription | undefined> {
+  const remote = await serviceSubscriptions(f);
+  const known = remote ?? (await readLocalSubscriptions(f));
+  const same = known.filter((s) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events));
+  return same.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+}
+
 /** The service's list (a sandbox extension, CONTRACT §8), or undefined where it has none. */
 export async function serviceSubscriptions(f: Factory): Promise<ListedWebhookSubscription[] | undefined> {
   try {

@@ -21,7 +21,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('fish completion', missing), (
   });
 
   it("completes a verb's flags", async () => {
-    expect(await fishComplete(script, 'svc credit-note poll --w')).toEqual(['--watch\tkeep polling and show changes']);
+    expect(await fishComplete(script, 'svc credit-note poll --w')).toEqual(['--watch\ton a terminal, the queue screen; piped, the changes']);
   });
 
   it('offers the choices of an argument', async () => {

@@ -25,7 +25,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('zsh completion', missing), ()
   });
 
   it("completes a verb's flags", async () => {
-    expect(await zshComplete(completionsDir, 'svc credit-note poll --w')).toEqual(['--watch -- keep polling and show changes']);
+    expect(await zshComplete(completionsDir, 'svc credit-note poll --w')).toEqual(['--watch -- on a terminal, the queue screen; piped, the changes']);
   });
 
   it('offers the choices of an argument', async () => {

@@ -3,8 +3,10 @@
 // runner can act on (its own SVC_TOKEN, not `svc auth login`).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, tempDirs } from './helpers.js';
+import { freeLoopbackPort } from '../../src/net-port.js';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
 
 const dirs = tempDirs();
@@ -21,10 +23,36 @@ afterAll(async () => {
   await dirs.cleanup();
 });
 
-/** `svc ARGS` on a runner: no secret store chosen, no D-Bus, a home of its own. */
-async function onRunner(args: string[], extra: Record<string, string>) {
+/** The environment of a runner: no secret store chosen, no D-Bus, a home of its own. */
+async function runnerEnv(extra: Record<string, string>) {
   const home = await makeSvcHome(dirs);
-  return runSvc(args, { home, env: { SVC_SECRET_STORE: undefined, DBUS_SESSION_BUS_ADDRESS: undefined, HOME: await dirs.make('svc-home-'), SVC_BASE_URL: m.sandbox.url, ...extra } });
+  return { home, env: { SVC_SECRET_STORE: undefined, DBUS_SESSION_BUS_ADDRESS: undefined, HOME: await dirs.make('svc-home-'), SVC_BASE_URL: m.sandbox.url, ...extra } };
+}
+
+/** `svc ARGS` on a runner. */
+async function onRunner(args: string[], extra: Record<string, string>) {
+  return runSvc(args, await runnerEnv(extra));
+}
+
+/** `svc webhook listen ARGS` on a fresh runner until it listens; `during` runs, then SIGTERM. */
+async function listenOnRunner(args: string[], extra: Record<string, string>, during: (out: { stdout(): string; stderr(): string }) => Promise<void>) {
+  const { home, env } = await runnerEnv(extra);
+  const child = execa('node', [svcBin, 'webhook', 'listen', ...args], { env: svcEnv(home, env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  try {
+    for (const deadline = Date.now() + 20_000; !stderr.includes('listening on'); ) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the listener did not start:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await during({ stdout: () => stdout, stderr: () => stderr });
+  } finally {
+    child.kill('SIGTERM');
+    await child;
+  }
+  return { stdout, stderr };
 }
 
 const subscriptions = async () => JSON.parse((await m.svc(['api', 'GET', '/webhook/subscription'])).stdout) as { id: string; notificationUrl: string }[];
@@ -54,6 +82,51 @@ describe('a webhook signing secret with no secret store', () => {
     expect(secret).toMatch(/^whsec_/);
     expect(rest).toBe('');
     expect(human.stderr).toContain('keep it now');
+  });
+});
+
+describe('webhook listen --subscribe with no secret store', () => {
+  /** One RETURN_REQUESTED for the company, and waits until the listener printed it. */
+  async function oneEvent(out: { stderr(): string }) {
+    const sent = await onRunner(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com', '--json'], { SVC_API_KEY: apiKey });
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const { serviceReceiptId } = JSON.parse(sent.stdout) as { serviceReceiptId: string };
+    const seen = out.stderr().split('RETURN_REQUESTED').length;
+    await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
+    for (const deadline = Date.now() + 20_000; out.stderr().split('RETURN_REQUESTED').length === seen; ) {
+      if (Date.now() > deadline) throw new Error(`no event arrived:\n${out.stderr()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('refused without --show-secret or SVC_WEBHOOK_SECRET, before anything is created (exit 2)', async () => {
+    const before = await subscriptions();
+    const r = await onRunner(['webhook', 'listen', '--port', '0', '--subscribe', '--json'], { SVC_API_KEY: apiKey });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'usage', hint: expect.stringContaining('--show-secret') } });
+    expect(r.stderr).toContain('SVC_WEBHOOK_SECRET');
+    expect(await subscriptions()).toEqual(before);
+  });
+
+  it('--show-secret prints it once; a restart on a fresh runner with SVC_WEBHOOK_SECRET reuses the subscription and verifies its deliveries', async () => {
+    const port = await freeLoopbackPort();
+    const url = `http://127.0.0.1:${port}/webhooks`;
+    const first = await listenOnRunner(['--port', String(port), '--subscribe', '--show-secret', '--json'], { SVC_API_KEY: apiKey }, oneEvent);
+    const [head] = first.stdout.split('\n');
+    const { subscription } = JSON.parse(head ?? '') as { subscription: { id: string; secret: string; notificationUrl: string } };
+    expect(subscription).toMatchObject({ id: expect.stringMatching(/^whsub_/), secret: expect.stringMatching(/^whsec_/), notificationUrl: url });
+    expect(first.stderr).toContain(`warning: subscription ${subscription.id}'s signing secret is printed once and kept nowhere`);
+    expect(first.stderr).not.toContain(subscription.secret);
+    expect(first.stderr).not.toContain('refused a delivery');
+    expect(first.stdout).toContain('"verified":true');
+
+    const second = await listenOnRunner(['--port', String(port), '--subscribe', '--json'], { SVC_API_KEY: apiKey, SVC_WEBHOOK_SECRET: subscription.secret }, oneEvent);
+    expect(second.stderr).toContain(`reusing subscription ${subscription.id}`);
+    expect(second.stderr).not.toContain('refused a delivery');
+    expect(second.stdout).toContain('"verified":true');
+    expect(second.stdout).not.toContain(subscription.secret);
+    expect((await subscriptions()).filter((s) => s.notificationUrl === url)).toHaveLength(1);
   });
 });
 

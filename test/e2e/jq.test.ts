@@ -119,7 +119,10 @@ describe('--jq', () => {
   it('byte for byte what `--json | jq -r` prints (Debian jq)', async (ctx) => {
     const skip = requireTools(['jq']);
     if (skip) return ctx.skip(skip);
-    const filters = ['.', '.[0]', '.[].serviceReceiptId', 'map(keys) | add | unique', '[.[] | {id: .serviceReceiptId, d: .documentNumber}]', '.[] | [.serviceReceiptId, .documentNumber] | @tsv', '.[] | [.serviceReceiptId] | @csv', 'length', '.[0] | to_entries | map("\\(.key)=\\(.value|tostring)") | .[]', 'map(select((.documentNumber // "") | test("JQ"))) | length', '"tab\\there\\u00e9 \\u2028"', '.[0] | tojson'];
+    const filters = ['.', '.[0]', '.[].serviceReceiptId', 'map(keys) | add | unique', '[.[] | {id: .serviceReceiptId, d: .documentNumber}]', '.[] | [.serviceReceiptId, .documentNumber] | @tsv', '.[] | [.serviceReceiptId] | @csv', 'length', '.[0] | to_entries | map("\\(.key)=\\(.value|tostring)") | .[]', 'map(select((.documentNumber // "") | test("JQ"))) | length', '"tab\\there\\u00e9 \\u2028"', '.[0] | tojson',
+      // Taken by the fast path (src/io/jq-fast.ts) as well as those above.
+      '.[] | select(.documentNumber) | .serviceReceiptId', '[.[] | .documentNumber] | sort | .[0]', 'map({id: .serviceReceiptId}) | .[0:1]', '.[] | "\\(.serviceReceiptId)\\t\\(.documentNumber // "-")"',
+      '.[0] | keys_unsorted | join(",")', 'length > 0', 'map(.serviceReceiptId | ascii_upcase) | first', '[.[] | .serviceReceiptId | split("_") | length] | add', '.[0] | to_entries | map(.value | type) | unique | @csv'];
     const json = (await jq(['receipt', 'list', '--json'])).stdout;
     for (const filter of filters) {
       const ours = await jq(['receipt', 'list', '--jq', filter]);

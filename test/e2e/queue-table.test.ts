@@ -75,11 +75,12 @@ describe('credit-note poll --watch on a terminal', () => {
     };
     try {
       await until(() => screen().includes(first.slice(0, 8)), 'the first request');
-      expect(screen()).toMatch(/^REQUEST ID/);
-      expect(screen()).toMatch(/1 request · 1 pending · oldest \d+s · updated \d\d:\d\d:\d\d \S+/);
+      expect(screen()).toMatch(/^ {3}REQUEST ID/);
+      expect(screen()).toMatch(/1 request · 1 pending · oldest \d+s · row 1 · updated \d\d:\d\d:\d\d \S+/);
       const second = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
-      // The refresh that first shows it draws its row in reverse video.
-      await until(() => screen(true).split('\n').some((l) => l.includes(second.slice(0, 8)) && l.includes('\u001b[7m')), 'the new request, highlighted');
+      // The refresh that first shows it marks its row with +; the cursor's row is in reverse video.
+      await until(() => screen().split('\n').some((l) => l.includes(second.slice(0, 8)) && l.startsWith(' + ')), 'the new request, marked');
+      expect(screen(true).split('\n').some((l) => l.includes(first.slice(0, 8)) && l.includes('\u001b[7m'))).toBe(true);
       tmux(['send-keys', '-t', session, 'C-c']);
       await until(() => screen().includes('WATCH-EXIT='), 'the end of the watch');
       const all = tmux(['capture-pane', '-p', '-S', '-', '-t', session]);

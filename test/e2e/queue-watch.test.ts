@@ -1,6 +1,7 @@
 // `credit-note poll --watch` on a real terminal (tmux): it re-fits to the terminal on every
 // resize (60, 80 and 160 columns, with a long interval so only the resize can redraw it), no
 // row wraps, typed keys are not echoed, q and Esc leave it (exit 0) with the normal screen
+// (the queue screen's keys: test/e2e/queue-screen.test.ts)
 // back; piped, a request that leaves the view is said (`deleted`).
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -32,14 +33,16 @@ describe('poll --watch on a terminal', () => {
       tmux(['new-session', '-d', '-s', session, '-x', '160', '-y', '30', `env -i ${exports} TERM=xterm-256color node ${svcBin} credit-note poll --watch --interval 600 --receipt ${receipt}; echo WATCH-EXIT=$?; sleep 30`]);
       const screen = () => tmux(['capture-pane', '-p', '-J', '-t', session]);
       try {
-        await until(() => screen().includes(first!.slice(0, 8)) && screen().includes('q to leave'), 'the table', screen);
+        await until(() => screen().includes(first!.slice(0, 8)) && screen().includes('q leave'), 'the table', screen);
         for (const width of [60, 80, 160]) {
           tmux(['resize-window', '-t', session, '-x', String(width), '-y', '30']);
-          // The footer is fitted to the width it was drawn for: cut at 60 and 80, whole at 160.
+          // The footer and the keys line are fitted to the width they were drawn for: cut at 60, whole at 160.
           const fitted = () => {
             const lines = screen().split('\n').filter((l) => l.trim() !== '');
             const footer = lines.find((l) => l.startsWith('3 requests'));
-            return lines[0]?.startsWith('REQUEST ID') === true && footer !== undefined && (width === 160 ? footer.endsWith('q to leave') : footer.endsWith('…') && displayWidth(footer) === width);
+            const keys = lines.at(-1) ?? '';
+            const drawnFor = width === 160 ? footer?.endsWith('every 600 s') === true && keys.endsWith('q leave') : width === 60 ? footer?.endsWith('…') === true && displayWidth(footer) === width : keys.endsWith('…') && displayWidth(keys) === width;
+            return lines[0]?.trimStart().startsWith('REQUEST ID') === true && footer !== undefined && drawnFor;
           };
           await until(fitted, `the table drawn again at ${width} columns`, screen);
           // -J joins a wrapped line: none is wider than the terminal.

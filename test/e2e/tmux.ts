@@ -8,8 +8,28 @@ import { svcBin } from './helpers.js';
 
 const socket = `svc-test-${process.pid}`;
 
+let serverUp = false;
+
+/**
+ * Starts this process's server once, kept alive by a session of its own: a test that kills its
+ * session and starts the next one at once (help at 60, then 80 columns) otherwise meets the
+ * server on its way out when that was its last session ("server exited unexpectedly", seen in
+ * CI). The keeper stops the server once this test process is gone, however it ended.
+ */
+function ensureServer(): void {
+  if (serverUp) return;
+  try {
+    execFileSync('tmux', ['-L', socket, 'has-session', '-t', 'svc-keeper'], { stdio: 'ignore' });
+  } catch {
+    const keeper = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; tmux -L ${socket} kill-server`;
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'svc-keeper', keeper]);
+  }
+  serverUp = true;
+}
+
 /** Runs `tmux ARGS` on this process's own server and returns what it printed. */
 export function tmux(args: readonly string[]): string {
+  ensureServer();
   return execFileSync('tmux', ['-L', socket, ...args]).toString();
 }
 

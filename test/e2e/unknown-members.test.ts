@@ -40,3 +40,50 @@ describe('unknown members of a receipt file', () => {
     expect((await m.json<unknown[]>(['receipt', 'list'])).length).toBe(before);
   });
 });
+
+describe('unknown members of a batch line', () => {
+  async function batchFile(): Promise<string> {
+    const template = JSON.parse(await readFile(merchant().receiptFile, 'utf8')) as { products: Record<string, unknown>[]; documentNumber: string } & Record<string, unknown>;
+    const stamp = Date.now();
+    const line = (n: number, extra: (t: typeof template) => Record<string, unknown>) => JSON.stringify(extra({ ...template, documentNumber: `U-${stamp}-${n}`, products: template.products.map((p) => ({ ...p })) }));
+    const lines = [
+      line(1, (t) => ({ template: t, email: 'alice@example.com' })),
+      line(2, (t) => {
+        t.products[0]!.colour = 'red';
+        return { template: t, email: 'alice@example.com', stroe: 'S1' };
+      }),
+      line(3, (t) => ({ template: t, email: 'alice@example.com', customer: { nmae: 'Alice' } })),
+    ];
+    const file = join(await dirs.make('svc-typo-batch-'), 'receipts.jsonl');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    return file;
+  }
+  type Result = { line: number; serviceReceiptId?: string; error?: { code: string; details?: { path: string }[] } };
+  const results = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Result)
+      .sort((a, b) => a.line - b.line);
+
+  it('a warning naming the line and each path; every line still issued', async () => {
+    const m = merchant();
+    const r = await runSvc(['receipt', 'send', '--batch', await batchFile()], { home: m.home, env: m.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('warning: line 2 has members the interface does not name, sent as they are: template.products[0].colour, stroe');
+    expect(r.stderr).toContain('warning: line 3 has a member the interface does not name, sent as it is: customer.nmae');
+    expect(r.stderr).not.toContain('line 1 ');
+    expect(results(r.stdout).map((x) => Boolean(x.serviceReceiptId))).toEqual([true, true, true]);
+  });
+
+  it('--strict: those lines fail as elements naming each path, the others are issued, exit 9', async () => {
+    const m = merchant();
+    const r = await runSvc(['receipt', 'send', '--batch', await batchFile(), '--strict', '--json'], { home: m.home, env: m.env });
+    expect(r.exitCode, r.stderr).toBe(9);
+    const [one, two, three] = results(r.stdout);
+    expect(one?.serviceReceiptId).toBeDefined();
+    expect(two).toMatchObject({ line: 2, error: { code: 'validation_failed', details: [{ path: 'template.products[0].colour' }, { path: 'stroe' }] } });
+    expect(three).toMatchObject({ line: 3, error: { code: 'validation_failed', details: [{ path: 'customer.nmae' }] } });
+    expect(r.stderr).not.toContain('warning:');
+  });
+});

@@ -57,6 +57,19 @@ describe('writeList', () => {
     expect(narrow[3]).toMatch(/^whsub_5f  /);
   });
 
+  it('an ID under a header wider than its prefix (REQUEST ID) is still cut to 8, not to the 10 of the header', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 40;
+    const queue = [{ id: '986e72c4-cf47-4076-b16c-e32ed755b45a', refund: 'ORIGINAL_PAYMENT_METHOD' }];
+    await writeList(t.io, queue, [
+      { header: 'REQUEST ID', value: (r) => r.id, id: true },
+      { header: 'REFUND', value: (r) => r.refund },
+    ]);
+    const lines = t.stdout().split('\n').filter(Boolean);
+    expect(lines[0]).toBe('REQUEST ID  REFUND');
+    expect(lines[1]).toBe('986e72c4    ORIGINAL_PAYMENT_METHOD');
+  });
+
   it('prints tab-separated rows without a header when piped, every value whole, tabs and line breaks escaped', async () => {
     const t = testStreams({ stdoutIsTTY: false });
     await writeList(t.io, [...rows, { id: 'c3', name: 'two\nlines \\ 😀' }], columns);

@@ -179,7 +179,9 @@ describe('postgres: the held interleaving', () => {
     try {
       await expect(
         client.query(
-          `INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ('cn-other', 'sr-1', 'req-1', 'CN-other', '2026-11-21T10:00:00.000Z', '{}')`,
+          `INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ('cn-other', 'sr-1', 'req-1', 'CN-other', '2026-11-21T10:00:00.000Z', $1)`,
+          // A record the other constraints accept (schema step 5 checks it against its row).
+          [JSON.stringify({ ...record('sr-1', 'req-1', { milk: 1 }), serviceReceiptId: 'cn-other', documentNumber: 'CN-other' })],
         ),
       ).rejects.toThrow(/duplicate key|unique/);
     } finally {

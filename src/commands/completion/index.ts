@@ -1,6 +1,7 @@
 import { Argument, type Command } from 'commander';
 import type { Shell } from '../../completion/generate.js';
 import type { CommandContext } from '../context.js';
+import { wrappedHelpText } from '../../help/layout.js';
 
 export function registerCompletion(program: Command, ctx: CommandContext): void {
   program
@@ -11,14 +12,14 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
     .option('--shell <name>', 'with install: bash, zsh or fish (the same as `svc completion install zsh`)')
     .addHelpText(
       'after',
-      [
+      wrappedHelpText([
         '',
         'By hand, on a fresh account:',
         '  bash: mkdir -p ~/.local/share/bash-completion/completions && svc completion bash > ~/.local/share/bash-completion/completions/svc',
         '  zsh:  mkdir -p ~/.zfunc && svc completion zsh > ~/.zfunc/_svc',
         "        and in ~/.zshrc, before any compinit: fpath=(~/.zfunc $fpath); autoload -Uz compinit && compinit",
         '  fish: mkdir -p ~/.config/fish/completions && svc completion fish > ~/.config/fish/completions/svc.fish',
-      ].join('\n'),
+      ].join('\n'), '          '),
     )
     .action((shell: Shell | 'install', installShell: Shell | undefined, flags: { shell?: string }, cmd: Command) => {
       if (installShell !== undefined && shell !== 'install') cmd.error(`error: a second shell goes only with install: \`svc completion install ${installShell}\``, { code: 'svc.usage', exitCode: 2 });

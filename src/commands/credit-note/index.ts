@@ -22,7 +22,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .option('--sort <key>', 'created, age, status or receipt')
     .option('--reverse', 'the other way round')
     .option('--limit <n>', 'at most this many')
-    .option('--watch', 'keep polling and show changes')
+    .option('--watch', 'on a terminal, the queue screen; piped, the changes')
     .option('--interval <seconds>', 'seconds between polls with --watch', '10')
     .option('--no-decrypt', 'show the queue without decrypting')
     .action((flags: { allGrants?: boolean; grants?: string; concurrency?: string; status?: string[]; all?: boolean; receipt?: string; customer?: string; olderThan?: string; newerThan?: string; reason?: string; refund?: string; sort?: string; reverse?: boolean; limit?: string; watch?: boolean; interval: string; decrypt: boolean }, cmd: Command) => {

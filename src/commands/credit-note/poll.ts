@@ -19,7 +19,7 @@ export { queueFilter };
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
-import { note, println } from '../../io/streams.js';
+import { canPrompt, note, println } from '../../io/streams.js';
 import { clockTime, zoneOf } from '../../io/time.js';
 import { holdTerminal } from '../../io/terminal-keys.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
@@ -270,6 +270,15 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
   let shownBefore: Map<string, PolledItem> | undefined;
   let last: Polled | undefined;
   const keysHeld = redraw && f.io.stdinIsTTY;
+  // Keys on a terminal: the queue screen (a cursor, a filter, decisions on the selected rows).
+  if (keysHeld) {
+    try {
+      return await queueScreen(f, parts, signal);
+    } finally {
+      deps.signal?.removeEventListener('abort', stop);
+      interrupt?.dispose();
+    }
+  }
   const cols = () => [...(parts.leading ?? []), ...columns(f, decrypt)];
   // One draw at a time: a resize while a refresh draws waits for it.
   let drawing = Promise.resolve();
@@ -319,6 +328,36 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
     deps.signal?.removeEventListener('abort', stop);
     interrupt?.dispose();
   }
+}
+
+/**
+ * `poll --watch` with a terminal on stdin and stdout: the queue screen (src/queue-screen/),
+ * each decision through the single commands (screen-decisions.ts); decisions only where a
+ * person may be asked (not --no-input).
+ */
+async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): Promise<void> {
+  const [{ runQueueScreen }, { screenDecisions }] = await Promise.all([import('../../queue-screen/screen.js'), import('./screen-decisions.js')]);
+  let before: Map<string, string> | undefined;
+  return runQueueScreen<PolledItem>({
+    io: f.io,
+    async fetch() {
+      const polled = await parts.fetchQueue();
+      const previous = before;
+      before = new Map(polled.all.map((i) => [i.requestId, i.status]));
+      return {
+        rows: polled.shown,
+        footer: footerOf(polled.shown, polled.viewed, f.clock.now()),
+        // New or changed since the refresh before (none on the first).
+        changed: (row) => previous !== undefined && previous.get(row.requestId) !== row.status,
+      };
+    },
+    columns: () => [...(parts.leading ?? []), ...columns(f, parts.decrypt)],
+    intervalMs: parts.intervalMs,
+    clockTime: () => clockTime(new Date(f.clock.now()).toISOString(), zoneOf(f.env)),
+    signal,
+    decisions: screenDecisions(f),
+    canDecide: canPrompt(f.io),
+  });
 }
 
 /** One refresh: the table from the top, rows new or changed since the last refresh highlighted, the footer with the time. */

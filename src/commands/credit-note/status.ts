@@ -194,6 +194,15 @@ async function confirmFinal(f: Factory, caller: Caller, requestIds: readonly str
   if (!ok) throw new CancelError(`cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
 }
 
+/** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */
+export async function confirmAccept(f: Factory, requestIds: readonly string[]): Promise<void> {
+  const caller = await callerForRequests(f, requestIds);
+  const resolved = await resolveRequestIds(f, caller, requestIds);
+  const summaries = await Promise.all(resolved.map((id) => summaryOf(f, caller, id)));
+  const ok = await f.prompter().confirm({ message: `Accept these ${summaries.length} requests?\n${summaries.map((s) => `  ${s}`).join('\n')}\n`, flag: 'request IDs to accept' });
+  if (!ok) throw new CancelError('cancelled: nothing was accepted');
+}
+
 /** "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)"; the request's ID when it cannot be read. */
 async function summaryOf(f: Factory, caller: Caller, requestId: string): Promise<string> {
   try {

@@ -9,7 +9,7 @@ export function registerGrants(program: Command, ctx: CommandContext): void {
     .option('--details', 'fetch stores and scopes of each Grant from the service')
     .option('--all-grants', 'with --details: every Grant of the profile (the default)')
     .option('--grants <file>', 'with --details: the Grants named in a file, one selector per line (- for stdin)')
-    .option('--concurrency <n>', 'Grants fetched at once with --details (default 8)')
+    .option('--concurrency <n>', 'Grants fetched at once with --details (default 16)')
     .action((flags: { details?: boolean; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./list.js'), { ...flags, details: Boolean(flags.details) }),
     );

@@ -6,6 +6,7 @@ import { readAuthorizations } from '../../auth/profile.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
+import { shownTime } from '../../io/time.js';
 
 export interface ShowOptions {
   grantId: string;
@@ -26,8 +27,8 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
         ['tax ID', company.tax_id],
         ['flow', 'code (refresh token)'],
         ['scopes', company.scope],
-        ['access until', company.expires_at],
-        ['refresh until', company.refresh_expires_at],
+        ['access until', shownTime(f.io, f.env, company.expires_at)],
+        ['refresh until', shownTime(f.io, f.env, company.refresh_expires_at)],
       ],
       company,
     );

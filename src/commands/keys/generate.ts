@@ -14,7 +14,7 @@ export interface GenerateOptions {
 export async function run(opts: GenerateOptions, f: Factory): Promise<void> {
   const app = opts.upload ? await clientApplicationApi(f) : undefined;
   const key = app ? (await generateAndRegister(f, app)).key : await generateAndStore(f);
-  writeRecord(f.io, keyFields(key), key);
+  writeRecord(f.io, keyFields(f, key), key);
   note(f.io, `private key stored: ${(await f.secrets()).describe()}`);
   if (!app) note(f.io, `the service still encrypts for its registered key; upload this one with \`svc keys upload ${key.keyId}\``);
 }

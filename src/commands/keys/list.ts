@@ -3,6 +3,7 @@ import { importedKey, listKeys } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
+import { shownTime } from '../../io/time.js';
 
 export type ListOptions = Record<string, never>;
 
@@ -13,8 +14,8 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
   else
     await writeList(f.io, keys, [
       { header: 'KEY ID', value: (k) => k.keyId },
-      { header: 'CREATED', value: (k) => k.createdAt },
-      { header: 'UPLOADED', value: (k) => k.uploadedAt ?? '-' },
+      { header: 'CREATED', value: (k) => shownTime(f.io, f.env, k.createdAt) },
+      { header: 'UPLOADED', value: (k) => (k.uploadedAt === undefined ? '-' : shownTime(f.io, f.env, k.uploadedAt)) },
       { header: 'CURRENT', value: (k) => (k.current ? 'yes' : 'no') },
     ]);
   if (imported && !keys.some((k) => k.keyId === imported.keyId))

@@ -6,6 +6,7 @@ import { generateAndStore, markUploaded, type LocalKey } from '../../keys/keysto
 import { SvcError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { note } from '../../io/streams.js';
+import { shownTime } from '../../io/time.js';
 
 /** CONTRACT.md §1 fingerprint of the service's `keyData`; undefined when it is not an RSA SPKI. */
 export function remoteKeyId(keyData: string): string | undefined {
@@ -54,12 +55,12 @@ export async function generateAndRegister(
   }
 }
 
-/** "key  value" lines of a local key for people; `--json` prints the key itself. */
-export function keyFields(key: LocalKey): [string, string][] {
+/** "key  value" lines of a local key for people (times local on a terminal); `--json` prints the key itself. */
+export function keyFields(f: Factory, key: LocalKey): [string, string][] {
   return [
     ['key ID', key.keyId],
     ['public key', key.publicKey],
-    ['created', key.createdAt],
-    ['uploaded', key.uploadedAt ?? 'not yet'],
+    ['created', shownTime(f.io, f.env, key.createdAt)],
+    ['uploaded', key.uploadedAt === undefined ? 'not yet' : shownTime(f.io, f.env, key.uploadedAt)],
   ];
 }

@@ -6,6 +6,7 @@ import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { generateAndRegister } from './register.js';
+import { shownTime } from '../../io/time.js';
 
 export type RotateOptions = Record<string, never>;
 
@@ -18,7 +19,7 @@ export async function run(_opts: RotateOptions, f: Factory): Promise<void> {
     [
       ['previous key ID', previous?.keyId ?? 'none'],
       ['key ID', key.keyId],
-      ['uploaded', key.uploadedAt ?? ''],
+      ['uploaded', key.uploadedAt === undefined ? '' : shownTime(f.io, f.env, key.uploadedAt)],
     ],
     { previousKeyId: previous?.keyId ?? null, ...key },
   );

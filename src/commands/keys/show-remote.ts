@@ -6,6 +6,7 @@ import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { remoteKeyId } from './register.js';
+import { shownTime } from '../../io/time.js';
 
 export type ShowRemoteOptions = Record<string, never>;
 
@@ -28,7 +29,7 @@ export async function run(_opts: ShowRemoteOptions, f: Factory): Promise<void> {
     [
       ['key ID', keyId ?? 'unknown (keyData is not an RSA public key)'],
       ['algorithm', remote.algorithm],
-      ['uploaded', remote.uploadedAt],
+      ['uploaded', shownTime(f.io, f.env, remote.uploadedAt)],
       ['local', describeMatch(local)],
     ],
     { ...remote, keyId: keyId ?? null, local },

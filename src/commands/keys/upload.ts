@@ -9,6 +9,7 @@ import { matchPrefix } from '../../ids/prefix.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { uploadChecked } from './register.js';
+import { shownTime } from '../../io/time.js';
 
 export interface UploadOptions {
   keyId: string | undefined;
@@ -24,7 +25,7 @@ export async function run(opts: UploadOptions, f: Factory): Promise<void> {
     [
       ['key ID', key.keyId],
       ['algorithm', remote.algorithm],
-      ['uploaded', remote.uploadedAt],
+      ['uploaded', shownTime(f.io, f.env, remote.uploadedAt)],
     ],
     remote,
   );

@@ -8,16 +8,21 @@
 // goes through the ledger like a single `receipt send` (src/receipts/issue.ts), so a batch
 // killed or interrupted half-way is finished by running it again: what was issued is
 // reported again, what was under way is resumed, and only what is missing is issued.
+// Members the interface does not name are checked per line as in a single file: a warning
+// naming the line and each path, and with --strict that line fails as an element.
+import * as z from 'zod';
 import type { Caller } from '../../api/caller.js';
 import { writeReceiptsCaller } from '../../auth/caller.js';
 import { CustomerDetails } from '../../contract/receipt.js';
 import { ReceiptTemplateRequest } from '../../contract/template.js';
+import { unknownMembers } from '../../contract/unknown-members.js';
 import { validate } from '../../contract/validate.js';
 import { jsonInputProblem } from '../../contract/json-limits.js';
 import { ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
 import { readBytesInput } from '../../io/input.js';
+import { note } from '../../io/streams.js';
 import { terminalColumns } from '../../io/terminal-columns.js';
 import { fitWidth } from '../../io/width.js';
 import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
@@ -57,7 +62,8 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
     }
   }
   const concurrency = concurrencyOf(opts.concurrency);
-  const lines = parseLines((await readBytesInput(file, f)).toString('utf8').replace(/^\ufeff/, ''));
+  const lines = parseLines((await readBytesInput(file, f)).toString('utf8').replace(/^\ufeff/, ''), opts.strict === true);
+  for (const entry of lines) if ('unknown' in entry && entry.unknown.length > 0) note(f.io, unknownWarning(entry.line, entry.unknown));
   const callerFor = callers(f);
   const ledger = await f.ledger();
   const progress = createProgress(f, lines.length);
@@ -103,7 +109,24 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   );
 }
 
-type ParsedLine = { line: number; input: ReceiptInput; grant?: string } | { line: number; error: LineError };
+type ParsedLine = { line: number; input: ReceiptInput; grant?: string; unknown: string[] } | { line: number; error: LineError };
+
+/** A line as the interface names its members (CLI.md), for telling a typo from a member. */
+const BatchLine = z.object({
+  template: ReceiptTemplateRequest,
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  iban: z.string().optional(),
+  card: z.string().optional(),
+  customer: CustomerDetails.optional(),
+  store: z.string().optional(),
+  grant: z.string().optional(),
+});
+
+function unknownWarning(line: number, paths: readonly string[]): string {
+  const one = paths.length === 1;
+  return `warning: line ${line} has ${one ? 'a member' : 'members'} the interface does not name, sent as ${one ? 'it is' : 'they are'}: ${paths.join(', ')} (a typo? --strict refuses ${one ? 'it' : 'them'})`;
+}
 
 /** One caller (one token) per Grant a line names, and the command's own for lines naming none. */
 function callers(f: Factory): (grant: string | undefined) => Promise<Caller> {
@@ -119,8 +142,11 @@ function callers(f: Factory): (grant: string | undefined) => Promise<Caller> {
   };
 }
 
-/** Every non-blank line, checked before anything is sent; a bad one is kept as its error. */
-export function parseLines(text: string): ParsedLine[] {
+/**
+ * Every non-blank line, checked before anything is sent; a bad one is kept as its error. A
+ * valid line keeps the paths of its unknown members (for a warning), or with `strict` fails.
+ */
+export function parseLines(text: string, strict = false): ParsedLine[] {
   const out: ParsedLine[] = [];
   text.split('\n').forEach((raw, index) => {
     const line = index + 1;
@@ -144,7 +170,12 @@ export function parseLines(text: string): ParsedLine[] {
     try {
       const grant = (value as Record<string, unknown>).grant;
       if (grant !== undefined && (typeof grant !== 'string' || grant.trim() === '')) throw new ValidationError('the line', [{ path: 'grant', message: 'must be a Grant ID, a tax ID or part of a company name' }]);
-      out.push({ line, input: inputOf(value as Record<string, unknown>), ...(grant === undefined ? {} : { grant: grant.trim() }) });
+      const input = inputOf(value as Record<string, unknown>);
+      const unknown = unknownMembers(BatchLine, value);
+      if (strict && unknown.length > 0) {
+        throw new ValidationError(`line ${line}`, unknown.map((path) => ({ path, message: 'not a member the interface names (--strict)' })));
+      }
+      out.push({ line, input, unknown, ...(grant === undefined ? {} : { grant: grant.trim() }) });
     } catch (error) {
       out.push({ line, error: lineError(error) });
     }

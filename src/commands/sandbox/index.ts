@@ -1,19 +1,26 @@
 import type { Command } from 'commander';
 import { collect } from '../../completion/repeatable.js';
 import type { CommandContext } from '../context.js';
+import { wrappedHelpText } from '../../help/layout.js';
 
-const BULK_HELP = [
+const BULK_HELP = wrappedHelpText([
   '',
   'The endpoints (sandbox only), for scripts and other clients:',
-  '  POST /sandbox/receipts/{serviceReceiptId}/return-requests   one request; 201: the queue item',
-  '  POST /sandbox/return-requests/bulk                          many; 201: { serviceReceiptId, count, requestIds }',
+  '  POST /sandbox/receipts/{serviceReceiptId}/return-requests',
+  '      one request; 201: the queue item',
+  '  POST /sandbox/return-requests/bulk',
+  '      many; 201: { serviceReceiptId, count, requestIds }',
   'Body (every member optional, but serviceReceiptId and count for bulk):',
   '  { "serviceReceiptId": "…", "count": 1-100000,',
-  '    "items": [{ "productId": "…", "quantity": 1, "reasonCode"?: "…" }],   default: every line once',
-  '    "reasonCode": "DAMAGED", "refundPreference": "ORIGINAL_PAYMENT_METHOD", "customerNote": "…",',
-  '    "createdAt": "2026-11-19T10:00:00Z" | "ageSeconds": 604800 }          default: the sandbox clock\'s now',
-  'e.g. svc api POST /sandbox/return-requests/bulk -f serviceReceiptId=ID -F count=100 -F ageSeconds=604800',
-].join('\n');
+  '    "items": [{ "productId": "…", "quantity": 1, "reasonCode"?: "…" }],',
+  '    "reasonCode": "DAMAGED", "refundPreference": "ORIGINAL_PAYMENT_METHOD",',
+  '    "customerNote": "…",',
+  '    "createdAt": "2026-11-19T10:00:00Z" | "ageSeconds": 604800 }',
+  '  items: every line once by default; createdAt: the sandbox clock\'s now',
+  'e.g.',
+  '  svc api POST /sandbox/return-requests/bulk \\',
+  '    -f serviceReceiptId=ID -F count=100 -F ageSeconds=604800',
+].join('\n'));
 
 export function registerSandbox(program: Command, ctx: CommandContext): void {
   const sandbox = program.command('sandbox').description('the local implementation of the whole service, for development, demos and CI');
@@ -30,9 +37,10 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--state <dir>', 'keep Grants, tokens, receipts, the queue and the clock here across restarts (default on a fixed port: under the state directory)')
     .option('--ephemeral', 'keep nothing across restarts (the default with --port 0)')
     .option('--companies <n>', "the administrator approves for N companies: the fixture's, then generated ones (a platform's world)")
+    .option('--latency <time>', 'hold each answer this long, as a service across a network would: 40ms, 1s, or a range 20-60ms (uniform); no CPU spent (default 0)')
     .action(
       (
-        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string; state?: string; ephemeral?: boolean; companies?: string },
+        flags: { port: string; host: string; fixture?: string; autoApprove?: boolean; webhookRetryBaseMs: string; webhookMaxAttempts: string; rateLimit?: string; state?: string; ephemeral?: boolean; companies?: string; latency?: string },
         cmd: Command,
       ) => ctx.run(cmd, () => import('./start.js'), flags),
     );

@@ -11,6 +11,7 @@ import { counted } from '../../io/plural.js';
 import { note, println } from '../../io/streams.js';
 import { bundledFixturePath, loadFixture } from '../../sandbox/fixture.js';
 import { withCompanies } from '../../sandbox/platform-companies.js';
+import { describeLatency, parseLatency } from '../../sandbox/latency.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.js';
 import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
@@ -30,6 +31,8 @@ export interface StartOptions {
   ephemeral?: boolean | undefined;
   /** How many companies the administrator approves for (the fixture's first, then generated ones). */
   companies?: string | undefined;
+  /** Hold each answer this long, as a service across a network: `40ms`, `20-60ms`. */
+  latency?: string | undefined;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   };
   const perSecond = opts.rateLimit === undefined ? undefined : parseWhole(opts.rateLimit, '--rate-limit', 1);
   const rateLimit = perSecond === undefined ? {} : { rateLimit: { capacity: perSecond * 2, refillPerSecond: perSecond } };
+  const latency = opts.latency === undefined ? undefined : parseLatency(opts.latency);
   const stateDir = stateDirOf(opts, port, f);
   // Listening first, so that a signal sent the moment the URL is printed is not missed.
   const stop = listenForStop();
@@ -70,6 +74,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
       autoApprove: opts.autoApprove ?? false,
       webhooks,
       ...rateLimit,
+      ...(latency === undefined ? {} : { latency }),
       ...(stateDir === undefined ? {} : { stateDir }),
       checkContract: f.env.SVC_SANDBOX_CHECK_CONTRACT === '1',
       log: (line) => note(f.io, line),
@@ -92,6 +97,7 @@ export async function run(opts: StartOptions, f: Factory, listenForStop: () => S
   if (sandbox.url !== LOCAL_BASE_URL) {
     note(f.io, `export SVC_BASE_URL=${sandbox.url}    # in the shell where you run svc: this sandbox is not at ${LOCAL_BASE_URL}`);
   }
+  if (latency !== undefined && latency.maxMs > 0) note(f.io, `latency: each answer held ${describeLatency(latency)}, as a service across a network`);
   describeLogin(f, sandbox, fixture);
   const signal = await stop.stopped;
   note(f.io, `${signal}: stopping the sandbox`);

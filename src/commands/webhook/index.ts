@@ -31,7 +31,8 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--path <path>', 'path to accept deliveries on', '/webhooks')
     .option('--forward-to <url>', 're-post each verified delivery to a local app')
     .option('--subscribe', 'subscribe this listener (reuses this profile\'s subscription for the same URL)')
-    .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean; public?: boolean }, cmd: Command) =>
+    .option('--show-secret', 'with --subscribe: print the signing secret (needed with no secret store; then SVC_WEBHOOK_SECRET on a restart)')
+    .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean; showSecret?: boolean; public?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./listen.js'), flags),
     );
   wh.command('events')

@@ -24,7 +24,9 @@ import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, writeEvent, type Processor } from '../../webhook/processor.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
-import { deliveryPathOf, environmentSecretAdvice, journalPathOf, subscribeOnce, watchSecrets } from '../../webhook/subscriptions.js';
+import { deliveryPathOf, environmentSecretAdvice, journalPathOf, listedSubscriptionFor, subscribe, subscribeOnce, watchSecrets, type SecretSet } from '../../webhook/subscriptions.js';
+import { envVariableFor } from '../../secrets/env.js';
+import type { WebhookSubscription, WebhookSubscriptionRequest } from '../../contract/webhook.js';
 
 export interface ListenOptions {
   port: string;
@@ -34,6 +36,8 @@ export interface ListenOptions {
   path: string;
   forwardTo?: string | undefined;
   subscribe?: boolean | undefined;
+  /** With --subscribe: print the subscription's signing secret (needed when no secret store keeps it). */
+  showSecret?: boolean | undefined;
 }
 
 /**
@@ -72,6 +76,12 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
   const forwardUrl = opts.forwardTo === undefined ? undefined : parseForwardUrl(opts.forwardTo);
   const profile = resolveProfileName(f.globals, f.env).value;
 
+  if (opts.showSecret && !opts.subscribe) throw new UsageError('--show-secret goes with --subscribe', { hint: 'add --subscribe, or leave out --show-secret' });
+  // The service shows a new subscription's secret once (CONTRACT §8): with no secret store it
+  // is kept only by the person, so this is refused before anything is bound or created.
+  const nowhereToKeep = Boolean(opts.subscribe) && (await f.secrets()).backend === 'env';
+  const handedIn = envVariableFor(f.env, 'webhook-secret') !== undefined;
+  if (nowhereToKeep && !opts.showSecret && !handedIn) throw noSecretStoreError('the new subscription\'s signing secret could be kept nowhere and would be lost when this listener stops');
   const secrets = await watchSecrets(f);
   if (secrets.current().length === 0 && !opts.subscribe) {
     throw new UsageError(`profile "${profile}" knows no webhook signing secret, so no delivery could be verified`, {
@@ -148,11 +158,15 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
 
   try {
     if (opts.subscribe) {
-      const url = notificationUrlOf(receiver.url, opts.host);
-      const { subscription, reused, forgotten } = await subscribeOnce(f, { name: `svc webhook listen on ${hostname()}`, notificationUrl: url, events: [...KNOWN_WEBHOOK_EVENTS] });
-      secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
-      if (forgotten.length > 0) note(f.io, `forgot ${forgotten.length} subscription${forgotten.length === 1 ? '' : 's'} the service no longer has`);
-      note(f.io, `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${url}`);
+      const request = { name: `svc webhook listen on ${hostname()}`, notificationUrl: notificationUrlOf(receiver.url, opts.host), events: [...KNOWN_WEBHOOK_EVENTS] };
+      if (nowhereToKeep) await subscribeWithoutStore(f, request, secrets, { showSecret: Boolean(opts.showSecret), handedIn });
+      else {
+        const { subscription, reused, forgotten } = await subscribeOnce(f, request);
+        secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
+        if (forgotten.length > 0) note(f.io, `forgot ${forgotten.length} subscription${forgotten.length === 1 ? '' : 's'} the service no longer has`);
+        note(f.io, `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${request.notificationUrl}`);
+        if (opts.showSecret) printSecret(f, subscription);
+      }
     }
     await claim?.describe({ address: receiver.url });
     note(f.io, `listening on ${receiver.url}`);
@@ -199,6 +213,38 @@ function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { sto
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * `--subscribe` with no secret store: with SVC_WEBHOOK_SECRET handed in (a restart), the
+ * subscription the service lists for this URL and events is reused and that variable
+ * verifies its deliveries; otherwise one is created only with --show-secret, and its secret
+ * printed once for the person to keep (as SVC_WEBHOOK_SECRET for the next start).
+ */
+async function subscribeWithoutStore(f: Factory, request: WebhookSubscriptionRequest, secrets: SecretSet, opts: { showSecret: boolean; handedIn: boolean }): Promise<void> {
+  const listed = opts.handedIn ? await listedSubscriptionFor(f, request) : undefined;
+  if (listed) {
+    note(f.io, `reusing subscription ${listed.id} to ${listed.events.join(', ')} at ${request.notificationUrl}; its deliveries are verified with SVC_WEBHOOK_SECRET (no secret store is used)`);
+    return;
+  }
+  if (!opts.showSecret) throw noSecretStoreError(`the service lists no subscription to ${request.notificationUrl} for these events whose secret SVC_WEBHOOK_SECRET could be, and a new one's signing secret could be kept nowhere`);
+  const created = await subscribe(f, request);
+  secrets.add(created.secret, deliveryPathOf(created.notificationUrl));
+  note(f.io, `subscribed ${created.id} to ${created.events.join(', ')} at ${request.notificationUrl}`);
+  note(f.io, `warning: subscription ${created.id}'s signing secret is printed once and kept nowhere: keep it now and start the next \`svc webhook listen --subscribe\` on this URL with it as SVC_WEBHOOK_SECRET; the service never shows it again`);
+  printSecret(f, created);
+}
+
+/** The subscription with its secret on stdout: a `{ "subscription": … }` line under --json, else its ID and the secret on two lines. */
+function printSecret(f: Factory, subscription: WebhookSubscription): void {
+  if (f.io.json) f.io.stdout.write(`${jsonText({ subscription })}\n`);
+  else f.io.stdout.write(`${subscription.id}\n${subscription.secret}\n`);
+}
+
+function noSecretStoreError(why: string): UsageError {
+  return new UsageError(`no secret store is used (credentials come from the environment), so ${why}`, {
+    hint: 'add --show-secret to have it printed once (then keep it, and start the next listener with it as SVC_WEBHOOK_SECRET), set SVC_WEBHOOK_SECRET to the secret of the subscription to this URL, or set SVC_SECRET_STORE=file or keychain to store it',
+  });
 }
 
 /**

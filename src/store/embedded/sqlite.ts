@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/records.js';
 import { AcceptedItems } from '../accepted-part.js';
-import { StoreError } from '../errors.js';
+import { OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -83,6 +83,40 @@ function privateDatabaseFile(path: string): void {
     } catch {
       // Absent: SQLite makes it with the database file's mode when it needs it.
     }
+  }
+}
+
+/** A credit note goes in with its issuer: its receipt's, when the ledger records the receipt (else unknown, NULL). */
+const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record, issuer)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT issuer FROM receipts WHERE service_receipt_id = ?2))`;
+
+/**
+ * As PostgreSQL's: the receipt's lines that issued credit notes and open reservations credit
+ * beyond what was bought, in millionths (QTY_SCALE of the credit-note checks), since SQLite
+ * adds fractional quantities as doubles.
+ */
+const OVER_CREDITED = `
+  WITH taken AS (
+    SELECT original_line, quantity FROM credit_note_lines WHERE parent = ?1
+    UNION ALL
+    SELECT json_extract(l.value, '$.originalLine'), json_extract(l.value, '$.quantity')
+    FROM intents i, json_each(i.reservation, '$.lines') l
+    WHERE i.kind = 'credit-note' AND i.parent = ?1 AND i.state IN ('reserved', 'prepared')
+  )
+  SELECT r.line, r.product_id, r.quantity AS bought, sum(round(t.quantity * 1000000)) / 1000000.0 AS credited
+  FROM taken t JOIN receipt_lines r ON r.receipt = ?1 AND r.line = t.original_line
+  GROUP BY r.line, r.product_id, r.quantity
+  HAVING sum(round(t.quantity * 1000000)) > round(r.quantity * 1000000)
+  ORDER BY r.line`;
+
+/** Runs a document's insert; the database refusing a second document under its number becomes svc's error (exit 7). */
+function refuseSecondDocument(kind: DocumentKind, serviceReceiptId: string, documentNumber: string, insert: () => unknown): void {
+  try {
+    insert();
+  } catch (error) {
+    // "UNIQUE constraint failed: receipts.issuer, receipts.document_number"
+    if (!/UNIQUE constraint failed: \w+\.issuer, \w+\.document_number/.test(messageOf(error))) throw error;
+    throw new SecondDocumentError(kind, serviceReceiptId, { documentNumber }, error);
   }
 }
 
@@ -163,7 +197,11 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       write((): Reserved => {
         const open = openOf('credit-note', subject);
         if (open) return { intent: open, created: false };
-        return { intent: insertIntent(decide(creditsOf(parent))), created: true };
+        const intent = insertIntent(decide(creditsOf(parent)));
+        // The database checks again, on its line columns, before the reservation commits.
+        const over = db.prepare(OVER_CREDITED).all(parent) as { line: number; product_id: string; bought: number; credited: number }[];
+        if (over.length > 0) throw new OverCreditError(parent, subject, over.map((r): OverCreditedLine => ({ line: r.line, productId: r.product_id, bought: r.bought, credited: r.credited })));
+        return { intent, created: true };
       }),
 
     reserveReceipt: (draft) =>
@@ -193,23 +231,26 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
         const intent = getIntent(id);
         if (!intent) throw new StoreError(`intent ${id} is not in the ledger`);
         const { record } = completion;
+        // Recorded already (a re-run) is fine; another document under the same number is refused.
         if (completion.kind === 'receipt') {
-          db.prepare('INSERT OR IGNORE INTO receipts (service_receipt_id, document_number, issued_at, record) VALUES (?, ?, ?, ?)').run(
-            record.serviceReceiptId,
-            completion.record.templateRequest.documentNumber,
-            record.issuedAt,
-            JSON.stringify(record),
+          refuseSecondDocument('receipt', record.serviceReceiptId, completion.record.templateRequest.documentNumber, () =>
+            db.prepare('INSERT INTO receipts (service_receipt_id, document_number, issued_at, record) VALUES (?, ?, ?, ?) ON CONFLICT (service_receipt_id) DO NOTHING').run(
+              record.serviceReceiptId,
+              completion.record.templateRequest.documentNumber,
+              record.issuedAt,
+              JSON.stringify(record),
+            ),
           );
         } else {
-          db.prepare(
-            'INSERT OR IGNORE INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
-          ).run(
-            record.serviceReceiptId,
-            intent.parent ?? null,
-            completion.record.requestId,
-            completion.record.documentNumber,
-            record.issuedAt,
-            JSON.stringify(record),
+          refuseSecondDocument('credit-note', record.serviceReceiptId, completion.record.documentNumber, () =>
+            db.prepare(`${INSERT_CREDIT_NOTE} ON CONFLICT (service_receipt_id) DO NOTHING`).run(
+              record.serviceReceiptId,
+              intent.parent ?? null,
+              completion.record.requestId,
+              completion.record.documentNumber,
+              record.issuedAt,
+              JSON.stringify(record),
+            ),
           );
         }
         db.prepare(`UPDATE intents SET state = 'done', result = ? WHERE id = ?`).run(record.serviceReceiptId, id);
@@ -282,7 +323,8 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
         for (const record of records.receipts) {
           const text = JSON.stringify(record);
           add('receipt', 'receipts', record.serviceReceiptId, text, () =>
-            db.prepare('INSERT INTO receipts (service_receipt_id, document_number, issued_at, record) VALUES (?, ?, ?, ?)').run(
+            // Held back (0 changes) by another receipt under the same number and issuer: a conflict.
+            db.prepare('INSERT OR IGNORE INTO receipts (service_receipt_id, document_number, issued_at, record) VALUES (?, ?, ?, ?)').run(
               record.serviceReceiptId,
               record.templateRequest.documentNumber,
               record.issuedAt,
@@ -293,9 +335,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           add('credit-note', 'credit_notes', record.serviceReceiptId, text, () =>
-            db.prepare(
-              'INSERT OR IGNORE INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES (?, ?, ?, ?, ?, ?)',
-            ).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text).changes > 0,
+            db.prepare(INSERT_CREDIT_NOTE.replace('INSERT', 'INSERT OR IGNORE')).run(record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text).changes > 0,
           );
         }
         if (records.intents !== undefined) Object.assign(result, { carried: 0, intentConflicts: [] });

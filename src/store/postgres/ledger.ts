@@ -10,7 +10,7 @@ import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/recor
 import { AcceptedItems } from '../accepted-part.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
-import { StoreError } from '../errors.js';
+import { OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -21,6 +21,45 @@ import type { Env } from './connection.js';
 import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
+/** A credit note goes in with its issuer: its receipt's, when the ledger records the receipt (else unknown, NULL). */
+const INSERT_CREDIT_NOTE = `INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record, issuer)
+  VALUES ($1, $2, $3, $4, $5, $6, (SELECT issuer FROM svc_receipts WHERE service_receipt_id = $2))`;
+
+/**
+ * The receipt's lines that issued credit notes and open reservations together credit beyond
+ * what was bought, read from the line columns (schema step 5); a receipt this ledger does not
+ * record has no lines here and is checked by the caller alone.
+ */
+const OVER_CREDITED = `
+  WITH taken AS (
+    SELECT original_line, quantity FROM svc_credit_note_lines WHERE parent = $1
+    UNION ALL
+    SELECT (l ->> 'originalLine')::integer, (l ->> 'quantity')::numeric
+    FROM svc_intents i, jsonb_array_elements(i.reservation -> 'lines') AS l
+    WHERE i.kind = 'credit-note' AND i.parent = $1 AND i.state IN ('reserved', 'prepared')
+  )
+  SELECT r.line, r.product_id, r.quantity AS bought, sum(t.quantity) AS credited
+  FROM taken t JOIN svc_receipt_lines r ON r.receipt = $1 AND r.line = t.original_line
+  GROUP BY r.line, r.product_id, r.quantity
+  HAVING sum(t.quantity) > r.quantity
+  ORDER BY r.line`;
+
+/** The unique indexes of one document per number and issuer (schema step 5). */
+const ONE_PER_NUMBER = new Set(['svc_receipts_one_per_number', 'svc_credit_notes_one_per_number']);
+
+/** Runs a document's insert; the database refusing a second document under its number becomes svc's error (exit 7). */
+async function refuseSecondDocument(kind: DocumentKind, serviceReceiptId: string, documentNumber: string, insert: () => Promise<unknown>): Promise<void> {
+  try {
+    await insert();
+  } catch (error) {
+    const { code, constraint, detail } = error as { code?: unknown; constraint?: unknown; detail?: unknown };
+    if (code !== '23505' || typeof constraint !== 'string' || !ONE_PER_NUMBER.has(constraint)) throw error;
+    // "Key (issuer, document_number)=(ACME, R-1) already exists."
+    const suffix = `, ${documentNumber}) already exists.`;
+    const issuer = typeof detail === 'string' && detail.endsWith(suffix) ? detail.slice(detail.indexOf('=(') + 2, -suffix.length) : undefined;
+    throw new SecondDocumentError(kind, serviceReceiptId, { issuer, documentNumber }, error);
+  }
+}
 
 /** `env`: the factory's (what libpq would read); tests that open a ledger directly may leave it to the process's. */
 export async function openPostgresLedger(url: string, opts: LockWaitOptions & { env?: Env } = {}): Promise<LedgerStore> {
@@ -79,7 +118,7 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     return row && intentOf(row);
   };
   const creditNotesOf = async (client: PoolClient, parent: string) =>
-    (await client.query('SELECT record FROM svc_credit_notes WHERE parent = $1 ORDER BY seq', [parent])).rows.map((r: { record: string }) =>
+    (await client.query('SELECT record FROM svc_credit_notes WHERE parent = $1 ORDER BY seq', [parent])).rows.map((r: { record: unknown }) =>
       decode(CreditNoteRecord, r.record, `a credit note of receipt ${parent}`),
     );
   const creditsOf = async (client: PoolClient, parent: string): Promise<ReceiptCredits> => ({
@@ -141,7 +180,11 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         await lockReceipt(client, parent);
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
-        return insertIntent(client, decide(await creditsOf(client, parent)));
+        const reserved = await insertIntent(client, decide(await creditsOf(client, parent)));
+        // The database checks again, on its columns, before the reservation commits.
+        const over = (await client.query(OVER_CREDITED, [parent])).rows as { line: number; product_id: string; bought: string; credited: string }[];
+        if (over.length > 0) throw new OverCreditError(parent, subject, over.map((r): OverCreditedLine => ({ line: r.line, productId: r.product_id, bought: Number(r.bought), credited: Number(r.credited) })));
+        return reserved;
       }),
     reserveReceipt: (draft) =>
       transaction(async (client) => {
@@ -170,15 +213,23 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         const { record } = completion;
         if (completion.kind === 'receipt') {
           await lockReceipt(client, documentLock(intent.subject));
-          await client.query(
-            'INSERT INTO svc_receipts (service_receipt_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT (service_receipt_id) DO NOTHING',
-            [record.serviceReceiptId, completion.record.templateRequest.documentNumber, record.issuedAt, JSON.stringify(record)],
+          await refuseSecondDocument('receipt', record.serviceReceiptId, completion.record.templateRequest.documentNumber, () =>
+            client.query(
+              'INSERT INTO svc_receipts (service_receipt_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT (service_receipt_id) DO NOTHING',
+              [record.serviceReceiptId, completion.record.templateRequest.documentNumber, record.issuedAt, JSON.stringify(record)],
+            ),
           );
         } else {
           if (intent.parent !== undefined) await lockReceipt(client, intent.parent);
-          await client.query(
-            'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (service_receipt_id) DO NOTHING',
-            [record.serviceReceiptId, intent.parent ?? null, completion.record.requestId, completion.record.documentNumber, record.issuedAt, JSON.stringify(record)],
+          await refuseSecondDocument('credit-note', record.serviceReceiptId, completion.record.documentNumber, () =>
+            client.query(`${INSERT_CREDIT_NOTE} ON CONFLICT (service_receipt_id) DO NOTHING`, [
+              record.serviceReceiptId,
+              intent.parent ?? null,
+              completion.record.requestId,
+              completion.record.documentNumber,
+              record.issuedAt,
+              JSON.stringify(record),
+            ]),
           );
         }
         await client.query(`UPDATE svc_intents SET state = 'done', result = $2 WHERE id = $1`, [id, record.serviceReceiptId]);
@@ -192,12 +243,12 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     receipt: (serviceReceiptId) =>
       withClient(async (client) => {
         const { rows } = await client.query('SELECT record FROM svc_receipts WHERE service_receipt_id = $1', [serviceReceiptId]);
-        const row = rows[0] as { record: string } | undefined;
+        const row = rows[0] as { record: unknown } | undefined;
         return row && decode(ReceiptRecord, row.record, `receipt ${serviceReceiptId}`);
       }),
     receipts: () =>
       withClient(async (client) =>
-        (await client.query('SELECT record FROM svc_receipts ORDER BY issued_at DESC, seq DESC')).rows.map((r: { record: string }) => decode(ReceiptRecord, r.record, 'a receipt')),
+        (await client.query('SELECT record FROM svc_receipts ORDER BY issued_at DESC, seq DESC')).rows.map((r: { record: unknown }) => decode(ReceiptRecord, r.record, 'a receipt')),
       ),
     creditNotes: (parent) => withClient((client) => creditNotesOf(client, parent)),
     credits: (parent) => withClient((client) => creditsOf(client, parent)),
@@ -209,7 +260,7 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
             // One statement for the whole poll (not one per item): a queue of thousands is one round trip.
             await client.query(
               `INSERT INTO svc_queue_items (request_id, item, first_seen, last_seen)
-               SELECT DISTINCT ON (r) r, i, $3, $3 FROM unnest($1::text[], $2::text[]) AS t(r, i)
+               SELECT DISTINCT ON (r) r, i::jsonb, $3, $3 FROM unnest($1::text[], $2::text[]) AS t(r, i)
                ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
               [items.map((item) => item.requestId), items.map((item) => JSON.stringify(item)), new Date().toISOString()],
             );
@@ -217,8 +268,8 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     queueItem: (requestId) =>
       withClient(async (client) => {
         const { rows } = await client.query('SELECT item FROM svc_queue_items WHERE request_id = $1', [requestId]);
-        const row = rows[0] as { item: string } | undefined;
-        return row && (JSON.parse(row.item) as QueueItem);
+        const row = rows[0] as { item: QueueItem } | undefined;
+        return row?.item;
       }),
     keepRejection: (requestId, rejection) =>
       withClient(async (client) => {
@@ -228,8 +279,8 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     rejection: (requestId) =>
       withClient(async (client) => {
         const { rows } = await client.query('SELECT rejection FROM svc_queue_items WHERE request_id = $1', [requestId]);
-        const text = (rows[0] as { rejection: string | null } | undefined)?.rejection;
-        return text ? decode(Rejection, text, `the rejection of request ${requestId}`) : undefined;
+        const stored = (rows[0] as { rejection: unknown } | undefined)?.rejection;
+        return stored ? decode(Rejection, stored, `the rejection of request ${requestId}`) : undefined;
       }),
 
     keepAcceptedPart: (part) =>
@@ -261,15 +312,16 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
           if (((await insert()).rowCount ?? 0) > 0) return void result.inserted++;
           const { rows } = await client.query(`SELECT record FROM ${table} WHERE service_receipt_id = $1`, [id]);
           // No row under the ID: another credit note of the same return request is there already.
-          const there = rows[0] as { record: string } | undefined;
-          if (there !== undefined && sameJson(there.record, text)) result.skipped++;
+          const there = rows[0] as { record: unknown } | undefined;
+          if (there !== undefined && sameJson(JSON.stringify(there.record), text)) result.skipped++;
           else result.conflicts.push({ kind, serviceReceiptId: id });
         };
         for (const record of records.receipts) {
           const text = JSON.stringify(record);
           await add('receipt', 'svc_receipts', record.serviceReceiptId, text, () =>
             client.query(
-              'INSERT INTO svc_receipts (service_receipt_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT (service_receipt_id) DO NOTHING',
+              // Any conflict: the same ID, or another receipt under the same number and issuer.
+              'INSERT INTO svc_receipts (service_receipt_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
               [record.serviceReceiptId, record.templateRequest.documentNumber, record.issuedAt, text],
             ),
           );
@@ -280,10 +332,7 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         for (const { parent, record } of records.creditNotes) {
           const text = JSON.stringify(record);
           await add('credit-note', 'svc_credit_notes', record.serviceReceiptId, text, () =>
-            client.query(
-              'INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
-              [record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text],
-            ),
+            client.query(`${INSERT_CREDIT_NOTE} ON CONFLICT DO NOTHING`, [record.serviceReceiptId, parent, record.requestId, record.documentNumber, record.issuedAt, text]),
           );
         }
         if (records.intents !== undefined) Object.assign(result, { carried: 0, intentConflicts: [] });
@@ -312,8 +361,8 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
 
     allRecords: () =>
       withClient(async (client) => ({
-        receipts: (await client.query('SELECT record FROM svc_receipts ORDER BY seq')).rows.map((r: { record: string }) => decode(ReceiptRecord, r.record, 'a receipt')),
-        creditNotes: (await client.query('SELECT parent, record FROM svc_credit_notes ORDER BY seq')).rows.map((r: { parent: string; record: string }) => ({
+        receipts: (await client.query('SELECT record FROM svc_receipts ORDER BY seq')).rows.map((r: { record: unknown }) => decode(ReceiptRecord, r.record, 'a receipt')),
+        creditNotes: (await client.query('SELECT parent, record FROM svc_credit_notes ORDER BY seq')).rows.map((r: { parent: string; record: unknown }) => ({
           parent: r.parent,
           record: decode(CreditNoteRecord, r.record, `a credit note of receipt ${r.parent}`),
         })),

@@ -2,6 +2,7 @@
 // session advisory lock, so several machines starting at once migrate it once; each step is
 // one transaction and only adds, so no migration loses what an older svc wrote.
 import type { PoolClient } from 'pg';
+import { MINOR_EXPONENTS } from '../../crypto/minor-units.js';
 import { StoreError } from '../errors.js';
 
 /** pg_advisory_lock key of the migrations ("svc-migrate" as an int8). */
@@ -79,6 +80,121 @@ export const STEPS: readonly string[] = [
      accepted_at timestamptz NOT NULL DEFAULT now(),
      accepted_by text
    );`,
+  // 5: the schema enforces what matters (see README "The team's database"). Times are
+  // timestamptz and documents jsonb; what the checks read is in columns derived from the
+  // documents (generated, or line tables filled by triggers), so no writer can set them apart;
+  // CHECK constraints hold the invariants, and one document number per issuer and type.
+  // Existing rows are carried: types cast, columns computed, lines expanded, and a second
+  // document under one number recorded before this step is kept, marked, never refused later.
+  `CREATE FUNCTION svc_minor_units(amount numeric, currency text) RETURNS bigint
+     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+     -- As src/crypto/money.ts: ISO 4217 minor units, rounded half away from zero (numeric's round).
+     RETURN round(amount * 10::numeric ^ (CASE
+       WHEN currency IN (${currencies(0)}) THEN 0
+       WHEN currency IN (${currencies(3)}) THEN 3
+       WHEN currency IN (${currencies(4)}) THEN 4
+       ELSE 2 END))::bigint;
+
+   ALTER TABLE svc_receipts
+     ALTER COLUMN issued_at TYPE timestamptz USING issued_at::timestamptz,
+     ALTER COLUMN record TYPE jsonb USING record::jsonb,
+     ADD COLUMN issuer text GENERATED ALWAYS AS (record #>> '{template,accountingSupplierParty,partyIdentification,0,id,value}') STORED,
+     ADD COLUMN currency text NOT NULL GENERATED ALWAYS AS (record #>> '{templateRequest,currency}') STORED,
+     ADD COLUMN total_minor bigint NOT NULL GENERATED ALWAYS AS (svc_minor_units((record #>> '{templateRequest,totalAmount}')::numeric, record #>> '{templateRequest,currency}')) STORED,
+     ADD COLUMN kept_duplicate boolean NOT NULL DEFAULT false,
+     ADD CONSTRAINT svc_receipts_record_id CHECK (record ->> 'serviceReceiptId' = service_receipt_id),
+     ADD CONSTRAINT svc_receipts_document_number CHECK (document_number <> '' AND record #>> '{templateRequest,documentNumber}' = document_number),
+     ADD CONSTRAINT svc_receipts_currency CHECK (currency ~ '^[A-Z]{3}$'),
+     ADD CONSTRAINT svc_receipts_total CHECK (total_minor >= 0);
+   UPDATE svc_receipts r SET kept_duplicate = true
+     WHERE EXISTS (SELECT 1 FROM svc_receipts o WHERE o.issuer = r.issuer AND o.document_number = r.document_number AND o.seq < r.seq);
+   CREATE UNIQUE INDEX svc_receipts_one_per_number ON svc_receipts (issuer, document_number) WHERE NOT kept_duplicate;
+   CREATE INDEX svc_receipts_listed ON svc_receipts (issued_at DESC, seq DESC);
+   CREATE INDEX svc_receipts_customer ON svc_receipts ((record #>> '{lookup,by}'), (record #>> '{lookup,display}'));
+
+   CREATE TABLE svc_receipt_lines (
+     receipt text NOT NULL REFERENCES svc_receipts (service_receipt_id) ON DELETE CASCADE,
+     line integer NOT NULL CHECK (line >= 0),
+     product_id text NOT NULL CHECK (product_id <> ''),
+     quantity numeric NOT NULL CHECK (quantity > 0),
+     total_minor bigint NOT NULL CHECK (total_minor >= 0),
+     PRIMARY KEY (receipt, line)
+   );
+   CREATE FUNCTION svc_receipt_lines_of() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     INSERT INTO svc_receipt_lines (receipt, line, product_id, quantity, total_minor)
+       SELECT NEW.service_receipt_id, p.n - 1, p.v ->> 'identifier', (p.v ->> 'quantity')::numeric, svc_minor_units((p.v ->> 'total')::numeric, NEW.currency)
+       FROM jsonb_array_elements(NEW.record #> '{templateRequest,products}') WITH ORDINALITY AS p(v, n);
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER svc_receipt_lines AFTER INSERT ON svc_receipts FOR EACH ROW EXECUTE FUNCTION svc_receipt_lines_of();
+   INSERT INTO svc_receipt_lines (receipt, line, product_id, quantity, total_minor)
+     SELECT r.service_receipt_id, p.n - 1, p.v ->> 'identifier', (p.v ->> 'quantity')::numeric, svc_minor_units((p.v ->> 'total')::numeric, r.currency)
+     FROM svc_receipts r, jsonb_array_elements(CASE WHEN jsonb_typeof(r.record #> '{templateRequest,products}') = 'array' THEN r.record #> '{templateRequest,products}' ELSE '[]' END) WITH ORDINALITY AS p(v, n);
+
+   ALTER TABLE svc_credit_notes
+     ALTER COLUMN issued_at TYPE timestamptz USING issued_at::timestamptz,
+     ALTER COLUMN record TYPE jsonb USING record::jsonb,
+     ADD COLUMN issuer text,
+     ADD COLUMN currency text NOT NULL GENERATED ALWAYS AS (record #>> '{templateRequest,currency}') STORED,
+     ADD COLUMN total_minor bigint NOT NULL GENERATED ALWAYS AS (svc_minor_units((record #>> '{templateRequest,totalAmount}')::numeric, record #>> '{templateRequest,currency}')) STORED,
+     ADD COLUMN kept_duplicate boolean NOT NULL DEFAULT false,
+     ADD CONSTRAINT svc_credit_notes_record_id CHECK (record ->> 'serviceReceiptId' = service_receipt_id AND record ->> 'requestId' = request_id),
+     ADD CONSTRAINT svc_credit_notes_document_number CHECK (document_number <> '' AND record ->> 'documentNumber' = document_number),
+     ADD CONSTRAINT svc_credit_notes_currency CHECK (currency ~ '^[A-Z]{3}$'),
+     ADD CONSTRAINT svc_credit_notes_total CHECK (total_minor >= 0);
+   -- A credit note is issued by its receipt's issuer (the company the service puts in the template).
+   UPDATE svc_credit_notes c SET issuer = r.issuer FROM svc_receipts r WHERE r.service_receipt_id = c.parent;
+   UPDATE svc_credit_notes c SET kept_duplicate = true
+     WHERE EXISTS (SELECT 1 FROM svc_credit_notes o WHERE o.issuer = c.issuer AND o.document_number = c.document_number AND o.seq < c.seq);
+   CREATE UNIQUE INDEX svc_credit_notes_one_per_number ON svc_credit_notes (issuer, document_number) WHERE NOT kept_duplicate;
+
+   CREATE TABLE svc_credit_note_lines (
+     credit_note text NOT NULL REFERENCES svc_credit_notes (service_receipt_id) ON DELETE CASCADE,
+     line integer NOT NULL CHECK (line >= 0),
+     parent text NOT NULL,
+     request_id text NOT NULL,
+     original_line integer NOT NULL CHECK (original_line >= 0),
+     product_id text NOT NULL CHECK (product_id <> ''),
+     quantity numeric NOT NULL CHECK (quantity > 0),
+     PRIMARY KEY (credit_note, line)
+   );
+   CREATE INDEX svc_credit_note_lines_parent ON svc_credit_note_lines (parent, original_line);
+   CREATE FUNCTION svc_credit_note_lines_of() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     INSERT INTO svc_credit_note_lines (credit_note, line, parent, request_id, original_line, product_id, quantity)
+       SELECT NEW.service_receipt_id, l.n - 1, NEW.parent, NEW.request_id, (l.v ->> 'originalLine')::integer, l.v ->> 'productId', (l.v ->> 'quantity')::numeric
+       FROM jsonb_array_elements(NEW.record -> 'lines') WITH ORDINALITY AS l(v, n);
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER svc_credit_note_lines AFTER INSERT ON svc_credit_notes FOR EACH ROW EXECUTE FUNCTION svc_credit_note_lines_of();
+   INSERT INTO svc_credit_note_lines (credit_note, line, parent, request_id, original_line, product_id, quantity)
+     SELECT c.service_receipt_id, l.n - 1, c.parent, c.request_id, (l.v ->> 'originalLine')::integer, l.v ->> 'productId', (l.v ->> 'quantity')::numeric
+     FROM svc_credit_notes c, jsonb_array_elements(CASE WHEN jsonb_typeof(c.record -> 'lines') = 'array' THEN c.record -> 'lines' ELSE '[]' END) WITH ORDINALITY AS l(v, n);
+
+   ALTER TABLE svc_intents
+     ALTER COLUMN created_at TYPE timestamptz USING created_at::timestamptz,
+     ALTER COLUMN reservation TYPE jsonb USING reservation::jsonb,
+     ALTER COLUMN context TYPE jsonb USING context::jsonb,
+     ADD CONSTRAINT svc_intents_kind CHECK (kind IN ('receipt', 'credit-note')),
+     ADD CONSTRAINT svc_intents_state CHECK (state IN ('reserved', 'prepared', 'done', 'abandoned')),
+     ADD CONSTRAINT svc_intents_prepared CHECK (state <> 'prepared' OR (body IS NOT NULL AND idempotency_key IS NOT NULL)),
+     ADD CONSTRAINT svc_intents_credit_note CHECK (kind <> 'credit-note' OR (parent IS NOT NULL AND reservation IS NOT NULL)),
+     ADD CONSTRAINT svc_intents_document_number CHECK (document_number <> '' AND subject <> '');
+
+   ALTER TABLE svc_queue_items
+     ALTER COLUMN item TYPE jsonb USING item::jsonb,
+     ALTER COLUMN rejection TYPE jsonb USING rejection::jsonb,
+     ALTER COLUMN first_seen TYPE timestamptz USING first_seen::timestamptz,
+     ALTER COLUMN last_seen TYPE timestamptz USING last_seen::timestamptz,
+     ADD COLUMN service_receipt_id text GENERATED ALWAYS AS (item ->> 'serviceReceiptId') STORED,
+     ADD CONSTRAINT svc_queue_items_request CHECK (item ->> 'requestId' = request_id);
+   CREATE INDEX svc_queue_items_receipt ON svc_queue_items (service_receipt_id);
+
+   ALTER TABLE svc_webhook_deliveries
+     ALTER COLUMN received_at TYPE timestamptz USING received_at::timestamptz,
+     ALTER COLUMN processed_at TYPE timestamptz USING processed_at::timestamptz,
+     ALTER COLUMN headers TYPE jsonb USING headers::jsonb;`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = STEPS.length;
@@ -89,7 +205,13 @@ export const STEP_NAMES: readonly string[] = [
   'the webhook journal shared by every listener',
   'rejection reasons kept with their requests',
   'one credit note per return request (enforced); the accepted parts of requests; the journal listed by time',
+  'times as timestamptz, documents as jsonb, amounts and lines in columns, constraints (one document per number and issuer), listing indexes',
 ];
+
+/** The ISO 4217 currencies of `exponent` minor digits (src/crypto/money.ts), quoted for SQL. */
+function currencies(exponent: number): string {
+  return Object.entries(MINOR_EXPONENTS).flatMap(([code, e]) => (e === exponent ? [`'${code}'`] : [])).join(', ');
+}
 
 /** A database a newer svc migrated: this one would ignore what it added (an accepted part, a constraint). */
 export class NewerSchemaError extends StoreError {}

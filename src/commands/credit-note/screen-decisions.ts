@@ -1,0 +1,67 @@
+// The queue screen's decisions (src/queue-screen/screen.ts) are the single commands' own
+// runs: `show`, `accept` (whole, or in part with the part asked and recorded), `reject`
+// (a reason asked, then its confirmation naming each document), `issue --complete` (its
+// preview and confirmation, its ledger intent and Idempotency-Key) and `complete`. Each runs
+// with the screen's streams, its stdout also kept, for the screen's status line.
+import { Writable } from 'node:stream';
+import { reasonProblem } from '../../credit-notes/rejection.js';
+import type { Factory } from '../../factory.js';
+import { oneLine } from '../../io/output.js';
+import type { IOStreams } from '../../io/streams.js';
+import type { Decisions } from '../../queue-screen/screen.js';
+import { run as issue } from './issue.js';
+import { run as show } from './show.js';
+import { accept, complete, confirmAccept, reject } from './status.js';
+
+export function screenDecisions(f: Factory): Decisions {
+  /** `f`, with stdout written through and kept: the lines a command printed are its result. */
+  const teed = () => {
+    let text = '';
+    const stdout = new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        text += String(chunk);
+        f.io.stdout.write(chunk, done);
+      },
+    });
+    const g = withIo(f, { ...f.io, stdout });
+    return { g, result: () => text.split('\n').map(oneLine).filter((l) => l.trim() !== '').join(' · ') };
+  };
+  const run = async (act: (g: Factory) => Promise<void>) => {
+    const { g, result } = teed();
+    await act(g);
+    return result();
+  };
+  return {
+    async show(requestId, columns) {
+      let text = '';
+      const sink = new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          text += String(chunk);
+          done();
+        },
+      });
+      // As `show` prints it on a terminal of the screen's width (wrapped to it), without colour.
+      await show({ requestId, reveal: false }, withIo(f, { ...f.io, stdout: sink, stderr: sink, stdoutIsTTY: true, color: false, stdoutColor: false, columns }));
+      return text;
+    },
+    accept: (requestIds) =>
+      run(async (g) => {
+        if (requestIds.length > 1) await confirmAccept(g, requestIds);
+        await accept.run({ requestIds, partial: false }, g);
+      }),
+    acceptPart: (requestId) => run((g) => accept.run({ requestIds: [requestId], partial: true }, g)),
+    reject: (requestIds) =>
+      run(async (g) => {
+        const which = requestIds.length === 1 ? 'it' : `these ${requestIds.length}`;
+        const reason = await g.prompter().input({ message: `Why reject ${which}? (kept on this machine only)`, flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
+        await reject.run({ requestIds, reason }, g);
+      }),
+    issue: (requestId) => run((g) => issue({ requestId, complete: true }, g)),
+    complete: (requestId) => run((g) => complete.run({ requestIds: [requestId] }, g)),
+  };
+}
+
+/** The factory with other streams; everything else (the ledger, the API clients, the prompter on the terminal) shared. */
+function withIo(f: Factory, io: IOStreams): Factory {
+  return Object.create(f, { io: { value: io } }) as Factory;
+}

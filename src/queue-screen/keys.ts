@@ -1,0 +1,50 @@
+// The queue screen's keys: what `?` shows, what the hint line offers for the selected
+// request, and which decision each key is. A decision key is offered only where the moves
+// table (src/credit-notes/moves.ts) lets its verb move the request's status.
+import { movableStatuses, verbCanMove, type QueueVerb } from '../credit-notes/moves.js';
+
+export type DecisionKey = 'a' | 'p' | 'r' | 'i' | 'c';
+
+export const DECISIONS: Readonly<Record<DecisionKey, { verb: QueueVerb; name: string; bulk: boolean }>> = {
+  a: { verb: 'accept', name: 'accept', bulk: true },
+  p: { verb: 'accept-part', name: 'accept part', bulk: false },
+  r: { verb: 'reject', name: 'reject', bulk: true },
+  i: { verb: 'issue', name: 'issue', bulk: false },
+  c: { verb: 'complete', name: 'complete', bulk: false },
+};
+
+export function isDecisionKey(key: string): key is DecisionKey {
+  return Object.hasOwn(DECISIONS, key);
+}
+
+/** The decision keys a request in `status` can take, in the order the hint line shows them. */
+export function decisionsFor(status: string): DecisionKey[] {
+  return (Object.keys(DECISIONS) as DecisionKey[]).filter((k) => verbCanMove(DECISIONS[k].verb, status));
+}
+
+/** Why `key` cannot act on a request in `status` ("… is REJECTED; accept moves PENDING"), or undefined when it can. */
+export function refusal(key: DecisionKey, status: string, label: string): string | undefined {
+  const { verb, name } = DECISIONS[key];
+  if (verbCanMove(verb, status)) return undefined;
+  const from = movableStatuses(verb);
+  const then = key === 'i' && status === 'PENDING' ? ': accept it first (a, or p for a part)' : '';
+  return `cannot ${name} ${label}: it is ${status}; ${name} moves ${from.length > 0 ? from.join(' or ') : 'none'}${then}`;
+}
+
+/** What `?` shows: every key, one line each. */
+export const KEY_HELP: readonly (readonly [string, string])[] = [
+  ['↑ k  ↓ j', 'move the cursor'],
+  ['PgUp PgDn', 'a page up or down'],
+  ['Home g  End G', 'the first or the last request'],
+  ['/', 'filter: type to narrow the rows; Enter keeps it, Esc clears it'],
+  ['Enter', 'show the selected request (as `credit-note show`); q or Esc back'],
+  ['space', 'mark or unmark the selected request, for a bulk accept or reject'],
+  ['a', 'accept (the marked requests, else the selected one)'],
+  ['p', 'accept in part: asks the part, recorded as `accept --item` does'],
+  ['r', 'reject, with a reason (the marked, else the selected; asks first, naming each)'],
+  ['i', 'issue the credit note and complete the request (preview, asks first)'],
+  ['c', 'complete without a credit note (asks first)'],
+  ['?', 'these keys'],
+  ['Esc', 'clear the filter, then the marks, else leave'],
+  ['q  Ctrl-C', 'leave'],
+];

@@ -1,0 +1,152 @@
+// The queue screen on fake terminal streams (stdin with raw mode, stdout with a size that
+// changes): keys move the cursor, mark, filter and show; decision keys call the injected
+// decisions (the single commands' code) with the selected or marked requests, or say on the
+// status line why they do not; a resize draws every line within the new width; q gives the
+// terminal back (raw mode off, the normal screen).
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Column } from '../../src/io/output.js';
+import type { IOStreams } from '../../src/io/streams.js';
+import { displayWidth } from '../../src/io/width.js';
+import { runQueueScreen, type Decisions, type QueueRow } from '../../src/queue-screen/screen.js';
+
+type Row = QueueRow & { note: string };
+
+function fakeTerminal(columns: number, rows: number) {
+  let written = '';
+  const stdout = Object.assign(
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        written += String(chunk);
+        done();
+      },
+    }),
+    { columns, rows, isTTY: true },
+  );
+  const stdin = Object.assign(new PassThrough(), {
+    isTTY: true,
+    isRaw: false,
+    setRawMode(raw: boolean) {
+      stdin.isRaw = raw;
+      return stdin;
+    },
+  });
+  const io: IOStreams = { stdin, stdout, stderr: new PassThrough(), stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true, color: false, noInput: false, json: false, columns, redraw: true };
+  /** The last frame drawn, as lines of text. */
+  const screen = () => (written.split('\x1b[H').at(-1) ?? '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').split('\r\n');
+  return { io, stdin, stdout, screen, written: () => written };
+}
+
+async function until(what: () => boolean, label: string, screen: () => string[]): Promise<void> {
+  for (const deadline = Date.now() + 3000; !what(); ) {
+    if (Date.now() > deadline) throw new Error(`${label} never showed:\n${screen().join('\n')}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function queue(rows: Row[], opts: { canDecide?: boolean } = {}) {
+  const calls: [string, string[]][] = [];
+  const move = (ids: string[], status: string) => {
+    calls.push([status, ids]);
+    for (const r of rows) if (ids.includes(r.requestId)) r.status = status;
+    return ids.map((id) => `${id} ${status}`).join(' · ');
+  };
+  const decisions: Decisions = {
+    show: async (id, columns) => `request  ${id}\nwidth    ${columns}\n${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n')}\n`,
+    accept: async (ids) => move(ids, 'ACCEPTED'),
+    acceptPart: async (id) => move([id], 'PARTIALLY_ACCEPTED'),
+    reject: async (ids) => move(ids, 'REJECTED'),
+    issue: async (id) => move([id], 'COMPLETED'),
+    complete: async (id) => move([id], 'COMPLETED'),
+  };
+  const columns: Column<Row>[] = [
+    { header: 'REQUEST ID', value: (r) => r.requestId, id: true },
+    { header: 'STATUS', value: (r) => r.status },
+    { header: 'NOTE', value: (r) => r.note, flex: true },
+  ];
+  const term = fakeTerminal(120, 12);
+  const stop = new AbortController();
+  const done = runQueueScreen<Row>({
+    io: term.io,
+    fetch: async () => ({ rows: rows.map((r) => ({ ...r })), footer: `${rows.length} requests`, changed: () => false }),
+    columns: () => columns,
+    intervalMs: 60_000,
+    clockTime: () => '12:00:00 UTC',
+    signal: stop.signal,
+    decisions,
+    canDecide: opts.canDecide ?? true,
+  });
+  const cursorRow = () => term.screen().find((l) => l.startsWith('>'));
+  const status = () => term.screen().at(-1) ?? '';
+  return { term, calls, done, cursorRow, status, keys: (text: string) => term.stdin.write(text) };
+}
+
+const rows = (): Row[] => [
+  { requestId: 'aaaaaaaa-1', status: 'PENDING', note: 'a long note about a broken lid that goes on and on and on for many columns' },
+  { requestId: 'bbbbbbbb-2', status: 'PENDING', note: 'milk' },
+  { requestId: 'cccccccc-3', status: 'ACCEPTED', note: 'bread' },
+];
+
+describe('the queue screen', () => {
+  it('moves the cursor, accepts the selected request through the decisions, and gives the terminal back on q', async () => {
+    const q = queue(rows());
+    await until(() => q.cursorRow()?.includes('aaaaaaaa') === true, 'the cursor on the first row', q.term.screen);
+    expect(q.term.stdin.isRaw).toBe(true);
+    expect(q.status()).toBe('a accept · p accept part · r reject · space mark · / filter · Enter show · ? keys · q leave');
+    q.keys('j');
+    await until(() => q.cursorRow()?.includes('bbbbbbbb') === true, 'j', q.term.screen);
+    q.keys('a');
+    await until(() => q.status() === 'bbbbbbbb-2 ACCEPTED', 'the result on the status line', q.term.screen);
+    await until(() => q.cursorRow()?.includes('ACCEPTED') === true, 'the row refreshed', q.term.screen);
+    expect(q.calls).toEqual([['ACCEPTED', ['bbbbbbbb-2']]]);
+    q.keys('q');
+    await q.done;
+    expect(q.term.stdin.isRaw).toBe(false);
+    expect(q.term.written().endsWith('\x1b[?25h\x1b[?1049l')).toBe(true);
+  });
+
+  it('refuses a move the status does not allow, and p, i, c on several marked requests, saying why; r takes the marked ones', async () => {
+    const q = queue(rows());
+    await until(() => q.cursorRow() !== undefined, 'the list', q.term.screen);
+    q.keys('i');
+    await until(() => q.status().startsWith('cannot issue aaaaaaaa: it is PENDING; issue moves ACCEPTED or PARTIALLY_ACCEPTED'), 'i refused', q.term.screen);
+    q.keys('  ');
+    await until(() => q.term.screen().filter((l) => l.startsWith(' *') || l.startsWith('>*')).length === 2, 'two marked', q.term.screen);
+    q.keys('p');
+    await until(() => q.status().startsWith('accept part acts on one request'), 'p on two refused', q.term.screen);
+    q.keys('r');
+    await until(() => q.status() === 'aaaaaaaa-1 REJECTED · bbbbbbbb-2 REJECTED', 'both rejected', q.term.screen);
+    expect(q.calls).toEqual([['REJECTED', ['aaaaaaaa-1', 'bbbbbbbb-2']]]);
+    q.keys('\x1b[F');
+    await until(() => q.cursorRow()?.includes('cccccccc') === true, 'End', q.term.screen);
+    q.keys('a');
+    await until(() => q.status() === 'cannot accept cccccccc: it is ACCEPTED; accept moves PENDING', 'a on ACCEPTED refused', q.term.screen);
+    q.keys('q');
+    await q.done;
+    expect(q.calls).toHaveLength(1);
+  });
+
+  it('filters with / (Esc clears), shows with Enter (scrolled, q back), fits every line to a new width, and with prompts off decides nothing', async () => {
+    const q = queue(rows(), { canDecide: false });
+    await until(() => q.cursorRow() !== undefined, 'the list', q.term.screen);
+    q.keys('/BREAD');
+    await until(() => q.term.screen().filter((l) => l.includes('-')).length === 1 && q.cursorRow()?.includes('cccccccc') === true, 'the filter', q.term.screen);
+    q.keys('\x1b');
+    await until(() => q.term.screen().some((l) => l.includes('aaaaaaaa')), 'the filter cleared', q.term.screen);
+    q.keys('\r');
+    await until(() => q.term.screen()[0] === 'request  cccccccc-3', 'the request shown', q.term.screen);
+    expect(q.status()).toMatch(/lines 1–11 of 32 · ↑↓ PgUp PgDn scroll · q or Esc: back to the list$/);
+    q.keys('\x1b[6~');
+    await until(() => q.term.screen()[0] === 'line 9', 'a page down', q.term.screen);
+    q.keys('q');
+    await until(() => q.cursorRow() !== undefined, 'the list again', q.term.screen);
+    Object.assign(q.term.stdout, { columns: 40 });
+    q.term.stdout.emit('resize');
+    await until(() => q.term.screen().every((l) => displayWidth(l) <= 40) && q.term.screen().some((l) => l.endsWith('…')), 'the list at 40 columns', q.term.screen);
+    q.keys('a');
+    await until(() => q.status().startsWith('decisions ask questions, and prompts ar'), 'no decision', q.term.screen);
+    q.keys('q');
+    await q.done;
+    expect(q.calls).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { Argument, type Command } from 'commander';
 import { OPERATION_PATHS } from '../../contract/operation-paths.js';
-import { collect } from '../../completion/repeatable.js';
+import { collect } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
 import { GRANT_FLAG_HELP } from '../grant-flag.js';
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { SETTABLE_STATUSES } from '../../completion/values.js';
-import { collect } from '../../completion/repeatable.js';
+import { collect, SETTABLE_STATUSES } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
 import { fanOutOptions, grantOption } from '../grant-flag.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { collect } from '../../completion/repeatable.js';
+import { collect } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
 import { wrappedHelpText } from '../../help/layout.js';
 

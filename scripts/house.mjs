@@ -29,6 +29,7 @@ export const FLOORS = [
   { rooms: ['factory'], why: 'the lazy getters that tie the rooms below together for every room above' },
   { rooms: ['auth', 'grants', 'keys', 'help', 'completion'], why: 'sessions, tokens and Grants; the merchant keys; help and the completion cache: what the domain asks of the factory' },
   { rooms: ['receipts', 'credit-notes', 'webhook'], why: 'the domain: what a verb does' },
+  { rooms: ['queue-screen'], why: 'the interactive queue: one screen built from parts, dispatching keys to what the single commands call' },
   { rooms: ['sandbox'], why: 'the local service, built on the contract, the state layer and the webhook signature' },
   { rooms: ['commands'], why: 'one verb per file: a thin shell of options, prompts and output' },
   { rooms: ['root'], why: 'the command tree: each verb lazily imported' },

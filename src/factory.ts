@@ -129,8 +129,8 @@ export function createFactory(parts: FactoryParts): Factory {
   const ledger = once(async () => {
     if (parts.ledger) return parts.ledger;
     ledgerMade = true;
-    const { openLedger } = await import('./store/open.js');
-    return openLedger(f);
+    const [{ openLedger }, { databaseUrlOf, profileDir }] = await Promise.all([import('./store/open.js'), import('./config/profile-dir.js')]);
+    return openLedger({ databaseUrl: await databaseUrlOf(f), stateDir: paths().stateDir, profileDir: profileDir(f), env, io: io() });
   });
   const prompter = once(() => createPrompter(io()));
   let ledgerMade = false;

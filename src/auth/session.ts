@@ -13,7 +13,7 @@ import { authSecrets, clientCredentials, type ClientCredentials } from './creden
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { authIndex, knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
-import { pathSegment } from '../io/private-file.js';
+import { pathSegment } from '../store/private-file.js';
 import type { TokenFile } from '../store/token-file.js';
 import { grantEntries, selectGrant } from './grant-select.js';
 

@@ -11,7 +11,7 @@ import { rememberedRequests } from '../completion/cache.js';
 import { slotValues, type LiveSource } from '../completion/values.js';
 import { verbCanMove, type QueueVerb } from '../credit-notes/moves.js';
 import type { Factory } from '../factory.js';
-import { profileStateDir } from '../io/private-file.js';
+import { profileStateDir } from '../config/profile-dir.js';
 
 export interface CompleteOptions {
   words: string[];
@@ -83,7 +83,7 @@ async function requestIds(f: Factory, path: string): Promise<readonly string[]> 
  * a tab (zsh and fish show it; bash drops it). Nothing from a team's database (a network call).
  */
 async function receiptIds(f: Factory): Promise<readonly string[]> {
-  const { databaseUrlOf, profileDir } = await import('../store/open.js');
+  const { databaseUrlOf, profileDir } = await import('../config/profile-dir.js');
   if ((await databaseUrlOf(f)) !== undefined) return [];
   if (!existsSync(join(profileDir(f), 'ledger.db'))) return [];
   const ledger = await f.ledger();

@@ -26,8 +26,3 @@ export function globalsOf(cmd: Command): GlobalOptions {
     ...(typeof o.grant === 'string' ? { grant: o.grant } : {}),
   };
 }
-
-/** Collects repeated flags (`--item a --item b`) into an array. */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}

@@ -7,7 +7,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Factory } from '../factory.js';
-import { privateDir, profileStateDir } from '../io/private-file.js';
+import { privateDir } from '../store/private-file.js';
+import { profileStateDir } from '../config/profile-dir.js';
 
 const REQUEST_IDS = 'request-ids';
 

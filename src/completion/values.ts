@@ -5,6 +5,14 @@
 // fixed lists equal to the contract's enums, which are not imported here to keep
 // `svc __complete` light.
 
+/**
+ * Collects a repeatable flag (`--item a --item b`) into an array: the command definitions give
+ * it to each flag that may be repeated, and tree.ts knows a flag repeats by it.
+ */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 export type LiveSource = 'profiles' | 'grants' | 'request-ids' | 'receipt-ids' | 'event-ids' | 'subscription-ids';
 
 export interface SlotValues {

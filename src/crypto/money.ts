@@ -3,7 +3,16 @@
 // the number's shortest decimal spelling, so binary noise (1.005 is stored as
 // 1.00499999999999989…) never decides a rounding.
 
-import { MINOR_EXPONENTS as EXPONENT } from './minor-units.js';
+/**
+ * ISO 4217 currencies whose minor unit is not the hundredth; every other has 2. The shared
+ * database's amount columns (src/store/postgres/schema.ts) read the same table.
+ */
+export const MINOR_EXPONENTS: Readonly<Record<string, number>> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0,
+  UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  CLF: 4, UYW: 4,
+};
 
 /**
  * Largest magnitude handled, in minor units (10 trillion EUR). Above it a double has too few
@@ -13,7 +22,7 @@ export const MAX_MINOR_UNITS = 1e15;
 
 /** Number of decimal places of the currency's minor unit (2 unless ISO 4217 says otherwise). */
 export function minorUnitExponent(currency: string): number {
-  return EXPONENT[currency.toUpperCase()] ?? 2;
+  return MINOR_EXPONENTS[currency.toUpperCase()] ?? 2;
 }
 
 /** `amount` in integer minor units of `currency`, rounded half away from zero. */

@@ -1,12 +1,12 @@
 // The company an ID belongs to, for the verbs that act on a request or a receipt by ID:
 // `--grant` when given, else the Grant it was found under (a poll over several companies, a
-// receipt sent with --grant or a batch line's "grant": src/store/found-under.ts), else
+// receipt sent with --grant or a batch line's "grant": found-under.ts), else
 // SVC_GRANT_ID and the profile's default.
 import type { Caller } from '../api/caller.js';
 import { writeReceiptsCaller } from '../auth/caller.js';
 import { knownIds, readAuthorizations } from '../auth/profile.js';
 import type { Factory } from '../factory.js';
-import { foundUnder, rememberFoundUnder, type FoundKind } from '../store/found-under.js';
+import { foundUnder, rememberFoundUnder, type FoundKind } from './found-under.js';
 
 export async function callerForFound(f: Factory, kind: FoundKind, ids: readonly string[]): Promise<Caller> {
   return writeReceiptsCaller(f, await grantOfFound(f, kind, ids));

@@ -4,8 +4,12 @@
 import { readFile } from 'node:fs/promises';
 import { jsonInputProblem } from '../contract/json-limits.js';
 import { UsageError, ValidationError } from '../errors.js';
-import type { Factory } from '../factory.js';
-import { note } from './streams.js';
+import { note, type IOStreams } from './streams.js';
+
+/** What reading an input needs of the factory: its streams (stdin for `-`, stderr for the hint). */
+interface Reader {
+  readonly io: IOStreams;
+}
 
 /** How messages name an input path: `-` is standard input. */
 export function inputName(path: string): string {
@@ -13,7 +17,7 @@ export function inputName(path: string): string {
 }
 
 /** Reads and parses a JSON file, or standard input for `-`; the value is for the caller's schema. */
-export async function readJsonInput(path: string, f: Factory): Promise<unknown> {
+export async function readJsonInput(path: string, f: Reader): Promise<unknown> {
   const name = inputName(path);
   const raw = path === '-' ? await readStdin(f) : await readPath(path);
   // Editors on Windows save UTF-8 with a byte order mark, which JSON.parse refuses.
@@ -35,7 +39,7 @@ export async function readJsonInput(path: string, f: Factory): Promise<unknown> 
 }
 
 /** The exact bytes of a file, or of standard input for `-` (a signed body, say). */
-export async function readBytesInput(path: string, f: Factory): Promise<Buffer> {
+export async function readBytesInput(path: string, f: Reader): Promise<Buffer> {
   if (path !== '-') return readPath(path, null);
   if (f.io.stdinIsTTY) note(f.io, 'reading standard input (end it with Ctrl-D)');
   return stdinBytes(f);
@@ -60,12 +64,12 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
   EPERM: 'permission denied',
 };
 
-async function readStdin(f: Factory): Promise<string> {
+async function readStdin(f: Reader): Promise<string> {
   if (f.io.stdinIsTTY) note(f.io, 'reading JSON from standard input (end it with Ctrl-D)');
   return (await stdinBytes(f)).toString('utf8');
 }
 
-async function stdinBytes(f: Factory): Promise<Buffer> {
+async function stdinBytes(f: Reader): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of f.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks);

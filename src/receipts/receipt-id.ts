@@ -22,7 +22,7 @@ export async function resolveReceiptId(f: Factory, given: string): Promise<strin
 
 /** This profile's receipt records, newest first; none when it has no ledger yet. */
 export async function knownReceipts(f: Factory): Promise<ReceiptRecord[]> {
-  const { databaseUrlOf, profileDir } = await import('../store/open.js');
+  const { databaseUrlOf, profileDir } = await import('../config/profile-dir.js');
   if ((await databaseUrlOf(f)) === undefined && !existsSync(join(profileDir(f), 'ledger.db'))) return [];
   return (await f.ledger()).receipts();
 }

@@ -16,7 +16,7 @@ import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { ConflictError, SvcError, UsageError } from '../errors.js';
-import { fsErrorCode, privateDir, replacePrivateFile } from '../io/private-file.js';
+import { fsErrorCode, privateDir, replacePrivateFile } from '../store/private-file.js';
 import { describeHolder, tryLock, type HeldLock } from '../store/lock.js';
 import type { SandboxClock } from './clock.js';
 import type { Fixture } from './fixture.js';

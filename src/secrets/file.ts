@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SecretStoreError } from '../errors.js';
-import { fsErrorCode, privateDir, replacePrivateFile } from '../io/private-file.js';
+import { fsErrorCode, privateDir, replacePrivateFile } from '../store/private-file.js';
 import { note, type IOStreams } from '../io/streams.js';
 import { withLock } from '../store/lock.js';
 import type { SecretStore } from './store.js';

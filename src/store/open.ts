@@ -2,46 +2,39 @@
 // or the profile's `database-url`), else the profile's embedded SQLite database. Each engine
 // (libsql, pg) is loaded only here, only when a command first needs the ledger.
 import { join } from 'node:path';
-import { resolveProfileName, resolveProfileSettings } from '../config/settings.js';
-import type { Factory } from '../factory.js';
-import { pathSegment, privateDir } from '../io/private-file.js';
-import { note } from '../io/streams.js';
+import { note, type IOStreams } from '../io/streams.js';
+import { privateDir } from './private-file.js';
 import { importLegacyFiles } from './embedded/legacy-files.js';
-import { checkDatabaseUrl, refuseStoredPassword } from './database-url.js';
 import type { LedgerStore } from './ledger.js';
 import { counted } from '../io/plural.js';
 
-/** <stateDir>/<profile>: the profile's own state (the embedded ledger, the webhook journal). */
-export function profileDir(f: Factory): string {
-  return join(f.paths.stateDir, pathSegment(resolveProfileName(f.globals, f.env).value, 'profile name'));
+/** Where the profile's ledger is (config/profile-dir.ts says, for the factory), and where to say what opening it does. */
+export interface LedgerPlace {
+  /** The database URL in force, checked; undefined: the embedded ledger in profileDir. */
+  databaseUrl: string | undefined;
+  stateDir: string;
+  /** <stateDir>/<profile>. */
+  profileDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+  io: IOStreams;
 }
 
-/** The database URL in force (SVC_DATABASE_URL > the profile's database-url), checked; undefined: the embedded ledger. */
-export async function databaseUrlOf(f: Factory): Promise<string | undefined> {
-  const setting = resolveProfileSettings({ flags: f.globals, env: f.env, config: await f.config() }).databaseUrl;
-  if (!setting) return undefined;
-  if (setting.source === 'env') return checkDatabaseUrl(setting.value, 'SVC_DATABASE_URL');
-  // A config.json edited by hand is held to what `config set` accepts.
-  return refuseStoredPassword(checkDatabaseUrl(setting.value, 'database-url'), 'database-url');
-}
-
-export async function openLedger(f: Factory): Promise<LedgerStore> {
-  const url = await databaseUrlOf(f);
+export async function openLedger(place: LedgerPlace): Promise<LedgerStore> {
+  const { databaseUrl: url, profileDir: dir, io } = place;
   if (url !== undefined) {
     const { openPostgresLedger } = await import('./postgres/ledger.js');
-    return openPostgresLedger(url, { env: f.env, onWait: (text) => note(f.io, text) });
+    return openPostgresLedger(url, { env: place.env, onWait: (text) => note(io, text) });
   }
-  const dir = profileDir(f);
-  await privateDir(f.paths.stateDir);
+  await privateDir(place.stateDir);
   await privateDir(dir);
   const path = join(dir, 'ledger.db');
   const { openSqliteLedger } = await import('./embedded/sqlite.js');
   const store = await openSqliteLedger(path, {
-    onWait: () => note(f.io, `waiting for another svc process to finish writing the ledger ${path}`),
+    onWait: () => note(io, `waiting for another svc process to finish writing the ledger ${path}`),
   });
   try {
     const imported = await importLegacyFiles(store, dir);
-    if (imported > 0) note(f.io, `moved ${counted(imported, 'local record')} from JSON files into ${path}`);
+    if (imported > 0) note(io, `moved ${counted(imported, 'local record')} from JSON files into ${path}`);
   } catch (error) {
     await store.close();
     throw error;

@@ -7,7 +7,7 @@
 // Long-lived secrets (client secret, refresh tokens, private keys) stay in the secret store.
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsErrorCode, privateDir } from '../io/private-file.js';
+import { fsErrorCode, privateDir } from './private-file.js';
 import { openDatabase, type Database } from './embedded/sqlite.js';
 import { StoreError } from './errors.js';
 

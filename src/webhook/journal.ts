@@ -19,7 +19,7 @@ import * as z from 'zod';
 import type { Clock } from '../clock.js';
 import { NonEmptyString, Sha256Hex } from '../contract/common.js';
 import { bodyId } from '../crypto/hash.js';
-import { fsErrorCode, privateDir, writePrivateFile } from '../io/private-file.js';
+import { fsErrorCode, privateDir, writePrivateFile } from '../store/private-file.js';
 
 /** CONTRACT.md §3 retries stop long before this; older processed entries may be compacted away. */
 export const JOURNAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebhookSubscriptionRequest } from '../contract/webhook.js';
 import type { Factory } from '../factory.js';
-import { privateDir, profileStateDir, replacePrivateFile } from '../io/private-file.js';
+import { privateDir, replacePrivateFile } from '../store/private-file.js';
+import { profileStateDir } from '../config/profile-dir.js';
 import { withLock } from '../store/lock.js';
 
 const FILE = 'subscribe-intents.json';

@@ -18,7 +18,8 @@ import type { WebhookSubscription, WebhookSubscriptionRequest } from '../contrac
 import { ApiError, SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { matchPrefix } from '../ids/prefix.js';
-import { fsErrorCode, pathSegment, profileStateDir, writePrivateFile } from '../io/private-file.js';
+import { fsErrorCode, pathSegment, writePrivateFile } from '../store/private-file.js';
+import { profileStateDir } from '../config/profile-dir.js';
 import { resolveProfileName } from '../config/settings.js';
 import { envVariableFor } from '../secrets/env.js';
 

@@ -14,7 +14,7 @@ import { keyFingerprint } from '../../src/crypto/keys.js';
 import { ExitCode, NotFoundError, UsageError, ValidationError } from '../../src/errors.js';
 import { injectCustomer } from '../../src/receipts/document.js';
 import { loadReceiptRecord } from '../../src/receipts/records.js';
-import { profileDir } from '../../src/store/open.js';
+import { profileDir } from '../../src/config/profile-dir.js';
 import {
   ALICE,
   COMPANY_ID,

@@ -1,7 +1,7 @@
 // A small tree with what the generators must handle and the real tree does not use (yet):
 // hidden commands and flags, choices of flags and arguments, repeatable and file values.
 import { Argument, Command, Option } from 'commander';
-import { collect } from '../../src/commands/context.js';
+import { collect } from '../../src/completion/values.js';
 
 export function sampleTree(): Command {
   const program = new Command('svc').option('--profile <name>', 'config profile').helpCommand(false);

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreditNoteRecord, ReceiptRecord } from '../../src/contract/records.js';
 import { ExitCode } from '../../src/errors.js';
-import { MINOR_EXPONENTS } from '../../src/crypto/minor-units.js';
+import { MINOR_EXPONENTS } from '../../src/crypto/money.js';
 import { toMinor } from '../../src/crypto/money.js';
 import { openDatabase, openSqliteLedger } from '../../src/store/embedded/sqlite.js';
 import { NotRecordedError, NumberTakenError, OverCreditError, SecondDocumentError } from '../../src/store/errors.js';

@@ -66,7 +66,7 @@ describe('a verified delivery', () => {
     const h = await harness({ json: true });
     const store = await h.f.secrets();
     await store.set('webhook-secret/whsub_1', OTHER_SECRET);
-    const { writePrivateFile } = await import('../../src/io/private-file.js');
+    const { writePrivateFile } = await import('../../src/store/private-file.js');
     const subscription = { id: 'whsub_1', name: 'n', notificationUrl: 'http://127.0.0.1/webhooks', events: ['RETURN_REQUESTED'], createdAt: new Date(NOW).toISOString() };
     await writePrivateFile(join(h.stateDir, 'shop', 'webhooks'), 'subscriptions.json', JSON.stringify({ version: 1, subscriptions: [subscription] }));
     const l = await startListening(h);
@@ -86,7 +86,7 @@ describe('a verified delivery', () => {
     expect((await deliver(l.url, body, { secret: OTHER_SECRET })).status).toBe(400);
 
     await (await h.f.secrets()).set('webhook-secret/whsub_2', OTHER_SECRET);
-    const { writePrivateFile } = await import('../../src/io/private-file.js');
+    const { writePrivateFile } = await import('../../src/store/private-file.js');
     const subscription = { id: 'whsub_2', name: 'n', notificationUrl: 'http://127.0.0.1/webhooks', events: ['RETURN_REQUESTED'], createdAt: new Date(NOW).toISOString() };
     await writePrivateFile(join(h.stateDir, 'shop', 'webhooks'), 'subscriptions.json', JSON.stringify({ version: 1, subscriptions: [subscription] }));
     expect((await deliver(l.url, body, { secret: OTHER_SECRET })).status).toBe(200);

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import { MAX_BODY_BYTES } from '../../src/contract/error.js';
-import { writePrivateFile } from '../../src/io/private-file.js';
+import { writePrivateFile } from '../../src/store/private-file.js';
 import { openJournal, type Journal } from '../../src/webhook/journal.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../src/webhook/receiver.js';
 import { signPayload } from '../../src/webhook/signature.js';

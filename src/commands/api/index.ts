@@ -1,6 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { OPERATION_PATHS } from '../../contract/operation-paths.js';
-import { collect, type CommandContext } from '../context.js';
+import { collect } from '../../completion/values.js';
+import type { CommandContext } from '../context.js';
 import { GRANT_FLAG_HELP } from '../grant-flag.js';
 
 /** Offered by shell completion, not enforced: any path (with real IDs) is accepted. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { SETTABLE_STATUSES } from '../../completion/values.js';
-import { collect, type CommandContext } from '../context.js';
+import { collect, SETTABLE_STATUSES } from '../../completion/values.js';
+import type { CommandContext } from '../context.js';
 import { fanOutOptions, grantOption } from '../grant-flag.js';
 
 /** Left out on a terminal: a list of the open requests to choose from. */

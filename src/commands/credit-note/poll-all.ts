@@ -15,7 +15,7 @@ import type { Factory } from '../../factory.js';
 import { concurrencyOf, fanOut, fanOutTargets } from '../../grants/fan-out.js';
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
-import { rememberFoundUnder } from '../../store/found-under.js';
+import { rememberFoundUnder } from '../../grants/found-under.js';
 import { counted } from '../../io/plural.js';
 import { note } from '../../io/streams.js';
 import { arrangement, columns, footerOf, reportUnreadable, watch, type PollOptions, type Polled, type PolledItem, type WatchDeps } from './poll.js';

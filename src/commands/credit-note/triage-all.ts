@@ -9,7 +9,7 @@ import type { ReadItem } from '../../credit-notes/queue.js';
 import type { Factory } from '../../factory.js';
 import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags } from '../../grants/fan-out.js';
 import { failIfAllFailed, reportFailures } from '../../grants/report.js';
-import { rememberFoundUnder } from '../../store/found-under.js';
+import { rememberFoundUnder } from '../../grants/found-under.js';
 
 export interface OpenOfAll {
   open: ReadItem[];

@@ -2,7 +2,7 @@
 // says how to give one.
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { databaseUrlOf } from '../../store/open.js';
+import { databaseUrlOf } from '../../config/profile-dir.js';
 
 export async function requireDatabaseUrl(f: Factory): Promise<string> {
   const url = await databaseUrlOf(f);

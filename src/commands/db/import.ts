@@ -9,7 +9,7 @@ import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { openSqliteLedger } from '../../store/embedded/sqlite.js';
-import { profileDir } from '../../store/open.js';
+import { profileDir } from '../../config/profile-dir.js';
 import { requireDatabaseUrl } from './database.js';
 import { counted } from '../../io/plural.js';
 import { startedBy } from '../../receipts/submission.js';

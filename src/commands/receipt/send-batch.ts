@@ -28,7 +28,7 @@ import { fitWidth } from '../../io/width.js';
 import { issueReceipt, type IssueUi, type ReceiptInput } from '../../receipts/issue.js';
 import { AlreadySubmittedError } from '../../receipts/submission.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
-import { rememberFoundUnder } from '../../store/found-under.js';
+import { rememberFoundUnder } from '../../grants/found-under.js';
 import type { SendOptions } from './send.js';
 
 /** The sandbox refills 50 requests a second per client and a receipt takes 3: a few in flight keep it busy without a wall of 429s. */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { collect, type CommandContext } from '../context.js';
+import { collect } from '../../completion/values.js';
+import type { CommandContext } from '../context.js';
 import { wrappedHelpText } from '../../help/layout.js';
 
 const BULK_HELP = wrappedHelpText([

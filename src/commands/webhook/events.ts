@@ -8,7 +8,7 @@ import { note } from '../../io/streams.js';
 import { scanJournal } from '../../webhook/journal.js';
 import { shortId } from '../../webhook/processor.js';
 import { journalPathOf } from '../../webhook/subscriptions.js';
-import { databaseUrlOf } from '../../store/open.js';
+import { databaseUrlOf } from '../../config/profile-dir.js';
 
 export interface EventsOptions {
   limit: string;

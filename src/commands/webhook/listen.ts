@@ -16,7 +16,7 @@ import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
-import { databaseUrlOf } from '../../store/open.js';
+import { databaseUrlOf } from '../../config/profile-dir.js';
 import { isLoopbackHost } from '../../config/base-url.js';
 import { claimJournal } from '../../webhook/journal-claim.js';
 import { CATCH_UP_BATCH, DEFAULT_CLAIM_SECONDS, openSharedJournal, type SharedJournal } from '../../webhook/pg-journal.js';

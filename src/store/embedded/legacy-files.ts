@@ -6,7 +6,7 @@ import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { CreditNoteRecord, ReceiptRecord } from '../../contract/records.js';
-import { fsErrorCode } from '../../io/private-file.js';
+import { fsErrorCode } from '../private-file.js';
 import { StoreError } from '../errors.js';
 import type { ImportedRecords, LedgerStore } from '../ledger.js';
 

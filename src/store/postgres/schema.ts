@@ -2,7 +2,7 @@
 // session advisory lock, so several machines starting at once migrate it once; each step is
 // one transaction and only adds, so no migration loses what an older svc wrote.
 import type { PoolClient } from 'pg';
-import { MINOR_EXPONENTS } from '../../crypto/minor-units.js';
+import { MINOR_EXPONENTS } from '../../crypto/money.js';
 import { StoreError } from '../errors.js';
 
 /** pg_advisory_lock key of the migrations ("svc-migrate" as an int8). */

@@ -1,12 +1,10 @@
 // Files only their owner may read, written whole or not at all: the merchant's own records
 // in the state directory (receipts, credit notes, webhook journals and subscriptions, per
-// profile) and the opt-in secret file.
+// profile) and the opt-in secret file. The profile's directories are config/profile-dir.ts's.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { resolveProfileName } from '../config/settings.js';
 import { SvcError, UsageError } from '../errors.js';
-import type { Factory } from '../factory.js';
 
 /** The errno code of a file system failure (ENOENT, EACCES, ...), else its message. */
 export function fsErrorCode(error: unknown): string {
@@ -19,12 +17,6 @@ export function pathSegment(name: string, what: string): string {
   const segment = encodeURIComponent(name);
   if (segment === '' || segment === '.' || segment === '..') throw new UsageError(`${what} "${name}" cannot name a file`);
   return segment;
-}
-
-/** <stateDir>/<profile>/<sub> of the command's profile; only the profile name is needed, not its settings. */
-export function profileStateDir(f: Factory, sub: string): string {
-  const profile = resolveProfileName(f.globals, f.env).value;
-  return join(f.paths.stateDir, pathSegment(profile, 'profile name'), sub);
 }
 
 /** Creates the directory owner-only, and tightens it when it already exists looser. */

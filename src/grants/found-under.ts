@@ -8,8 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Factory } from '../factory.js';
 import { MIN_PREFIX } from '../ids/prefix.js';
-import { privateDir, profileStateDir, replacePrivateFile } from '../io/private-file.js';
-import { withLock } from './lock.js';
+import { privateDir, replacePrivateFile } from '../store/private-file.js';
+import { profileStateDir } from '../config/profile-dir.js';
+import { withLock } from '../store/lock.js';
 
 export type FoundKind = 'requests' | 'receipts';
 

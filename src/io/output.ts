@@ -89,6 +89,12 @@ export interface Column<T> {
   id?: boolean | number;
   /** A value that is no use cut (a date): narrowed only when every other column has given way. */
   whole?: boolean;
+  /**
+   * On a terminal too narrow for every column whole (IDs at their prefix, long text at 8):
+   * the order in which this column is left out, higher first, ties the rightmost first
+   * (default 0). The first column is never left out.
+   */
+  drop?: number;
 }
 
 export type Tone = 'green' | 'yellow' | 'red' | 'cyan' | 'dim';
@@ -144,25 +150,45 @@ export async function writeList<T>(
   const t = table.theme;
   const { fitWidth } = await import('./width.js');
   if (drawn.length < rows.length) io.stdout.write(`${t.dim(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`)}\n`);
-  if (options.footer) io.stdout.write(`${t.dim(fitWidth(options.footer, io.columns))}\n`);
+  for (const line of footerLines(options.footer, table.dropped, io.columns)) io.stdout.write(`${t.dim(fitWidth(line, io.columns))}\n`);
+}
+
+/** "not shown: REFUND, NOTE": the columns a narrow terminal left out (tableLines). */
+export function droppedNote(dropped: readonly string[]): string | undefined {
+  return dropped.length === 0 ? undefined : `not shown: ${dropped.join(', ')}`;
+}
+
+/** The footer (a count line) and the dropped columns' note: on one line when it fits, else two. */
+export function footerLines(footer: string | undefined, dropped: readonly string[], columns: number): string[] {
+  const note = droppedNote(dropped);
+  if (!footer) return note === undefined ? [] : [note];
+  if (note === undefined) return [footer];
+  const joined = `${footer} · ${note}`;
+  return joined.length <= columns ? [joined] : [footer, note];
 }
 
 /**
  * A terminal table's lines, fitted to `room` columns: the header in bold, each row with its
  * cells cut to fit and toned by meaning, `highlight`ed rows in inverse. writeList's table,
- * and the queue screen's, which draws them under a cursor.
+ * and the queue screen's, which draws them under a cursor. Columns that do not fit whole
+ * are left out by priority (keptColumns), their headers in `dropped`.
  */
 export async function tableLines<T>(
   io: Pick<IOStreams, 'color' | 'stdoutColor'>,
   rows: readonly T[],
-  columns: readonly Column<T>[],
+  allColumns: readonly Column<T>[],
   room: number,
   highlight?: (row: T) => boolean,
-): Promise<{ header: string; rows: string[]; theme: ChalkInstance }> {
+): Promise<{ header: string; rows: string[]; theme: ChalkInstance; dropped: string[] }> {
   const [{ theme }, { displayWidth, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
   const t = theme(io, 'stdout');
-  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
-  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i] ?? ''))));
+  const allCells = rows.map((row) => allColumns.map((c) => oneLine(c.value(row))));
+  const allWidths = allColumns.map((c, i) => Math.max(displayWidth(c.header), ...allCells.map((r) => displayWidth(r[i] ?? ''))));
+  const kept = keptColumns(allWidths, allColumns, room, allColumns.map((c) => displayWidth(c.header)));
+  const columns = kept.map((i) => allColumns[i] as Column<T>);
+  const cells = allCells.map((r) => kept.map((i) => r[i] ?? ''));
+  const widths = kept.map((i) => allWidths[i] ?? 0);
+  const dropped = allColumns.filter((_, i) => !kept.includes(i)).map((c) => c.header);
   fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
   const last = columns.length - 1;
   const line = (values: readonly string[], style: (value: string, i: number) => string) =>
@@ -188,7 +214,42 @@ export async function tableLines<T>(
       });
     }),
     theme: t,
+    dropped,
   };
+}
+
+/**
+ * The indices of the columns a table of `room` columns shows: all of them when they fit with
+ * only IDs at their usable prefix and long text down to MIN_FLEX_WIDTH (kubectl's narrow
+ * output rather than every value cut to "…"); otherwise columns are left out, the highest
+ * `drop` first, ties the rightmost first, never the first column. When even the first column
+ * alone does not fit whole, what is left is cut (fitColumns).
+ */
+export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; id?: boolean | number; drop?: number }[], room: number, headers: readonly number[]): number[] {
+  const floorOf = (i: number) => {
+    const c = columns[i];
+    const natural = widths[i] ?? 0;
+    if (c?.flex) return Math.min(natural, MIN_FLEX_WIDTH);
+    if (c?.id !== undefined && c.id !== false) return Math.min(natural, Math.max(idPrefix(c.id), headers[i] ?? 0));
+    return natural;
+  };
+  const kept = columns.map((_, i) => i);
+  const fits = (set: readonly number[]) => set.reduce((sum, i) => sum + floorOf(i), 0) + GAP.length * (set.length - 1) <= room;
+  const left: number[] = [];
+  while (!fits(kept) && kept.length > 1) {
+    let victim = 1;
+    for (let k = 2; k < kept.length; k++) {
+      if ((columns[kept[k] as number]?.drop ?? 0) >= (columns[kept[victim] as number]?.drop ?? 0)) victim = k;
+    }
+    left.push(...kept.splice(victim, 1));
+  }
+  // A column left out early may fit next to what is kept now (a date beside a short one):
+  // back in, the last left out (the more wanted) first.
+  for (const i of left.reverse()) {
+    const tried = [...kept, i].sort((a, b) => a - b);
+    if (fits(tried)) kept.splice(0, kept.length, ...tried);
+  }
+  return kept;
 }
 
 /**

@@ -87,6 +87,59 @@ describe('writeList', () => {
     expect(lines[1]).toMatch(/^whsub_9ea4df  .*  2026-11-26 10:31 GMT\+9$/);
   });
 
+  it('at 60 columns leaves out the columns that do not fit whole, by priority, and says which on the count line', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 60;
+    const queue = [
+      { id: '986e72c4-cf47-4076-b16c-e32ed755b45a', receipt: 'R-2026-0008', status: 'PARTIALLY_ACCEPTED', age: '7d', items: '2 (2 lines)', refund: 'ORIGINAL_PAYMENT_METHOD', note: 'the milk was sour, please refund' },
+    ];
+    type Q = (typeof queue)[number];
+    const cols = [
+      { header: 'REQUEST ID', value: (r: Q) => r.id, id: true },
+      { header: 'RECEIPT', value: (r: Q) => r.receipt },
+      { header: 'STATUS', value: (r: Q) => r.status },
+      { header: 'AGE', value: (r: Q) => r.age, align: 'right' as const },
+      { header: 'ITEMS', value: (r: Q) => r.items, drop: 1 },
+      { header: 'REFUND', value: (r: Q) => r.refund, drop: 2 },
+      { header: 'NOTE', value: (r: Q) => r.note, flex: true },
+    ];
+    await writeList(t.io, queue, cols, queue, { footer: '1 request · 1 pending' });
+    const { displayWidth } = await import('../../src/io/width.js');
+    const lines = t.stdout().split('\n').filter(Boolean);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+    expect(lines[0]).toBe('REQUEST ID  RECEIPT      STATUS              AGE  NOTE');
+    // Nothing but the long text is cut: the status, the receipt and the refund are whole or not there.
+    expect(lines[1]).toMatch(/^986e72c4    R-2026-0008  PARTIALLY_ACCEPTED   7d  the milk ?…$/);
+    expect(lines[2]).toBe('1 request · 1 pending · not shown: ITEMS, REFUND');
+    // At 80 the items come back; the refund (dropped first) still does not fit whole.
+    const wide = testStreams({ stdoutIsTTY: true });
+    wide.io.columns = 80;
+    await writeList(wide.io, queue, cols, queue, { footer: '1 request · 1 pending' });
+    const at80 = wide.stdout().split('\n').filter(Boolean);
+    for (const line of at80) expect(displayWidth(line)).toBeLessThanOrEqual(80);
+    expect(at80[0]).toBe('REQUEST ID  RECEIPT      STATUS              AGE  ITEMS        NOTE');
+    expect(at80[2]).toBe('1 request · 1 pending · not shown: REFUND');
+    expect(at80.join('\n')).not.toMatch(/ORIGINAL_PA|PARTIALLY_ACC…|R-2026-0…/);
+  });
+
+  it('the note of left-out columns goes on its own line when the count line is long, or alone without one', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 30;
+    const rows2 = [{ id: 'a1', status: 'ACCEPTED', refund: 'ORIGINAL_PAYMENT_METHOD' }];
+    type R = (typeof rows2)[number];
+    const cols = [
+      { header: 'ID', value: (r: R) => r.id },
+      { header: 'STATUS', value: (r: R) => r.status },
+      { header: 'REFUND', value: (r: R) => r.refund },
+    ];
+    await writeList(t.io, rows2, cols);
+    expect(t.stdout()).toBe('ID  STATUS\na1  ACCEPTED\nnot shown: REFUND\n');
+    const u = testStreams({ stdoutIsTTY: true });
+    u.io.columns = 30;
+    await writeList(u.io, rows2, cols, rows2, { footer: '1 request, 1 accepted' });
+    expect(u.stdout().split('\n').slice(2)).toEqual(['1 request, 1 accepted', 'not shown: REFUND', '']);
+  });
+
   it('prints tab-separated rows without a header when piped, every value whole, tabs and line breaks escaped', async () => {
     const t = testStreams({ stdoutIsTTY: false });
     await writeList(t.io, [...rows, { id: 'c3', name: 'two\nlines \\ 😀' }], columns);

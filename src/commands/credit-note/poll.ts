@@ -149,8 +149,9 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
   if (!decrypted) return base;
   return [
     ...base,
-    { header: 'ITEMS', value: (i) => (i.returnRequest ? itemsSummary(i.returnRequest) : '-') },
-    { header: 'REFUND', value: (i) => i.returnRequest?.refundPreference ?? '-' },
+    // On a narrow terminal the refund preference is left out first, then the items (Column.drop).
+    { header: 'ITEMS', value: (i) => (i.returnRequest ? itemsSummary(i.returnRequest) : '-'), drop: 1 },
+    { header: 'REFUND', value: (i) => i.returnRequest?.refundPreference ?? '-', drop: 2 },
     // An unreadable request shows why in full: the reason is what the merchant acts on.
     // Whole here: a terminal cuts it to fit, a pipe gets it all (tabs and line breaks escaped).
     {

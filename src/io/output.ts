@@ -92,7 +92,8 @@ export interface Column<T> {
   /**
    * On a terminal too narrow for every column whole (IDs at their prefix, long text at 8):
    * the order in which this column is left out, higher first, ties the rightmost first
-   * (default 0). The first column is never left out.
+   * (default 0). The first column is never left out; a column is shown only when every one
+   * left out later is.
    */
   drop?: number;
 }
@@ -107,6 +108,8 @@ export interface ListOptions {
 }
 
 const MIN_FLEX_WIDTH = 8;
+/** Long text narrower than this reads as nothing ("https:/…"): a column is left out first. */
+const READABLE_FLEX_WIDTH = 10;
 const MIN_ID_WIDTH = 8;
 const GAP = '  ';
 
@@ -220,34 +223,28 @@ export async function tableLines<T>(
 
 /**
  * The indices of the columns a table of `room` columns shows: all of them when they fit with
- * only IDs at their usable prefix and long text down to MIN_FLEX_WIDTH (kubectl's narrow
+ * only IDs at their usable prefix and long text down to READABLE_FLEX_WIDTH (kubectl's narrow
  * output rather than every value cut to "…"); otherwise columns are left out, the highest
- * `drop` first, ties the rightmost first, never the first column. When even the first column
- * alone does not fit whole, what is left is cut (fitColumns).
+ * `drop` first, ties the rightmost first, never the first column; a column is shown only when
+ * every column wanted more is (a strict order: the long text keeps what a small column would
+ * take). When even the first column alone does not fit whole, what is left is cut (fitColumns).
  */
 export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; id?: boolean | number; drop?: number }[], room: number, headers: readonly number[]): number[] {
   const floorOf = (i: number) => {
     const c = columns[i];
     const natural = widths[i] ?? 0;
-    if (c?.flex) return Math.min(natural, MIN_FLEX_WIDTH);
+    if (c?.flex) return Math.min(natural, READABLE_FLEX_WIDTH);
     if (c?.id !== undefined && c.id !== false) return Math.min(natural, Math.max(idPrefix(c.id), headers[i] ?? 0));
     return natural;
   };
   const kept = columns.map((_, i) => i);
   const fits = (set: readonly number[]) => set.reduce((sum, i) => sum + floorOf(i), 0) + GAP.length * (set.length - 1) <= room;
-  const left: number[] = [];
   while (!fits(kept) && kept.length > 1) {
     let victim = 1;
     for (let k = 2; k < kept.length; k++) {
       if ((columns[kept[k] as number]?.drop ?? 0) >= (columns[kept[victim] as number]?.drop ?? 0)) victim = k;
     }
-    left.push(...kept.splice(victim, 1));
-  }
-  // A column left out early may fit next to what is kept now (a date beside a short one):
-  // back in, the last left out (the more wanted) first.
-  for (const i of left.reverse()) {
-    const tried = [...kept, i].sort((a, b) => a - b);
-    if (fits(tried)) kept.splice(0, kept.length, ...tried);
+    kept.splice(victim, 1);
   }
   return kept;
 }

@@ -11,8 +11,9 @@ function columns(f: Factory): readonly Column<OutboxMessage>[] {
   { header: 'MESSAGE ID', value: (m) => m.messageId, id: true },
   { header: 'TO', value: (m) => m.to, flex: true },
   { header: 'DOCUMENT', value: (m) => m.documentNumber },
-  { header: 'CREATED', value: (m) => shownTime(f.io, f.env, m.createdAt), whole: true },
-  { header: 'SIZE', value: (m) => String(m.size), align: 'right', whole: true },
+  { header: 'CREATED', value: (m) => shownTime(f.io, f.env, m.createdAt), whole: true, drop: 1 },
+  // Narrow: the size goes first, then the date; what the PDF lacks stays (Column.drop).
+  { header: 'SIZE', value: (m) => String(m.size), align: 'right', whole: true, drop: 2 },
   // What the customer's PDF lacks: characters printed as � and texts cut short. Empty when
   // an older sandbox did not say.
   { header: 'REPLACED', value: (m) => count(m.replacedCharacters), align: 'right', tone: flagged },

@@ -48,9 +48,10 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
     { header: 'NAME', value: (r) => r.name, flex: true },
     { header: 'URL', value: (r) => r.notificationUrl, flex: true },
     { header: 'EVENTS', value: (r) => r.events.join(',') },
-    { header: 'CREATED', value: (r) => shownTime(f.io, f.env, r.createdAt), whole: true },
-    { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here') },
-    { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed') },
+    { header: 'CREATED', value: (r) => shownTime(f.io, f.env, r.createdAt), whole: true, drop: 1 },
+    { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here'), drop: 2 },
+    // On a narrow terminal these go first, the name and URL keep what is left (Column.drop).
+    { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed'), drop: 3 },
   ]);
 }
 

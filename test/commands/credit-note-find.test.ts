@@ -2,7 +2,7 @@
 // (from this profile's record, or the decrypted request when no record has it), --customer
 // by what the merchant gave with the receipt, and the document number in the table.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { run as poll } from '../../src/commands/credit-note/poll.js';
+import { poll as pollWatch, run as poll } from '../../src/commands/credit-note/poll.js';
 import { run as triage } from '../../src/commands/credit-note/triage.js';
 import type { ReturnRequest } from '../../src/contract/returns.js';
 import { UsageError } from '../../src/errors.js';
@@ -142,5 +142,37 @@ describe('triage takes poll\'s filters', () => {
     atTerminal(h, person.prompter);
     await triage({ receipt: 'R-2025-000990', reason: 'defective' }, h.f);
     expect(h.streams.stderr()).toContain('there are no open return requests that match: nothing to triage');
+  });
+});
+
+describe('the watch says the same count line as the plain poll', () => {
+  const twelvePendingOneAccepted = async (h: Harness) => {
+    await withKeys(h, keys);
+    serveQueue(h, [
+      ...Array.from({ length: 12 }, (_, n) => queueItem(`${String(n).padStart(8, '0')}-1111-4000-8000-000000000000`, request('sr-1', 'R-1'), keys.current.publicKey)),
+      queueItem(ID(2), request('sr-1', 'R-1'), keys.current.publicKey, { status: 'ACCEPTED' }),
+    ]);
+  };
+
+  it('--watch --status ACCEPTED on a terminal: "1 request · 1 accepted", no "0 pending" while 12 are pending', async () => {
+    const h = await harness({ tty: true });
+    await twelvePendingOneAccepted(h);
+    const stop = new AbortController();
+    await pollWatch({ interval: '10', decrypt: true, status: 'ACCEPTED', watch: true }, h.f, { signal: stop.signal, sleep: async () => stop.abort() });
+    expect(h.streams.stdout()).toMatch(/1 request · 1 accepted · oldest \S+ · updated /);
+    expect(h.streams.stdout()).not.toContain('pending');
+  });
+
+  it('the queue screen (--watch with keys) under --status ACCEPTED: the same count line', async () => {
+    const h = await harness({ tty: true });
+    await twelvePendingOneAccepted(h);
+    Object.assign(h.streams.io, { stdinIsTTY: true });
+    const stop = new AbortController();
+    const done = pollWatch({ interval: '10', decrypt: true, status: 'ACCEPTED', watch: true }, h.f, { signal: stop.signal });
+    await vi.waitFor(() => expect(h.streams.stdout()).toMatch(/1 request · /), { timeout: 5_000 });
+    stop.abort();
+    await done;
+    expect(h.streams.stdout()).toMatch(/1 request · 1 accepted · oldest \S+ · row 1 · updated /);
+    expect(h.streams.stdout()).not.toContain('pending');
   });
 });

@@ -69,7 +69,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
       reportFailures(f, polled.failed, { always: true });
       return polled;
     };
-    return watch(f, { fetchQueue, intervalMs, decrypt: opts.decrypt, deps, leading });
+    return watch(f, { fetchQueue, intervalMs, decrypt: opts.decrypt, deps, leading, selected: filter?.statuses });
   }
 
   const polled = await fetchAll();
@@ -79,7 +79,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
     await writeJsonArray(f.io, [...polled.shown, ...failureElements(polled.failed)]);
   } else {
     reportFailures(f, polled.failed);
-    await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now())} · ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
+    await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now(), filter?.statuses)} · ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
     if (keys !== undefined) reportUnreadable(f, polled.shown.filter((i) => i.decryptError !== undefined).length, polled.shown.length);
   }
   failIfSomeFailed(polled.failed, polled.total, 'polled');

@@ -69,7 +69,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
   const status = selection.filter;
   arrange.select(selection.decrypted);
-  if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps });
+  if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps, selected: status?.statuses });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
     await rememberPolled(f, caller, all);
@@ -256,6 +256,8 @@ export interface WatchParts {
   intervalMs: number;
   decrypt: boolean;
   deps: WatchDeps;
+  /** The statuses the view selects (footerOf): the count line of every refresh is the plain poll's. */
+  selected?: readonly string[] | undefined;
 }
 
 export async function watch(f: Factory, parts: WatchParts): Promise<void> {
@@ -287,7 +289,7 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
   // One draw at a time: a resize while a refresh draws waits for it.
   let drawing = Promise.resolve();
   const draw = (polled: Polled, before: Map<string, string> | undefined) => {
-    drawing = drawing.then(() => redrawTable(f, polled, before, cols(), intervalMs, keysHeld));
+    drawing = drawing.then(() => redrawTable(f, polled, before, cols(), intervalMs, keysHeld, parts.selected));
     return drawing;
   };
   // A terminal watches on the alternate screen: a fixed header, no copies in the scrollback,
@@ -350,7 +352,7 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
       before = new Map(polled.all.map((i) => [i.requestId, i.status]));
       return {
         rows: polled.shown,
-        footer: footerOf(polled.shown, polled.viewed, f.clock.now()),
+        footer: footerOf(polled.shown, polled.viewed, f.clock.now(), parts.selected),
         // New or changed since the refresh before (none on the first).
         changed: (row) => previous !== undefined && previous.get(row.requestId) !== row.status,
       };
@@ -365,14 +367,14 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
 }
 
 /** One refresh: the table from the top, rows new or changed since the last refresh highlighted, the footer with the time. */
-async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number, keysHeld: boolean): Promise<void> {
+async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, string> | undefined, cols: Column<PolledItem>[], intervalMs: number, keysHeld: boolean, selected: readonly string[] | undefined): Promise<void> {
   const leave = keysHeld ? 'q to leave' : 'Ctrl-C to stop';
   const items = polled.shown;
   const rows = (f.io.stdout as { rows?: number }).rows ?? 24;
   const at = clockTime(new Date(f.clock.now()).toISOString(), zoneOf(f.env));
   f.io.stdout.write(CLEAR_SCREEN);
   await writeList(f.io, items, cols, items, {
-    footer: `${footerOf(items, polled.viewed, f.clock.now())} · updated ${at} · every ${intervalMs / 1000} s · ${leave}`,
+    footer: `${footerOf(items, polled.viewed, f.clock.now(), selected)} · updated ${at} · every ${intervalMs / 1000} s · ${leave}`,
     highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
     // The header, the rows, the "more" line and the footer on one screen.
     maxRows: Math.max(1, rows - 3),

@@ -146,14 +146,20 @@ export async function writeList<T>(
     for (const row of rows) io.stdout.write(`${columns.map((c) => tsvField(c.value(row))).join('\t')}\n`);
     return;
   }
-  const drawn = options.maxRows !== undefined && rows.length > options.maxRows ? rows.slice(0, Math.max(0, options.maxRows - 1)) : rows;
-  const table = await tableLines(io, drawn, columns, io.columns, options.highlight);
+  const fitted = async (maxRows: number | undefined) => {
+    const drawn = maxRows !== undefined && rows.length > maxRows ? rows.slice(0, Math.max(0, maxRows - 1)) : rows;
+    const table = await tableLines(io, drawn, columns, io.columns, options.highlight);
+    return { drawn, table, footer: footerLines(options.footer, table.dropped, io.columns) };
+  };
+  let { drawn, table, footer } = await fitted(options.maxRows);
+  // A note of left-out columns on a line of its own takes a row's place on a screen of maxRows.
+  if (options.maxRows !== undefined && footer.length > 1) ({ drawn, table, footer } = await fitted(options.maxRows - (footer.length - 1)));
   io.stdout.write(`${table.header}\n`);
   for (const line of table.rows) io.stdout.write(`${line}\n`);
   const t = table.theme;
   const { fitWidth } = await import('./width.js');
-  if (drawn.length < rows.length) io.stdout.write(`${t.dim(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`)}\n`);
-  for (const line of footerLines(options.footer, table.dropped, io.columns)) io.stdout.write(`${t.dim(fitWidth(line, io.columns))}\n`);
+  if (drawn.length < rows.length) io.stdout.write(`${t.dim(fitWidth(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`, io.columns))}\n`);
+  for (const line of footer) io.stdout.write(`${t.dim(fitWidth(line, io.columns))}\n`);
 }
 
 /** "not shown: REFUND, NOTE": the columns a narrow terminal left out (tableLines). */

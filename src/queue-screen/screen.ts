@@ -7,7 +7,7 @@
 // screen lets go of the terminal (raw mode off, the cursor shown) and takes it back after.
 import type { WriteStream } from 'node:tty';
 import { CancelError, ExitCode, SvcError, exitCodeOf } from '../errors.js';
-import { oneLine, tableLines, type Column } from '../io/output.js';
+import { droppedNote, oneLine, tableLines, type Column } from '../io/output.js';
 import type { IOStreams } from '../io/streams.js';
 import { holdTerminal, type TerminalKey } from '../io/terminal-keys.js';
 import { theme } from '../io/theme.js';
@@ -111,11 +111,23 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       return [...shown, ...Array<string>(body - shown.length).fill(''), t.dim(fit(`${view.requestId}${where} · q or Esc: back to the list`))];
     }
     const rows = state.visible();
-    const body = height - 3;
-    top = windowTop(top, state.cursor(), body, rows.length);
-    const window = rows.slice(top, top + body);
     const selected = state.selected();
-    const table = await tableLines(io, window, parts.columns(), width - PREFIX, (row) => row.requestId === selected?.requestId);
+    // What only this screen knows first (marks, the filter), so a narrow terminal keeps it.
+    const marks = state.marked.size > 0 ? `${state.marked.size} marked · ` : '';
+    const filter = state.filter && !state.typing ? `/${state.filter} · ` : '';
+    const fitted = async (body: number) => {
+      const at = windowTop(top, state.cursor(), body, rows.length);
+      const window = rows.slice(at, at + body);
+      const table = await tableLines(io, window, parts.columns(), width - PREFIX, (row) => row.requestId === selected?.requestId);
+      // The columns this width left out (writeList's note): after the count line, or on a line of its own above it.
+      const note = droppedNote(table.dropped);
+      const joined = note !== undefined && displayWidth(`${marks}${filter}${footer} · ${note}`) <= width;
+      return { at, window, table, count: joined ? `${marks}${filter}${footer} · ${note}` : `${marks}${filter}${footer}`, noteLine: joined ? undefined : note };
+    };
+    let frame = await fitted(height - 3);
+    if (frame.noteLine !== undefined && frame.window.length === height - 3) frame = await fitted(height - 4);
+    const { window, table, count, noteLine } = frame;
+    top = frame.at;
     const lines = [`${' '.repeat(PREFIX)}${table.header}`];
     window.forEach((row, i) => {
       const cursor = row.requestId === selected?.requestId ? '>' : ' ';
@@ -123,12 +135,10 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       lines.push(`${cursor}${mark} ${table.rows[i]}`);
     });
     if (rows.length === 0) lines.push(state.filter ? `nothing matches /${state.filter}` : 'nothing to show');
-    while (lines.length < height - 2) lines.push('');
-    // What only this screen knows first (marks, the filter), so a narrow terminal keeps it.
-    const marks = state.marked.size > 0 ? `${state.marked.size} marked · ` : '';
-    const filter = state.filter && !state.typing ? `/${state.filter} · ` : '';
+    while (lines.length < height - (noteLine === undefined ? 2 : 3)) lines.push('');
+    if (noteLine !== undefined) lines.push(t.dim(fit(noteLine)));
     const shownOf = rows.length === 0 ? '' : ` · row ${state.cursor() + 1}`;
-    lines.push(t.dim(fit(`${marks}${filter}${footer}${shownOf} · updated ${updated} · every ${parts.intervalMs / 1000} s`)));
+    lines.push(t.dim(fit(`${count}${shownOf} · updated ${updated} · every ${parts.intervalMs / 1000} s`)));
     lines.push(fit(statusLine(selected)));
     return lines;
   };

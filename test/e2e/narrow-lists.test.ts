@@ -72,4 +72,32 @@ describe('lists at 60 and 80 columns', () => {
       expect(grants.join('\n')).toContain((grant as { grant_id: string }).grant_id.slice(0, 8));
     }
   }, 120_000);
+
+  it('the queue screen (poll --watch) at 60 columns: rows unwrapped, the left-out columns named, the count line the plain poll\'s', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const trigger = async () => (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:2'])).stdout.trim();
+    const accepted = await trigger();
+    await m.svc(['credit-note', 'accept', accepted, '--item', '4001234567890:1']);
+    await trigger(); // pending: not in a view of PARTIALLY_ACCEPTED, so not counted there
+    const term = svcInTerminal('watch-60', ['credit-note', 'poll', '--watch', '--interval', '1', '--receipt', serviceReceiptId, '--status', 'PARTIALLY_ACCEPTED'], svcEnv(m.home, m.env), [60, 20]);
+    try {
+      await term.waitFor(/1 request · 1 partially accepted · oldest/, 'the count line');
+      const screen = term.text();
+      const lines = screen.split('\n');
+      for (const line of lines) expect(displayWidth(line), `${line}\n${screen}`).toBeLessThanOrEqual(60);
+      expect(screen).not.toContain('pending');
+      // At 60 the note does not fit after the count line: a line of its own above it.
+      expect(screen).toMatch(/^not shown: [A-Z, ]*REFUND[A-Z, ]*\n1 request · 1 partially accepted · oldest \S+ · row 1/m);
+      expect(screen).toContain(`${accepted.slice(0, 8)} `);
+      expect(screen).toContain(' PARTIALLY_ACCEPTED ');
+      expectNoCutCodes(lines);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=0', 'the end of the watch');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
 });

@@ -141,6 +141,22 @@ describe('writeList', () => {
     expect(u.stdout().split('\n').slice(2)).toEqual(['1 request, 1 accepted', 'not shown: REFUND', '']);
   });
 
+  it('a watch of maxRows: the note on a line of its own takes a row\'s place, so the frame keeps its height', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 30;
+    const many = Array.from({ length: 10 }, (_, i) => ({ id: `a${i}`, status: 'ACCEPTED', refund: 'ORIGINAL_PAYMENT_METHOD' }));
+    type R = (typeof many)[number];
+    await writeList(t.io, many, [
+      { header: 'ID', value: (r: R) => r.id },
+      { header: 'STATUS', value: (r: R) => r.status },
+      { header: 'REFUND', value: (r: R) => r.refund },
+    ], many, { footer: '10 requests · 10 accepted · updated 12:00', maxRows: 5 });
+    const lines = t.stdout().split('\n').slice(0, -1);
+    // Header, 3 rows, "… 7 more", the count line, the note: maxRows + 2, as with one footer line.
+    expect(lines).toHaveLength(7);
+    expect(lines.slice(-3)).toEqual(['… 7 more (narrow it with --st…', '10 requests · 10 accepted · u…', 'not shown: REFUND']);
+  });
+
   it('prints tab-separated rows without a header when piped, every value whole, tabs and line breaks escaped', async () => {
     const t = testStreams({ stdoutIsTTY: false });
     await writeList(t.io, [...rows, { id: 'c3', name: 'two\nlines \\ 😀' }], columns);

@@ -155,6 +155,27 @@ describe('the queue screen', () => {
     expect(q.calls).toEqual([]);
   });
 
+  it('on a narrow terminal names the columns it left out, on a line of its own when the count line is full, the screen still its height', async () => {
+    const many = Array.from({ length: 20 }, (_, i) => ({ requestId: `${String(i).padStart(8, '0')}-x`, status: 'PENDING', note: 'a note long enough to need room' }));
+    const q = queue(many);
+    await until(() => q.cursorRow() !== undefined, 'the list', q.term.screen);
+    Object.assign(q.term.stdout, { columns: 26 });
+    q.term.stdout.emit('resize');
+    await until(() => q.term.screen().some((l) => l === 'not shown: NOTE'), 'the note of the left-out column', q.term.screen);
+    const screen = q.term.screen();
+    expect(screen).toHaveLength(12);
+    for (const line of screen) expect(displayWidth(line), screen.join('\n')).toBeLessThanOrEqual(26);
+    // The header, 8 rows, the note, the count line, the status line.
+    expect(screen.at(-3)).toBe('not shown: NOTE');
+    expect(screen.at(-2)).toMatch(/^20 requests · row 1 · upd/);
+    expect(screen.filter((l) => / PENDING$/.test(l))).toHaveLength(8);
+    q.keys('\x1b[F');
+    await until(() => q.cursorRow()?.startsWith('>  00000019') === true, 'End: the last row, visible', q.term.screen);
+    expect(q.term.screen()).toHaveLength(12);
+    q.keys('q');
+    await q.done;
+  });
+
   it('outlives a service that is unavailable for a while: a warning on the status line, gone once a refresh succeeds', async () => {
     const q = queue(rows(), { failures: 1, intervalMs: 50 });
     await until(() => q.status().startsWith('warning: the service is restarting; trying again in 0.05 s'), 'the warning', q.term.screen);

@@ -47,11 +47,11 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
     { header: 'ID', value: (r) => r.id, id: SUBSCRIPTION_PREFIX },
     { header: 'NAME', value: (r) => r.name, flex: true },
     { header: 'URL', value: (r) => r.notificationUrl, flex: true },
-    { header: 'EVENTS', value: (r) => r.events.join(',') },
+    { header: 'EVENTS', value: (r) => r.events.join(','), drop: 2 },
     { header: 'CREATED', value: (r) => shownTime(f.io, f.env, r.createdAt), whole: true, drop: 1 },
-    { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here'), drop: 2 },
-    // On a narrow terminal these go first, the name and URL keep what is left (Column.drop).
-    { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed'), drop: 3 },
+    { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here'), drop: 3 },
+    // On a narrow terminal these go first (then the events, then the date); the name and URL keep what is left (Column.drop).
+    { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed'), drop: 4 },
   ]);
 }
 

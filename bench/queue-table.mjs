@@ -64,7 +64,7 @@ function onTerminal(extra) {
 
 // A check that the table is what is measured: a header, a row per item and the footer.
 const sample = onTerminal([]).text;
-if (!/REQUEST ID/.test(sample) || !new RegExp(`${ITEMS} requests, ${ITEMS} pending`).test(sample)) throw new Error(`the table run did not draw the table:\n${sample.slice(0, 1000)}`);
+if (!/REQUEST ID/.test(sample) || !new RegExp(`${ITEMS} requests · ${ITEMS} pending`).test(sample)) throw new Error(`the table run did not draw the table:\n${sample.slice(0, 1000)}`);
 onTerminal(['--json']);
 
 const table = [];

@@ -194,10 +194,11 @@ export async function tableLines<T>(
   const allCells = rows.map((row) => allColumns.map((c) => oneLine(c.value(row))));
   const allWidths = allColumns.map((c, i) => Math.max(displayWidth(c.header), ...allCells.map((r) => displayWidth(r[i] ?? ''))));
   const kept = keptColumns(allWidths, allColumns, room, allColumns.map((c) => displayWidth(c.header)));
-  const columns = kept.map((i) => allColumns[i] as Column<T>);
-  const cells = allCells.map((r) => kept.map((i) => r[i] ?? ''));
-  const widths = kept.map((i) => allWidths[i] ?? 0);
-  const dropped = allColumns.filter((_, i) => !kept.includes(i)).map((c) => c.header);
+  const every = kept.length === allColumns.length;
+  const columns = every ? allColumns : kept.map((i) => allColumns[i] as Column<T>);
+  const cells = every ? allCells : allCells.map((r) => kept.map((i) => r[i] ?? ''));
+  const widths = every ? allWidths : kept.map((i) => allWidths[i] ?? 0);
+  const dropped = every ? [] : allColumns.filter((_, i) => !kept.includes(i)).map((c) => c.header);
   fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
   const last = columns.length - 1;
   const line = (values: readonly string[], style: (value: string, i: number) => string) =>

@@ -99,5 +99,9 @@ describe('lists at 60 and 80 columns', () => {
     } finally {
       term.kill();
     }
+    // Over every company (--all-grants) the count line is the same one, with the companies.
+    const all = (await screenAt('poll-all', 80, ['credit-note', 'poll', '--all-grants', '--receipt', serviceReceiptId, '--status', 'PARTIALLY_ACCEPTED'])).join('\n');
+    expect(all).toMatch(/^1 request · 1 partially accepted · oldest \S+ · 2 companies/m);
+    expect(all).not.toContain('pending');
   }, 60_000);
 });

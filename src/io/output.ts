@@ -87,6 +87,8 @@ export interface Column<T> {
    * anything between that and the whole ID.
    */
   id?: boolean | number;
+  /** The header of an ID cut to its prefix when the header is wider ("SERVICE RECEIPT ID": "ID"). */
+  short?: string;
   /** A value that is no use cut (a date): narrowed only when every other column has given way. */
   whole?: boolean;
   /**
@@ -193,13 +195,21 @@ export async function tableLines<T>(
   const t = theme(io, 'stdout');
   const allCells = rows.map((row) => allColumns.map((c) => oneLine(c.value(row))));
   const allWidths = allColumns.map((c, i) => Math.max(displayWidth(c.header), ...allCells.map((r) => displayWidth(r[i] ?? ''))));
-  const kept = keptColumns(allWidths, allColumns, room, allColumns.map((c) => displayWidth(c.header)));
+  // The narrowest header each column may take (Column.short), for the floors of the fit.
+  const least = (c: Column<T>) => displayWidth(c.short ?? c.header);
+  const kept = keptColumns(allWidths, allColumns, room, allColumns.map(least));
   const every = kept.length === allColumns.length;
   const columns = every ? allColumns : kept.map((i) => allColumns[i] as Column<T>);
   const cells = every ? allCells : allCells.map((r) => kept.map((i) => r[i] ?? ''));
   const widths = every ? allWidths : kept.map((i) => allWidths[i] ?? 0);
   const dropped = every ? [] : allColumns.filter((_, i) => !kept.includes(i)).map((c) => c.header);
-  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map((c) => displayWidth(c.header)));
+  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map(least));
+  // Room left over gives a short-headed column its whole header back.
+  let spare = room - GAP.length * (columns.length - 1) - widths.reduce((a, b) => a + b, 0);
+  columns.forEach((c, i) => {
+    const need = displayWidth(c.header) - (widths[i] ?? 0);
+    if (c.short !== undefined && need > 0 && need <= spare) [widths[i], spare] = [(widths[i] ?? 0) + need, spare - need];
+  });
   const last = columns.length - 1;
   const line = (values: readonly string[], style: (value: string, i: number) => string) =>
     values
@@ -214,7 +224,7 @@ export async function tableLines<T>(
       })
       .join(GAP);
   return {
-    header: line(columns.map((c) => c.header), (v) => t.bold(v)),
+    header: line(columns.map((c, i) => (c.short !== undefined && displayWidth(c.header) > (widths[i] ?? 0) ? c.short : c.header)), (v) => t.bold(v)),
     rows: cells.map((row, r) => {
       const marked = highlight?.(rows[r] as T) ?? false;
       return line(row, (v, i) => {

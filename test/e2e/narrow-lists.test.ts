@@ -58,6 +58,8 @@ describe('lists at 60 and 80 columns', () => {
       expectNoCutCodes(receipts);
       expect(receipts.join('\n')).toContain(serviceReceiptId.slice(0, 8));
       expect(receipts.join('\n')).toContain('R-2025-000871-1');
+      // The ID at its prefix under its short header, so the issue date and the total fit at 60.
+      expect(receipts[0]).toMatch(width === 60 ? /^ID +DOCUMENT +ISSUED +TOTAL$/ : /^SERVICE RECEIPT ID  DOCUMENT +ISSUED +TOTAL +RECIPIENTS$/);
 
       const outbox = await screenAt('outbox', width, ['sandbox', 'outbox']);
       expectNoCutCodes(outbox);

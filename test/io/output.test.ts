@@ -123,6 +123,35 @@ describe('writeList', () => {
     expect(at80.join('\n')).not.toMatch(/ORIGINAL_PA|PARTIALLY_ACC…|R-2026-0…/);
   });
 
+  it('an ID cut to its prefix under a wider header takes its short header (Column.short), and the room it frees', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 60;
+    const receipts = [{ id: '0b7e6c1a-1111-4aaa-8bbb-000000000001', doc: 'R-2025-000871-1', issued: '2026-11-26 09:07 UTC', total: '20.51 EUR', recipients: '3' }];
+    type R = (typeof receipts)[number];
+    await writeList(t.io, receipts, [
+      { header: 'SERVICE RECEIPT ID', short: 'ID', value: (r: R) => r.id, id: true },
+      { header: 'DOCUMENT', value: (r: R) => r.doc },
+      { header: 'ISSUED', value: (r: R) => r.issued, whole: true, drop: 1 },
+      { header: 'TOTAL', value: (r: R) => r.total },
+      { header: 'RECIPIENTS', value: (r: R) => r.recipients, drop: 2 },
+    ]);
+    expect(t.stdout()).toBe(
+      ['ID        DOCUMENT         ISSUED                TOTAL', '0b7e6c1a  R-2025-000871-1  2026-11-26 09:07 UTC  20.51 EUR', 'not shown: RECIPIENTS', ''].join('\n'),
+    );
+    const wide = testStreams({ stdoutIsTTY: true });
+    wide.io.columns = 120;
+    await writeList(wide.io, receipts, [{ header: 'SERVICE RECEIPT ID', short: 'ID', value: (r: R) => r.id, id: true }]);
+    expect(wide.stdout().split('\n')[0]).toBe('SERVICE RECEIPT ID');
+    // Cut to its prefix, with room to spare: the whole header over the prefix.
+    const roomy = testStreams({ stdoutIsTTY: true });
+    roomy.io.columns = 30;
+    await writeList(roomy.io, receipts, [
+      { header: 'SERVICE RECEIPT ID', short: 'ID', value: (r: R) => r.id, id: true },
+      { header: 'TOTAL', value: (r: R) => r.total },
+    ]);
+    expect(roomy.stdout()).toBe('SERVICE RECEIPT ID  TOTAL\n0b7e6c1a            20.51 EUR\n');
+  });
+
   it('the note of left-out columns goes on its own line when the count line is long, or alone without one', async () => {
     const t = testStreams({ stdoutIsTTY: true });
     t.io.columns = 30;

@@ -13,7 +13,7 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
   const records = await listReceiptRecords(f);
   if (records.length === 0 && !f.io.json) return note(f.io, 'no receipts issued from this machine yet: see `svc receipt send`');
   await writeList(f.io, records, [
-    { header: 'SERVICE RECEIPT ID', value: (r) => r.serviceReceiptId, id: true },
+    { header: 'SERVICE RECEIPT ID', short: 'ID', value: (r) => r.serviceReceiptId, id: true },
     { header: 'DOCUMENT', value: (r) => r.templateRequest.documentNumber },
     // The receipt's own issue date, not when it was submitted.
     { header: 'ISSUED', value: (r) => shownTime(f.io, f.env, issueDateOf(r)), whole: true, drop: 1 },

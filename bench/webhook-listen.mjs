@@ -4,7 +4,8 @@
 // concurrent keep-alive connections on loopback, unique 2 KiB RETURN_REQUESTED bodies
 // encrypted for the listener's key. Both servers run in child processes of their own, so
 // that the load generator here does not share their event loop; rounds alternate between
-// the two and the medians are reported. Needs `npm run build` (npm run bench does it).
+// the two (each round A B … B A, half the requests each time) and the medians are
+// reported. Needs `npm run build` (npm run bench does it).
 //
 // Where a PostgreSQL server can be started (Debian's postgresql; `npm run bench` runs this
 // through tsx for test/postgres-server.ts), the same load also goes to one listener on a
@@ -153,7 +154,7 @@ async function load(url, bodies, from, count, connections = CONNECTIONS) {
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
   latencies.sort();
-  return { perSecond: count / seconds, p99: latencies[Math.min(count - 1, Math.ceil(count * 0.99) - 1)] };
+  return { count, perSecond: count / seconds, p99: latencies[Math.min(count - 1, Math.ceil(count * 0.99) - 1)] };
 }
 
 function median(values) {
@@ -177,11 +178,17 @@ const env = {
 };
 
 /** Both halves of the load at once, one to each URL; the rate of the whole. */
+/** One rate for several runs of a kind: their requests over their time; the worse p99. */
+function combine(parts) {
+  const seconds = parts.reduce((sum, p) => sum + p.count / p.perSecond, 0);
+  return { perSecond: parts.reduce((sum, p) => sum + p.count, 0) / seconds, p99: Math.max(...parts.map((p) => p.p99)) };
+}
+
 async function loadSplit(urls, bodies, from, count) {
   const half = Math.floor(count / urls.length);
   const started = performance.now();
   const parts = await Promise.all(urls.map((url, k) => load(url, bodies, from + k * half, half, CONNECTIONS / urls.length)));
-  return { perSecond: (half * urls.length) / ((performance.now() - started) / 1000), p99: Math.max(...parts.map((p) => p.p99)) };
+  return { count: half * urls.length, perSecond: (half * urls.length) / ((performance.now() - started) / 1000), p99: Math.max(...parts.map((p) => p.p99)) };
 }
 
 let postgres;
@@ -200,16 +207,24 @@ try {
   const pgListeners = shared ? [await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], shared, 'stderr'), await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], shared, 'stderr')] : [];
   const names = ['listen', 'bare', ...(shared ? ['pg', 'pg2'] : [])];
   try {
+    // Each round runs every kind twice, half of its requests each time, in the order A B … B A,
+    // so that a burst of load from elsewhere on the machine falls on both sides of a ratio.
+    const first = Math.ceil(REQUESTS / 2);
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? names : [...names].reverse();
-      for (const [k, name] of order.entries()) {
-        // Each kind of listener gets bodies of its own: a body another one stored is a duplicate there.
-        const from = (round * names.length + k) * perRound;
-        const run = (start, count) =>
-          name === 'pg2' ? loadSplit(pgListeners.map((l) => l.url), bodies, start, count) : load(name === 'bare' ? bare.url : name === 'listen' ? listen.url : pgListeners[0].url, bodies, start, count);
-        await run(from, WARMUP);
-        results[name].push(await run(from + WARMUP, REQUESTS));
+      const halves = new Map();
+      for (const [pass, kinds] of [order, [...order].reverse()].entries()) {
+        for (const name of kinds) {
+          // Each kind of listener gets bodies of its own: a body another one stored is a duplicate there.
+          const from = (round * names.length + names.indexOf(name)) * perRound;
+          const run = (start, count) =>
+            name === 'pg2' ? loadSplit(pgListeners.map((l) => l.url), bodies, start, count) : load(name === 'bare' ? bare.url : name === 'listen' ? listen.url : pgListeners[0].url, bodies, start, count);
+          if (pass === 0) await run(from, WARMUP);
+          const part = pass === 0 ? await run(from + WARMUP, first) : await run(from + WARMUP + first, REQUESTS - first);
+          halves.set(name, [...(halves.get(name) ?? []), part]);
+        }
       }
+      for (const [name, parts] of halves) results[name].push(combine(parts));
     }
   } finally {
     await Promise.all([bare.stop(), listen.stop(), ...pgListeners.map((l) => l.stop())]);

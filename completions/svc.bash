@@ -471,6 +471,7 @@ _svc_flag_values() {
     'svc keys show-remote --profile') live=1 ;;
     'svc recipient --profile') live=1 ;;
     'svc recipient resolve --grant') live=1 ;;
+    'svc recipient resolve --receipt') live=1 ;;
     'svc recipient resolve --profile') live=1 ;;
     'svc receipt --profile') live=1 ;;
     'svc receipt template --grant') live=1 ;;
@@ -488,6 +489,7 @@ _svc_flag_values() {
     'svc credit-note poll --grant') live=1 ;;
     'svc credit-note poll --grants') files=1 ;;
     'svc credit-note poll --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
+    'svc credit-note poll --receipt') live=1 ;;
     'svc credit-note poll --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note poll --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note poll --sort') values='created age status receipt' ;;
@@ -508,6 +510,7 @@ _svc_flag_values() {
     'svc credit-note triage --grant') live=1 ;;
     'svc credit-note triage --grants') files=1 ;;
     'svc credit-note triage --status') values='PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED CANCELLED' ;;
+    'svc credit-note triage --receipt') live=1 ;;
     'svc credit-note triage --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note triage --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note triage --profile') live=1 ;;

@@ -9,6 +9,8 @@ import type { Factory } from './factory.js';
 import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
 import { colorEnabled } from './io/streams.js';
+import { reportedColumns } from './io/terminal-columns.js';
+import { wrapText } from './io/wrap.js';
 import { buildProgram } from './root.js';
 
 /** Commands that run until stopped: their output is never finished, so --jq cannot filter it. */
@@ -119,9 +121,12 @@ function writeJsonError(report: ErrorReport): void {
 // printable() keeps their control characters off the terminal.
 function printError(error: unknown, red: (s: string) => string, debug: boolean): void {
   guardPipes();
+  // On a terminal, wrapped at words as every note is (the terminal would cut words in two).
+  const width = process.stderr.isTTY ? reportedColumns(process.stderr) : undefined;
+  const fit = (line: string) => (width === undefined ? line : wrapText(line, width, { hang: '  ' }));
   if (error instanceof SvcError) {
-    process.stderr.write(`${red('error:')} ${printable(error.message)}\n`);
-    if (error.hint) process.stderr.write(`hint: ${printable(error.hint)}\n`);
+    process.stderr.write(`${fit(`error: ${printable(error.message)}`).replace(/^error:/, red('error:'))}\n`);
+    if (error.hint) process.stderr.write(`${fit(`hint: ${printable(error.hint)}`)}\n`);
     if (debug && error.cause instanceof Error) process.stderr.write(`cause: ${printable(error.cause.message)}\n`);
     return;
   }

@@ -77,13 +77,25 @@ async function requestIds(f: Factory, path: string): Promise<readonly string[]> 
   return offered.map((r) => r.requestId);
 }
 
-/** The embedded ledger's receipts, newest first; nothing from a team's database (a network call). */
+/**
+ * The embedded ledger's receipts, newest first: each document number (what the customer reads
+ * out, taken wherever a receipt is named) and each serviceReceiptId, each with the other after
+ * a tab (zsh and fish show it; bash drops it). Nothing from a team's database (a network call).
+ */
 async function receiptIds(f: Factory): Promise<readonly string[]> {
   const { databaseUrlOf, profileDir } = await import('../config/profile-dir.js');
   if ((await databaseUrlOf(f)) !== undefined) return [];
   if (!existsSync(join(profileDir(f), 'ledger.db'))) return [];
   const ledger = await f.ledger();
-  return (await ledger.receipts()).map((r) => r.serviceReceiptId);
+  const receipts = await ledger.receipts();
+  const numbered = receipts.flatMap((r) => {
+    const number = r.templateRequest.documentNumber;
+    return typeof number === 'string' && number !== '' ? [[number.replace(/[\t\n\r]/g, ' '), r.serviceReceiptId] as const] : [];
+  });
+  return [...numbered.map(([number, id]) => `${number}\t${id}`), ...receipts.map((r) => {
+    const number = numbered.find(([, id]) => id === r.serviceReceiptId)?.[0];
+    return number === undefined ? r.serviceReceiptId : `${r.serviceReceiptId}\t${number}`;
+  })];
 }
 
 /** The journal's events, newest first, as the short IDs `webhook events` shows. */

@@ -36,6 +36,7 @@ export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 const FLAGS: Readonly<Record<string, SlotValues>> = {
   '--profile': { live: 'profiles' },
   '--grant': { live: 'grants' },
+  '--receipt': { live: 'receipt-ids' },
   '--status': { values: QUEUE_STATUSES },
   '--flow': { values: ['grant', 'code'] },
   '--refund': { values: REFUND_PREFERENCES },

@@ -1,11 +1,12 @@
 // What a command over many Grants says of the ones that failed (the partial-result contract,
 // src/errors.ts): a stderr line each, or under --json an element `{grantId, companyId, error}`
-// among the others; exit 9 when some succeeded. When every Grant failed there is nothing to
-// merge: one error, as a single command would give (under --json one JSON error, no line
-// before it).
+// among the others; exit 9 when some succeeded. When every Grant failed, the command fails
+// with their common error, and under --json each Grant is still an element on stdout, as
+// `accept A B` with both refused (one JSON error last on stderr, no line before it).
 import type { GrantEntry } from '../auth/grant-select.js';
 import { PartialFailureError, errorReport, type ErrorReport } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { writeJson } from '../io/output.js';
 import { printable } from '../io/printable.js';
 import { note } from '../io/streams.js';
 
@@ -38,6 +39,7 @@ export function failIfAllFailed(f: Factory, failed: readonly FailedGrant[], tota
   if (failed.length === 0 || failed.length < total) return;
   if (total === 1) throw failed[0]!.error;
   reportFailures(f, failed);
+  if (f.io.json) writeJson(f.io, failureElements(failed));
   const first = failed[0]!.error;
   throw new PartialFailureError(`none of the ${total} Grants could be ${done}: ${first instanceof Error ? first.message : String(first)}`, failed.map((x) => x.error), total);
 }

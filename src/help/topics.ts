@@ -14,7 +14,9 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
                            a client application and the Grant to act for
   SVC_TOKEN                an access token handed in: used as is, never stored
   SVC_PRIVATE_KEY_FILE     the PEM private key that decrypts return requests
-  SVC_WEBHOOK_SECRET       a webhook signing secret for \`webhook listen\` and \`verify\`
+  SVC_WEBHOOK_SECRET       a webhook signing secret for \`webhook listen\` and \`verify\`;
+                           with no secret store, \`listen --subscribe\` reuses the
+                           subscription to its URL and verifies with it
 
   Where things live:
   SVC_SECRET_STORE=keychain|file

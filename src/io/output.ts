@@ -87,6 +87,8 @@ export interface Column<T> {
    * anything between that and the whole ID.
    */
   id?: boolean | number;
+  /** A value that is no use cut (a date): narrowed only when every other column has given way. */
+  whole?: boolean;
 }
 
 export type Tone = 'green' | 'yellow' | 'red' | 'cyan' | 'dim';
@@ -193,9 +195,9 @@ export async function tableLines<T>(
  * Narrows columns until they fit `room`, by priority: long text first (down to
  * MIN_FLEX_WIDTH), then IDs, each to its usable prefix at once (a 10-character cut of a UUID
  * is no better than 8 and costs 2), then the widest of the other columns, then long text
- * further. What cutting an ID freed beyond the need goes back to the long text.
+ * further, and dates (whole) only when nothing else can give. What cutting an ID freed beyond the need goes back to the long text.
  */
-export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number }[], room: number, headers: readonly number[]): void {
+export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number; whole?: boolean }[], room: number, headers: readonly number[]): void {
   const natural = [...widths];
   const total = () => widths.reduce((a, b) => a + b, 0);
   const prefixOf = (i: number) => Math.max(idPrefix(columns[i]?.id ?? false), headers[i] ?? 0);
@@ -216,8 +218,11 @@ export function fitColumns(widths: number[], columns: readonly { flex?: boolean;
     const widest = ids.reduce((a, b) => (b.w > a.w ? b : a));
     widths[widest.i] = prefixOf(widest.i);
   }
-  shrink((i) => !isFlex(i) && !isId(i), (i) => Math.max(4, Math.min(headers[i] ?? 0, 12)));
+  const isWhole = (i: number) => Boolean(columns[i]?.whole);
+  const floor = (i: number) => Math.max(4, Math.min(headers[i] ?? 0, 12));
+  shrink((i) => !isFlex(i) && !isId(i) && !isWhole(i), floor);
   shrink(isFlex, () => 1);
+  shrink(isWhole, floor);
   // Room an ID's cut freed beyond what was needed: to the long text, up to its whole width.
   for (let i = 0; i < widths.length && total() < room; i++) {
     if (isFlex(i)) widths[i] = Math.min(natural[i] ?? 0, (widths[i] ?? 0) + room - total());

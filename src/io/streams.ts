@@ -1,6 +1,8 @@
 // The IO object every command writes through (gh's iostreams). TTY flags are plain
 // fields so tests can set them; nothing else in the code looks at process.stdout.
 import type { Readable, Writable } from 'node:stream';
+import { reportedColumns } from './terminal-columns.js';
+import { wrapText } from './wrap.js';
 
 export interface IOStreams {
   readonly stdin: Readable;
@@ -33,9 +35,15 @@ export function canPrompt(io: IOStreams): boolean {
   return io.stdinIsTTY && io.stdoutIsTTY && !io.noInput;
 }
 
-/** Human progress and notes: stderr, so stdout stays clean for data. */
+/**
+ * Human progress and notes: stderr, so stdout stays clean for data. On a terminal a line
+ * wider than it wraps at words (the terminal would break it mid-word), continuations
+ * indented; anywhere else each line stays whole.
+ */
 export function note(io: IOStreams, text: string): void {
-  io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  const width = io.stderrIsTTY ? reportedColumns(io.stderr) : undefined;
+  const shown = width === undefined ? text : wrapText(text.replace(/\n$/, ''), width, { hang: '  ' });
+  io.stderr.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 
 /** Plain data line on stdout. */

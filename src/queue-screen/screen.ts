@@ -7,7 +7,7 @@
 // screen lets go of the terminal (raw mode off, the cursor shown) and takes it back after.
 import type { WriteStream } from 'node:tty';
 import { CancelError, ExitCode, SvcError, exitCodeOf } from '../errors.js';
-import { tableLines, type Column } from '../io/output.js';
+import { oneLine, tableLines, type Column } from '../io/output.js';
 import type { IOStreams } from '../io/streams.js';
 import { holdTerminal, type TerminalKey } from '../io/terminal-keys.js';
 import { theme } from '../io/theme.js';
@@ -147,10 +147,12 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       footer = fetched.footer;
       changed = fetched.changed;
       updated = parts.clockTime();
+      // Reachable again: the warning of a refresh that failed is over.
+      if (message.startsWith('warning: ')) message = '';
     } catch (error) {
       // The service may be restarting: the screen outlives that, anything else ends it.
       if (exitCodeOf(error) !== ExitCode.unavailable) throw error;
-      message = `warning: ${(error as Error).message}; trying again in ${parts.intervalMs / 1000} s`;
+      message = oneLine(`warning: ${(error as Error).message}; trying again in ${parts.intervalMs / 1000} s`);
     }
     if (view.kind === 'list') await draw();
   };
@@ -164,8 +166,9 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     try {
       message = await act();
     } catch (error) {
-      if (error instanceof CancelError) message = error.message;
-      else if (error instanceof SvcError) message = `error: ${error.message}${error.hint ? ` (${error.hint})` : ''}`;
+      // As main.ts prints an error: control characters made visible.
+      if (error instanceof CancelError) message = oneLine(error.message);
+      else if (error instanceof SvcError) message = oneLine(`error: ${error.message}${error.hint ? ` (${error.hint})` : ''}`);
       else throw error;
     } finally {
       out.write('\x1b[?25l\x1b[2J');
@@ -229,7 +232,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       view = { kind: 'detail', requestId, lines: text.replace(/\n+$/, '').split('\n'), top: at };
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;
-      message = `error: ${error.message}`;
+      message = oneLine(`error: ${error.message}`);
     }
     await draw();
   };

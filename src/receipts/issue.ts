@@ -87,12 +87,14 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
       matchId: built.submission.matchId,
       recipients: built.recipients.map((r) => ({ recipientId: r.recipientId, receiverType: r.receiverType, keyId: keyFingerprint(r.publicKey) })),
     };
-    const idempotencyKey = input.idempotencyKey ?? derivedIdempotencyKey(supplierPartyIdOf(built.template), 'receipt', documentNumber);
+    const issuer = supplierPartyIdOf(built.template);
+    const idempotencyKey = input.idempotencyKey ?? derivedIdempotencyKey(issuer, 'receipt', documentNumber);
     const reserved = await ledger.reserveReceipt({
       kind: 'receipt',
       subject: documentNumber,
       documentNumber,
       digest,
+      issuer,
       prepared: { idempotencyKey, body: JSON.stringify(built.submission), context },
     });
     intent = reserved.intent;

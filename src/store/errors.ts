@@ -23,6 +23,15 @@ export class SecondDocumentError extends ConflictError {
   }
 }
 
+/** A receipt about to be sent under a number its issuer's recorded receipt has (exit 7): nothing was sent. */
+export class NumberTakenError extends ConflictError {
+  constructor(documentNumber: string, recorded: string) {
+    super(`receipt ${documentNumber} is recorded already, as ${recorded} (issued on another machine, or imported): nothing was sent`, {
+      hint: `a document number names one document: \`svc receipt list\` shows ${recorded}; another receipt needs its own number`,
+    });
+  }
+}
+
 /** A line of a receipt the ledger would credit beyond what was bought, as the database's check found it. */
 export interface OverCreditedLine {
   line: number;

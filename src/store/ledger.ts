@@ -71,6 +71,11 @@ export interface NewIntent {
   idempotencyKey?: string | undefined;
   /** The request already built: the intent is recorded prepared, in one step (a receipt reserves nothing). */
   prepared?: Prepared | undefined;
+  /**
+   * For a receipt: the company the service names as its supplier. A receipt its issuer
+   * already recorded under the number (issued elsewhere, imported) is refused before sending.
+   */
+  issuer?: string | undefined;
 }
 
 export interface Prepared {
@@ -161,6 +166,8 @@ export interface LedgerStore {
   /**
    * Records a receipt intent, or returns the subject's open one (`created: false`), or its
    * last done one when another process finished it meanwhile (`created: false`, state done).
+   * Refuses (NumberTakenError, exit 7) when the ledger records a receipt of the draft's issuer
+   * under its number without a submission of it (imported from another machine).
    */
   reserveReceipt(intent: NewIntent): Promise<Reserved>;
   /**

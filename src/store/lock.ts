@@ -6,7 +6,7 @@
 // (pid, since when, and what the holder chose to add, such as a listener's address), for
 // the message of whoever waits or is refused.
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isBusy, openDatabase, type Database } from './embedded/sqlite.js';
@@ -36,14 +36,16 @@ export interface LockOptions {
 /** Takes the lock now, or returns undefined with its holder (when known) if another process has it. */
 export async function tryLock(path: string, details: Record<string, unknown> = {}): Promise<HeldLock | { heldBy: LockHolder | undefined }> {
   await lockDir(dirname(path));
-  let db: Database;
-  try {
-    db = openDatabase(path, 0);
-  } catch (error) {
-    // The directory went away since (a test's, a user's rm -r): made again, tried once more.
-    if (!madeDirs.delete(dirname(path))) throw error;
-    await lockDir(dirname(path));
-    db = openDatabase(path, 0);
+  let db = reusable(path);
+  if (db === undefined) {
+    try {
+      db = openDatabase(path, 0);
+    } catch (error) {
+      // The directory went away since (a test's, a user's rm -r): made again, tried once more.
+      if (!madeDirs.delete(dirname(path))) throw error;
+      await lockDir(dirname(path));
+      db = openDatabase(path, 0);
+    }
   }
   try {
     db.exec('BEGIN EXCLUSIVE');
@@ -53,6 +55,39 @@ export async function tryLock(path: string, details: Record<string, unknown> = {
     return { heldBy: readHolder(path) };
   }
   return hold(db, path, details);
+}
+
+// A released lock's connection, kept for the next take of the same lock in this process: a
+// run over 2,000 Grants takes some 10,000 locks, and opening SQLite was most of each. An idle
+// connection holds no lock. Kept with the file's identity: a lock file removed and made again
+// (rm -r of the directory) is another file, which the old connection would not lock.
+// At most a few, each an open file: a Grant's token lock is taken once per run, the profile's
+// files' locks over and over.
+const idle = new Map<string, { db: Database; identity: string }>();
+const MAX_IDLE = 16;
+
+function fileIdentity(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function reusable(path: string): Database | undefined {
+  const kept = idle.get(path);
+  if (kept === undefined) return undefined;
+  idle.delete(path);
+  if (fileIdentity(path) === kept.identity) return kept.db;
+  kept.db.close();
+  return undefined;
+}
+
+function putAside(path: string, db: Database): void {
+  const identity = fileIdentity(path);
+  if (identity === undefined || idle.has(path) || idle.size >= MAX_IDLE) db.close();
+  else idle.set(path, { db, identity });
 }
 
 // The lock directories this process has made: a run over 2,000 Grants takes 2,000 locks in one.
@@ -125,9 +160,11 @@ async function hold(db: Database, path: string, details: Record<string, unknown>
       }
       try {
         db.exec('ROLLBACK');
-      } finally {
+      } catch (error) {
         db.close();
+        throw error;
       }
+      putAside(path, db);
     },
   };
 }

@@ -3,6 +3,7 @@
 // other fields go to <stateDir>/<profile>/webhooks/subscriptions.json, so that `listen`
 // knows every secret of the profile. `webhook-secret` itself (or SVC_WEBHOOK_SECRET) is one
 // more secret, for a subscription made elsewhere.
+import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -60,10 +61,24 @@ function subscriptionsPath(f: Factory): string {
   return join(webhooksDir(f), SUBSCRIPTIONS_FILE);
 }
 
+// The file as last parsed in this process, by its identity: a run over 2,000 Grants reads it
+// once per Grant, and parsing 2,000 entries each time made that quadratic. Any write (a
+// rename into place: a new inode, or at least another mtime) reads afresh.
+const parsedFiles = new Map<string, { identity: string; subscriptions: readonly LocalSubscription[] }>();
+
+function identityOf(path: string): string {
+  const st = statSync(path, { bigint: true });
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
 export async function readLocalSubscriptions(f: Factory): Promise<LocalSubscription[]> {
   const path = subscriptionsPath(f);
   let text: string;
+  let identity: string;
   try {
+    identity = identityOf(path);
+    const known = parsedFiles.get(path);
+    if (known?.identity === identity) return [...known.subscriptions];
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (fsErrorCode(error) === 'ENOENT') return [];
@@ -75,7 +90,11 @@ export async function readLocalSubscriptions(f: Factory): Promise<LocalSubscript
   } catch {
     parsed = undefined;
   }
-  if (parsed?.success) return parsed.data.subscriptions;
+  if (parsed?.success) {
+    // Read before its identity was taken? Then the next read parses again: never a stale hit.
+    parsedFiles.set(path, { identity, subscriptions: parsed.data.subscriptions });
+    return [...parsed.data.subscriptions];
+  }
   throw new SvcError(`${path} is damaged`, {
     hint: 'move it away; the secrets stay in the secret store, and `svc webhook list` shows the subscriptions of the service',
   });
@@ -96,6 +115,8 @@ async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubsc
       const body = { version: 1, subscriptions: change(await readLocalSubscriptions(f)) };
       try {
         await writePrivateFile(dir, SUBSCRIPTIONS_FILE, `${JSON.stringify(body, null, 2)}\n`);
+        // Under the lock no other svc writes it: what was written is what the next read would parse.
+        parsedFiles.set(subscriptionsPath(f), { identity: identityOf(subscriptionsPath(f)), subscriptions: body.subscriptions });
       } catch (error) {
         if (error instanceof SvcError) throw error;
         throw new SvcError(`cannot write ${join(dir, SUBSCRIPTIONS_FILE)} (${fsErrorCode(error)})`, { cause: error });

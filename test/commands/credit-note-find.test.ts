@@ -101,6 +101,28 @@ describe('the count line describes the queue and the view', () => {
   });
 });
 
+describe('the count line names only statuses the view can hold', () => {
+  it('--status ACCEPTED: "1 request · 1 accepted · …", no "0 pending" while requests are pending', async () => {
+    const h = await harness({ tty: true });
+    await withKeys(h, keys);
+    serveQueue(h, [
+      queueItem(ID(1), request('sr-1', 'R-1'), keys.current.publicKey),
+      queueItem(ID(2), request('sr-1', 'R-1'), keys.current.publicKey, { status: 'ACCEPTED' }),
+    ]);
+    await poll({ interval: '10', decrypt: true, status: 'ACCEPTED' }, h.f);
+    expect(h.streams.stdout()).toMatch(/^1 request · 1 accepted · oldest /m);
+    expect(h.streams.stdout()).not.toContain('pending');
+  });
+
+  it('the open statuses with none pending still say "0 pending"', async () => {
+    const h = await harness({ tty: true });
+    await withKeys(h, keys);
+    serveQueue(h, [queueItem(ID(2), request('sr-1', 'R-1'), keys.current.publicKey, { status: 'ACCEPTED' })]);
+    await poll({ interval: '10', decrypt: true }, h.f);
+    expect(h.streams.stdout()).toMatch(/^1 request · 0 pending · 1 accepted · oldest /m);
+  });
+});
+
 describe('triage takes poll\'s filters', () => {
   it('walks only the requests of the customer asked for', async () => {
     const h = await harness();

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { run as completeSlot } from '../../src/commands/complete.js';
 import { run as email } from '../../src/commands/receipt/email.js';
 import { run as list } from '../../src/commands/receipt/list.js';
 import { run as send, type SendOptions } from '../../src/commands/receipt/send.js';
@@ -352,6 +353,16 @@ describe('receipt list', () => {
   }
 
   const groceriesIssueDate = () => (readFixture('receipts/groceries.json') as { issueDate: string }).issueDate;
+
+  it('completion of a receipt (--receipt, SERVICE_RECEIPT_ID) offers its document number and its ID, each describing the other', async () => {
+    const h = await harness();
+    await issueOne(h);
+    const before = h.streams.stdout().length;
+    await completeSlot({ words: ['credit-note poll', '--receipt'] }, h.f);
+    await completeSlot({ words: ['sandbox trigger return-request', 'service-receipt-id'] }, h.f);
+    const offered = h.streams.stdout().slice(before).split('\n').filter(Boolean);
+    expect(offered).toEqual(['R-2025-000871\tsr-1', 'sr-1\tR-2025-000871', 'R-2025-000871\tsr-1', 'sr-1\tR-2025-000871']);
+  });
 
   it('prints one plain row per record when piped', async () => {
     const h = await harness();

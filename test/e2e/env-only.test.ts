@@ -130,6 +130,33 @@ describe('webhook listen --subscribe with no secret store', () => {
   });
 });
 
+describe('webhook listen --show-secret with a secret store', () => {
+  it('prints the subscription with its secret as the first --json line; without --subscribe it is refused (exit 2)', async () => {
+    const refused = await runSvc(['webhook', 'listen', '--port', '0', '--show-secret'], { home: m.home, env: m.env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--show-secret goes with --subscribe');
+
+    const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--show-secret', '--json'], { env: svcEnv(m.home, m.env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    try {
+      for (const deadline = Date.now() + 20_000; !stderr.includes('listening on'); ) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the listener did not start:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await child;
+    }
+    const { subscription } = JSON.parse(stdout.split('\n')[0] ?? '') as { subscription: { id: string; secret: string } };
+    expect(subscription.secret).toMatch(/^whsec_/);
+    expect(stderr).not.toContain(subscription.secret);
+    expect(stderr).not.toContain('kept nowhere');
+  });
+});
+
 describe('svc api sends what each path needs', () => {
   it('a bearer of that Grant for GET /oauth2/grants/{id}, the usual token for GET /oauth2/token/validate', async () => {
     const { grant_id: grantId } = await m.json<{ grant_id: string }>(['token', 'get']);

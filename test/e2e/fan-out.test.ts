@@ -5,13 +5,12 @@
 // A revoked Grant and the 403 are reported for themselves, the others are listed, exit 9;
 // no request arrives while a Retry-After holds the run.
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer, request as upstreamRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { makeSvcHome, repoRoot, runSvc, startSandbox, svcBin, svcEnv, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
 import { startHoldProxy } from './hold-proxy.js';
 import { receiptDatedToday } from './merchant.js';
+import { expectNoRequestWhileHeld, startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
 
 const COMPANIES = 12;
@@ -20,81 +19,6 @@ let sandbox: SandboxProcess;
 let proxy: RecordingProxy;
 let home: SvcHome;
 let grants: { grant_id: string; company_legal_name: string; issuer_company_id: string; tax_id: string }[];
-
-interface Seen {
-  at: number;
-  method: string;
-  path: string;
-  status: number;
-  /** Seconds, on a 429. */
-  retryAfter?: number;
-  answeredAt: number;
-}
-
-interface RecordingProxy {
-  url: string;
-  seen: Seen[];
-  refuse: (method: string, path: string) => boolean;
-  close(): Promise<void>;
-}
-
-/** Forwards to the sandbox; answers 403 insufficient_scope where `refuse` says so. */
-async function startRecordingProxy(target: string): Promise<RecordingProxy> {
-  const state: RecordingProxy = { url: '', seen: [], refuse: () => false, close: async () => undefined };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const method = req.method ?? 'GET';
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (state.refuse(method, path)) {
-        state.seen.push({ at, method, path, status: 403, answeredAt: Date.now() });
-        res.writeHead(403, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'insufficient_scope', error_description: 'refused by the test', timestamp: new Date().toISOString() }));
-        return;
-      }
-      const upstream = upstreamRequest(new URL(req.url ?? '/', target), { method, headers: req.headers }, (up) => {
-        const body: Buffer[] = [];
-        up.on('data', (c: Buffer) => body.push(c));
-        up.on('end', () => {
-          const retryAfter = up.statusCode === 429 ? Number(up.headers['retry-after']) : undefined;
-          state.seen.push({ at, method, path, status: up.statusCode ?? 502, answeredAt: Date.now(), ...(retryAfter === undefined ? {} : { retryAfter }) });
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          res.end(Buffer.concat(body));
-        });
-      });
-      upstream.on('error', () => {
-        res.writeHead(502);
-        res.end();
-      });
-      upstream.end(Buffer.concat(chunks));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return state;
-}
-
-/**
- * After each 429, nothing arrived until its Retry-After had passed (requests already on
- * their way when it was answered aside: 100 ms).
- */
-function expectNoRequestWhileHeld(seen: readonly Seen[]): number {
-  const limited = seen.filter((s) => s.status === 429);
-  for (const answer of limited) {
-    const from = answer.answeredAt + 100;
-    const until = answer.answeredAt + (answer.retryAfter ?? 1) * 1000 - 100;
-    const early = seen.filter((s) => s.at > from && s.at < until);
-    expect(early, `requests within the Retry-After of the 429 at ${answer.answeredAt}`).toEqual([]);
-  }
-  return limited.length;
-}
 
 beforeAll(async () => {
   const fixture = await fixtureWithOwnRedirect(dirs);

@@ -40,4 +40,31 @@ describe('help wraps at word boundaries to the terminal', () => {
       }
     }
   }, 180_000);
+
+  it('a long note on stderr wraps at words on a terminal of 60 columns', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    const term = svcInTerminal('svc-note-60', ['webhook', 'events'], svcEnv(home), [60, 20]);
+    try {
+      await term.waitFor('SVC-EXIT=0', 'webhook events');
+      const lines = term.text().split('\n');
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
+      expect(term.text()).toContain('journal.ndjson');
+      expect(term.text()).toMatch(/see `svc webhook listen`/);
+    } finally {
+      term.kill();
+    }
+    // An error and its hint alike.
+    const failed = svcInTerminal('svc-error-60', ['db', 'status'], svcEnv(home), [60, 20]);
+    try {
+      await failed.waitFor(/SVC-EXIT=[1-9]/, 'db status');
+      for (const line of failed.text().split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
+      expect(failed.text()).toMatch(/^error: /m);
+      expect(failed.text()).toMatch(/^hint: /m);
+      expect(failed.text()).toContain('SVC_DATABASE_URL=postgres://USER@HOST:PORT/DATABASE');
+    } finally {
+      failed.kill();
+    }
+  }, 30_000);
 });

@@ -11,11 +11,13 @@ const { merchant } = useMerchant();
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
 describe('dates in the local time zone on a terminal', () => {
-  it('keys list and keys show-remote: local to the minute under TZ, ISO when piped or --json', async (ctx) => {
+  it('keys list, keys show-remote, sandbox outbox, webhook list: local to the minute under TZ and never cut at 80 columns, ISO when piped', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    for (const args of [['keys', 'list'], ['keys', 'show-remote']]) {
+    await m.svc(['receipt', 'email', '--file', m.receiptFile, '--to', 'alice@example.com']);
+    await m.svc(['webhook', 'subscribe', '--url', 'https://shop.example/a-long-path/for/webhooks/that/goes/on']);
+    for (const args of [['keys', 'list'], ['keys', 'show-remote'], ['sandbox', 'outbox'], ['webhook', 'list']]) {
       const term = svcInTerminal(`svc-dates-${args[1]}`, args, svcEnv(m.home, { ...m.env, TZ: 'Asia/Tokyo' }), [80, 30]);
       try {
         await term.waitFor('SVC-EXIT=0', args.join(' '));

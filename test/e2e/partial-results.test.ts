@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSvc, type SvcResult } from './helpers.js';
-import { milkRequests, useMerchant } from './merchant.js';
+import { milkRequests, startMerchant, useMerchant } from './merchant.js';
 
 const { merchant, dirs } = useMerchant();
 const run = (args: string[]) => runSvc(args, { home: merchant().home, env: merchant().env });
@@ -61,4 +61,23 @@ describe('receipt send --batch', () => {
     expect(results.map((x) => x.line).sort()).toEqual([1, 2]);
     expectJsonErrorLast(r, 9);
   });
+});
+
+describe('grants list --details with every Grant revoked', () => {
+  it('--json: each Grant still an element { grantId, companyId, error } on stdout, their common code, the JSON error last', async () => {
+    const own = await startMerchant(dirs);
+    try {
+      const grants = await own.json<{ grant_id: string }[]>(['grants', 'list']);
+      expect(grants.length).toBeGreaterThan(1);
+      for (const g of grants) await own.svc(['sandbox', 'revoke', g.grant_id]);
+      const r = await runSvc(['grants', 'list', '--details', '--json'], { home: own.home, env: own.env });
+      expect(r.exitCode, r.stderr).toBe(4);
+      const elements = JSON.parse(r.stdout) as { grantId: string; companyId: string; error: { exitCode: number } }[];
+      expect(elements.map((e) => e.grantId).sort()).toEqual(grants.map((g) => g.grant_id).sort());
+      expect(elements.every((e) => e.error.exitCode === 4 && e.companyId !== '')).toBe(true);
+      expectJsonErrorLast(r, 4);
+    } finally {
+      await own.sandbox.stop();
+    }
+  }, 60_000);
 });

@@ -7,17 +7,44 @@ import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/io/width.js';
 import { readLedgers } from './ledger.js';
 import { svcEnv } from './helpers.js';
-import { milkRequests, queueStatuses, statusChanges, useMerchant, type Merchant } from './merchant.js';
+import { queueStatuses, useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal, tmux, type Terminal } from './tmux.js';
 
 const { merchant } = useMerchant();
 
+/**
+ * Return requests on a new receipt, oldest first, triggered straight on the sandbox (one
+ * HTTP request each, no svc process: the tests stay well under 15 s on a busy machine).
+ */
+async function requestsOn(m: Merchant, items: readonly string[], grant?: string): Promise<{ receipt: string; ids: string[] }> {
+  const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', ...(grant ? ['--grant', grant] : []), '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+  const ids: string[] = [];
+  for (const item of items) {
+    const [productId, quantity] = item.split(':') as [string, string];
+    const response = await fetch(`${m.sandbox.url}/sandbox/receipts/${serviceReceiptId}/return-requests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ productId, quantity: Number(quantity) }] }),
+    });
+    expect(response.status).toBe(201);
+    ids.push(((await response.json()) as { requestId: string }).requestId);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return { receipt: serviceReceiptId, ids };
+}
+
+const MILK = '4001234567890:1';
+
 /** The screen of one receipt's requests (the other tests' requests stay out of it). */
-async function screenOf(m: Merchant, name: string, requestId: string, size: [number, number]): Promise<Terminal> {
-  const items = await m.json<{ requestId: string; serviceReceiptId: string }[]>(['credit-note', 'poll', '--all']);
-  const receipt = items.find((i) => i.requestId === requestId)!.serviceReceiptId;
+function screenOf(m: Merchant, name: string, receipt: string, size: [number, number]): Terminal {
   return svcInTerminal(name, ['credit-note', 'poll', '--watch', '--interval', '600', '--all', '--receipt', receipt], { ...svcEnv(m.home, m.env), NO_COLOR: '1' }, size);
+}
+
+/** The statuses of `ids` as `poll --all --json` says now. */
+async function statusesOf(m: Merchant, ids: readonly string[]): Promise<Record<string, string>> {
+  const all = await queueStatuses(m);
+  return Object.fromEntries(ids.map((id) => [id, all.get(id) ?? 'missing']));
 }
 
 /** The lines of the screen as it is now, to the last one written. */
@@ -57,13 +84,8 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const request = async (grant: string) => {
-      const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--grant', grant, '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-      return (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
-    };
-    const retail = await request('retail');
-    await new Promise((r) => setTimeout(r, 20));
-    const foods = await request('foods');
+    const [retail] = (await requestsOn(m, [MILK], 'retail')).ids as [string];
+    const [foods] = (await requestsOn(m, [MILK], 'foods')).ids as [string];
     const args = ['credit-note', 'poll', '--watch', '--interval', '600', '--all-grants', '--sort', 'created', '--status', 'PENDING'];
     const term = svcInTerminal('svc-screen-grants', args, { ...svcEnv(m.home, m.env), NO_COLOR: '1' }, [160, 24]);
     try {
@@ -87,9 +109,9 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const [a, b, c] = (await milkRequests(m, 3)) as [string, string, string];
-    const before = await queueStatuses(m);
-    const term = await screenOf(m, 'svc-screen-keys', a, [160, 24]);
+    const { receipt, ids } = await requestsOn(m, [MILK, MILK, MILK]);
+    const [a, b, c] = ids as [string, string, string];
+    const term = screenOf(m, 'svc-screen-keys', receipt, [160, 24]);
     try {
       await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, c) !== undefined, 'the list, the cursor on the oldest', term);
       const at = async (id: string, label: string) => until(() => cursorRow(term)?.includes(id.slice(0, 8)) === true, label, term);
@@ -124,16 +146,16 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     } finally {
       term.kill();
     }
-    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
+    expect(await statusesOf(m, ids)).toEqual({ [a]: 'PENDING', [b]: 'PENDING', [c]: 'PENDING' });
   }, 15_000);
 
   it('filters with / (Esc clears), shows with Enter (scrolled on a short terminal, q back), lists keys with ?, acts on no stray key and echoes none, q leaves', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const [a, b, c] = (await milkRequests(m, 3)) as [string, string, string];
-    const before = await queueStatuses(m);
-    const term = await screenOf(m, 'svc-screen-look', a, [160, 24]);
+    const { receipt, ids } = await requestsOn(m, [MILK, MILK, MILK]);
+    const [a, b, c] = ids as [string, string, string];
+    const term = screenOf(m, 'svc-screen-look', receipt, [160, 24]);
     try {
       await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, c) !== undefined, 'the list', term);
       // `/` narrows the rows to what is typed; Esc clears it.
@@ -167,16 +189,16 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       term.kill();
     }
     // Filtering, showing and stray keys changed nothing.
-    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
+    expect(await statusesOf(m, ids)).toEqual({ [a]: 'PENDING', [b]: 'PENDING', [c]: 'PENDING' });
   }, 15_000);
 
   it('a accepts the selected request; space marks two and a accepts both after one confirmation naming each (80 → 60 columns)', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const [a, b, c, d] = (await milkRequests(m, 4)) as [string, string, string, string];
-    const before = await queueStatuses(m);
-    const term = await screenOf(m, 'svc-screen-accept', a, [80, 24]);
+    const { receipt, ids } = await requestsOn(m, [MILK, MILK, MILK, MILK]);
+    const [a, b, c, d] = ids as [string, string, string, string];
+    const term = screenOf(m, 'svc-screen-accept', receipt, [80, 24]);
     try {
       await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, d) !== undefined, 'the list', term);
       expect(lines(term).at(-1)).toMatch(/^a accept · p accept part · r reject · space mark/);
@@ -198,20 +220,16 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     } finally {
       term.kill();
     }
-    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [a]: 'ACCEPTED', [b]: 'ACCEPTED', [c]: 'ACCEPTED' });
+    expect(await statusesOf(m, ids)).toEqual({ [a]: 'ACCEPTED', [b]: 'ACCEPTED', [c]: 'ACCEPTED', [d]: 'PENDING' });
   }, 15_000);
 
   it('i on a PENDING request is refused on the status line; p records the part asked; r rejects with a reason and a confirmation naming the document (60 → 160 columns)', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-    const trigger = async (item: string) => (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', item])).stdout.trim();
-    const x = await trigger('4001234567890:2');
-    await new Promise((r) => setTimeout(r, 10));
-    const y = await trigger('4001234567890:1');
-    const before = await queueStatuses(m);
-    const term = await screenOf(m, 'svc-screen-decide', x, [60, 24]);
+    const { receipt, ids } = await requestsOn(m, ['4001234567890:2', MILK]);
+    const [x, y] = ids as [string, string];
+    const term = screenOf(m, 'svc-screen-decide', receipt, [60, 24]);
     try {
       await until(() => cursorRow(term)?.includes(x.slice(0, 8)) === true && rowOf(term, y) !== undefined, 'the list', term);
       term.keys('i');
@@ -236,7 +254,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     } finally {
       term.kill();
     }
-    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [x]: 'PARTIALLY_ACCEPTED', [y]: 'REJECTED' });
+    expect(await statusesOf(m, ids)).toEqual({ [x]: 'PARTIALLY_ACCEPTED', [y]: 'REJECTED' });
     expect((await m.svc(['credit-note', 'show', x])).stdout).toMatch(/^accepted part +4001234567890:1 \(recorded /m);
     expect((await m.svc(['credit-note', 'show', y])).stdout).toMatch(/^reason +seal broken \(rejected /m);
   }, 15_000);
@@ -245,10 +263,10 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    const { receipt, ids } = await requestsOn(m, [MILK, MILK]);
+    const [a, b] = ids as [string, string];
     await m.svc(['credit-note', 'accept', a, b]);
-    const before = await queueStatuses(m);
-    const term = await screenOf(m, 'svc-screen-issue', a, [80, 24]);
+    const term = screenOf(m, 'svc-screen-issue', receipt, [80, 24]);
     try {
       await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, b) !== undefined, 'the list', term);
       // An accepted request is issued or completed; accepting or rejecting it again is not offered.
@@ -269,8 +287,36 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     } finally {
       term.kill();
     }
-    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [a]: 'COMPLETED', [b]: 'COMPLETED' });
+    expect(await statusesOf(m, ids)).toEqual({ [a]: 'COMPLETED', [b]: 'COMPLETED' });
     const ledger = await readLedgers(m.home.stateDir);
     expect(ledger.creditNotes.filter((n) => [a, b].includes(n.requestId)).map((n) => n.requestId)).toEqual([a]);
+  }, 15_000);
+
+  it('space marks two and r rejects both: one reason, one confirmation naming each document (80 columns)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { receipt, ids } = await requestsOn(m, [MILK, MILK, MILK]);
+    const [a, b, c] = ids as [string, string, string];
+    const term = screenOf(m, 'svc-screen-reject', receipt, [80, 24]);
+    try {
+      await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, c) !== undefined, 'the list', term);
+      term.keys('Space', 'j', 'Space');
+      await until(() => rowOf(term, a)?.startsWith(' *') === true && rowOf(term, c)?.startsWith('>*') === true && rowOf(term, b)?.startsWith('  ') === true, 'a and c marked', term);
+      term.keys('r');
+      await term.waitFor('Why reject these 2?');
+      term.type('past the return window');
+      term.keys('Enter');
+      await term.waitFor('Reject these 2 requests? They cannot be moved again.');
+      expect(term.text().match(/^ {2}R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\)$/gm)).toHaveLength(2);
+      term.keys('y', 'Enter');
+      await until(() => rowOf(term, a)?.includes('REJECTED') === true && rowOf(term, c)?.includes('REJECTED') === true, 'a and c rejected', term);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+    expect(await statusesOf(m, ids)).toEqual({ [a]: 'REJECTED', [b]: 'PENDING', [c]: 'REJECTED' });
+    expect((await m.svc(['credit-note', 'show', c])).stdout).toMatch(/^reason +past the return window \(rejected /m);
   }, 15_000);
 });

@@ -61,7 +61,7 @@ export interface Terminal {
  */
 export function svcInTerminal(name: string, args: readonly string[], env: Record<string, string>, size: [number, number] = [160, 50]): Terminal {
   const session = `${name}-${process.pid}`;
-  const command = `env -i ${shellAssignments(env, ['NO_COLOR', 'LANG', 'LC_ALL'])} TERM=xterm-256color node ${quote(svcBin)} ${args.map(quote).join(' ')}; echo SVC-EXIT=$?; sleep 60`;
+  const command = `env -i ${shellAssignments(env, ['NO_COLOR', 'LANG', 'LC_ALL', 'TZ'])} TERM=xterm-256color node ${quote(svcBin)} ${args.map(quote).join(' ')}; echo SVC-EXIT=$?; sleep 60`;
   tmux(['new-session', '-d', '-s', session, '-x', String(size[0]), '-y', String(size[1]), command]);
   const text = () => tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', session]);
   return {

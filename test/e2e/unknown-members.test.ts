@@ -41,6 +41,22 @@ describe('unknown members of a receipt file', () => {
   });
 });
 
+describe('unknown members of a --customer file', () => {
+  it('receipt send --customer: a warning naming each path; with --strict exit 2, nothing sent', async () => {
+    const m = merchant();
+    const customer = join(await dirs.make('svc-typo-customer-'), 'customer.json');
+    await writeFile(customer, JSON.stringify({ nmae: 'Alice Example', email: 'alice@example.com' }));
+    const warned = await runSvc(['receipt', 'send', '--file', await merchant().newReceiptFile(), '--email', 'alice@example.com', '--customer', customer], { home: m.home, env: m.env });
+    expect(warned.exitCode, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain('customer.json has a member the interface does not name, sent as it is: nmae');
+    const before = (await m.json<unknown[]>(['receipt', 'list'])).length;
+    const strict = await runSvc(['receipt', 'send', '--file', await merchant().newReceiptFile(), '--email', 'alice@example.com', '--customer', customer, '--strict', '--json'], { home: m.home, env: m.env });
+    expect(strict.exitCode, strict.stderr).toBe(2);
+    expect(JSON.parse(strict.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'validation_failed', details: [{ path: 'nmae' }] } });
+    expect((await m.json<unknown[]>(['receipt', 'list'])).length).toBe(before);
+  });
+});
+
 describe('unknown members of a batch line', () => {
   async function batchFile(): Promise<string> {
     const template = JSON.parse(await readFile(merchant().receiptFile, 'utf8')) as { products: Record<string, unknown>[]; documentNumber: string } & Record<string, unknown>;
@@ -86,4 +102,18 @@ describe('unknown members of a batch line', () => {
     expect(three).toMatchObject({ line: 3, error: { code: 'validation_failed', details: [{ path: 'customer.nmae' }] } });
     expect(r.stderr).not.toContain('warning:');
   });
+
+  it('a typo on every line of a long batch: the first 20 lines named, then one line for the rest', async () => {
+    const m = merchant();
+    const template = JSON.parse(await readFile(m.receiptFile, 'utf8')) as Record<string, unknown>;
+    const stamp = Date.now();
+    const file = join(await dirs.make('svc-typo-many-'), 'receipts.jsonl');
+    await writeFile(file, `${Array.from({ length: 25 }, (_, i) => JSON.stringify({ template: { ...template, documentNumber: `M-${stamp}-${i + 1}` }, email: 'alice@example.com', stroe: 'S1' })).join('\n')}\n`);
+    const r = await runSvc(['receipt', 'send', '--batch', file], { home: m.home, env: m.env, timeout: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+    expect(warnings).toHaveLength(21);
+    expect(warnings[19]).toContain('warning: line 20 has a member');
+    expect(warnings[20]).toBe('warning: 5 more lines have members the interface does not name (lines 21, 22, 23, 24, 25)');
+  }, 60_000);
 });

@@ -70,6 +70,23 @@ describe('writeList', () => {
     expect(lines[1]).toBe('986e72c4    ORIGINAL_PAYMENT_METHOD');
   });
 
+  it('a date (whole) is the last to give way: text, IDs and the other columns first', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 60;
+    const subs = [{ id: 'whsub_9ea4df0e2b4c5d', name: 'svc on vm', url: 'https://shop.example/a-long-path/webhooks', events: 'RETURN_REQUESTED,CREDIT_NOTE_CREATED', created: '2026-11-26 10:31 GMT+9' }];
+    await writeList(t.io, subs, [
+      { header: 'ID', value: (r) => r.id, id: 12 },
+      { header: 'NAME', value: (r) => r.name, flex: true },
+      { header: 'URL', value: (r) => r.url, flex: true },
+      { header: 'EVENTS', value: (r) => r.events },
+      { header: 'CREATED', value: (r) => r.created, whole: true },
+    ]);
+    const { displayWidth } = await import('../../src/io/width.js');
+    const lines = t.stdout().split('\n').filter(Boolean);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+    expect(lines[1]).toMatch(/^whsub_9ea4df  .*  2026-11-26 10:31 GMT\+9$/);
+  });
+
   it('prints tab-separated rows without a header when piped, every value whole, tabs and line breaks escaped', async () => {
     const t = testStreams({ stdoutIsTTY: false });
     await writeList(t.io, [...rows, { id: 'c3', name: 'two\nlines \\ 😀' }], columns);

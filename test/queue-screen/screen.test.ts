@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Column } from '../../src/io/output.js';
 import type { IOStreams } from '../../src/io/streams.js';
 import { displayWidth } from '../../src/io/width.js';
+import { UnavailableError } from '../../src/errors.js';
 import { runQueueScreen, type Decisions, type QueueRow } from '../../src/queue-screen/screen.js';
 
 type Row = QueueRow & { note: string };
@@ -44,7 +45,8 @@ async function until(what: () => boolean, label: string, screen: () => string[])
   }
 }
 
-function queue(rows: Row[], opts: { canDecide?: boolean } = {}) {
+function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; intervalMs?: number } = {}) {
+  let failures = opts.failures ?? 0;
   const calls: [string, string[]][] = [];
   const move = (ids: string[], status: string) => {
     calls.push([status, ids]);
@@ -68,9 +70,12 @@ function queue(rows: Row[], opts: { canDecide?: boolean } = {}) {
   const stop = new AbortController();
   const done = runQueueScreen<Row>({
     io: term.io,
-    fetch: async () => ({ rows: rows.map((r) => ({ ...r })), footer: `${rows.length} requests`, changed: () => false }),
+    fetch: async () => {
+      if (failures-- > 0) throw new UnavailableError('the service is restarting');
+      return { rows: rows.map((r) => ({ ...r })), footer: `${rows.length} requests`, changed: () => false };
+    },
     columns: () => columns,
-    intervalMs: 60_000,
+    intervalMs: opts.intervalMs ?? 60_000,
     clockTime: () => '12:00:00 UTC',
     signal: stop.signal,
     decisions,
@@ -148,5 +153,13 @@ describe('the queue screen', () => {
     q.keys('q');
     await q.done;
     expect(q.calls).toEqual([]);
+  });
+
+  it('outlives a service that is unavailable for a while: a warning on the status line, gone once a refresh succeeds', async () => {
+    const q = queue(rows(), { failures: 1, intervalMs: 50 });
+    await until(() => q.status().startsWith('warning: the service is restarting; trying again in 0.05 s'), 'the warning', q.term.screen);
+    await until(() => q.cursorRow()?.includes('aaaaaaaa') === true && q.status().startsWith('a accept'), 'the list, the warning gone', q.term.screen);
+    q.keys('q');
+    await q.done;
   });
 });

@@ -111,3 +111,20 @@ describe('fileSecretStore', () => {
     }
   });
 });
+
+describe('fileSecretStore, two processes on one file', () => {
+  it('reads what another store wrote after its own write, and keeps what it wrote itself', async () => {
+    const a = fileSecretStore(dir, testStreams().io);
+    const b = fileSecretStore(dir, testStreams().io);
+    await a.set('local/webhook-secret/1', 'one');
+    expect(await b.get('local/webhook-secret/1')).toBe('one');
+    await b.set('local/webhook-secret/2', 'two');
+    expect(await a.get('local/webhook-secret/2')).toBe('two');
+    await a.set('local/webhook-secret/3', 'three');
+    expect(await a.get('local/webhook-secret/3')).toBe('three');
+    expect(await b.get('local/webhook-secret/3')).toBe('three');
+    await b.delete('local/webhook-secret/1');
+    expect(await a.get('local/webhook-secret/1')).toBeNull();
+    expect(JSON.parse(await readFile(join(dir, 'secrets.json'), 'utf8'))).toEqual({ 'local/webhook-secret/2': 'two', 'local/webhook-secret/3': 'three' });
+  });
+});

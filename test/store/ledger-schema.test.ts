@@ -9,8 +9,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreditNoteRecord, ReceiptRecord } from '../../src/contract/records.js';
 import { ExitCode } from '../../src/errors.js';
+import { MINOR_EXPONENTS, toMinor } from '../../src/crypto/money.js';
 import { openDatabase, openSqliteLedger } from '../../src/store/embedded/sqlite.js';
-import { OverCreditError, SecondDocumentError } from '../../src/store/errors.js';
+import { NotRecordedError, NumberTakenError, OverCreditError, SecondDocumentError } from '../../src/store/errors.js';
 import type { LedgerStore, NewIntent } from '../../src/store/ledger.js';
 import { openPostgresLedger } from '../../src/store/postgres/ledger.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
@@ -235,6 +236,28 @@ describe.each(engines)('%s engine', (name, make) => {
       await ledger.complete(intent.id, { kind: 'receipt', record: receipt('sr-1', 'R-1') });
     });
 
+    it('svc\'s error for it, when the service had issued the document: exit 7 with the refusal\'s own hint (running it again cannot record it)', () => {
+      const refusal = new SecondDocumentError('receipt', 'sr-9', { documentNumber: 'R-1', issuer: 'company-1' });
+      const error = new NotRecordedError(`receipt R-1 was issued as sr-9, but it could not be recorded: ${refusal.message}`, { hint: 'run the same command again', cause: refusal });
+      expect(error.exitCode).toBe(ExitCode.conflict);
+      expect(error.message).toBe(
+        'receipt R-1 was issued as sr-9, but it could not be recorded: the ledger already holds another receipt under document number R-1 of issuer company-1: the database refuses a second receipt under one number',
+      );
+      expect(error.hint).toBe(refusal.hint);
+    });
+
+    it('a receipt about to be sent under a number its issuer\'s recorded receipt has (imported, no intent) is refused before sending; another issuer\'s is not', async () => {
+      const ledger = await engine.open();
+      await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1')], creditNotes: [] });
+      const draft = { kind: 'receipt', subject: 'R-1', documentNumber: 'R-1', digest: 'd' } as const;
+      const refusal = await ledger.reserveReceipt({ ...draft, issuer: 'company-1' }).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(NumberTakenError);
+      expect((refusal as NumberTakenError).exitCode).toBe(ExitCode.conflict);
+      expect((refusal as Error).message).toBe('receipt R-1 is recorded already, as sr-1 (issued on another machine, or imported): nothing was sent');
+      expect(await ledger.openIntent('receipt', 'R-1')).toBeUndefined();
+      expect((await ledger.reserveReceipt({ ...draft, issuer: 'company-2' })).created).toBe(true);
+    });
+
     it('a credit note under a number its receipt\'s issuer already used is refused; an import reports it as a conflict', async () => {
       const ledger = await engine.open();
       await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1'), receipt('sr-2', 'R-2')], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-1', 'req-1', 'CN-1') }] });
@@ -264,6 +287,15 @@ describe.each(engines)('%s engine', (name, make) => {
       expect((await ledger.credits('sr-1')).reserved.map((i) => i.subject)).toEqual(['req-2']);
     });
 
+    it('a line credited beyond what was bought before the check existed holds back no other line', async () => {
+      const ledger = await engine.open();
+      const products = [{ identifier: 'milk', quantity: 2, total: 2.38 }, { identifier: 'bread', quantity: 1, total: 1.68 }];
+      // 3 milk of 2, as the race of issue 23 left it on a ledger.
+      await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1', { products })], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-1', 'req-1', 'CN-1', 3) }] });
+      await ledger.reserveCreditNote('sr-1', 'req-2', () => creditIntent('sr-1', 'req-2', 1, 'bread', 1));
+      await expect(ledger.reserveCreditNote('sr-1', 'req-3', () => creditIntent('sr-1', 'req-3', 1))).rejects.toThrow('line 1 (milk) 4 of 2');
+    });
+
     it('fractional quantities add up exactly (0.1 + 0.2 of 0.3 kg is not over)', async () => {
       const ledger = await engine.open();
       await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1', { products: [{ identifier: 'cheese', quantity: 0.3, total: 3 }] })], creditNotes: [] });
@@ -275,6 +307,22 @@ describe.each(engines)('%s engine', (name, make) => {
 });
 
 describe.skipIf(skipPostgres !== undefined)('PostgreSQL as its own tools show it', () => {
+  it('the amount columns convert as svc does (svc_minor_units equals toMinor for every exponent, halves away from zero)', async () => {
+    const url = await (server as PgServer).database('minor_units');
+    await (await openPostgresLedger(url)).close();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      for (const currency of ['EUR', ...Object.keys(MINOR_EXPONENTS)]) {
+        for (const amount of [0, 1, 1.005, 0.015, 2.675, 123.4565, 1200, 99999.99995]) {
+          const { rows } = await pool.query('SELECT svc_minor_units($1::numeric, $2) AS minor', [String(amount), currency]);
+          expect(Number((rows[0] as { minor: string }).minor), `${amount} ${currency}`).toBe(toMinor(amount, currency));
+        }
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('psql \\d: timestamptz and jsonb columns, amounts in columns, the CHECK constraints and the one-per-number index', async () => {
     const pgServer = server as PgServer;
     const url = await pgServer.database('psql_d');

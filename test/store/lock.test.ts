@@ -74,4 +74,20 @@ describe('locks', () => {
     expect('heldBy' in again).toBe(false);
     if (!('heldBy' in again)) await again.release();
   });
+  it('a released lock taken again in the same process is still exclusive, also when its file was removed and made again meanwhile', async () => {
+    const path = join(dir, 'locks', 'c.lock');
+    // Taken and released here: its connection is kept for the next take.
+    await withLock(path, async () => undefined);
+    const { child } = await holder(path, 60_000);
+    const refused = await tryLock(path);
+    expect('heldBy' in refused && refused.heldBy).toMatchObject({ pid: child.pid });
+    child.kill('SIGKILL');
+    await child;
+    await withLock(path, async () => undefined);
+    // The lock's directory removed (rm -r) and another process locking a new file there.
+    await rm(join(dir, 'locks'), { recursive: true, force: true });
+    const second = await holder(path, 60_000);
+    const again = await tryLock(path);
+    expect('heldBy' in again && again.heldBy).toMatchObject({ pid: second.child.pid });
+  });
 });

@@ -76,7 +76,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const viewed = all.filter((i) => matchesFilter(i, status));
     const shown = arrange(viewed);
     if (f.io.json) return writeJsonArray(f.io, shown);
-    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now()) });
+    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now(), status?.statuses) });
   }
   if (arrange.active) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
@@ -85,7 +85,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
     if (f.io.json) return writeJsonArray(f.io, shown);
-    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now()) });
+    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now(), status?.statuses) });
     return reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
@@ -96,7 +96,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     return writeJsonArrayText(f.io, read.json);
   }
   await rememberPolled(f, caller, read.items);
-  await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, read.items, f.clock.now()) });
+  await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, read.items, f.clock.now(), status?.statuses) });
   reportUnreadable(f, read.unreadable, read.shown);
 }
 
@@ -226,16 +226,19 @@ const STATUS_WORDS: Readonly<Record<string, string>> = {
 /**
  * The count line under the table, of the queue as selected (`viewed`: the statuses and the
  * filters on what is in clear) and of the view: "3 of 28 shown · 15 pending · 7 accepted ·
- * oldest 7d" (gh: "Showing 3 of 28"); "28 requests · …" when every one is shown.
+ * oldest 7d" (gh: "Showing 3 of 28"); "28 requests · …" when every one is shown. `selected`:
+ * the statuses the view selects (undefined: any), so that "0 pending" is said only where it could be more.
  */
-export function footerOf(shown: readonly QueueItem[], viewed: readonly QueueItem[], now: number): string {
+export function footerOf(shown: readonly QueueItem[], viewed: readonly QueueItem[], now: number, selected?: readonly string[]): string {
   const head = shown.length === viewed.length ? counted(viewed.length, 'request') : `${shown.length} of ${viewed.length} shown`;
   const byStatus = new Map<string, number>();
   for (const item of viewed) byStatus.set(item.status, (byStatus.get(item.status) ?? 0) + 1);
   const statuses = [...STATUS_ORDER, ...[...byStatus.keys()].filter((s) => !STATUS_ORDER.includes(s))];
   const counts = statuses.flatMap((s) => {
     const n = byStatus.get(s) ?? 0;
-    return n > 0 || s === 'PENDING' ? [`${n} ${STATUS_WORDS[s] ?? s.toLowerCase()}`] : [];
+    // "0 pending" is news only where pending requests could be (not under --status ACCEPTED).
+    const pendingInView = s === 'PENDING' && (selected === undefined || selected.includes('PENDING'));
+    return n > 0 || pendingInView ? [`${n} ${STATUS_WORDS[s] ?? s.toLowerCase()}`] : [];
   });
   const oldest = viewed.reduce<string | undefined>((o, i) => (o === undefined || i.createdAt < o ? i.createdAt : o), undefined);
   return [head, ...counts, ...(oldest ? [`oldest ${age(oldest, now)}`] : [])].join(' · ');

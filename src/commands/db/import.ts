@@ -52,7 +52,10 @@ export async function run(_opts: ImportOptions, f: Factory): Promise<void> {
     }
   }
   if (result.conflicts.length === 0 && intentConflicts.length === 0) return;
-  for (const c of result.conflicts) note(f.io, `conflict: ${c.kind} ${c.serviceReceiptId} is in the database with other content; left as it is`);
+  for (const c of result.conflicts) {
+    const other = c.kind === 'receipt' ? 'another receipt under its document number' : 'another credit note under its number or for its request';
+    note(f.io, `conflict: ${c.kind} ${c.serviceReceiptId}: the database holds it with other content, or ${other}; left as it is`);
+  }
   for (const c of intentConflicts) note(f.io, `conflict: ${c.kind} ${c.documentNumber} has another submission under way in the database; this machine's was not carried`);
   const total = result.conflicts.length + intentConflicts.length;
   throw new ImportConflictError(`${counted(total, 'record')} differ${total === 1 ? 's' : ''} from the database's and were not imported`, {

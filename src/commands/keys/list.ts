@@ -14,8 +14,8 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
   else
     await writeList(f.io, keys, [
       { header: 'KEY ID', value: (k) => k.keyId },
-      { header: 'CREATED', value: (k) => shownTime(f.io, f.env, k.createdAt) },
-      { header: 'UPLOADED', value: (k) => (k.uploadedAt === undefined ? '-' : shownTime(f.io, f.env, k.uploadedAt)) },
+      { header: 'CREATED', value: (k) => shownTime(f.io, f.env, k.createdAt), whole: true },
+      { header: 'UPLOADED', value: (k) => (k.uploadedAt === undefined ? '-' : shownTime(f.io, f.env, k.uploadedAt)), whole: true },
       { header: 'CURRENT', value: (k) => (k.current ? 'yes' : 'no') },
     ]);
   if (imported && !keys.some((k) => k.keyId === imported.keyId))

@@ -16,7 +16,7 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
     { header: 'SERVICE RECEIPT ID', value: (r) => r.serviceReceiptId, id: true },
     { header: 'DOCUMENT', value: (r) => r.templateRequest.documentNumber },
     // The receipt's own issue date, not when it was submitted.
-    { header: 'ISSUED', value: (r) => shownTime(f.io, f.env, issueDateOf(r)) },
+    { header: 'ISSUED', value: (r) => shownTime(f.io, f.env, issueDateOf(r)), whole: true },
     { header: 'TOTAL', value: totalOf },
     { header: 'RECIPIENTS', value: (r) => String(r.recipients.length) },
   ]);

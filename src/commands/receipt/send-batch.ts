@@ -63,7 +63,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   }
   const concurrency = concurrencyOf(opts.concurrency);
   const lines = parseLines((await readBytesInput(file, f)).toString('utf8').replace(/^\ufeff/, ''), opts.strict === true);
-  for (const entry of lines) if ('unknown' in entry && entry.unknown.length > 0) note(f.io, unknownWarning(entry.line, entry.unknown));
+  warnUnknown(f, lines);
   const callerFor = callers(f);
   const ledger = await f.ledger();
   const progress = createProgress(f, lines.length);
@@ -122,6 +122,16 @@ const BatchLine = z.object({
   store: z.string().optional(),
   grant: z.string().optional(),
 });
+
+/** The first lines with unknown members each named, then one line for the rest: a typo in a generated file is on every line. */
+const UNKNOWN_WARNINGS = 20;
+
+function warnUnknown(f: Factory, lines: readonly ParsedLine[]): void {
+  const typos = lines.flatMap((entry) => ('unknown' in entry && entry.unknown.length > 0 ? [entry] : []));
+  for (const entry of typos.slice(0, UNKNOWN_WARNINGS)) note(f.io, unknownWarning(entry.line, entry.unknown));
+  const more = typos.length - UNKNOWN_WARNINGS;
+  if (more > 0) note(f.io, `warning: ${more} more line${more === 1 ? ' has' : 's have'} members the interface does not name (lines ${typos.slice(UNKNOWN_WARNINGS, UNKNOWN_WARNINGS + 10).map((e) => e.line).join(', ')}${more > 10 ? ', …' : ''})`);
+}
 
 function unknownWarning(line: number, paths: readonly string[]): string {
   const one = paths.length === 1;

@@ -19,7 +19,7 @@ import { buildReceipt, issueReceipt, type IssueUi } from '../../receipts/issue.j
 import { checkIdempotencyKey } from '../../receipts/submission.js';
 import type { IdentifierFlags } from '../recipient/index.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
-import { readTemplateRequest } from './template-step.js';
+import { checkMembers, readTemplateRequest } from './template-step.js';
 import { counted } from '../../io/plural.js';
 
 export interface SendOptions extends IdentifierFlags {
@@ -50,8 +50,7 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
   const lookup = lookupFromFlags(opts, ['email', 'phone', 'iban', 'card']);
   const request = await readTemplateRequest(f, opts.file, opts.store, opts.issueDate, opts.strict);
-  const customer: CustomerDetails =
-    opts.customer === undefined ? {} : parseOrThrow(CustomerDetails, await readJsonInput(opts.customer, f), inputName(opts.customer));
+  const customer: CustomerDetails = opts.customer === undefined ? {} : await readCustomer(f, opts.customer, opts.strict);
 
   const caller = await writeReceiptsCaller(f);
   const ui: IssueUi = { step: (label, work) => withSpinner(f.io, label, work), note: (text) => note(f.io, text) };
@@ -88,4 +87,12 @@ function reportDryRun(f: Factory, submission: ReceiptSubmission, finalHash: stri
     { dryRun: true, templateHash, finalHash, recipients: encryptedReceipts.length, request: submission },
   );
   note(f.io, 'dry run: nothing was submitted');
+}
+
+/** The --customer file, checked like the receipt's: invalid is exit 2; unknown members a warning, or with --strict exit 2. */
+async function readCustomer(f: Factory, file: string, strict: boolean | undefined): Promise<CustomerDetails> {
+  const value = await readJsonInput(file, f);
+  const customer = parseOrThrow(CustomerDetails, value, inputName(file));
+  checkMembers(f, CustomerDetails, value, inputName(file), strict);
+  return customer;
 }

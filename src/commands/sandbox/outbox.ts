@@ -9,10 +9,10 @@ export type OutboxOptions = Record<string, never>;
 function columns(f: Factory): readonly Column<OutboxMessage>[] {
   return [
   { header: 'MESSAGE ID', value: (m) => m.messageId, id: true },
-  { header: 'TO', value: (m) => m.to },
+  { header: 'TO', value: (m) => m.to, flex: true },
   { header: 'DOCUMENT', value: (m) => m.documentNumber },
-  { header: 'CREATED', value: (m) => shownTime(f.io, f.env, m.createdAt) },
-  { header: 'SIZE', value: (m) => String(m.size) },
+  { header: 'CREATED', value: (m) => shownTime(f.io, f.env, m.createdAt), whole: true },
+  { header: 'SIZE', value: (m) => String(m.size), align: 'right', whole: true },
   // What the customer's PDF lacks: characters printed as � and texts cut short. Empty when
   // an older sandbox did not say.
   { header: 'REPLACED', value: (m) => count(m.replacedCharacters), align: 'right', tone: flagged },

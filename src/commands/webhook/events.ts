@@ -54,7 +54,7 @@ async function show(f: Factory, rows: JournalledEvent[], where: string): Promise
   await writeList(f.io, rows, [
     { header: 'ID', value: (r) => shortId(r.id), id: true },
     { header: 'EVENT', value: (r) => r.event ?? '-' },
-    { header: 'RECEIVED', value: (r) => shownTime(f.io, f.env, r.receivedAt) },
+    { header: 'RECEIVED', value: (r) => shownTime(f.io, f.env, r.receivedAt), whole: true },
     { header: 'STATUS', value: (r) => (!r.processed ? 'pending' : r.error === undefined ? 'processed' : `failed: ${r.error}`) },
   ]);
 }

@@ -45,10 +45,10 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
   if (rows.length === 0 && !f.io.json) return note(f.io, 'no webhook subscriptions: see `svc webhook subscribe`');
   await writeList(f.io, rows, [
     { header: 'ID', value: (r) => r.id, id: SUBSCRIPTION_PREFIX },
-    { header: 'NAME', value: (r) => r.name },
-    { header: 'URL', value: (r) => r.notificationUrl },
+    { header: 'NAME', value: (r) => r.name, flex: true },
+    { header: 'URL', value: (r) => r.notificationUrl, flex: true },
     { header: 'EVENTS', value: (r) => r.events.join(',') },
-    { header: 'CREATED', value: (r) => shownTime(f.io, f.env, r.createdAt) },
+    { header: 'CREATED', value: (r) => shownTime(f.io, f.env, r.createdAt), whole: true },
     { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here') },
     { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed') },
   ]);

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/records.js';
 import { AcceptedItems } from '../accepted-part.js';
-import { OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -91,8 +91,8 @@ const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (service_receipt_id, parent
   VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT issuer FROM receipts WHERE service_receipt_id = ?2))`;
 
 /**
- * As PostgreSQL's: the receipt's lines that issued credit notes and open reservations credit
- * beyond what was bought, in millionths (QTY_SCALE of the credit-note checks), since SQLite
+ * As PostgreSQL's: of the receipt's lines a reservation takes (?2, a JSON array), those that
+ * issued credit notes and open reservations credit beyond what was bought, in millionths (QTY_SCALE of the credit-note checks), since SQLite
  * adds fractional quantities as doubles.
  */
 const OVER_CREDITED = `
@@ -105,6 +105,7 @@ const OVER_CREDITED = `
   )
   SELECT r.line, r.product_id, r.quantity AS bought, sum(round(t.quantity * 1000000)) / 1000000.0 AS credited
   FROM taken t JOIN receipt_lines r ON r.receipt = ?1 AND r.line = t.original_line
+  WHERE r.line IN (SELECT value FROM json_each(?2))
   GROUP BY r.line, r.product_id, r.quantity
   HAVING sum(round(t.quantity * 1000000)) > round(r.quantity * 1000000)
   ORDER BY r.line`;
@@ -131,8 +132,22 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
   }
   let waited = false;
 
-  /** Runs `work` inside BEGIN IMMEDIATE … COMMIT, waiting (without blocking the event loop) for another writer. */
-  async function write<T>(work: () => T): Promise<T> {
+  /**
+   * Runs `work` inside BEGIN IMMEDIATE … COMMIT, waiting (without blocking the event loop) for
+   * another writer. A write that is only a cache (`durable: false`: queue items as seen, which
+   * the service still lists) commits with synchronous=NORMAL: no fsync of its own, whole or
+   * absent after any crash, kept if the process dies (the WAL is in the OS's cache), on disk
+   * with the next durable commit or checkpoint, and lost only if the machine stops before that.
+   */
+  async function write<T>(work: () => T, durable = true): Promise<T> {
+    if (!durable) {
+      db.exec('PRAGMA synchronous = NORMAL');
+      try {
+        return await write(work);
+      } finally {
+        db.exec('PRAGMA synchronous = FULL');
+      }
+    }
     for (;;) {
       try {
         db.exec('BEGIN IMMEDIATE');
@@ -197,9 +212,11 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       write((): Reserved => {
         const open = openOf('credit-note', subject);
         if (open) return { intent: open, created: false };
-        const intent = insertIntent(decide(creditsOf(parent)));
+        const draft = decide(creditsOf(parent));
+        const intent = insertIntent(draft);
         // The database checks again, on its line columns, before the reservation commits.
-        const over = db.prepare(OVER_CREDITED).all(parent) as { line: number; product_id: string; bought: number; credited: number }[];
+        const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);
+        const over = db.prepare(OVER_CREDITED).all(parent, JSON.stringify(lines)) as { line: number; product_id: string; bought: number; credited: number }[];
         if (over.length > 0) throw new OverCreditError(parent, subject, over.map((r): OverCreditedLine => ({ line: r.line, productId: r.product_id, bought: r.bought, credited: r.credited })));
         return { intent, created: true };
       }),
@@ -213,6 +230,12 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
           db.prepare(`SELECT * FROM intents WHERE kind = 'receipt' AND subject = ? AND state = 'done' ORDER BY seq DESC LIMIT 1`).get(draft.subject) as IntentRow | undefined,
         );
         if (done) return { intent: done, created: false };
+        if (draft.issuer !== undefined) {
+          const recorded = db.prepare('SELECT service_receipt_id FROM receipts WHERE issuer = ? AND document_number = ? AND kept_duplicate = 0').get(draft.issuer, draft.documentNumber) as
+            | { service_receipt_id: string }
+            | undefined;
+          if (recorded !== undefined) throw new NumberTakenError(draft.documentNumber, recorded.service_receipt_id);
+        }
         return { intent: insertIntent(draft), created: true };
       }),
 
@@ -282,7 +305,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
                ON CONFLICT (request_id) DO UPDATE SET item = excluded.item, last_seen = excluded.last_seen`,
             );
             for (const item of items) upsert.run(item.requestId, JSON.stringify(item), now, now);
-          }),
+          }, false),
     queueItem: async (requestId) => {
       const row = db.prepare('SELECT item FROM queue_items WHERE request_id = ?').get(requestId) as { item: string } | undefined;
       return row && (JSON.parse(row.item) as QueueItem);

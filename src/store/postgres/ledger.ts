@@ -10,7 +10,7 @@ import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/recor
 import { AcceptedItems } from '../accepted-part.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
-import { OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -26,9 +26,11 @@ const INSERT_CREDIT_NOTE = `INSERT INTO svc_credit_notes (service_receipt_id, pa
   VALUES ($1, $2, $3, $4, $5, $6, (SELECT issuer FROM svc_receipts WHERE service_receipt_id = $2))`;
 
 /**
- * The receipt's lines that issued credit notes and open reservations together credit beyond
- * what was bought, read from the line columns (schema step 5); a receipt this ledger does not
- * record has no lines here and is checked by the caller alone.
+ * Of the receipt's lines a reservation takes ($2), those that issued credit notes and open
+ * reservations together credit beyond what was bought, read from the line columns (schema
+ * step 5). Only those: a line over-credited before the check existed holds back no other
+ * line's credit. A receipt this ledger does not record has no lines here and is checked by
+ * the caller alone.
  */
 const OVER_CREDITED = `
   WITH taken AS (
@@ -40,6 +42,7 @@ const OVER_CREDITED = `
   )
   SELECT r.line, r.product_id, r.quantity AS bought, sum(t.quantity) AS credited
   FROM taken t JOIN svc_receipt_lines r ON r.receipt = $1 AND r.line = t.original_line
+  WHERE r.line = ANY($2::integer[])
   GROUP BY r.line, r.product_id, r.quantity
   HAVING sum(t.quantity) > r.quantity
   ORDER BY r.line`;
@@ -180,9 +183,11 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         await lockReceipt(client, parent);
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
-        const reserved = await insertIntent(client, decide(await creditsOf(client, parent)));
+        const draft = decide(await creditsOf(client, parent));
+        const reserved = await insertIntent(client, draft);
         // The database checks again, on its columns, before the reservation commits.
-        const over = (await client.query(OVER_CREDITED, [parent])).rows as { line: number; product_id: string; bought: string; credited: string }[];
+        const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);
+        const over = (await client.query(OVER_CREDITED, [parent, lines])).rows as { line: number; product_id: string; bought: string; credited: string }[];
         if (over.length > 0) throw new OverCreditError(parent, subject, over.map((r): OverCreditedLine => ({ line: r.line, productId: r.product_id, bought: Number(r.bought), credited: Number(r.credited) })));
         return reserved;
       }),
@@ -193,7 +198,13 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         await lockReceipt(client, documentLock(draft.subject));
         const done = await one(client, `SELECT * FROM svc_intents WHERE kind = 'receipt' AND subject = $1 AND state = 'done' ORDER BY seq DESC LIMIT 1`, [draft.subject]);
         if (done) return { intent: intentOf(done), created: false };
-        return insertIntent(client, draft);
+        const reserved = await insertIntent(client, draft);
+        if (reserved.created && draft.issuer !== undefined) {
+          const { rows } = await client.query('SELECT service_receipt_id FROM svc_receipts WHERE issuer = $1 AND document_number = $2 AND NOT kept_duplicate', [draft.issuer, draft.documentNumber]);
+          const recorded = (rows[0] as { service_receipt_id: string } | undefined)?.service_receipt_id;
+          if (recorded !== undefined) throw new NumberTakenError(draft.documentNumber, recorded);
+        }
+        return reserved;
       }),
 
     prepare: (id, prepared) =>

@@ -64,10 +64,14 @@ try {
   const privateKeyPem = privateKeyOf(JSON.parse(readFileSync(join(env.SVC_CONFIG_DIR, 'secrets.json'), 'utf8')));
   if (!privateKeyPem) throw new Error('no private key in the secret file after `svc keys generate`');
   const rssFile = join(work, 'rss.json');
-  // Records the process's peak RSS (kilobytes, threads included) as it exits.
-  const probe = `data:text/javascript,${encodeURIComponent(
-    `import { writeFileSync } from 'node:fs'; process.on('exit', () => writeFileSync(${JSON.stringify(rssFile)}, JSON.stringify((({ maxRSS, userCPUTime, systemCPUTime }) => ({ maxRSS, cpuMs: (userCPUTime + systemCPUTime) / 1000 }))(process.resourceUsage()))));`,
-  )}`;
+  // Records the process's peak RSS (kilobytes, threads included) and CPU time as it exits. A
+  // CommonJS preload: an ES module (--import) would run svc through Node's ESM loader, which
+  // svc itself avoids, and charge the poll for it.
+  const probe = join(work, 'probe.cjs');
+  writeFileSync(
+    probe,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(rssFile)}, JSON.stringify((({ maxRSS, userCPUTime, systemCPUTime }) => ({ maxRSS, cpuMs: (userCPUTime + systemCPUTime) / 1000 }))(process.resourceUsage()))));\n`,
+  );
 
   console.log(`credit-note-poll: ${ITEMS} queued return requests, ${RUNS} rounds (poll and the bare ceiling alternating), ${availableParallelism()} cores, Node ${process.version}, load average ${loadavg()[0].toFixed(1)}`);
   const rates = [];
@@ -85,7 +89,7 @@ try {
   const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const pollOnce = async () => {
     const started = process.hrtime.bigint();
-    const polled = await svc(['credit-note', 'poll', '--json'], ['--import', probe, ...extra]);
+    const polled = await svc(['credit-note', 'poll', '--json'], ['--require', probe, ...extra]);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const items = JSON.parse(polled.stdout);
     const unread = items.filter((i) => i.returnRequest === undefined).length;
@@ -99,7 +103,7 @@ try {
     const order = run % 2 === 0 ? ['ceiling', 'poll'] : ['poll', 'ceiling'];
     const got = {};
     for (const side of order) got[side] = side === 'poll' ? await pollOnce() : ceilingRun(privateKeyPem);
-    await svc(['credit-note', 'poll', '--json', '--no-decrypt'], ['--import', probe]);
+    await svc(['credit-note', 'poll', '--json', '--no-decrypt'], ['--require', probe]);
     floors.push(JSON.parse(readFileSync(rssFile, 'utf8')).cpuMs);
     const { seconds, kib, cpuMs } = got.poll;
     const ceiling = got.ceiling;
@@ -207,7 +211,7 @@ async function compareEncodings(target, probe, rssFile) {
       for (const e of [...encodings.slice(run % 3), ...encodings.slice(0, run % 3)]) {
         mode = e;
         const started = process.hrtime.bigint();
-        await svc(['credit-note', 'poll', '--json'], ['--import', probe]);
+        await svc(['credit-note', 'poll', '--json'], ['--require', probe]);
         times[e].push(Number(process.hrtime.bigint() - started) / 1e9);
         cpu[e].push(JSON.parse(readFileSync(rssFile, 'utf8')).cpuMs / 1000);
       }

@@ -10,8 +10,9 @@
 //
 // Wall time on a shared machine is mostly other people's load and the disk's fsyncs, so the
 // targets are judged on instructions where valgrind is installed: each command once more under
-// `valgrind --tool=callgrind` (instructions executed, which load does not move; one run each
-// is repeatable to ~1%, ~2 minutes in all; BENCH_INSTRUCTIONS=0 skips it, =1 requires it), and
+// `valgrind --tool=callgrind` (user-space instructions executed, which load does not move; one
+// run each is repeatable to ~1%, ~2 minutes in all; BENCH_INSTRUCTIONS=0 skips it, =1 requires
+// it; the kernel's share, system calls and fsyncs, is not in it: CPU time has it), and
 // once under `strace -f -c -w` for its fsync/fdatasync calls and the wall time spent in them.
 // The wall and CPU figures are still printed, and the target is judged on wall time where
 // valgrind is missing.
@@ -182,7 +183,7 @@ for (const verb of ['send', 'issue']) {
   const ratio = medians[k] / medians[0];
   if (countInstructions) {
     const counts = counted[k].instructions / counted[0].instructions;
-    console.log(`issue latency ${verb}: instructions ${counts.toFixed(2)}x sandbox outbox's (callgrind, one run each; one request, no ledger) ${judge(counts)}`);
+    console.log(`issue latency ${verb}: instructions ${counts.toFixed(2)}x sandbox outbox's (callgrind: user-space only, one run each; one request, no ledger) ${judge(counts)}`);
     console.log(`issue latency ${verb}: wall ${ratio.toFixed(2)}x sandbox outbox (median; reported: load ${load} and the disk's fsyncs move it)`);
   } else {
     console.log(`issue latency ${verb}: wall ${ratio.toFixed(2)}x sandbox outbox (median; one request, no ledger) ${judge(ratio)}`);

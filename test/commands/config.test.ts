@@ -86,3 +86,21 @@ describe('database-url', () => {
     expect(validateConfigValue('database-url', 'postgresql://svc@db:5432/svc')).toBe('postgresql://svc@db:5432/svc');
   });
 });
+
+describe('config list on a terminal of 60 columns', () => {
+  it('keeps every value (cut with … when long) and the source, not only the keys', async () => {
+    const t = testStreams({ stdoutIsTTY: true });
+    t.io.columns = 60;
+    const f = createFactory({
+      env: {},
+      globals: { profile: 'production', json: false, input: false, debug: false, color: false },
+      io: t.io,
+      config: memoryConfigStore({ production: { clientId: 'app_prod' } }),
+    });
+    await list({}, f);
+    const lines = t.stdout().split('\n');
+    expect(lines[0]).toMatch(/^KEY +VALUE +SOURCE$/);
+    expect(lines.find((l) => l.startsWith('scopes'))).toMatch(/^scopes +write_receipts read_stores .*… +default$/);
+    expect(t.stdout()).not.toContain('not shown');
+  });
+});

@@ -32,7 +32,7 @@ export async function run(_opts: RefreshOptions, f: Factory): Promise<void> {
   }
   await writeList(f.io, renewed, [
     { header: 'GRANT', value: (r) => r.grant_id },
-    { header: 'SCOPE', value: (r) => r.scope },
+    { header: 'SCOPE', value: (r) => r.scope, flex: true },
     { header: 'EXPIRES', value: (r) => r.expires_at },
   ]);
   if (failure) throw failure;

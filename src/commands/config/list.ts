@@ -39,7 +39,7 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
     rows,
     [
       { header: 'KEY', value: (r) => r.key },
-      { header: 'VALUE', value: (r) => r.value ?? '' },
+      { header: 'VALUE', value: (r) => r.value ?? '', flex: true },
       { header: 'SOURCE', value: (r) => r.source ?? '' },
     ],
     { profile: settings.profile.value, settings: rows },

@@ -14,7 +14,7 @@ const COLUMNS: readonly Column<SandboxDelivery>[] = [
   { header: 'RECIPIENT', value: (d) => d.recipientId, id: true },
   { header: 'STATUS', value: (d) => d.status },
   { header: 'FINAL HASH', value: (d) => (d.hashMatches === undefined ? '-' : d.hashMatches ? 'matches' : 'DIFFERS') },
-  { header: 'REASON', value: (d) => d.reason ?? '' },
+  { header: 'REASON', value: (d) => d.reason ?? '', flex: true },
 ];
 
 export async function run(opts: DeliveriesOptions, f: Factory): Promise<void> {

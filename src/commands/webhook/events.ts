@@ -55,6 +55,6 @@ async function show(f: Factory, rows: JournalledEvent[], where: string): Promise
     { header: 'ID', value: (r) => shortId(r.id), id: true },
     { header: 'EVENT', value: (r) => r.event ?? '-' },
     { header: 'RECEIVED', value: (r) => shownTime(f.io, f.env, r.receivedAt), whole: true },
-    { header: 'STATUS', value: (r) => (!r.processed ? 'pending' : r.error === undefined ? 'processed' : `failed: ${r.error}`) },
+    { header: 'STATUS', value: (r) => (!r.processed ? 'pending' : r.error === undefined ? 'processed' : `failed: ${r.error}`), flex: true },
   ]);
 }

@@ -33,7 +33,7 @@ export async function subscribeAll(request: WebhookSubscriptionRequest, flags: F
     [
       { header: 'COMPANY', value: (r) => r.company },
       { header: 'ID', value: (r) => r.id, id: true },
-      { header: 'URL', value: (r) => r.notificationUrl },
+      { header: 'URL', value: (r) => r.notificationUrl, flex: true },
       { header: 'EVENTS', value: (r) => r.events.join(',') },
       { header: 'STATE', value: (r) => (r.reused ? 'reused' : 'created') },
     ],
@@ -87,7 +87,7 @@ export async function listAll(flags: FanOutFlags, f: Factory): Promise<void> {
     [
       { header: 'COMPANY', value: (r) => r.company },
       { header: 'ID', value: (r) => r.id, id: true },
-      { header: 'URL', value: (r) => r.notificationUrl },
+      { header: 'URL', value: (r) => r.notificationUrl, flex: true },
       { header: 'EVENTS', value: (r) => r.events.join(',') },
       { header: 'SECRET', value: (r) => (r.secretStored ? 'stored' : 'not here') },
       { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed') },

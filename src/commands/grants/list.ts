@@ -56,10 +56,10 @@ async function listDetails(f: Factory, opts: ListOptions, fromEnv: string | unde
     rows,
     [
       { header: 'GRANT', value: (r) => r.grant.grant_id, id: true },
-      { header: 'COMPANY', value: (r) => r.grant.company.companyLegalName },
+      { header: 'COMPANY', value: (r) => r.grant.company.companyLegalName, flex: true },
       { header: 'STORE', value: (r) => r.store.id, id: true },
       { header: 'CODE', value: (r) => r.store.storeCode },
-      { header: 'NAME', value: (r) => r.store.storeName },
+      { header: 'NAME', value: (r) => r.store.storeName, flex: true },
       { header: 'ACTIVE', value: (r) => (r.store.isActive ? 'yes' : 'no') },
     ],
     [...details, ...failureElements(result.failed)],

@@ -186,12 +186,21 @@ export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
  * always has one.
  */
 export async function subscribe(f: Factory, request: WebhookSubscriptionRequest, keeper: SubscriptionKeeper = subscriptionKeeper(f)): Promise<WebhookSubscription> {
+  const { created, kept } = await create(f, request, keeper);
+  await kept;
+  return created;
+}
+
+/** Creates it and hands it to the keeper: `kept` settles once it is written (or could not be). */
+async function create(f: Factory, request: WebhookSubscriptionRequest, keeper: SubscriptionKeeper): Promise<{ created: WebhookSubscription; kept: Promise<void> }> {
   const caller = await writeReceiptsCaller(f);
   // Recorded before it is sent: a run killed before it kept the secret gets the same subscription back.
   const key = await keeper.intentKey(caller.grantId, request);
   const created = await createWebhookSubscription(caller, request, key);
-  await keeper.keep(created, caller.grantId, request);
-  return created;
+  const kept = keeper.keep(created, caller.grantId, request);
+  // Whoever holds `kept` reports its failure; it is never an unhandled rejection meanwhile.
+  kept.catch(() => undefined);
+  return { created, kept };
 }
 
 export interface SubscribeOutcome {
@@ -202,6 +211,8 @@ export interface SubscribeOutcome {
   forgotten: string[];
   /** Other subscriptions of this profile to the same URL for some of the same events: each such event arrives once per subscription. */
   overlapping: string[];
+  /** With `deferKeep`, a new subscription's write: settles once its secret and record are kept. */
+  kept?: Promise<void>;
 }
 
 function sameEvents(a: readonly string[], b: readonly string[]): boolean {
@@ -216,7 +227,8 @@ function sameEvents(a: readonly string[], b: readonly string[]): boolean {
  * longer lists (a sandbox restarted without --state, a removal elsewhere) are forgotten.
  * Against a service without the list extension (404/405/403), this machine's records count.
  */
-export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionRequest, opts: { ownPath?: boolean; keeper?: SubscriptionKeeper } = {}): Promise<SubscribeOutcome> {
+export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionRequest, opts: { ownPath?: boolean; keeper?: SubscriptionKeeper; deferKeep?: boolean } = {},
+): Promise<SubscribeOutcome> {
   // Only this Grant's records: the service lists each company's subscriptions to its own
   // Grant, so another company's are neither reused nor forgotten here.
   const grant = (await writeReceiptsCaller(f)).grantId;
@@ -244,7 +256,10 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   const overlapping = local
     .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
     .map((s) => s.id);
-  return { subscription: await subscribe(f, request, opts.keeper), reused: false, forgotten, overlapping };
+  if (!opts.deferKeep) return { subscription: await subscribe(f, request, opts.keeper), reused: false, forgotten, overlapping };
+  // A fan-out goes on with the next Grant while this one is written, with those that follow.
+  const { created, kept } = await create(f, request, opts.keeper ?? subscriptionKeeper(f));
+  return { subscription: created, reused: false, forgotten, overlapping, kept };
 }
 
 /**

@@ -148,7 +148,8 @@ interface Created extends SubscribeIntent {
 /** The secret store refused a batch: said for each subscription of it. */
 class SecretsNotStored extends Error {}
 
-export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
+/** `windowMs`: how long a write waits for more subscriptions (a fan-out's, which goes on meanwhile). */
+export function subscriptionKeeper(f: Factory, opts: { windowMs?: number } = {}): SubscriptionKeeper {
   const intentKey = groupCommit((items: readonly SubscribeIntent[]) => subscribeIntentKeys(f, items));
   const keep = groupCommit(async (items: readonly Created[]) => {
     const store = await f.secrets();
@@ -166,7 +167,7 @@ export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
     await updateLocalSubscriptions(f, (current) => [...current.filter((s) => !ids.has(s.id)), ...entries]);
     await dropSubscribeIntents(f, items);
     return items.map(() => undefined);
-  });
+  }, opts);
   return {
     intentKey: (grantId, request) => intentKey({ grantId, request }),
     keep: (created, grantId, request) =>

@@ -137,6 +137,8 @@ async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubsc
  * same key gets the same subscription back, secret included.
  */
 export interface SubscriptionKeeper {
+  /** Subscriptions handed to `keep` and not written yet. */
+  unkept(): number;
   intentKey(grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<string>;
   keep(created: WebhookSubscription, grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<void>;
 }
@@ -144,6 +146,9 @@ export interface SubscriptionKeeper {
 interface Created extends SubscribeIntent {
   created: WebhookSubscription;
 }
+
+/** How many new subscriptions a fan-out leaves waiting for their write before a worker waits too. */
+const MAX_UNKEPT = 16;
 
 /** The secret store refused a batch: said for each subscription of it. */
 class SecretsNotStored extends Error {}
@@ -168,10 +173,12 @@ export function subscriptionKeeper(f: Factory, opts: { windowMs?: number } = {})
     await dropSubscribeIntents(f, items);
     return items.map(() => undefined);
   }, opts);
+  let unkept = 0;
   return {
+    unkept: () => unkept,
     intentKey: (grantId, request) => intentKey({ grantId, request }),
     keep: (created, grantId, request) =>
-      keep({ created, grantId, request }).catch((error: unknown) => {
+      (unkept++, keep({ created, grantId, request })).finally(() => unkept--).catch((error: unknown) => {
         if (!(error instanceof SecretsNotStored)) throw error;
         throw new SvcError(`subscription ${created.id} was created, but its secret could not be stored in ${error.message}`, {
           hint: 'fix the secret store (`svc auth status` shows it) and subscribe again; deliveries to this subscription cannot be verified',
@@ -258,8 +265,12 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
     .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
     .map((s) => s.id);
   if (!opts.deferKeep) return { subscription: await subscribe(f, request, opts.keeper), reused: false, forgotten, overlapping };
-  // A fan-out goes on with the next Grant while this one is written, with those that follow.
-  const { created, kept } = await create(f, request, opts.keeper ?? subscriptionKeeper(f));
+  // A fan-out goes on with the next Grant while this one is written, with those that follow;
+  // unless as many as a fan-out's workers wait to be written already (what a kill -9 leaves
+  // to be handed back by their keys stays that small).
+  const keeper = opts.keeper ?? subscriptionKeeper(f);
+  const { created, kept } = await create(f, request, keeper);
+  if (keeper.unkept() > MAX_UNKEPT) await kept;
   return { subscription: created, reused: false, forgotten, overlapping, kept };
 }
 

@@ -22,7 +22,7 @@ export async function subscribeAll(request: WebhookSubscriptionRequest, flags: F
   const targets = await fanOutTargets(f, flags);
   // One keeper for the run: the new subscriptions are written together, in batches, while
   // the workers go on; a Grant whose write failed is reported as failed.
-  const keeper = subscriptionKeeper(f, { windowMs: 200 });
+  const keeper = subscriptionKeeper(f);
   const result = await fanOut(f, targets, (g) => subscribeOnce(g, request, { ownPath: Boolean(flags.ownPath), keeper, deferKeep: true }), {
     concurrency: concurrencyOf(flags.concurrency),
     what: 'subscribing',

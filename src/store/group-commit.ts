@@ -4,13 +4,8 @@
 // each rewriting a file that grows with every item; one caller alone waits no longer than
 // before. A failed write rejects the items of that write only.
 
-/**
- * `write` gets the queued items in arrival order and returns one result per item. With
- * `windowMs`, the first item of an idle queue waits that long for others (for callers that
- * do not wait on the write themselves: a fan-out's, whose writes then come in fewer, larger
- * batches).
- */
-export function groupCommit<I, O>(write: (items: readonly I[]) => Promise<readonly O[]>, opts: { windowMs?: number } = {}): (item: I) => Promise<O> {
+/** `write` gets the queued items in arrival order and returns one result per item. */
+export function groupCommit<I, O>(write: (items: readonly I[]) => Promise<readonly O[]>): (item: I) => Promise<O> {
   let queue: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   let running = false;
   const drain = async () => {
@@ -31,8 +26,7 @@ export function groupCommit<I, O>(write: (items: readonly I[]) => Promise<readon
       queue.push({ item, resolve, reject });
       if (running) return;
       running = true;
-      // The items handed in during this turn of the event loop (or the window) go together.
-      if (opts.windowMs) setTimeout(() => void drain(), opts.windowMs);
-      else setImmediate(() => void drain());
+      // The items handed in during this turn of the event loop go together.
+      setImmediate(() => void drain());
     });
 }

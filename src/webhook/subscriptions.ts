@@ -153,8 +153,7 @@ const MAX_UNKEPT = 16;
 /** The secret store refused a batch: said for each subscription of it. */
 class SecretsNotStored extends Error {}
 
-/** `windowMs`: how long a write waits for more subscriptions (a fan-out's, which goes on meanwhile). */
-export function subscriptionKeeper(f: Factory, opts: { windowMs?: number } = {}): SubscriptionKeeper {
+export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
   const intentKey = groupCommit((items: readonly SubscribeIntent[]) => subscribeIntentKeys(f, items));
   const keep = groupCommit(async (items: readonly Created[]) => {
     const store = await f.secrets();
@@ -172,7 +171,7 @@ export function subscriptionKeeper(f: Factory, opts: { windowMs?: number } = {})
     await updateLocalSubscriptions(f, (current) => [...current.filter((s) => !ids.has(s.id)), ...entries]);
     await dropSubscribeIntents(f, items);
     return items.map(() => undefined);
-  }, opts);
+  });
   let unkept = 0;
   return {
     unkept: () => unkept,

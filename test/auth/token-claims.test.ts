@@ -1,7 +1,7 @@
 // The token file's renewal claims (issue 25): in place of a lock file per Grant (~3 ms a
 // renewal), a renewer claims a Grant in tokens.db and names itself by a lock of its own,
 // held from its first claim to its end. A claim whose renewer lives is waited for; one
-// whose renewer died (its lock free, or gone) is taken over. 
+// whose renewer died (its lock free, or gone) is taken over.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -42,7 +42,10 @@ const TARGET_FAN_OUT = 10;
 const POLL_ITEMS = positive('BENCH_POLL_ITEMS', 10000);
 const TARGET_POLL = 2;
 const TARGET_POLL_RSS_MIB = 250;
-// BENCH_PART=tokens, poll or listen runs one part only; BENCH_RATE_LIMIT passes --rate-limit to the sandbox.
+// 4. (BENCH_PART=subscribe only) `webhook subscribe` creating 250 subscriptions on a profile
+//    keeping none, against the same for 250 other Grants with 2,250 kept, and the first
+//    `webhook subscribe --all-grants` over 2,000 Grants (warm tokens, file secret store).
+// BENCH_PART=tokens, poll, listen or subscribe runs one part only; BENCH_RATE_LIMIT passes --rate-limit to the sandbox.
 const PART = process.env.BENCH_PART ?? 'all';
 // BENCH_LATENCY=0 leaves out the run against a sandbox with latency.
 const LATENCY = process.env.BENCH_LATENCY ?? '20-60ms';
@@ -301,4 +304,36 @@ if (PART === 'all' || PART === 'listen') {
   console.log(`  ${SUBSCRIPTIONS} subscriptions at one path (every secret tried) ${l.manyOnePath.toFixed(0).padStart(6)} acks/s`);
   console.log(`platform webhook listen: ${SUBSCRIPTIONS} subscriptions ${ratio.toFixed(2)}x one (target >= ${TARGET_LISTEN}x) ${ratio >= TARGET_LISTEN ? 'ok' : 'MISSED'}`);
 }
+// ---- webhook subscribe across Grants ------------------------------------------------------
+if (PART === 'subscribe') {
+  const env = baseEnv('subscribe');
+  const sandbox = await start([svcBin, 'sandbox', 'start', '--port', '0', '--auto-approve', '--companies', String(GRANTS), ...RATE_LIMIT], env, 'stdout');
+  env.SVC_BASE_URL = sandbox.url;
+  svc(['sandbox', 'login'], env);
+  const ids = JSON.parse(svc(['grants', 'list', '--json'], env).stdout).map((g) => g.grant_id);
+  const few = Math.min(250, Math.floor(GRANTS / 4));
+  const file = (name, list) => (writeFileSync(join(work, name), list.join('\n')), join(work, name));
+  const first = file('first.txt', ids.slice(0, few));
+  const last = file('last.txt', ids.slice(-few));
+  // Warm tokens of the scope subscribing uses (write): the subscriptions are what is measured.
+  svc(['webhook', 'list', '--all-grants', '--json'], env);
+  const run = (args, url) => {
+    const { ms, stdout } = svc(['webhook', 'subscribe', ...args, '--url', `http://127.0.0.1:9/${url}`, '--json'], env);
+    const rows = JSON.parse(stdout);
+    return { ms, created: rows.filter((r) => r.reused === false).length, reused: rows.filter((r) => r.reused === true).length };
+  };
+  const empty = run(['--grants', first], 'a');
+  const all = run(['--all-grants'], 'b');
+  const full = run(['--grants', last], 'c');
+  const again = run(['--all-grants'], 'b');
+  await sandbox.stop();
+  const line = (r, what) => `  ${what.padEnd(58)} ${(r.ms / 1000).toFixed(2)} s, ${(r.ms / (r.created + r.reused)).toFixed(2)} ms a Grant (${r.created} created, ${r.reused} reused)`;
+  console.log(`platform: webhook subscribe, ${GRANTS} Grants, file secret store, warm tokens, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(line(empty, `${few} Grants, none kept before`));
+  console.log(line(all, `--all-grants, first run (${few} kept before)`));
+  console.log(line(full, `${few} other Grants, ${few + GRANTS} kept before`));
+  console.log(line(again, '--all-grants again (every one reused)'));
+  console.log(`platform subscribe: creating one with ${few + GRANTS} kept ${(full.ms / empty.ms).toFixed(2)}x creating one with none kept`);
+}
+
 if (process.env.BENCH_STRICT === '1' && (!tokensOk || !fanOutOk || !pollOk || !listenOk)) process.exitCode = 1;

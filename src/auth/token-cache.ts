@@ -8,13 +8,15 @@
 // token expired at once, one asks the service and the others take its answer. For the
 // code flow this also keeps two processes from presenting the same refresh token, which the
 // service would treat as a replay and answer by revoking the whole token family.
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../crypto/hash.js';
 import type { SecretStore } from '../secrets/store.js';
-import { describeHolder, withLock } from '../store/lock.js';
-import type { StoredTokens, TokenFile } from '../store/token-file.js';
+import { describeHolder, tryLock, withLock } from '../store/lock.js';
+import type { RenewalClaim, StoredTokens, TokenFile } from '../store/token-file.js';
 
 /** A token is renewed when less than this is left, so it cannot expire on the way. */
 export const EXPIRY_MARGIN_MS = 60_000;
@@ -38,6 +40,8 @@ export function tokenKey(id: string): string {
 
 /** Where the tokens are kept: a Grant's tokens by slot, as JSON. */
 export interface TokenShelf {
+  /** The token file, whose renewal claims stand in for a lock file per Grant. */
+  file?: () => Promise<TokenFile>;
   read(id: string): Promise<StoredTokens>;
   write(id: string, slot: string, value: string): Promise<void>;
   /** One slot, or every slot of the ID; true if there was anything. */
@@ -49,6 +53,7 @@ export function fileShelf(open: () => Promise<TokenFile>): TokenShelf {
   let file: Promise<TokenFile> | undefined;
   const shelf = () => (file ??= open());
   return {
+    file: shelf,
     read: async (id) => (await shelf()).read(id),
     write: async (id, slot, value) => (await shelf()).write(id, slot, value),
     remove: async (id, slot) => (await shelf()).remove(id, slot),
@@ -127,18 +132,20 @@ const IN_PROCESS = new Map<string, Promise<unknown>>();
 export function createTokenCache(opts: TokenCacheOptions): TokenCache {
   const { shelf, clock } = opts;
   const lockPath = (id: string) => join(opts.lockDir, `token-${sha256Hex(`${opts.namespace}\0${id}`).slice(0, 32)}.lock`);
+  const pollMs = opts.pollMs ?? 50;
+  const tellWait = (holder: string) => opts.onWait?.(`waiting for another svc process renewing the token (${holder})`);
+  // Across processes: a claim in the token file where there is one (two short transactions
+  // a renewal, where a lock file per Grant cost ~3 ms: a SQLite file opened, a holder file
+  // written, renamed and removed), else the Grant's lock file.
+  const exclusive = <T>(id: string, work: () => Promise<T>): Promise<T> =>
+    shelf.file
+      ? shelf.file().then((file) => claimed(file, id, opts.lockDir, work, { pollMs, onWait: tellWait }))
+      : withLock(lockPath(id), work, { pollMs, onWait: (holder) => tellWait(describeHolder(holder)) });
   // This process's own callers (a batch's workers) queue here, one after the other, and
-  // only then take the file lock: so a wait it tells about is another process's doing.
+  // only then claim or lock: so a wait it tells about is another process's doing.
   const locked = <T>(id: string, work: () => Promise<T>): Promise<T> => {
     const path = lockPath(id);
-    const turn = (IN_PROCESS.get(path) ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() =>
-        withLock(path, work, {
-          pollMs: opts.pollMs ?? 50,
-          onWait: (holder) => opts.onWait?.(`waiting for another svc process renewing the token (${describeHolder(holder)})`),
-        }),
-      );
+    const turn = (IN_PROCESS.get(path) ?? Promise.resolve()).catch(() => undefined).then(() => exclusive(id, work));
     IN_PROCESS.set(path, turn);
     const done = () => {
       if (IN_PROCESS.get(path) === turn) IN_PROCESS.delete(path);
@@ -186,4 +193,69 @@ export function createTokenCache(opts: TokenCacheOptions): TokenCache {
       }),
     forget: (id) => shelf.remove(id),
   };
+}
+
+// ---- renewal claims -----------------------------------------------------------------------
+// A claim names its renewer: this process, by its pid and a nonce of this run, which holds a
+// lock of its own (renewer-<pid>-<nonce>.lock in the lock directory) from its first claim to
+// its end. A claim whose renewer's lock is free (or gone) is a dead process's: taken over,
+// as the OS released the lock file for it. Nothing is guessed from times or pids.
+
+const renewers = new Map<string, Promise<{ owner: string; pid: number }>>();
+
+function renewerLockPath(lockDir: string, owner: string): string {
+  return join(lockDir, `renewer-${owner}.lock`);
+}
+
+/** This process as a renewer: its lock taken once, and removed at exit. */
+function renewer(lockDir: string): Promise<{ owner: string; pid: number }> {
+  let me = renewers.get(lockDir);
+  if (me === undefined) {
+    me = (async () => {
+      const owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
+      const path = renewerLockPath(lockDir, owner);
+      const held = await tryLock(path, { renewer: true });
+      if ('heldBy' in held) throw new Error(`${path} is held by another process`);
+      process.once('exit', () => {
+        for (const file of [path, `${path}.holder`]) rmSync(file, { force: true });
+      });
+      return { owner, pid: process.pid };
+    })();
+    me.catch(() => renewers.delete(lockDir));
+    renewers.set(lockDir, me);
+  }
+  return me;
+}
+
+/** True when the claim's renewer has ended: its lock is free, or gone with it. */
+async function renewerDead(lockDir: string, claim: RenewalClaim): Promise<boolean> {
+  const path = renewerLockPath(lockDir, claim.owner);
+  if (!existsSync(path)) return true;
+  const probe = await tryLock(path);
+  if ('heldBy' in probe) return false;
+  await probe.release();
+  for (const file of [path, `${path}.holder`]) rmSync(file, { force: true });
+  return true;
+}
+
+async function claimed<T>(file: TokenFile, id: string, lockDir: string, work: () => Promise<T>, wait: { pollMs: number; onWait: (holder: string) => void }): Promise<T> {
+  const me = await renewer(lockDir);
+  let told = false;
+  for (;;) {
+    const claim = { ...me, since: new Date().toISOString() };
+    const standing = file.claim(id, claim);
+    // Unclaimed, or this process's own (left by an unclaim that failed: its callers queue before claiming).
+    if (standing === undefined || standing.owner === me.owner) break;
+    if ((await renewerDead(lockDir, standing)) && file.takeOver(id, standing, claim)) break;
+    if (!told) {
+      told = true;
+      wait.onWait(`pid ${standing.pid} since ${standing.since}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait.pollMs));
+  }
+  try {
+    return await work();
+  } finally {
+    file.unclaim(id, { ...me, since: '' });
+  }
 }

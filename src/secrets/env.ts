@@ -3,7 +3,7 @@
 // deletes always reach the store underneath.
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import type { SecretStore } from './store.js';
+import { setSecrets, type SecretStore } from './store.js';
 
 export const SECRET_ENV_VARIABLES = {
   'client-secret': 'SVC_CLIENT_SECRET',
@@ -51,6 +51,7 @@ export function withEnvSecrets(store: SecretStore, env: Env): SecretStore {
       return (await fromEnv(key)) ?? store.get(key);
     },
     set: (key, value) => store.set(key, value),
+    setMany: (entries) => setSecrets(store, entries),
     delete: (key) => store.delete(key),
     describe: () => store.describe(),
   };

@@ -97,16 +97,21 @@ export function fileSecretStore(configDir: string, io: IOStreams, quiet?: QuietF
     return withLock(`${path}.lock`, work);
   };
 
+  // One lock and one rewrite for any number of entries: a fan-out storing 2,000 subscription
+  // secrets writes them in batches, not the growing file once per secret.
+  const setMany = (entries: readonly (readonly [string, string])[]) =>
+    locked(async () => {
+      const before = await load();
+      await save({ ...before, ...Object.fromEntries(entries) }, before);
+    });
+
   return {
     backend: 'file',
     async get(key) {
       return (await load())[key] ?? null;
     },
-    set: (key, value) =>
-      locked(async () => {
-        const before = await load();
-        await save({ ...before, [key]: value }, before);
-      }),
+    set: (key, value) => setMany([[key, value]]),
+    setMany,
     delete: (key) =>
       locked(async () => {
         const before = await load();

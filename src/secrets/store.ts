@@ -9,9 +9,17 @@ export interface SecretStore {
   readonly backend: SecretBackend;
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
+  /** Several at once, in one write where the backend can (the file: one lock, one rewrite); see setSecrets. */
+  setMany?(entries: readonly (readonly [string, string])[]): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Where values are kept, for `svc auth status` (never the values). */
   describe(): string;
+}
+
+/** Stores every entry: in one write where the store can, else one after another. */
+export async function setSecrets(store: SecretStore, entries: readonly (readonly [string, string])[]): Promise<void> {
+  if (store.setMany) return store.setMany(entries);
+  for (const [key, value] of entries) await store.set(key, value);
 }
 
 export function memorySecretStore(

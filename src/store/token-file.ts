@@ -21,8 +21,24 @@ export interface TokenFile {
   remove(id: string, slot?: string): boolean;
   /** The IDs with a cached token. */
   ids(): string[];
+  /**
+   * Claims the renewal of an ID's tokens for `owner` (one short transaction): undefined when
+   * it is now `owner`'s, else the claim that stands (another renewer's, or a dead one's).
+   */
+  claim(id: string, owner: RenewalClaim): RenewalClaim | undefined;
+  /** Takes over `stale`'s claim (its renewer is dead); false when it changed meanwhile. */
+  takeOver(id: string, stale: RenewalClaim, owner: RenewalClaim): boolean;
+  /** Drops `owner`'s claim (a renewal that failed). */
+  unclaim(id: string, owner: RenewalClaim): void;
   count(): number;
   close(): void;
+}
+
+/** Who renews an ID's tokens: a process (its pid, a nonce of its run) since when. */
+export interface RenewalClaim {
+  owner: string;
+  pid: number;
+  since: string;
 }
 
 // Writers wait for each other this long (SQLite's busy handler) before giving up.
@@ -38,7 +54,8 @@ export async function openTokenFile(path: string): Promise<TokenFile> {
     db = openDatabase(path, BUSY_MS);
     // A cache: losing the last write to a power cut costs one token request, so no fsync per write.
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
-      CREATE TABLE IF NOT EXISTS tokens (id TEXT NOT NULL, slot TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (id, slot)) WITHOUT ROWID`);
+      CREATE TABLE IF NOT EXISTS tokens (id TEXT NOT NULL, slot TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (id, slot)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS renewals (id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, since TEXT NOT NULL) WITHOUT ROWID`);
   } catch (error) {
     throw new StoreError(`cannot open the token cache ${path} (${fsErrorCode(error)})`, {
       hint: 'remove the file: it only holds access tokens, which are asked for again',
@@ -51,7 +68,31 @@ export async function openTokenFile(path: string): Promise<TokenFile> {
   const deleteAll = db.prepare('DELETE FROM tokens WHERE id = ?');
   const countAll = db.prepare('SELECT count(*) AS n FROM tokens');
   const allIds = db.prepare('SELECT DISTINCT id FROM tokens ORDER BY id');
+  const claimOf = db.prepare('SELECT owner, pid, since FROM renewals WHERE id = ?');
+  const insertClaim = db.prepare('INSERT INTO renewals (id, owner, pid, since) VALUES (?, ?, ?, ?)');
+  const moveClaim = db.prepare('UPDATE renewals SET owner = ?, pid = ?, since = ? WHERE id = ? AND owner = ?');
+  const dropClaim = db.prepare('DELETE FROM renewals WHERE id = ? AND owner = ?');
+  const transaction = <T>(work: () => T): T => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  };
   return {
+    claim: (id, owner) =>
+      transaction(() => {
+        const standing = claimOf.get(id) as RenewalClaim | undefined;
+        if (standing !== undefined) return { owner: standing.owner, pid: standing.pid, since: standing.since };
+        insertClaim.run(id, owner.owner, owner.pid, owner.since);
+        return undefined;
+      }),
+    takeOver: (id, stale, owner) => moveClaim.run(owner.owner, owner.pid, owner.since, id, stale.owner).changes > 0,
+    unclaim: (id, owner) => void dropClaim.run(id, owner.owner),
     read: (id) => Object.fromEntries((select.all(id) as { slot: string; token: string }[]).map((r) => [r.slot, r.token])),
     write: (id, slot, value) => void upsert.run(id, slot, value),
     remove: (id, slot) => (slot === undefined ? deleteAll.run(id) : deleteSlot.run(id, slot)).changes > 0,

@@ -36,16 +36,19 @@ async function update<T>(f: Factory, change: (intents: Record<string, string>) =
   });
 }
 
-/** The key this Grant's subscription of `request` is created under: the recorded one, else a new one recorded now. */
-export function subscribeIntentKey(f: Factory, grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<string> {
-  const slot = slotOf(grantId, request);
-  return update(f, (intents) => (intents[slot] ??= randomUUID()));
+export interface SubscribeIntent {
+  grantId: string | undefined;
+  request: WebhookSubscriptionRequest;
 }
 
-/** The subscription is kept here now: its key is not needed again. */
-export function dropSubscribeIntent(f: Factory, grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<void> {
-  const slot = slotOf(grantId, request);
+/** The keys these subscriptions are created under (one write for all): the recorded ones, else new ones recorded now. */
+export function subscribeIntentKeys(f: Factory, items: readonly SubscribeIntent[]): Promise<string[]> {
+  return update(f, (intents) => items.map((i) => (intents[slotOf(i.grantId, i.request)] ??= randomUUID())));
+}
+
+/** The subscriptions are kept here now: their keys are not needed again. */
+export function dropSubscribeIntents(f: Factory, items: readonly SubscribeIntent[]): Promise<void> {
   return update(f, (intents) => {
-    delete intents[slot];
+    for (const i of items) delete intents[slotOf(i.grantId, i.request)];
   });
 }

@@ -8,7 +8,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { writeReceiptsCaller } from '../auth/caller.js';
-import { dropSubscribeIntent, subscribeIntentKey } from './subscribe-intents.js';
+import { dropSubscribeIntents, subscribeIntentKeys, type SubscribeIntent } from './subscribe-intents.js';
+import { groupCommit } from '../store/group-commit.js';
+import { setSecrets } from '../secrets/store.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';
 import { ownPathUrl } from './own-path.js';
@@ -126,28 +128,86 @@ async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubsc
 }
 
 /**
- * Creates the subscription and keeps its secret and fields; the secret is stored first, so
- * a listed subscription always has one.
+ * Where created subscriptions are recorded: their secrets in the secret store, their fields in
+ * the subscriptions file, and before each is sent, its Idempotency-Key. Each is a group
+ * commit (src/store/group-commit.ts): the subscriptions of a fan-out's workers that arrive
+ * while one write is under way share the next, so a fan-out over 2,000 Grants does not
+ * rewrite the growing files 2,000 times. Nothing is lost to a kill -9 between the request and
+ * the write: the key stays recorded until its subscription is kept, and a re-run sending the
+ * same key gets the same subscription back, secret included.
  */
-export async function subscribe(f: Factory, request: WebhookSubscriptionRequest): Promise<WebhookSubscription> {
+export interface SubscriptionKeeper {
+  /** Subscriptions handed to `keep` and not written yet. */
+  unkept(): number;
+  intentKey(grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<string>;
+  keep(created: WebhookSubscription, grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<void>;
+}
+
+interface Created extends SubscribeIntent {
+  created: WebhookSubscription;
+}
+
+/** How many new subscriptions a fan-out leaves waiting for their write before a worker waits too. */
+const MAX_UNKEPT = 16;
+
+/** The secret store refused a batch: said for each subscription of it. */
+class SecretsNotStored extends Error {}
+
+export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
+  const intentKey = groupCommit((items: readonly SubscribeIntent[]) => subscribeIntentKeys(f, items));
+  const keep = groupCommit(async (items: readonly Created[]) => {
+    const store = await f.secrets();
+    try {
+      // The secrets first, so a listed subscription always has one.
+      await setSecrets(
+        store,
+        items.map((i) => [subscriptionSecretKey(i.created.id), i.created.secret] as const),
+      );
+    } catch (error) {
+      throw new SecretsNotStored(`${store.describe()}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    const entries = items.map(({ created: { id, name, notificationUrl, events, createdAt }, grantId }) => ({ id, name, notificationUrl, events, createdAt, ...(grantId === undefined ? {} : { grantId }) }));
+    const ids = new Set(entries.map((e) => e.id));
+    await updateLocalSubscriptions(f, (current) => [...current.filter((s) => !ids.has(s.id)), ...entries]);
+    await dropSubscribeIntents(f, items);
+    return items.map(() => undefined);
+  });
+  let unkept = 0;
+  return {
+    unkept: () => unkept,
+    intentKey: (grantId, request) => intentKey({ grantId, request }),
+    keep: (created, grantId, request) =>
+      (unkept++, keep({ created, grantId, request })).finally(() => unkept--).catch((error: unknown) => {
+        if (!(error instanceof SecretsNotStored)) throw error;
+        throw new SvcError(`subscription ${created.id} was created, but its secret could not be stored in ${error.message}`, {
+          hint: 'fix the secret store (`svc auth status` shows it) and subscribe again; deliveries to this subscription cannot be verified',
+          cause: error.cause,
+        });
+      }),
+  };
+}
+
+/**
+ * Creates the subscription and keeps its secret and fields (through `keeper`, a fan-out's
+ * shared one, else one of its own); the secret is stored first, so a listed subscription
+ * always has one.
+ */
+export async function subscribe(f: Factory, request: WebhookSubscriptionRequest, keeper: SubscriptionKeeper = subscriptionKeeper(f)): Promise<WebhookSubscription> {
+  const { created, kept } = await create(f, request, keeper);
+  await kept;
+  return created;
+}
+
+/** Creates it and hands it to the keeper: `kept` settles once it is written (or could not be). */
+async function create(f: Factory, request: WebhookSubscriptionRequest, keeper: SubscriptionKeeper): Promise<{ created: WebhookSubscription; kept: Promise<void> }> {
   const caller = await writeReceiptsCaller(f);
   // Recorded before it is sent: a run killed before it kept the secret gets the same subscription back.
-  const key = await subscribeIntentKey(f, caller.grantId, request);
+  const key = await keeper.intentKey(caller.grantId, request);
   const created = await createWebhookSubscription(caller, request, key);
-  const store = await f.secrets();
-  try {
-    await store.set(subscriptionSecretKey(created.id), created.secret);
-  } catch (error) {
-    throw new SvcError(
-      `subscription ${created.id} was created, but its secret could not be stored in ${store.describe()}: ${error instanceof Error ? error.message : String(error)}`,
-      { hint: 'fix the secret store (`svc auth status` shows it) and subscribe again; deliveries to this subscription cannot be verified', cause: error },
-    );
-  }
-  const { id, name, notificationUrl, events, createdAt } = created;
-  const entry = { id, name, notificationUrl, events, createdAt, ...(caller.grantId === undefined ? {} : { grantId: caller.grantId }) };
-  await updateLocalSubscriptions(f, (current) => [...current.filter((s) => s.id !== id), entry]);
-  await dropSubscribeIntent(f, caller.grantId, request);
-  return created;
+  const kept = keeper.keep(created, caller.grantId, request);
+  // Whoever holds `kept` reports its failure; it is never an unhandled rejection meanwhile.
+  kept.catch(() => undefined);
+  return { created, kept };
 }
 
 export interface SubscribeOutcome {
@@ -158,6 +218,8 @@ export interface SubscribeOutcome {
   forgotten: string[];
   /** Other subscriptions of this profile to the same URL for some of the same events: each such event arrives once per subscription. */
   overlapping: string[];
+  /** With `deferKeep`, a new subscription's write: settles once its secret and record are kept. */
+  kept?: Promise<void>;
 }
 
 function sameEvents(a: readonly string[], b: readonly string[]): boolean {
@@ -172,7 +234,8 @@ function sameEvents(a: readonly string[], b: readonly string[]): boolean {
  * longer lists (a sandbox restarted without --state, a removal elsewhere) are forgotten.
  * Against a service without the list extension (404/405/403), this machine's records count.
  */
-export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionRequest, opts: { ownPath?: boolean } = {}): Promise<SubscribeOutcome> {
+export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionRequest, opts: { ownPath?: boolean; keeper?: SubscriptionKeeper; deferKeep?: boolean } = {},
+): Promise<SubscribeOutcome> {
   // Only this Grant's records: the service lists each company's subscriptions to its own
   // Grant, so another company's are neither reused nor forgotten here.
   const grant = (await writeReceiptsCaller(f)).grantId;
@@ -200,7 +263,14 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   const overlapping = local
     .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
     .map((s) => s.id);
-  return { subscription: await subscribe(f, request), reused: false, forgotten, overlapping };
+  if (!opts.deferKeep) return { subscription: await subscribe(f, request, opts.keeper), reused: false, forgotten, overlapping };
+  // A fan-out goes on with the next Grant while this one is written, with those that follow;
+  // unless as many as a fan-out's workers wait to be written already (what a kill -9 leaves
+  // to be handed back by their keys stays that small).
+  const keeper = opts.keeper ?? subscriptionKeeper(f);
+  const { created, kept } = await create(f, request, keeper);
+  if (keeper.unkept() > MAX_UNKEPT) await kept;
+  return { subscription: created, reused: false, forgotten, overlapping, kept };
 }
 
 /**

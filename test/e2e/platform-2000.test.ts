@@ -130,8 +130,10 @@ describe('a platform of 2,000 companies', () => {
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     const rows = JSON.parse(rerun.stdout) as { grantId: string; reused: boolean }[];
     expect(rows).toHaveLength(KILLED);
-    // What the killed run had made and kept is reused; the one it never heard back about is handed back by its key.
-    expect(rows.filter((r) => r.reused).length).toBeGreaterThanOrEqual(KILLED / 2 - 16);
+    // What the killed run had made and kept is reused; the one it never heard back about is handed back by its key,
+    // and so are those it had made but not written yet: the fan-out writes them in batches and leaves at most
+    // 16 waiting (src/webhook/subscriptions.ts MAX_UNKEPT) besides its 16 workers' requests.
+    expect(rows.filter((r) => r.reused).length).toBeGreaterThanOrEqual(KILLED / 2 - 32);
     const listed = await runSvc(['webhook', 'list', '--grants', liveFile, '--json'], { home, env });
     expect(listed.exitCode, listed.stderr).toBe(0);
     const onService = (JSON.parse(listed.stdout) as { grantId: string; notificationUrl: string; onService: boolean | null; secretStored: boolean }[]).filter((s) => s.notificationUrl === url && s.onService === true);

@@ -10,7 +10,7 @@ import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags } from '../../gr
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { ownPathUrl, readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
+import { ownPathUrl, readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionKeeper, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
 
 interface Company {
   grantId: string;
@@ -20,7 +20,25 @@ interface Company {
 export async function subscribeAll(request: WebhookSubscriptionRequest, flags: FanOutFlags & { showSecret?: boolean | undefined; ownPath?: boolean | undefined }, f: Factory): Promise<void> {
   if (flags.showSecret) throw new UsageError('--show-secret prints one secret; over several companies each is kept in the secret store', { hint: 'subscribe one company with --grant to see its secret' });
   const targets = await fanOutTargets(f, flags);
-  const result = await fanOut(f, targets, async (g) => (await subscribeOnce(g, request, { ownPath: Boolean(flags.ownPath) })), { concurrency: concurrencyOf(flags.concurrency), what: 'subscribing' });
+  // One keeper for the run: the new subscriptions are written together, in batches, while
+  // the workers go on; a Grant whose write failed is reported as failed.
+  const keeper = subscriptionKeeper(f);
+  const result = await fanOut(f, targets, (g) => subscribeOnce(g, request, { ownPath: Boolean(flags.ownPath), keeper, deferKeep: true }), {
+    concurrency: concurrencyOf(flags.concurrency),
+    what: 'subscribing',
+  });
+  const writes = await Promise.allSettled(result.ok.map((r) => r.value.kept));
+  if (writes.some((w) => w.status === 'rejected')) {
+    const order = new Map(targets.map((t, i) => [t, i]));
+    const ok = result.ok;
+    result.ok = [];
+    ok.forEach((r, i) => {
+      const write = writes[i]!;
+      if (write.status === 'fulfilled') result.ok.push(r);
+      else result.failed.push({ target: r.target, error: write.reason });
+    });
+    result.failed.sort((a, b) => order.get(a.target)! - order.get(b.target)!);
+  }
   failIfAllFailed(f, result.failed, targets.length, 'subscribed');
   const rows = result.ok.map(({ target, value }) => {
     const { secret: _secret, ...shown } = value.subscription;

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isBusy, openDatabase, type Database } from './embedded/sqlite.js';
+import { isBusy, openDatabase, retryIo, type Database } from './embedded/sqlite.js';
 
 export interface LockHolder {
   pid: number;
@@ -48,7 +48,8 @@ export async function tryLock(path: string, details: Record<string, unknown> = {
     }
   }
   try {
-    db.exec('BEGIN EXCLUSIVE');
+    const opened = db;
+    retryIo(() => opened.exec('BEGIN EXCLUSIVE'), 3);
   } catch (error) {
     db.close();
     if (!isBusy(error)) throw error;

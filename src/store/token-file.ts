@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsErrorCode, privateDir } from './private-file.js';
-import { openDatabase, type Database } from './embedded/sqlite.js';
+import { openDatabase, retryIo, type Database } from './embedded/sqlite.js';
 import { StoreError } from './errors.js';
 
 /** A Grant's cached tokens as stored: slot (the scope) → the token's JSON. */
@@ -53,9 +53,12 @@ export async function openTokenFile(path: string): Promise<TokenFile> {
     await (await open(path, 'a', 0o600)).close();
     db = openDatabase(path, BUSY_MS);
     // A cache: losing the last write to a power cut costs one token request, so no fsync per write.
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+    const opened = db;
+    retryIo(() =>
+      opened.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
       CREATE TABLE IF NOT EXISTS tokens (id TEXT NOT NULL, slot TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (id, slot)) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS renewals (id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, since TEXT NOT NULL) WITHOUT ROWID`);
+      CREATE TABLE IF NOT EXISTS renewals (id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, since TEXT NOT NULL) WITHOUT ROWID`),
+    );
   } catch (error) {
     throw new StoreError(`cannot open the token cache ${path} (${fsErrorCode(error)})`, {
       hint: 'remove the file: it only holds access tokens, which are asked for again',
@@ -72,17 +75,23 @@ export async function openTokenFile(path: string): Promise<TokenFile> {
   const insertClaim = db.prepare('INSERT INTO renewals (id, owner, pid, since) VALUES (?, ?, ?, ?)');
   const moveClaim = db.prepare('UPDATE renewals SET owner = ?, pid = ?, since = ? WHERE id = ? AND owner = ?');
   const dropClaim = db.prepare('DELETE FROM renewals WHERE id = ? AND owner = ?');
-  const transaction = <T>(work: () => T): T => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
-  };
+  // Each use retried on SQLite's rare I/O errors under many processes (retryIo).
+  const transaction = <T>(work: () => T): T =>
+    retryIo(() => {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = work();
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          db.exec('ROLLBACK');
+        } catch {
+          // No transaction left to roll back (SQLite ended it on the error).
+        }
+        throw error;
+      }
+    });
   return {
     claim: (id, owner) =>
       transaction(() => {
@@ -91,13 +100,13 @@ export async function openTokenFile(path: string): Promise<TokenFile> {
         insertClaim.run(id, owner.owner, owner.pid, owner.since);
         return undefined;
       }),
-    takeOver: (id, stale, owner) => moveClaim.run(owner.owner, owner.pid, owner.since, id, stale.owner).changes > 0,
-    unclaim: (id, owner) => void dropClaim.run(id, owner.owner),
-    read: (id) => Object.fromEntries((select.all(id) as { slot: string; token: string }[]).map((r) => [r.slot, r.token])),
-    write: (id, slot, value) => void upsert.run(id, slot, value),
-    remove: (id, slot) => (slot === undefined ? deleteAll.run(id) : deleteSlot.run(id, slot)).changes > 0,
-    ids: () => (allIds.all() as { id: string }[]).map((r) => r.id),
-    count: () => (countAll.get() as { n: number }).n,
+    takeOver: (id, stale, owner) => retryIo(() => moveClaim.run(owner.owner, owner.pid, owner.since, id, stale.owner).changes > 0),
+    unclaim: (id, owner) => void retryIo(() => dropClaim.run(id, owner.owner)),
+    read: (id) => Object.fromEntries(retryIo(() => select.all(id) as { slot: string; token: string }[]).map((r) => [r.slot, r.token])),
+    write: (id, slot, value) => void retryIo(() => upsert.run(id, slot, value)),
+    remove: (id, slot) => retryIo(() => (slot === undefined ? deleteAll.run(id) : deleteSlot.run(id, slot)).changes > 0),
+    ids: () => retryIo(() => allIds.all() as { id: string }[]).map((r) => r.id),
+    count: () => retryIo(() => (countAll.get() as { n: number }).n),
     close: () => db.close(),
   };
 }

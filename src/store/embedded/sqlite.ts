@@ -424,6 +424,28 @@ export function isBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || /database is locked/i.test(messageOf(error));
 }
 
+/**
+ * SQLite's I/O errors (SQLITE_IOERR_*, "disk I/O error"). Seen once in CI among eight processes
+ * opening, claiming in and closing one WAL token file and probing each other's lock files at
+ * once; a moment later the same statement succeeds. Callers retry these a few times.
+ */
+export function isIoError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) || /disk I\/O error/i.test(messageOf(error));
+}
+
+/** Runs `work`, again after a short pause when SQLite reports an I/O error (at most `tries` times). */
+export function retryIo<T>(work: () => T, tries = 5): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return work();
+    } catch (error) {
+      if (attempt >= tries || !isIoError(error)) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 * attempt);
+    }
+  }
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -3,7 +3,7 @@
 // decrypted and checked against the merchant's record of the receipt, the credit note
 // computed, shown and confirmed, reserved and submitted under one Idempotency-Key, so that a
 // run killed at any point is finished by running it again) is src/credit-notes/issuance.ts.
-import { issueCreditNote, type IssueOutcome } from '../../credit-notes/issuance.js';
+import { issueCreditNote, type IssueOutcome, type IssueRequest } from '../../credit-notes/issuance.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
 import { reservationOf } from '../../credit-notes/submit.js';
 import type { CreditNoteTemplateRequest } from '../../contract/template.js';
@@ -14,25 +14,13 @@ import { note, println } from '../../io/streams.js';
 import { checkIdempotencyKey, startedBy } from '../../receipts/submission.js';
 import { parseItem } from '../../credit-notes/item-flag.js';
 
-export interface IssueOptions {
+/** The command's flags: the issuance's request, with the request ID left out (chosen on a terminal) and --item as typed. */
+export type IssueOptions = Omit<IssueRequest, 'requestId' | 'items'> & {
   /** Undefined: chosen on a terminal among the open requests. */
   requestId?: string | undefined;
-  /** A receipt record JSON file, for a receipt another machine issued. */
-  original?: string | undefined;
-  documentNumber?: string | undefined;
   /** PRODUCT_ID:QTY, repeatable: credit only these (required for a PARTIALLY_ACCEPTED request); none: all of the request. */
   item?: string[] | undefined;
-  yes?: boolean | undefined;
-  complete?: boolean | undefined;
-  /** Overrides the key derived from the issuer and the document number. */
-  idempotencyKey?: string | undefined;
-  /** Closes a submission of this request's credit note left under way, instead of resuming it. */
-  abandonPending?: boolean | undefined;
-  /** Runs every check and shows the credit note, then stops: nothing is reserved or sent. */
-  dryRun?: boolean | undefined;
-  /** Not a flag: the caller (triage) has just shown this credit note, so it is not printed again. */
-  previewShown?: boolean | undefined;
-}
+};
 
 export async function run(given: IssueOptions, f: Factory): Promise<void> {
   if (given.documentNumber !== undefined && given.documentNumber.trim() === '') {

@@ -61,6 +61,13 @@ try {
   });
   if (bulk.status !== 201) throw new Error(`POST /sandbox/return-requests/bulk answered ${bulk.status}: ${await bulk.text()}`);
 
+  // BENCH_SETUP_ONLY=FILE: leave the sandbox and the merchant's set-up running and write their
+  // environment to FILE (JSON), to time or profile single polls by hand; Ctrl-C ends it.
+  if (process.env.BENCH_SETUP_ONLY) {
+    writeFileSync(process.env.BENCH_SETUP_ONLY, JSON.stringify(env));
+    console.log(`credit-note-poll: set up, environment in ${process.env.BENCH_SETUP_ONLY}; Ctrl-C ends the sandbox`);
+    await new Promise(() => {});
+  }
   const privateKeyPem = privateKeyOf(JSON.parse(readFileSync(join(env.SVC_CONFIG_DIR, 'secrets.json'), 'utf8')));
   if (!privateKeyPem) throw new Error('no private key in the secret file after `svc keys generate`');
   const rssFile = join(work, 'rss.json');

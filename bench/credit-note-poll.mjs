@@ -142,7 +142,7 @@ try {
   const ceilingCpu = median(cpuShares.map((share, k) => share * pollCpus[k]));
   console.log(
     `  where poll's CPU goes (medians): ${(median(pollCpus) / 1000).toFixed(2)} s in all; the bare ceiling's ${(ceilingCpu / 1000).toFixed(2)} s; poll --no-decrypt (start, download, check, write) ${(floor / 1000).toFixed(2)} s, ` +
-      `so even with nothing else the CPU share could reach ${((ceilingCpu / (ceilingCpu + floor)) * 100).toFixed(0)}%; the rest, ${((median(pollCpus) - ceilingCpu - floor) / 1000).toFixed(2)} s, is AES-GCM, the request's JSON and check, the --json text and the second thread`,
+      `so even with nothing else the CPU share could reach ${((ceilingCpu / (ceilingCpu + floor)) * 100).toFixed(0)}%; the rest, ${((median(pollCpus) - ceilingCpu - floor) / 1000).toFixed(2)} s, is AES-GCM, the request's JSON and check, the --json text and the messages to the unwrapping threads`,
   );
   console.log(
     `  context: the bare ceiling is a process that only starts and unwraps ${ITEMS} keys on ${availableParallelism()} threads: ${(median(ceilings) / rsa).toFixed(2)}× the single-thread rate (its ${Math.round(median(ceilings))} items/s)`,

@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { jqRuntimeFile, patchedJqRuntime } from './jq-runtime.mjs';
 
-// Worker entry points must be files of their own (new Worker(url) loads them by path).
-const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts'].filter((p) => existsSync(p));
+// The one entry point: the threads that unwrap keys run a few lines evaluated in place
+// (src/crypto/unwrap-threads.ts), not a file of the bundle.
+const entryPoints = ['src/main.ts'];
 
 // commander requires node:child_process at load time, only to run executable subcommands,
 // which svc has none of; loading it costs about 1.5 ms of every start-up (bench/startup.mjs).

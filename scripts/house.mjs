@@ -18,7 +18,7 @@ import ts from 'typescript';
  * on one floor may import each other, but no circle may span rooms.
  */
 export const FLOORS = [
-  { rooms: ['errors', 'clock', 'version', 'net-port', 'package-root', 'startup', 'ids', 'workers'], why: 'leaves: plain values, typed errors, paths of the package, the start-up cache' },
+  { rooms: ['errors', 'clock', 'version', 'net-port', 'package-root', 'startup', 'ids'], why: 'leaves: plain values, typed errors, paths of the package, the start-up cache' },
   { rooms: ['crypto'], why: 'pure cryptography and money arithmetic: hybrid encryption, keys, JCS, hashes' },
   { rooms: ['contract'], why: 'zod schemas of every resource, request and record; client and sandbox share them' },
   { rooms: ['io'], why: 'streams, TTY and colour rules, output, prompts: what every room may print through' },

@@ -1,6 +1,5 @@
-// One unit of work of a decryption batch, shared by the in-process path and the worker
-// threads: the outcome is plain data (structured-cloneable), and a failure is a message,
-// never an exception, so one bad item cannot stop a batch.
+// One item's decryption as an outcome: plain data, and a failure is a message, never an
+// exception, so one bad item cannot stop a queue or a listener.
 import { MissingKeyError, SvcError } from '../errors.js';
 import { decryptWithKeyring, decryptWithKeyringAsync, type EncryptedItem, type KeyringEntry } from './hybrid.js';
 import type { AsyncUnwrapper } from './unwrap-threads.js';
@@ -34,24 +33,3 @@ function failedOutcome(error: unknown): DecryptOutcome & { ok: false } {
   // DecryptError messages name no key material; anything else is a bug, reported without its text.
   return { ok: false, error: error instanceof SvcError ? error.message : 'cannot decrypt: unexpected failure' };
 }
-
-/** What the decryptor sends its worker: a batch of items, answered with outcomes in the same order. */
-export interface BatchRequest {
-  batch: number;
-  items: EncryptedItem[];
-}
-
-export interface BatchResult {
-  batch: number;
-  outcomes: DecryptOutcome[];
-}
-
-/**
- * The worker's `workerData`: the keyring, given once per worker. A listener whose keyring
- * was reloaded posts it again as a message, which replaces it and is not answered.
- */
-export interface WorkerSetup {
-  keys: KeyringEntry[];
-}
-
-export type WorkerMessage = BatchRequest | WorkerSetup;

@@ -74,6 +74,8 @@ export interface ThreadUnwrapperOptions {
   threads?: number;
   /** This thread unwraps a slice too whenever every thread holds its two (default true). */
   shareThisThread?: boolean;
+  /** For tests: the threads' code instead of THREAD. */
+  threadSource?: string;
 }
 
 const OAEP = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' } as const;
@@ -97,7 +99,7 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
   const start = (): void => {
     started = true;
     for (let i = 0; i < threads; i++) {
-      const thread: Thread = { worker: new Worker(THREAD, { eval: true }), holding: new Map(), alive: true };
+      const thread: Thread = { worker: new Worker(opts.threadSource ?? THREAD, { eval: true }), holding: new Map(), alive: true };
       thread.worker.on('message', ({ id, keys }: { id: number; keys: (Uint8Array | string)[] }) => {
         const slice = thread.holding.get(id);
         if (slice === undefined) return;

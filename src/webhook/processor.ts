@@ -178,7 +178,7 @@ export interface Processor {
   stop(): Promise<number>;
 }
 
-/** Events decrypted together: one message to a worker thread. */
+/** Events decrypted together (their unwraps go to the decryptor's thread in slices). */
 export const PROCESSING_BATCH = 32;
 // Acknowledging is what the sender waits for; processing can wait. During a burst it gets
 // one part in four of the time (a pause three times as long as its last batch took), and
@@ -194,6 +194,19 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   let stopping = false;
   let onStop: () => void = () => undefined;
   const stopped = new Promise<false>((resolve) => (onStop = () => resolve(false)));
+  // A duplicate is reported once the deliveries that came before it are: never its original's
+  // line after its own while the original is still being decrypted.
+  let enqueued = 0;
+  let passed = 0;
+  const duplicates: { after: number; delivery: StoredDelivery }[] = [];
+  const reportDuplicate = ({ entry }: StoredDelivery) =>
+    opts.report({
+      report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null },
+      summary: '',
+    });
+  const reportDuplicatesUpTo = (count: number) => {
+    while (duplicates.length > 0 && duplicates[0]!.after <= count) reportDuplicate(duplicates.shift()!.delivery);
+  };
 
   async function finish(delivery: StoredDelivery, decoded: Decoded): Promise<void> {
     const { entry } = delivery;
@@ -235,6 +248,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
         if (opts.admit && stopping) break;
         if (admitted) await finish(delivery, decoded[i] as Decoded);
         head++;
+        reportDuplicatesUpTo(++passed);
       }
       if (!stopping && opts.busy?.()) await sleep(Math.min(MAX_PAUSE_MS, (performance.now() - started) * BUSY_PAUSE_FACTOR));
     }
@@ -246,13 +260,11 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   return {
     enqueue(delivery, duplicate) {
       if (duplicate) {
-        const { entry } = delivery;
-        opts.report({
-          report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null },
-          summary: '',
-        });
+        if (passed === enqueued) reportDuplicate(delivery);
+        else duplicates.push({ after: enqueued, delivery });
         return;
       }
+      enqueued++;
       queue.push(delivery);
       running ??= drain();
     },
@@ -264,6 +276,8 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       stopping = true;
       onStop();
       while (running) await running;
+      // Those left for the next start came before these: reported now, the originals then.
+      reportDuplicatesUpTo(Number.POSITIVE_INFINITY);
       return queue.length - head;
     },
   };

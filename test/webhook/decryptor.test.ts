@@ -1,14 +1,10 @@
-// The listener's decryption thread, with stand-in worker files that speak the decryption
-// pool's protocol, and the real worker bundled from the sources with esbuild (dist/ is
-// driven by the e2e tests).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { build } from 'esbuild';
+// The listener's decryptor: RSA on a thread of its own (crypto/unwrap-threads.ts), the rest
+// here; the in-process one `replay` uses; a key stored after the decryptor was made.
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import { memoryConfigStore } from '../../src/config/store.js';
 import { encryptJson, type EncryptedItem } from '../../src/crypto/hybrid.js';
+import { threadUnwrapper } from '../../src/crypto/unwrap-threads.js';
 import { createFactory } from '../../src/factory.js';
 import { testStreams } from '../../src/io/test-streams.js';
 import { memorySecretStore } from '../../src/secrets/store.js';
@@ -21,72 +17,40 @@ afterEach(async () => {
   for (const done of cleanup.splice(0)) await done();
 });
 
-async function workerFile(source: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-decrypt-worker-'));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'worker.mjs');
-  await writeFile(path, source);
-  return path;
-}
-
 const keyring = async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }];
 
-async function decryptor(file: string): Promise<Decryptor> {
-  const d = await createDecryptor(keyring, { workerFile: file });
-  cleanup.push(() => d.close());
-  return d;
-}
-
 describe('createDecryptor', () => {
-  it('sends what waits as one batch and answers each item in order', async () => {
-    const file = await workerFile(`
-      import { parentPort, workerData } from 'node:worker_threads';
-      parentPort.on('message', ({ batch, items }) =>
-        parentPort.postMessage({ batch, outcomes: items.map((item) => ({ ok: true, value: [item.ciphertext, items.length, workerData.keys.length], keyId: 'k' })) }));
-    `);
-    const d = await decryptor(file);
-    const items = ['a', 'b', 'c', 'd'].map((c) => ({ ciphertext: c, wrappedKey: 'w' }));
-    const outcomes = await Promise.all(items.map((item) => d.decrypt(item)));
-    // The first goes alone; the three that waited meanwhile share the next message.
-    expect(outcomes).toEqual([
-      { ok: true, value: ['a', 1, 1], keyId: 'k' },
-      { ok: true, value: ['b', 3, 1], keyId: 'k' },
-      { ok: true, value: ['c', 3, 1], keyId: 'k' },
-      { ok: true, value: ['d', 3, 1], keyId: 'k' },
-    ]);
+  it('answers each item, whichever order the thread finishes them in', async () => {
+    const d = await createDecryptor(keyring);
+    cleanup.push(() => d.close());
+    const outcomes = await Promise.all(['a', 'b', 'c', 'd'].map((id) => d.decrypt(sealedFor(CURRENT_KEY, `sr-${id}`))));
+    expect(outcomes).toEqual(['a', 'b', 'c', 'd'].map((id) => ({ ok: true, value: returnRequest(`sr-${id}`), keyId: CURRENT_KEY.keyId })));
   });
 
-  it('decrypts in-process when the worker dies', async () => {
-    const file = await workerFile(`process.exit(3);`);
-    const d = await decryptor(file);
-    const sealed = encryptJson(returnRequest('sr-1'), CURRENT_KEY.publicKey);
-    const outcome = await d.decrypt({ ciphertext: sealed.ciphertext, wrappedKey: sealed.wrappedKey, publicKey: CURRENT_KEY.publicKey });
-    expect(outcome).toEqual({ ok: true, value: returnRequest('sr-1'), keyId: CURRENT_KEY.keyId });
+  it('decrypts in-process when the thread dies', async () => {
+    const unwrapper = threadUnwrapper({ threads: 1, shareThisThread: false, threadSource: 'process.exit(3);' });
+    const d = await createDecryptor(keyring, { unwrapper });
+    cleanup.push(() => d.close());
+    const outcomes = await Promise.all([d.decrypt(sealedFor(CURRENT_KEY, 'sr-1')), d.decrypt(sealedFor(CURRENT_KEY, 'sr-2'))]);
+    expect(outcomes).toEqual([1, 2].map((n) => ({ ok: true, value: returnRequest(`sr-${n}`), keyId: CURRENT_KEY.keyId })));
   });
 
-  it('reports a keyring that cannot be loaded per item, in-process', async () => {
+  it('after close, an event still asked for is decrypted here, not reported failed', async () => {
+    const d = await createDecryptor(keyring);
+    const asked = d.decrypt(sealedFor(CURRENT_KEY, 'sr-1'));
+    await d.close();
+    expect(await asked).toEqual({ ok: true, value: returnRequest('sr-1'), keyId: CURRENT_KEY.keyId });
+    expect(await d.decrypt(sealedFor(CURRENT_KEY, 'sr-2'))).toMatchObject({ ok: true });
+  });
+
+  it('reports a keyring that cannot be loaded per item, as its outcome', async () => {
     const d = await createDecryptor(async () => {
       throw new Error('the key index is damaged');
-    }, { workerFile: await workerFile('throw new Error("never started");') });
+    });
     cleanup.push(() => d.close());
     expect(await d.decrypt({ ciphertext: 'x', wrappedKey: 'y' })).toEqual({ ok: false, error: 'the key index is damaged' });
   });
 });
-
-async function realWorkerFile(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-decrypt-worker-'));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
-  const outfile = join(dir, 'decrypt-worker.mjs');
-  await build({
-    entryPoints: [join(import.meta.dirname, '../../src/crypto/decrypt-worker.ts')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'error',
-  });
-  return outfile;
-}
 
 function sealedFor(key: TestKey, serviceReceiptId: string): EncryptedItem {
   const sealed = encryptJson(returnRequest(serviceReceiptId), key.publicKey);
@@ -111,7 +75,7 @@ async function profileWithOldKey() {
 describe('a key stored after the decryptor was made (`svc keys rotate` while listening)', () => {
   const makers: [string, (k: ReturnType<typeof watchKeyring>) => Promise<Decryptor>][] = [
     ['in-process', async (k) => inProcessDecryptor(k.current, { reloadFor: k.reloadFor })],
-    ['on the worker thread', async (k) => createDecryptor(k.current, { reloadFor: k.reloadFor, workerFile: await realWorkerFile() })],
+    ['with the unwraps on a thread', async (k) => createDecryptor(k.current, { reloadFor: k.reloadFor })],
   ];
   for (const [where, make] of makers) {
     it(`decrypts the items for it once the keyring was read again, ${where}`, async () => {

@@ -558,7 +558,10 @@ function unreachable(baseUrl: string, code: string, attempts: number, cause: unk
   }
   return new UnavailableError(`cannot reach the service at ${baseUrl} (${describeCode(code, network)})${tries}`, {
     cause,
-    hint: LOOPBACK_HOST.test(host)
+    // It took the connection and then said nothing: running, but slower than svc waits.
+    hint: code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+      ? `the service took the connection but did not answer in time; to wait longer than ${seconds(network.timeouts.answerMs)}: SVC_HTTP_TIMEOUT=SECONDS (default ${DEFAULT_ANSWER_TIMEOUT_MS / 1000})`
+      : LOOPBACK_HOST.test(host)
       ? 'is the sandbox running? start it with `svc sandbox start`'
       : network.proxy === undefined
         ? 'check the network connection and the base URL (`svc config get base-url`); behind a proxy, set HTTPS_PROXY'

@@ -15,6 +15,7 @@ import { VERSION } from '../version.js';
 import { certificateError, isCertificateProblem } from '../net/certificate-problem.js';
 import { DEFAULT_ANSWER_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type NetworkSettings } from '../net/settings.js';
 import { humanDuration } from '../io/duration.js';
+import { proxyFor, shownProxy } from '../net/proxy-for.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -194,7 +195,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       await opts.beforeAttempt?.();
       let res: Exchanged;
       try {
-        res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream });
+        const via = opts.debug && network.proxy !== undefined ? proxyFor(new URL(sent.url), network.proxy) : undefined;
+        res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream, via });
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
@@ -353,15 +355,18 @@ interface ExchangeOptions {
   trace: (text: string) => void;
   debug: boolean;
   stream: boolean;
+  /** The proxy the request goes through (--debug names it, without its credentials). */
+  via: string | undefined;
 }
 
 async function exchange(
   transport: Transport,
   sent: Sent,
   headers: Record<string, string>,
-  { clock, trace, debug, stream }: ExchangeOptions,
+  { clock, trace, debug, stream, via }: ExchangeOptions,
 ): Promise<Exchanged> {
   if (debug) {
+    if (via !== undefined) trace(`* through the proxy ${shownProxy(via)}`);
     trace(`> ${sent.method} ${redactUrl(sent.url)}`);
     for (const [name, value] of Object.entries(redactHeaders(headers))) trace(`> ${name}: ${String(value)}`);
     if (sent.body !== undefined) trace(prefixLines('> ', truncate(JSON.stringify(redactJson(sent.jsonBody), null, 2))));

@@ -53,6 +53,8 @@ export interface RawRequestOptions extends Omit<RequestOptions<never>, 'schema'>
   accept?: string;
   /** "manual": a 3xx answer is returned as it is (its Location read by the caller), not followed or refused. */
   redirect?: 'manual';
+  /** "return": a 4xx answer (429 aside, which is waited out) is returned as it is, its page read by the caller, not thrown. */
+  clientErrors?: 'return';
 }
 
 /** A 2xx answer whose body is not decoded: binary downloads such as PDFs. */
@@ -229,6 +231,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         await req.auth.invalidate();
         continue;
       }
+      if (req.clientErrors === 'return' && res.status >= 400 && res.status < 500 && res.status !== 429) return res;
       if (res.status === 429 || (res.status >= 500 && retryable)) {
         const delay = nextDelay(apiError.retryAfterMs);
         if (delay !== undefined) {

@@ -185,4 +185,16 @@ describe('a CONNECT proxy from the environment', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(tls.seen.slice(seen).map((r) => r.path.split('?')[0])).toContain('/oauth2/authorize');
   });
+
+  it("sandbox login: a refusal's page (the sandbox's reason) is read through the proxy too", async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    const set = await runSvc(['config', 'set', 'redirect-uri', 'http://127.0.0.1:9/not-registered'], { home });
+    expect(set.exitCode, set.stderr).toBe(0);
+    const before = open.connects.length;
+    const run = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: serviceUrl, HTTPS_PROXY: open.url, NODE_EXTRA_CA_CERTS: caFile, CI: 'true' } });
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toContain('the sandbox refused the authorization request (400: Redirect URI not registered)');
+    expect(new Set(open.connects.slice(before))).toEqual(new Set([target()]));
+  });
 });

@@ -2,7 +2,7 @@
 // a proxy, with undici's ProxyAgent (a CONNECT tunnel, credentials from the proxy URL), and
 // over a given dispatcher (tests' MockAgent). A module of its own so that undici is bundled
 // with the proxy path alone, and imported statically here (its CommonJS exports by name).
-import { ProxyAgent, request, type Dispatcher } from 'undici';
+import { Pool, ProxyAgent, request, type Dispatcher } from 'undici';
 import { shownProxy } from '../net/proxy-for.js';
 import type { Timeouts } from '../net/settings.js';
 import { decoded, type Transport } from './transport.js';
@@ -24,16 +24,31 @@ export function dispatcherTransport(dispatcher: Dispatcher): Transport {
  * message names the proxy rather than the service.
  */
 export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[]): Transport {
+  const shown = shownProxy(proxy);
   const agent = new ProxyAgent({
     uri: proxy,
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.answerMs,
     bodyTimeout: timeouts.answerMs,
-    ...(ca && { requestTls: { ca } }),
+    // The connection to the proxy and its answer to CONNECT keep svc's timeouts too: undici's
+    // own client for them waits 300 s for that answer, and a proxy that takes the connection
+    // and says nothing held svc that long. A failure there is the proxy's.
+    proxyTls: { timeout: timeouts.connectMs },
+    clientFactory: (origin: URL, options: object) => {
+      const pool = new Pool(origin, { ...options, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
+      const tunnel = pool.connect.bind(pool) as (opts: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+      Object.assign(pool, {
+        connect: (opts: Dispatcher.ConnectOptions) =>
+          tunnel(opts).catch((error: unknown) => {
+            throw Object.assign(error as object, { proxy: shown });
+          }),
+      });
+      return pool;
+    },
+    requestTls: { timeout: timeouts.connectMs, ...(ca && { ca }) },
   });
   const via = new URL(proxy);
   const proxyPort = Number(via.port) || (via.protocol === 'https:' ? 443 : 80);
-  const shown = shownProxy(proxy);
   const inner = dispatcherTransport(agent);
   return {
     async send(url, req) {

@@ -5,6 +5,7 @@
 // loopback never does, NO_PROXY is obeyed, credentials come from the proxy URL and are never
 // shown, and a proxy that is down or wants credentials is named as such.
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
@@ -150,6 +151,25 @@ describe('a CONNECT proxy from the environment', () => {
     expect(run.stderr).toContain('HTTPS_PROXY');
     expect(run.stderr).not.toContain('secret');
   });
+
+  it('takes the connection and never answers the CONNECT: no hang, exit 8 naming the proxy, 4 attempts of SVC_HTTP_TIMEOUT', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const accepted: Socket[] = [];
+    const mute = createServer((socket) => void accepted.push(socket.on('error', () => undefined)));
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(mute.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: url, SVC_HTTP_TIMEOUT: '1' });
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(run.exitCode, run.stderr).toBe(8);
+      expect(run.stderr).toContain(`cannot reach the proxy ${url} for ${serviceUrl} (no answer within 1 s) after 4 attempts`);
+      expect(accepted).toHaveLength(4);
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => mute.close(resolve));
+    }
+  }, 30_000);
 
   it('NO_PROXY naming the host (or *, .suffix, host:port): not proxied', async (ctx) => {
     if (missing) return ctx.skip(missing);

@@ -202,13 +202,17 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
-        if (isCertificateProblem(code) || proxyStatusOf(error) !== undefined) throw failure(code, attempts.retries + 1, error);
+        const proxyStatus = proxyStatusOf(error);
+        // A proxy's 5xx to CONNECT is the service out of its reach for now (as a 502 from
+        // the service would be): tried again. Its 407 or 403 is not mended by trying.
+        const proxyGatewayFailure = proxyStatus !== undefined && proxyStatus >= 500;
+        if (isCertificateProblem(code) || (proxyStatus !== undefined && !proxyGatewayFailure)) throw failure(code, attempts.retries + 1, error);
         // Nothing listening on this machine's port: no retry brings it up (2.5 s saved for CI).
         const refusedHere = code === 'ECONNREFUSED' && refusesLocally && proxyOf(error) === undefined;
-        const delay = retryable && TRANSIENT_CODES.has(code) && !refusedHere ? nextDelay(undefined) : undefined;
+        const delay = retryable && (TRANSIENT_CODES.has(code) || proxyGatewayFailure) && !refusedHere ? nextDelay(undefined) : undefined;
         if (delay === undefined) throw failure(code, attempts.retries + 1, error);
         if (SLOW_CODES.has(code)) tellSlow(attempts, code);
-        await wait(delay, `${describeCode(code, network)} on ${sent.method} ${sent.path}`);
+        await wait(delay, `${proxyGatewayFailure ? `the proxy's ${proxyStatus}` : describeCode(code, network)} on ${sent.method} ${sent.path}`);
         continue;
       }
       if (res.status >= 200 && res.status < 300) return res;
@@ -544,6 +548,12 @@ function unreachable(baseUrl: string, code: string, attempts: number, cause: unk
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   const proxy = proxyOf(cause);
   const status = proxyStatusOf(cause);
+  if (proxy !== undefined && status !== undefined && status >= 500) {
+    return new UnavailableError(`the proxy ${proxy} could not connect to ${baseUrl} (${status} ${STATUS_CODES[status] ?? ''})`.replace(' )', ')') + tries, {
+      cause,
+      hint: 'the proxy cannot reach the service: check the base URL (`svc config get base-url`), or name the host in NO_PROXY to go without the proxy',
+    });
+  }
   if (proxy !== undefined && status !== undefined) {
     return new ProxyError(
       status === 407

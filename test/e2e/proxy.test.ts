@@ -152,6 +152,16 @@ describe('a CONNECT proxy from the environment', () => {
     expect(run.stderr).not.toContain('secret');
   });
 
+  it('cannot reach the service itself (502 to CONNECT): tried again, then exit 8 naming the proxy and its answer', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const unknown = 'https://unknown.test:1';
+    const before = open.connects.length;
+    const run = await svc(['credit-note', 'poll'], { SVC_BASE_URL: unknown, HTTPS_PROXY: open.url });
+    expect(run.exitCode, run.stderr).toBe(8);
+    expect(run.stderr).toContain(`the proxy ${open.url} could not connect to ${unknown} (502 Bad Gateway) after 4 attempts`);
+    expect(open.connects.slice(before)).toEqual(Array(4).fill('unknown.test:1'));
+  });
+
   it('takes the connection and never answers the CONNECT: no hang, exit 8 naming the proxy, 4 attempts of SVC_HTTP_TIMEOUT', async (ctx) => {
     if (missing) return ctx.skip(missing);
     const accepted: Socket[] = [];

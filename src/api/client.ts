@@ -243,6 +243,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           continue;
         }
         if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > RETRY_BUDGET_MS - attempts.waitedMs) throw retryAfterTooLong(apiError);
+        // Given up after retries: the message says it was not a single answer.
+        if (attempts.retries > 0) throw toApiError(res, sent, opts.clock, attempts.retries + 1);
       }
       throw apiError;
     }
@@ -472,7 +474,7 @@ function parseJson(res: RawResponse, method: Method, path: string): unknown {
   }
 }
 
-function toApiError(res: RawResponse, sent: Sent, clock: Clock): ApiError {
+function toApiError(res: RawResponse, sent: Sent, clock: Clock, attempts?: number): ApiError {
   const retryAfterMs = parseRetryAfter(res.headers['retry-after'], clock);
   let parsed: ReturnType<typeof ErrorBody.safeParse> | undefined;
   try {
@@ -480,7 +482,7 @@ function toApiError(res: RawResponse, sent: Sent, clock: Clock): ApiError {
   } catch {
     parsed = undefined;
   }
-  const common = { status: res.status, retryAfterMs, method: sent.method, path: sent.path };
+  const common = { status: res.status, retryAfterMs, method: sent.method, path: sent.path, ...(attempts !== undefined && { attempts }) };
   if (parsed?.success) {
     return new ApiError({
       ...common,

@@ -158,8 +158,10 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const trace = (text: string) => {
     if (opts.debug) opts.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
-  const failure = (code: string, attempts: number, error: unknown): SvcError => {
+  const failure = (code: string, attempts: number, error: unknown, method: Method, path: string): SvcError => {
     if (isCertificateProblem(code)) return certificateError(originOf(baseUrl), code, error);
+    // zlib's codes: the service was reached, and what it sent is damaged.
+    if (code.startsWith('Z_')) return undecodable(method, path, code, error);
     return unreachable(baseUrl, code, attempts, error, network);
   };
 
@@ -206,11 +208,11 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         // A proxy's 5xx to CONNECT is the service out of its reach for now (as a 502 from
         // the service would be): tried again. Its 407 or 403 is not mended by trying.
         const proxyGatewayFailure = proxyStatus !== undefined && proxyStatus >= 500;
-        if (isCertificateProblem(code) || (proxyStatus !== undefined && !proxyGatewayFailure)) throw failure(code, attempts.retries + 1, error);
+        if (isCertificateProblem(code) || (proxyStatus !== undefined && !proxyGatewayFailure)) throw failure(code, attempts.retries + 1, error, sent.method, sent.path);
         // Nothing listening on this machine's port: no retry brings it up (2.5 s saved for CI).
         const refusedHere = code === 'ECONNREFUSED' && refusesLocally && proxyOf(error) === undefined;
         const delay = retryable && (TRANSIENT_CODES.has(code) || proxyGatewayFailure) && !refusedHere ? nextDelay(undefined) : undefined;
-        if (delay === undefined) throw failure(code, attempts.retries + 1, error);
+        if (delay === undefined) throw failure(code, attempts.retries + 1, error, sent.method, sent.path);
         if (SLOW_CODES.has(code)) tellSlow(attempts, code);
         await wait(delay, `${proxyGatewayFailure ? `the proxy's ${proxyStatus}` : describeCode(code, network)} on ${sent.method} ${sent.path}`);
         continue;
@@ -288,7 +290,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           if (!(error instanceof BrokenBody)) throw error;
           stream?.destroy();
           const delay = isRetryable(req) && TRANSIENT_CODES.has(error.code) ? retryDelay(attempts, random) : undefined;
-          if (delay === undefined) throw failure(error.code, attempts.retries + 1, error.cause);
+          if (delay === undefined) throw failure(error.code, attempts.retries + 1, error.cause, req.method, pathOf(req.path));
           if (SLOW_CODES.has(error.code)) tellSlow(attempts, error.code);
           attempts.retries += 1;
           attempts.waitedMs += delay;
@@ -457,6 +459,15 @@ export function unexpectedResponse(method: Method, path: string, issues: readonl
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
   return new SvcError(`unexpected response from the service for ${method} ${path}: ${shown.join('; ')}${more}`, {
     hint: 'the service may be newer than this svc; try upgrading svc',
+  });
+}
+
+/** An answer whose body does not decompress as its content-encoding says (a proxy that mangles it, or a broken server). */
+function undecodable(method: Method, path: string, code: string, cause: unknown): SvcError {
+  const encoding = (cause as { encoding?: unknown } | undefined)?.encoding;
+  return new SvcError(`unexpected response from the service for ${method} ${path}: its body (content-encoding ${typeof encoding === 'string' ? encoding : 'unknown'}) does not decompress (${code})`, {
+    cause,
+    hint: 'the service or a proxy on the way sent it damaged: try again, and if it stays, report it with the output of --debug',
   });
 }
 

@@ -139,6 +139,8 @@ export async function decoded(res: TransportResponse): Promise<TransportResponse
   // Pieces as large as a socket's reads: zlib's default 16 KiB would quadruple the pieces
   // every reader of the body handles.
   const decoder = zlib[DECODERS[encoding as keyof typeof DECODERS]]({ chunkSize: 64 * 1024 });
+  // Bytes that do not decompress are named with their encoding (before any reader sees the error).
+  decoder.once('error', (error) => Object.assign(error, { encoding }));
   // An error of either side (a reset, a stall, bytes that do not decompress) ends the other.
   pipeline(res.body, decoder, () => undefined);
   const headers = { ...res.headers };

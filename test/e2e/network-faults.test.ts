@@ -160,6 +160,20 @@ describe('compressed answers', () => {
   }
 });
 
+describe('an answer labelled compressed that does not decompress', () => {
+  it('poll and svc api: an unexpected answer (exit 1) saying so, not "cannot reach the service", asked once', async () => {
+    const proxy = await front((req) => (req.path.startsWith('/credit-note') ? { kind: 'garble' } : undefined));
+    for (const args of [['credit-note', 'poll'], ['api', 'GET', '/credit-note']]) {
+      const before = proxy.attempts('GET', '/credit-note');
+      const run = await svcVia(proxy, args);
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toContain('unexpected response from the service for GET /credit-note: its body (content-encoding gzip) does not decompress');
+      expect(run.stderr).not.toContain('cannot reach');
+      expect(proxy.attempts('GET', '/credit-note') - before).toBe(1);
+    }
+  });
+});
+
 describe('redirects', () => {
   it('to the same origin, for a read: followed', async () => {
     const proxy = await front((req) => (req.path === '/credit-note' ? { kind: 'status', status: 301, headers: { location: '/credit-note?moved=1' } } : undefined));

@@ -159,7 +159,10 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     if (opts.debug) opts.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   const failure = (code: string, attempts: number, error: unknown, method: Method, path: string): SvcError => {
-    if (isCertificateProblem(code)) return certificateError(originOf(baseUrl), code, error);
+    if (isCertificateProblem(code)) {
+      const proxy = proxyOf(error);
+      return proxy === undefined ? certificateError(originOf(baseUrl), code, error) : certificateError(proxy, code, error, true);
+    }
     // zlib's codes: the service was reached, and what it sent is damaged.
     if (code.startsWith('Z_')) return undecodable(method, path, code, error);
     return unreachable(baseUrl, code, attempts, error, network);

@@ -33,7 +33,8 @@ export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[])
     // The connection to the proxy and its answer to CONNECT keep svc's timeouts too: undici's
     // own client for them waits 300 s for that answer, and a proxy that takes the connection
     // and says nothing held svc that long. A failure there is the proxy's.
-    proxyTls: { timeout: timeouts.connectMs },
+    // An https:// proxy is trusted as the service is: SVC_CA_FILE too.
+    proxyTls: { timeout: timeouts.connectMs, ...(ca && { ca }) },
     clientFactory: (origin: URL, options: object) => {
       const pool = new Pool(origin, { ...options, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
       const tunnel = pool.connect.bind(pool) as (opts: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
@@ -54,7 +55,10 @@ export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[])
     async send(url, req) {
       try {
         return await inner.send(url, req);
-      } catch (error) {
+      } catch (thrown) {
+        // undici wraps a proxy certificate made out to another name; the cause is the TLS error.
+        const wrapped = (thrown as { code?: unknown; cause?: unknown }).code === 'UND_ERR_PRX_TLS' ? (thrown as { cause?: unknown }).cause : undefined;
+        const error = typeof wrapped === 'object' && wrapped !== null ? Object.assign(wrapped, { proxy: shown }) : thrown;
         const e = error as { port?: unknown; hostname?: unknown; message?: unknown };
         const refusal = /^Proxy response \((\d+)\)/.exec(String(e.message ?? ''));
         const atProxy = e.port === proxyPort || e.hostname === via.hostname;

@@ -14,13 +14,14 @@ import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { makeSvcHome, repoRoot, runSvc } from './helpers.js';
 import { useMerchant } from './merchant.js';
 import { CLIENT_ID } from './oauth-fixture.js';
-import { makePrivateCa } from './private-ca.js';
+import { makePrivateCa, type PrivateCa } from './private-ca.js';
 import { requireTools } from './require-tools.js';
 
 const { merchant, dirs } = useMerchant();
 const missing = requireTools(['openssl']);
 let tls: FaultProxy;
 let caFile: string;
+let ca: PrivateCa;
 let serviceUrl: string;
 let open: ConnectProxy;
 let guarded: ConnectProxy;
@@ -30,7 +31,7 @@ const PASSWORD = 'p@ss:w0rd';
 
 beforeAll(async () => {
   if (missing) return;
-  const ca = await makePrivateCa(await dirs.make('svc-ca-'), ['svc.test']);
+  ca = await makePrivateCa(await dirs.make('svc-ca-'), ['svc.test']);
   caFile = ca.caFile;
   tls = await startFaultProxy(merchant().sandbox.url, undefined, { tls: ca.valid, host: 'localhost' });
   const port = new URL(tls.url).port;
@@ -107,6 +108,26 @@ describe('a CONNECT proxy from the environment', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(open.connects.length - before).toBeGreaterThanOrEqual(1);
     expect(open.connects.length - before).toBeLessThanOrEqual(2);
+  });
+
+  it('an https:// proxy with a certificate of the private CA: trusted through SVC_CA_FILE as the service is; untrusted, the message names the proxy', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const secure = await startConnectProxy({ routes: { [target()]: `127.0.0.1:${new URL(serviceUrl).port}` }, tls: ca.valid });
+    try {
+      const run = await svc(['credit-note', 'poll', '--json'], { HTTPS_PROXY: secure.url, NODE_EXTRA_CA_CERTS: undefined, SVC_CA_FILE: caFile });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(secure.connects.length).toBeGreaterThanOrEqual(1);
+      const untrusted = await svc(['credit-note', 'poll'], { HTTPS_PROXY: secure.url, NODE_EXTRA_CA_CERTS: undefined });
+      expect(untrusted.exitCode, untrusted.stderr).toBe(1);
+      expect(untrusted.stderr).toContain(`the certificate of the proxy ${secure.url} is not trusted`);
+      // https:// given for a proxy that speaks plain HTTP: the proxy named, its scheme the hint.
+      const plain = await svc(['credit-note', 'poll'], { HTTPS_PROXY: open.url.replace('http://', 'https://') });
+      expect(plain.exitCode, plain.stderr).toBe(1);
+      expect(plain.stderr).toContain(`no TLS connection with the proxy ${open.url.replace('http://', 'https://')}`);
+      expect(plain.stderr).toContain('check HTTPS_PROXY: its scheme');
+    } finally {
+      await secure.close();
+    }
   });
 
   it('credentials in the proxy URL are sent, and shown nowhere (not even with --debug)', async (ctx) => {

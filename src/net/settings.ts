@@ -32,16 +32,34 @@ export interface NetworkSettings {
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
 
-const first = (env: Env, ...names: string[]) => names.map((n) => env[n]).find((v) => v !== undefined && v.trim() !== '')?.trim();
+/** The first of `names` set (and not blank), with its name. */
+function firstSet(env: Env, ...names: string[]): { name: string; value: string } | undefined {
+  const name = names.find((n) => env[n] !== undefined && env[n]?.trim() !== '');
+  return name === undefined ? undefined : { name, value: (env[name] ?? '').trim() };
+}
+
+const first = (env: Env, ...names: string[]) => firstSet(env, ...names)?.value;
+
+const PROXY_HINT = 'give it as http://host:port (credentials as http://user:password@host:port)';
+
+/** A proxy URL svc can use (the message names the variable as set, never its value: it may hold credentials). */
+function checkedProxy(set: { name: string; value: string } | undefined): void {
+  if (set === undefined) return;
+  const url = set.value.includes('://') ? set.value : `http://${set.value}`;
+  if (!URL.canParse(url)) throw new UsageError(`${set.name}: not a proxy URL`, { hint: PROXY_HINT });
+  const scheme = new URL(url).protocol;
+  if (scheme !== 'http:' && scheme !== 'https:') {
+    throw new UsageError(`${set.name}: ${scheme}// proxies are not supported, only http:// and https:// ones`, { hint: PROXY_HINT });
+  }
+}
 
 export function networkSettings(env: Env): NetworkSettings {
-  const http = first(env, 'http_proxy', 'HTTP_PROXY');
-  const https = first(env, 'https_proxy', 'HTTPS_PROXY') ?? http;
-  for (const [name, value] of [['HTTPS_PROXY', https], ['HTTP_PROXY', http]] as const) {
-    if (value !== undefined && !URL.canParse(value.includes('://') ? value : `http://${value}`)) {
-      throw new UsageError(`${name}: not a proxy URL`, { hint: 'give it as http://host:port (credentials as http://user:password@host:port)' });
-    }
-  }
+  const httpSet = firstSet(env, 'http_proxy', 'HTTP_PROXY');
+  const httpsSet = firstSet(env, 'https_proxy', 'HTTPS_PROXY');
+  checkedProxy(httpsSet);
+  checkedProxy(httpSet);
+  const http = httpSet?.value;
+  const https = httpsSet?.value ?? http;
   return {
     timeouts: timeoutsFrom(env.SVC_HTTP_TIMEOUT),
     caFile: env.SVC_CA_FILE?.trim() || undefined,

@@ -43,6 +43,22 @@ describe('networkSettings', () => {
     expect(networkSettings({ HTTPS_PROXY: 'http://p:1', no_proxy: '.corp' }).proxy?.noProxy).toBe('.corp');
   });
 
+  it('a proxy of another scheme (socks5://) or not a URL: a usage error naming the variable as set, never its credentials', () => {
+    const refusal = (env: Record<string, string>) => {
+      try {
+        networkSettings(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError);
+        return (error as UsageError).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(refusal({ https_proxy: 'socks5://alice:secret@proxy:1080' })).toBe('https_proxy: socks5:// proxies are not supported, only http:// and https:// ones');
+    expect(refusal({ ALL_PROXY: 'x', HTTP_PROXY: 'socks5h://proxy:1080' })).toBe('HTTP_PROXY: socks5h:// proxies are not supported, only http:// and https:// ones');
+    expect(refusal({ HTTPS_PROXY: 'http://[bad' })).toBe('HTTPS_PROXY: not a proxy URL');
+    expect(networkSettings({ HTTPS_PROXY: 'https://proxy:3128' }).proxy?.https).toBe('https://proxy:3128');
+  });
+
   it('SVC_HTTP_TIMEOUT: seconds for an answer, connect at most 10 s; anything else is a usage error', () => {
     expect(networkSettings({}).timeouts).toEqual({ connectMs: 10_000, answerMs: 30_000 });
     expect(networkSettings({ SVC_HTTP_TIMEOUT: '120' }).timeouts).toEqual({ connectMs: 10_000, answerMs: 120_000 });

@@ -51,6 +51,9 @@ export function networkTransport(settings: NetworkSettings): Transport {
       if (via === undefined) return direct.send(url, req);
       let transport = proxied.get(via);
       if (transport === undefined) {
+        const variable = (new URL(url).protocol === 'https:' ? proxy.variables?.https : proxy.variables?.http) ?? 'HTTPS_PROXY';
+        const unsupported = (await import('../net/settings.js')).unsupportedProxy(via, variable);
+        if (unsupported !== undefined) throw unsupported;
         const ca = settings.caFile === undefined ? undefined : (await import('../net/trusted-cas.js')).trustedCas(settings.caFile);
         transport = (await import('./undici-transport.js')).proxyTransport(via, settings.timeouts, ca);
         proxied.set(via, transport);

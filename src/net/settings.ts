@@ -19,6 +19,8 @@ export interface ProxySettings {
   http: string | undefined;
   /** NO_PROXY as given. */
   noProxy: string;
+  /** The variables `http` and `https` came from, as set (`https_proxy`, or HTTP_PROXY for both), for messages. */
+  variables?: { http: string; https: string };
 }
 
 export interface NetworkSettings {
@@ -42,15 +44,21 @@ const first = (env: Env, ...names: string[]) => firstSet(env, ...names)?.value;
 
 const PROXY_HINT = 'give it as http://host:port (credentials as http://user:password@host:port)';
 
-/** A proxy URL svc can use (the message names the variable as set, never its value: it may hold credentials). */
+/** A proxy URL (the message names the variable as set, never its value: it may hold credentials). */
 function checkedProxy(set: { name: string; value: string } | undefined): void {
   if (set === undefined) return;
   const url = set.value.includes('://') ? set.value : `http://${set.value}`;
   if (!URL.canParse(url)) throw new UsageError(`${set.name}: not a proxy URL`, { hint: PROXY_HINT });
-  const scheme = new URL(url).protocol;
-  if (scheme !== 'http:' && scheme !== 'https:') {
-    throw new UsageError(`${set.name}: ${scheme}// proxies are not supported, only http:// and https:// ones`, { hint: PROXY_HINT });
-  }
+}
+
+/**
+ * The error for a proxy svc cannot use (socks5:// and the like), or undefined. Raised only
+ * when a request would go through it: a sandbox on loopback works with any proxy variable.
+ */
+export function unsupportedProxy(proxy: string, variable: string): UsageError | undefined {
+  const scheme = new URL(proxy).protocol;
+  if (scheme === 'http:' || scheme === 'https:') return undefined;
+  return new UsageError(`${variable}: ${scheme}// proxies are not supported, only http:// and https:// ones`, { hint: PROXY_HINT });
 }
 
 export function networkSettings(env: Env): NetworkSettings {
@@ -63,7 +71,15 @@ export function networkSettings(env: Env): NetworkSettings {
   return {
     timeouts: timeoutsFrom(env.SVC_HTTP_TIMEOUT),
     caFile: env.SVC_CA_FILE?.trim() || undefined,
-    proxy: http === undefined && https === undefined ? undefined : { http: withScheme(http), https: withScheme(https), noProxy: first(env, 'no_proxy', 'NO_PROXY') ?? '' },
+    proxy:
+      http === undefined && https === undefined
+        ? undefined
+        : {
+            http: withScheme(http),
+            https: withScheme(https),
+            noProxy: first(env, 'no_proxy', 'NO_PROXY') ?? '',
+            variables: { http: httpSet?.name ?? 'HTTP_PROXY', https: httpsSet?.name ?? httpSet?.name ?? 'HTTPS_PROXY' },
+          },
   };
 }
 

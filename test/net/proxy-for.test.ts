@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { proxyFor, shownProxy } from '../../src/net/proxy-for.js';
 import { networkSettings } from '../../src/net/settings.js';
 import { UsageError } from '../../src/errors.js';
+import { networkTransport } from '../../src/api/transport.js';
 
 const P = 'http://proxy.example:3128';
 const settings = (noProxy = '') => ({ https: P, http: 'http://plain.example:8080', noProxy });
@@ -39,23 +40,26 @@ describe('networkSettings', () => {
   it('no proxy variable: no proxy; lower case first; HTTP_PROXY also for https; host:port taken as http://', () => {
     expect(networkSettings({}).proxy).toBeUndefined();
     expect(networkSettings({ https_proxy: 'http://a:1', HTTPS_PROXY: 'http://b:2' }).proxy?.https).toBe('http://a:1');
-    expect(networkSettings({ HTTP_PROXY: 'proxy:3128' }).proxy).toEqual({ http: 'http://proxy:3128', https: 'http://proxy:3128', noProxy: '' });
+    expect(networkSettings({ HTTP_PROXY: 'proxy:3128' }).proxy).toEqual({ http: 'http://proxy:3128', https: 'http://proxy:3128', noProxy: '', variables: { http: 'HTTP_PROXY', https: 'HTTP_PROXY' } });
     expect(networkSettings({ HTTPS_PROXY: 'http://p:1', no_proxy: '.corp' }).proxy?.noProxy).toBe('.corp');
   });
 
-  it('a proxy of another scheme (socks5://) or not a URL: a usage error naming the variable as set, never its credentials', () => {
-    const refusal = (env: Record<string, string>) => {
+  it('a proxy of another scheme (socks5://): a usage error naming the variable as set, never its credentials, when a request would use it', async () => {
+    const refusal = async (env: Record<string, string>, url = 'https://svc.example/x') => {
+      const transport = networkTransport(networkSettings(env));
       try {
-        networkSettings(env);
+        await transport.send(url, { method: 'GET', headers: {}, body: undefined });
       } catch (error) {
         expect(error).toBeInstanceOf(UsageError);
         return (error as UsageError).message;
+      } finally {
+        await transport.close();
       }
       throw new Error('accepted');
     };
-    expect(refusal({ https_proxy: 'socks5://alice:secret@proxy:1080' })).toBe('https_proxy: socks5:// proxies are not supported, only http:// and https:// ones');
-    expect(refusal({ ALL_PROXY: 'x', HTTP_PROXY: 'socks5h://proxy:1080' })).toBe('HTTP_PROXY: socks5h:// proxies are not supported, only http:// and https:// ones');
-    expect(refusal({ HTTPS_PROXY: 'http://[bad' })).toBe('HTTPS_PROXY: not a proxy URL');
+    expect(await refusal({ https_proxy: 'socks5://alice:secret@proxy:1080' })).toBe('https_proxy: socks5:// proxies are not supported, only http:// and https:// ones');
+    expect(await refusal({ HTTP_PROXY: 'socks5h://proxy:1080' })).toBe('HTTP_PROXY: socks5h:// proxies are not supported, only http:// and https:// ones');
+    expect(() => networkSettings({ HTTPS_PROXY: 'http://[bad' })).toThrow('HTTPS_PROXY: not a proxy URL');
     expect(networkSettings({ HTTPS_PROXY: 'https://proxy:3128' }).proxy?.https).toBe('https://proxy:3128');
   });
 

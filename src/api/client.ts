@@ -203,7 +203,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       let res: Exchanged;
       try {
         const via = opts.debug && network.proxy !== undefined ? proxyFor(new URL(sent.url), network.proxy) : undefined;
-        res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream, via });
+        res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream, via, network });
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
@@ -371,13 +371,14 @@ interface ExchangeOptions {
   stream: boolean;
   /** The proxy the request goes through (--debug names it, without its credentials). */
   via: string | undefined;
+  network: NetworkSettings;
 }
 
 async function exchange(
   transport: Transport,
   sent: Sent,
   headers: Record<string, string>,
-  { clock, trace, debug, stream, via }: ExchangeOptions,
+  { clock, trace, debug, stream, via, network }: ExchangeOptions,
 ): Promise<Exchanged> {
   if (debug) {
     if (via !== undefined) trace(`* through the proxy ${shownProxy(via)}`);
@@ -398,7 +399,10 @@ async function exchange(
       body = await readAll(res.body);
     }
   } catch (error) {
-    trace(`! ${sent.method} ${sent.path} failed after ${clock.now() - started} ms: ${transportCode(error) ?? 'error'}`);
+    const proxyStatus = proxyStatusOf(error);
+    const code = transportCode(error);
+    const what = proxyStatus !== undefined ? `the proxy answered ${proxyStatus}` : code === undefined ? 'error' : code.startsWith('UND_ERR_') ? describeCode(code, network) : code;
+    trace(`! ${sent.method} ${sent.path} failed after ${clock.now() - started} ms: ${what}`);
     throw error;
   }
   if (debug) {

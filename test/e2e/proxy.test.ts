@@ -151,8 +151,11 @@ describe('a CONNECT proxy from the environment', () => {
     for (const proxy of [guarded.url, `http://alice:wrong@127.0.0.1:${guarded.port}`]) {
       const before = guarded.connects.length;
       const seen = tls.seen.length;
-      const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: proxy });
+      const run = await svc(['credit-note', 'poll', '--debug'], { HTTPS_PROXY: proxy });
       expect(run.exitCode, run.stderr).toBe(1);
+      // The trace says what happened in svc's words, not undici's (UND_ERR_ABORTED).
+      expect(run.stderr).toMatch(/! POST \/oauth2\/token failed after \d+ ms: the proxy answered 407\n/);
+      expect(run.stderr).not.toContain('UND_ERR');
       expect(run.stderr).toContain(`the proxy ${guarded.url} wants credentials (407 Proxy Authentication Required) to reach ${serviceUrl}`);
       expect(run.stderr).toContain('HTTPS_PROXY=http://user:password@host:port');
       expect(run.stderr).not.toContain('wrong');

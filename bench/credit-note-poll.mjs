@@ -61,6 +61,13 @@ try {
   });
   if (bulk.status !== 201) throw new Error(`POST /sandbox/return-requests/bulk answered ${bulk.status}: ${await bulk.text()}`);
 
+  // BENCH_SETUP_ONLY=FILE: leave the sandbox and the merchant's set-up running and write their
+  // environment to FILE (JSON), to time or profile single polls by hand; Ctrl-C ends it.
+  if (process.env.BENCH_SETUP_ONLY) {
+    writeFileSync(process.env.BENCH_SETUP_ONLY, JSON.stringify(env));
+    console.log(`credit-note-poll: set up, environment in ${process.env.BENCH_SETUP_ONLY}; Ctrl-C ends the sandbox`);
+    await new Promise(() => {});
+  }
   const privateKeyPem = privateKeyOf(JSON.parse(readFileSync(join(env.SVC_CONFIG_DIR, 'secrets.json'), 'utf8')));
   if (!privateKeyPem) throw new Error('no private key in the secret file after `svc keys generate`');
   const rssFile = join(work, 'rss.json');
@@ -135,7 +142,7 @@ try {
   const ceilingCpu = median(cpuShares.map((share, k) => share * pollCpus[k]));
   console.log(
     `  where poll's CPU goes (medians): ${(median(pollCpus) / 1000).toFixed(2)} s in all; the bare ceiling's ${(ceilingCpu / 1000).toFixed(2)} s; poll --no-decrypt (start, download, check, write) ${(floor / 1000).toFixed(2)} s, ` +
-      `so even with nothing else the CPU share could reach ${((ceilingCpu / (ceilingCpu + floor)) * 100).toFixed(0)}%; the rest, ${((median(pollCpus) - ceilingCpu - floor) / 1000).toFixed(2)} s, is AES-GCM, the request's JSON and check, the --json text and the second thread`,
+      `so even with nothing else the CPU share could reach ${((ceilingCpu / (ceilingCpu + floor)) * 100).toFixed(0)}%; the rest, ${((median(pollCpus) - ceilingCpu - floor) / 1000).toFixed(2)} s, is AES-GCM, the request's JSON and check, the --json text and the messages to the unwrapping threads`,
   );
   console.log(
     `  context: the bare ceiling is a process that only starts and unwraps ${ITEMS} keys on ${availableParallelism()} threads: ${(median(ceilings) / rsa).toFixed(2)}× the single-thread rate (its ${Math.round(median(ceilings))} items/s)`,

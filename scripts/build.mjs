@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { jqRuntimeFile, patchedJqRuntime } from './jq-runtime.mjs';
 
 // Worker entry points must be files of their own (new Worker(url) loads them by path).
-const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts', 'src/credit-notes/queue-worker.ts'].filter((p) => existsSync(p));
+const entryPoints = ['src/main.ts', 'src/crypto/decrypt-worker.ts'].filter((p) => existsSync(p));
 
 // commander requires node:child_process at load time, only to run executable subcommands,
 // which svc has none of; loading it costs about 1.5 ms of every start-up (bench/startup.mjs).

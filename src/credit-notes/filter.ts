@@ -1,6 +1,6 @@
 // Which return requests `credit-note poll` shows: by status (the open ones unless told
 // otherwise), receipt and age (src/credit-notes/queue-flags.ts reads the flags). Only what the queue item carries in clear is used, so the
-// filter runs before anything is decrypted, on worker threads too (it is plain data).
+// filter runs before anything is decrypted (it is plain data).
 import type { QueueItem } from '../contract/returns.js';
 
 export const OPEN_STATUSES = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED'] as const;

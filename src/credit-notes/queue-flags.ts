@@ -3,8 +3,7 @@
 // receipt's document number), --customer (the email, phone or name the merchant gave with
 // the receipt), --older-than/--newer-than, and on the decrypted request --reason and
 // --refund. Each value is checked before anything is fetched (exit 2 naming the valid ones).
-// What the queue item carries in clear becomes a QueueFilter (applied before decrypting, on
-// worker threads too); the rest is a test of the decrypted request.
+// What the queue item carries in clear becomes a QueueFilter (applied before decrypting); the rest is a test of the decrypted request.
 import { KNOWN_REASON_CODES, QueueItemStatus, RefundPreference, type ReturnRequest } from '../contract/returns.js';
 import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';

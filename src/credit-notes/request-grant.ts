@@ -14,9 +14,8 @@ export async function rememberPolled(f: Factory, caller: Caller, requests: reado
   await Promise.all([rememberRequestIds(f, requests), rememberFoundBy(f, caller, 'requests', requests.map((r) => r.requestId))]);
 }
 
-/** The same for a poll's --json texts, read as they are written: the requests' Grant only. */
-export async function rememberPolledJson(f: Factory, caller: Caller, texts: readonly string[]): Promise<void> {
+/** The same for a poll's --json, whose items are kept only as text: the requests' Grant only. */
+export async function rememberPolledJson(f: Factory, caller: Caller, requestIds: readonly string[]): Promise<void> {
   if (caller.grantId === undefined) return;
-  const ids = texts.flatMap((text) => [...text.matchAll(/"requestId":\s*"([^"\\]+)"/g)].map((m) => m[1]!));
-  await rememberFoundBy(f, caller, 'requests', ids);
+  await rememberFoundBy(f, caller, 'requests', requestIds);
 }

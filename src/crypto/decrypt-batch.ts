@@ -2,7 +2,8 @@
 // threads: the outcome is plain data (structured-cloneable), and a failure is a message,
 // never an exception, so one bad item cannot stop a batch.
 import { MissingKeyError, SvcError } from '../errors.js';
-import { decryptWithKeyring, type EncryptedItem, type KeyringEntry } from './hybrid.js';
+import { decryptWithKeyring, decryptWithKeyringAsync, type EncryptedItem, type KeyringEntry } from './hybrid.js';
+import type { AsyncUnwrapper } from './unwrap-threads.js';
 
 export type DecryptOutcome =
   | { ok: true; value: unknown; keyId: string }
@@ -14,10 +15,24 @@ export function decryptOutcome(item: EncryptedItem, keys: readonly KeyringEntry[
     const { value, keyId } = decryptWithKeyring(item, keys);
     return { ok: true, value, keyId };
   } catch (error) {
-    if (error instanceof MissingKeyError) return { ok: false, error: error.message, missingKeyId: error.keyId };
-    // DecryptError messages name no key material; anything else is a bug, reported without its text.
-    return { ok: false, error: error instanceof SvcError ? error.message : 'cannot decrypt: unexpected failure' };
+    return failedOutcome(error);
   }
+}
+
+/** decryptOutcome with the RSA unwrap on the thread pool (unwrap-async.ts). */
+export async function decryptOutcomeAsync(item: EncryptedItem, keys: readonly KeyringEntry[], unwrapper: AsyncUnwrapper): Promise<DecryptOutcome> {
+  try {
+    const { value, keyId } = await decryptWithKeyringAsync(item, keys, unwrapper);
+    return { ok: true, value, keyId };
+  } catch (error) {
+    return failedOutcome(error);
+  }
+}
+
+function failedOutcome(error: unknown): DecryptOutcome & { ok: false } {
+  if (error instanceof MissingKeyError) return { ok: false, error: error.message, missingKeyId: error.keyId };
+  // DecryptError messages name no key material; anything else is a bug, reported without its text.
+  return { ok: false, error: error instanceof SvcError ? error.message : 'cannot decrypt: unexpected failure' };
 }
 
 /** What the decryptor sends its worker: a batch of items, answered with outcomes in the same order. */

@@ -7,6 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import { DecryptError, MissingKeyError } from '../errors.js';
 import { decodeBase64Strict, encodeBase64 } from './base64.js';
 import { keyFingerprint, privateKeyFromPem, publicKeyFromBase64 } from './keys.js';
+import type { AsyncUnwrapper } from './unwrap-threads.js';
 
 /** Base64 of DER SPKI, or a parsed key. */
 export type PublicKeyInput = string | KeyObject;
@@ -115,7 +116,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Unwraps, opens and parses; the result is unvalidated JSON for the caller's schema. */
 export function decryptJson(ciphertextB64: string, wrappedKeyB64: string, privateKey: PrivateKeyInput): unknown {
-  const aesKey = unwrapKey(wrappedKeyB64, privateKey);
+  return openJson(ciphertextB64, unwrapKey(wrappedKeyB64, privateKey));
+}
+
+/** Opens and parses with an unwrapped content key, which is wiped whatever happens. */
+export function openJson(ciphertextB64: string, aesKey: Buffer): unknown {
   let plaintext: Buffer;
   try {
     plaintext = openAesGcm(ciphertextB64, aesKey);
@@ -160,6 +165,36 @@ export function decryptWithKeyring(
   item: EncryptedItem,
   keys: readonly KeyringEntry[],
 ): { value: unknown; keyId: string } {
+  const { entries, matched } = candidates(item, keys);
+  for (const entry of entries) {
+    try {
+      return { value: decryptJson(item.ciphertext, item.wrappedKey, entry.privateKeyPem), keyId: entry.keyId };
+    } catch (error) {
+      if (matched || !(error instanceof DecryptError)) throw error;
+    }
+  }
+  throw noKeyOpens(keys);
+}
+
+/** decryptWithKeyring with the RSA unwrap on the thread pool (unwrap-async.ts); the rest here. */
+export async function decryptWithKeyringAsync(
+  item: EncryptedItem,
+  keys: readonly KeyringEntry[],
+  unwrapper: AsyncUnwrapper,
+): Promise<{ value: unknown; keyId: string }> {
+  const { entries, matched } = candidates(item, keys);
+  for (const entry of entries) {
+    try {
+      return { value: openJson(item.ciphertext, await unwrapper.unwrap(item.wrappedKey, entry.privateKeyPem)), keyId: entry.keyId };
+    } catch (error) {
+      if (matched || !(error instanceof DecryptError)) throw error;
+    }
+  }
+  throw noKeyOpens(keys);
+}
+
+/** The keys to try, in order: the one the item names (`matched`), else all of them. */
+function candidates(item: EncryptedItem, keys: readonly KeyringEntry[]): { entries: readonly KeyringEntry[]; matched: boolean } {
   if (item.publicKey) {
     let wanted: string;
     try {
@@ -169,15 +204,12 @@ export function decryptWithKeyring(
     }
     const entry = keys.find((k) => fingerprintOfPrivate(k.privateKeyPem) === wanted);
     if (!entry) throw new MissingKeyError(wanted);
-    return { value: decryptJson(item.ciphertext, item.wrappedKey, entry.privateKeyPem), keyId: entry.keyId };
+    return { entries: [entry], matched: true };
   }
   if (keys.length === 0) throw new DecryptError('cannot decrypt: no private keys available');
-  for (const entry of keys) {
-    try {
-      return { value: decryptJson(item.ciphertext, item.wrappedKey, entry.privateKeyPem), keyId: entry.keyId };
-    } catch (error) {
-      if (!(error instanceof DecryptError)) throw error;
-    }
-  }
-  throw new DecryptError(`cannot decrypt: none of the ${keys.length} private keys opens the item`);
+  return { entries: keys, matched: false };
+}
+
+function noKeyOpens(keys: readonly KeyringEntry[]): DecryptError {
+  return new DecryptError(`cannot decrypt: none of the ${keys.length} private keys opens the item`);
 }

@@ -39,6 +39,10 @@ export async function rememberFoundUnder(f: Factory, kind: FoundKind, found: Ite
   if (entries.length === 0) return;
   const dir = dirOf(f);
   try {
+    // A poll of the same queue again finds what is kept already: nothing to write (only the
+    // order, which matters when the oldest entries must give way, would change).
+    const known = (await readMap(dir))[kind];
+    if (Object.keys(known).length < KEEP && entries.every(([id, grantId]) => known[id] === grantId)) return;
     await privateDir(dir);
     await withLock(join(dir, `${FILE}.lock`), async () => {
       const map = await readMap(dir);

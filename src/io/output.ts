@@ -55,22 +55,33 @@ export function jsonArrayElements(items: readonly unknown[]): string {
 
 /**
  * writeJsonArray for elements already turned into text (jsonArrayElement), several per
- * string joined by ",\n" if the producer likes (worker threads do); empty strings are skipped.
+ * string joined by ",\n" if the producer likes; empty ones are skipped. An element may be
+ * its UTF-8 bytes already (a queue of thousands holds its output outside the JavaScript heap
+ * until it is written).
  */
-export async function writeJsonArrayText(io: IOStreams, elements: Iterable<string>): Promise<void> {
+export async function writeJsonArrayText(io: IOStreams, elements: Iterable<string | Uint8Array>): Promise<void> {
   let piece = '';
   let any = false;
+  const write = async (chunk: string | Uint8Array) => {
+    if (!io.stdout.write(chunk)) await once(io.stdout, 'drain');
+  };
   for (const element of elements) {
-    if (element === '') continue;
-    piece += `${any ? ',\n' : '[\n'}${element}`;
+    if (element.length === 0) continue;
+    piece += any ? ',\n' : '[\n';
     any = true;
+    if (typeof element === 'string') piece += element;
+    else {
+      await write(piece);
+      piece = '';
+      await write(element);
+    }
     if (piece.length >= PIECE_CHARS) {
-      if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
+      await write(piece);
       piece = '';
     }
   }
   piece += any ? '\n]\n' : '[]\n';
-  if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
+  await write(piece);
 }
 
 export interface Column<T> {

@@ -1,4 +1,4 @@
-// A queue long enough to be read on worker threads, on the built binary: `credit-note poll`
+// A queue long enough to be unwrapped on threads, on the built binary: `credit-note poll`
 // decrypts every item, keeps the service's order, and gives the same items as JSON and as
 // rows, and with --status only those of that status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

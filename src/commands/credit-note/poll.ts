@@ -92,7 +92,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
   const read = await streamReturnRequests(caller, (response) => readQueueStream(response, keys, { filter: status, asJson: f.io.json, masked: true }));
   if (f.io.json) {
-    await rememberPolledJson(f, caller, read.json);
+    await rememberPolledJson(f, caller, read.requestIds);
     return writeJsonArrayText(f.io, read.json);
   }
   await rememberPolled(f, caller, read.items);

@@ -25,8 +25,13 @@ export function dispatcherTransport(dispatcher: Dispatcher): Transport {
  */
 export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[]): Transport {
   const shown = shownProxy(proxy);
+  const parsed = new URL(proxy);
+  // undici sends credentials only with a password; a user name alone (a token, for some
+  // proxies) goes as curl sends it: "user:".
+  const userOnly = parsed.username !== '' && parsed.password === '' ? `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:`).toString('base64')}` : undefined;
   const agent = new ProxyAgent({
     uri: proxy,
+    ...(userOnly !== undefined && { token: userOnly }),
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.answerMs,
     bodyTimeout: timeouts.answerMs,

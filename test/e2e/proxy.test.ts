@@ -146,6 +146,20 @@ describe('a CONNECT proxy from the environment', () => {
     }
   });
 
+  it('a user name without a password (a token as the user, as some proxies take it): sent as curl sends it, user:', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const tokenProxy = await startConnectProxy({ routes: { [target()]: `127.0.0.1:${new URL(serviceUrl).port}` }, credentials: { user: 'tok3n', password: '' } });
+    try {
+      const run = await svc(['credit-note', 'poll', '--json'], { HTTPS_PROXY: `http://tok3n@127.0.0.1:${tokenProxy.port}` });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(tokenProxy.refused()).toBe(0);
+      expect(tokenProxy.connects.length).toBeGreaterThanOrEqual(1);
+      expect(run.stderr).not.toContain('tok3n');
+    } finally {
+      await tokenProxy.close();
+    }
+  });
+
   it('407 (no or wrong credentials): names the proxy and how to give them, exit 1, asked once', async (ctx) => {
     if (missing) return ctx.skip(missing);
     for (const proxy of [guarded.url, `http://alice:wrong@127.0.0.1:${guarded.port}`]) {

@@ -31,6 +31,21 @@ describe('proxyFor', () => {
     expect(via('https://api.example.com', 'other.org')).toBe(P);
   });
 
+  it('NO_PROXY: IP addresses and CIDR ranges (as curl 7.86+ and gh read them), for IP targets only', () => {
+    expect(via('https://10.1.2.3', '10.0.0.0/8')).toBeUndefined();
+    expect(via('https://10.1.2.3:8443', '192.168.0.0/16, 10.1.2.0/24')).toBeUndefined();
+    expect(via('https://11.1.2.3', '10.0.0.0/8')).toBe(P);
+    expect(via('https://10.1.2.3', '10.1.2.3')).toBeUndefined();
+    expect(via('https://[fd00::5]', 'fd00::/8')).toBeUndefined();
+    expect(via('https://[fe80::5]', 'fd00::/8')).toBe(P);
+    expect(via('https://api.example.com', '10.0.0.0/8')).toBe(P);
+    expect(via('https://10.1.2.3', '10.0.0.0/99')).toBe(P);
+    // A bare IPv6 address is not host:port.
+    expect(via('https://[2001:db8::1]', '2001:db8::1')).toBeUndefined();
+    expect(via('https://[2001:db8::1]:8443', '[2001:db8::1]:8443')).toBeUndefined();
+    expect(via('https://[2001:db8::1]', '[2001:db8::1]:8443')).toBe(P);
+  });
+
   it('shows a proxy without its credentials', () => {
     expect(shownProxy('http://alice:secret@proxy.example:3128/')).toBe('http://proxy.example:3128');
   });

@@ -216,7 +216,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         const refusedHere = code === 'ECONNREFUSED' && refusesLocally && proxyOf(error) === undefined;
         const delay = retryable && (TRANSIENT_CODES.has(code) || proxyGatewayFailure) && !refusedHere ? nextDelay(undefined) : undefined;
         if (delay === undefined) throw failure(code, attempts.retries + 1, error, sent.method, sent.path);
-        if (SLOW_CODES.has(code)) tellSlow(attempts, code);
+        if (SLOW_CODES.has(code)) tellSlow(attempts, code, proxyOf(error));
         await wait(delay, `${proxyGatewayFailure ? `the proxy's ${proxyStatus}` : describeCode(code, network)} on ${sent.method} ${sent.path}`);
         continue;
       }
@@ -256,10 +256,11 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   }
 
   /** On a terminal, once per request: a slow service is being waited for, not hung on. */
-  function tellSlow(attempts: Attempts, code: string): void {
+  function tellSlow(attempts: Attempts, code: string, proxy: string | undefined): void {
     if (attempts.told || !opts.io.stderrIsTTY) return;
     attempts.told = true;
-    const host = URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl;
+    // The proxy when it is the one that is silent (its failures are marked with it).
+    const host = proxy !== undefined ? `the proxy ${proxy}` : URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl;
     const after = code === 'UND_ERR_CONNECT_TIMEOUT' ? `no connection to ${host} after ${seconds(network.timeouts.connectMs)}` : `no answer from ${host} after ${seconds(network.timeouts.answerMs)}`;
     // Over a spinner's line, which the next frame draws again below.
     opts.io.stderr.write(`${opts.io.redraw ? '\r\x1b[2K' : ''}${after}, trying again (${attempts.retries + 2} of ${MAX_ATTEMPTS})\n`);
@@ -294,7 +295,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           stream?.destroy();
           const delay = isRetryable(req) && TRANSIENT_CODES.has(error.code) ? retryDelay(attempts, random) : undefined;
           if (delay === undefined) throw failure(error.code, attempts.retries + 1, error.cause, req.method, pathOf(req.path));
-          if (SLOW_CODES.has(error.code)) tellSlow(attempts, error.code);
+          if (SLOW_CODES.has(error.code)) tellSlow(attempts, error.code, proxyOf(error.cause));
           attempts.retries += 1;
           attempts.waitedMs += delay;
           trace(`* ${describeCode(error.code, network)} in the body of ${req.method} ${pathOf(req.path)}: asking again in ${delay} ms (retry ${attempts.retries} of ${MAX_ATTEMPTS - 1})`);

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
 import { startConnectProxy, type ConnectProxy } from './connect-proxy.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { makeSvcHome, repoRoot, runSvc } from './helpers.js';
+import { execa } from 'execa';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv } from './helpers.js';
 import { useMerchant } from './merchant.js';
 import { CLIENT_ID } from './oauth-fixture.js';
 import { makePrivateCa, type PrivateCa } from './private-ca.js';
@@ -54,9 +55,11 @@ afterAll(async () => {
 
 /** `svc ARGS` with client credentials from the environment (a token request on every run) and the CA trusted. */
 async function svc(args: string[], env: Record<string, string | undefined>) {
-  return runSvc(args, {
-    home: await makeSvcHome(dirs),
-    env: {
+  return runSvc(args, { home: await makeSvcHome(dirs), env: svcVariables(env) });
+}
+
+function svcVariables(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return {
       SVC_BASE_URL: serviceUrl,
       SVC_CLIENT_ID: CLIENT_ID,
       SVC_CLIENT_SECRET: merchant().fixture.clientSecret,
@@ -70,8 +73,7 @@ async function svc(args: string[], env: Record<string, string | undefined>) {
       NO_PROXY: undefined,
       no_proxy: undefined,
       ...env,
-    },
-  });
+  };
 }
 
 const target = () => `svc.test:${new URL(serviceUrl).port}`;
@@ -213,11 +215,24 @@ describe('a CONNECT proxy from the environment', () => {
       expect(run.exitCode, run.stderr).toBe(8);
       expect(run.stderr).toContain(`cannot reach the proxy ${url} for ${serviceUrl} (no answer within 1 s) after 4 attempts`);
       expect(accepted).toHaveLength(4);
+      // On a terminal, the line after the first silence names the proxy, not the service.
+      const tty = requireTools(['script']);
+      if (tty === undefined) {
+        const onTerminal = await execa('script', ['-qec', `stty cols 100 rows 40; exec node ${svcBin} credit-note poll`, '/dev/null'], {
+          env: svcEnv(await makeSvcHome(dirs), { ...svcVariables({ HTTPS_PROXY: url, SVC_HTTP_TIMEOUT: '1' }), TERM: 'xterm-256color' }),
+          extendEnv: false,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 30_000,
+        });
+        expect(onTerminal.exitCode).toBe(8);
+        expect(String(onTerminal.stdout)).toContain(`no answer from the proxy ${url} after 1 s, trying again (2 of 4)`);
+      }
     } finally {
       for (const socket of accepted) socket.destroy();
       await new Promise((resolve) => mute.close(resolve));
     }
-  }, 30_000);
+  }, 60_000);
 
   it('NO_PROXY naming the host (or *, .suffix, host:port): not proxied', async (ctx) => {
     if (missing) return ctx.skip(missing);

@@ -247,7 +247,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           await wait(delay, `${res.status} on ${sent.method} ${sent.path}`);
           continue;
         }
-        if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > RETRY_BUDGET_MS - attempts.waitedMs) throw retryAfterTooLong(apiError);
+        if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > RETRY_BUDGET_MS - attempts.waitedMs) throw retryAfterTooLong(apiError, sent);
         // Given up after retries: the message says it was not a single answer.
         if (attempts.retries > 0) throw toApiError(res, sent, opts.clock, attempts.retries + 1);
       }
@@ -637,7 +637,7 @@ function redirectError(res: RawResponse, sent: Sent, baseUrl: string): SvcError 
 }
 
 /** 429 or 5xx with a Retry-After longer than svc waits: how long the service asked for. */
-function retryAfterTooLong(error: ApiError): ApiError {
+function retryAfterTooLong(error: ApiError, sent: Sent): ApiError {
   const asked = humanDuration((error.retryAfterMs ?? 0) / 1000);
   return new ApiError({
     status: error.status,
@@ -645,5 +645,7 @@ function retryAfterTooLong(error: ApiError): ApiError {
     description: `${error.description ?? error.code}: the service asks to try again in ${asked} (Retry-After), longer than svc waits (${RETRY_BUDGET_MS / 1000} s)`,
     retryAfterMs: error.retryAfterMs,
     details: error.details,
+    method: sent.method,
+    path: sent.path,
   });
 }

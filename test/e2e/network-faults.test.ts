@@ -199,7 +199,7 @@ describe('Retry-After', () => {
     const proxy = await front((req) => (req.path.startsWith('/credit-note') ? { kind: 'status', status: 503, headers: { 'retry-after': '120' } } : undefined));
     const run = await svcVia(proxy, ['credit-note', 'poll']);
     expect(run.exitCode, run.stderr).toBe(8);
-    expect(run.stderr).toContain('the service asks to try again in 2m (Retry-After), longer than svc waits (30 s)');
+    expect(run.stderr).toContain('the service asks to try again in 2m (Retry-After), longer than svc waits (30 s) (GET /credit-note) [503 http_503]');
     expect(proxy.attempts('GET', '/credit-note')).toBe(1);
   });
 

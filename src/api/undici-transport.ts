@@ -42,12 +42,15 @@ export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[])
     proxyTls: { timeout: timeouts.connectMs, ...(ca && { ca }) },
     clientFactory: (origin: URL, options: object) => {
       const pool = new Pool(origin, { ...options, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
-      const tunnel = pool.connect.bind(pool) as (opts: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+      const tunnel = pool.connect.bind(pool) as (opts: Dispatcher.ConnectOptions, callback?: unknown) => Promise<Dispatcher.ConnectData>;
       Object.assign(pool, {
-        connect: (opts: Dispatcher.ConnectOptions) =>
-          tunnel(opts).catch((error: unknown) => {
-            throw Object.assign(error as object, { proxy: shown });
-          }),
+        // ProxyAgent asks for the tunnel as a promise (undici 6); a callback is passed on as it is.
+        connect: (opts: Dispatcher.ConnectOptions, callback?: unknown) =>
+          callback !== undefined
+            ? tunnel(opts, callback)
+            : tunnel(opts).catch((error: unknown) => {
+                throw Object.assign(error as object, { proxy: shown });
+              }),
       });
       return pool;
     },

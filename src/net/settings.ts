@@ -44,18 +44,13 @@ const first = (env: Env, ...names: string[]) => firstSet(env, ...names)?.value;
 
 const PROXY_HINT = 'give it as http://host:port (credentials as http://user:password@host:port)';
 
-/** A proxy URL (the message names the variable as set, never its value: it may hold credentials). */
-function checkedProxy(set: { name: string; value: string } | undefined): void {
-  if (set === undefined) return;
-  const url = set.value.includes('://') ? set.value : `http://${set.value}`;
-  if (!URL.canParse(url)) throw new UsageError(`${set.name}: not a proxy URL`, { hint: PROXY_HINT });
-}
-
 /**
- * The error for a proxy svc cannot use (socks5:// and the like), or undefined. Raised only
- * when a request would go through it: a sandbox on loopback works with any proxy variable.
+ * The error for a proxy svc cannot use (not a URL, socks5:// and the like), or undefined;
+ * the message names the variable as set, never its value (it may hold credentials). Raised
+ * only when a request would go through it: a sandbox on loopback works whatever the shell has.
  */
 export function unsupportedProxy(proxy: string, variable: string): UsageError | undefined {
+  if (!URL.canParse(proxy)) return new UsageError(`${variable}: not a proxy URL`, { hint: PROXY_HINT });
   const scheme = new URL(proxy).protocol;
   if (scheme === 'http:' || scheme === 'https:') return undefined;
   return new UsageError(`${variable}: ${scheme}// proxies are not supported, only http:// and https:// ones`, { hint: PROXY_HINT });
@@ -64,8 +59,6 @@ export function unsupportedProxy(proxy: string, variable: string): UsageError | 
 export function networkSettings(env: Env): NetworkSettings {
   const httpSet = firstSet(env, 'http_proxy', 'HTTP_PROXY');
   const httpsSet = firstSet(env, 'https_proxy', 'HTTPS_PROXY');
-  checkedProxy(httpsSet);
-  checkedProxy(httpSet);
   const http = httpSet?.value;
   const https = httpsSet?.value ?? http;
   return {

@@ -3,6 +3,7 @@ import { proxyFor, shownProxy } from '../../src/net/proxy-for.js';
 import { networkSettings } from '../../src/net/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { networkTransport } from '../../src/api/transport.js';
+import { freeLoopbackPort } from '../../src/net-port.js';
 
 const P = 'http://proxy.example:3128';
 const settings = (noProxy = '') => ({ https: P, http: 'http://plain.example:8080', noProxy });
@@ -74,7 +75,16 @@ describe('networkSettings', () => {
     };
     expect(await refusal({ https_proxy: 'socks5://alice:secret@proxy:1080' })).toBe('https_proxy: socks5:// proxies are not supported, only http:// and https:// ones');
     expect(await refusal({ HTTP_PROXY: 'socks5h://proxy:1080' })).toBe('HTTP_PROXY: socks5h:// proxies are not supported, only http:// and https:// ones');
-    expect(() => networkSettings({ HTTPS_PROXY: 'http://[bad' })).toThrow('HTTPS_PROXY: not a proxy URL');
+    expect(await refusal({ HTTPS_PROXY: 'http://[bad' })).toBe('HTTPS_PROXY: not a proxy URL');
+    expect(await refusal({ http_proxy: 'http://[bad' })).toBe('http_proxy: not a proxy URL');
+    // A target that goes direct (loopback, NO_PROXY) never reads it: the sandbox works whatever the shell has set.
+    const direct = networkTransport(networkSettings({ HTTPS_PROXY: 'http://[bad', HTTP_PROXY: 'socks5://x:1' }));
+    try {
+      const port = await freeLoopbackPort();
+      await expect(direct.send(`http://127.0.0.1:${port}/x`, { method: 'GET', headers: {}, body: undefined })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      await direct.close();
+    }
     expect(networkSettings({ HTTPS_PROXY: 'https://proxy:3128' }).proxy?.https).toBe('https://proxy:3128');
   });
 

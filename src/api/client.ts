@@ -161,7 +161,11 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const failure = (code: string, attempts: number, error: unknown, method: Method, path: string): SvcError => {
     if (isCertificateProblem(code)) {
       const proxy = proxyOf(error);
-      return proxy === undefined ? certificateError(originOf(baseUrl), code, error) : certificateError(proxy, code, error, true);
+      const caFiles = [
+        ...(network.extraCaCerts === undefined ? [] : [{ variable: 'NODE_EXTRA_CA_CERTS', file: network.extraCaCerts }]),
+        ...(network.caFile === undefined ? [] : [{ variable: 'SVC_CA_FILE', file: network.caFile }]),
+      ];
+      return certificateError(proxy ?? originOf(baseUrl), code, error, { atProxy: proxy !== undefined, caFiles });
     }
     // zlib's codes: the service was reached, and what it sent is damaged.
     if (code.startsWith('Z_')) return undecodable(method, path, code, error);

@@ -37,13 +37,25 @@ export function isCertificateProblem(code: string): boolean {
  * The error for a TLS failure talking to `origin` (scheme, host and port as the user gave
  * them); `reason` is Node's own text, where it names the certificate's names.
  */
-export function certificateError(origin: string, code: string, cause: unknown, atProxy = false): CertificateError {
+export interface CertificateContext {
+  /** The certificate is the proxy's (an https:// proxy), not the service's. */
+  atProxy?: boolean;
+  /** The CA files this run was given (NODE_EXTRA_CA_CERTS, SVC_CA_FILE), by variable. */
+  caFiles?: readonly { variable: string; file: string }[];
+}
+
+export function certificateError(origin: string, code: string, cause: unknown, { atProxy = false, caFiles = [] }: CertificateContext = {}): CertificateError {
   const host = URL.canParse(origin) ? new URL(origin).hostname : origin;
-  // `atProxy`: the certificate is the proxy's (an https:// proxy), not the service's.
+  // Given a CA file already, the fix is another file, not the variable.
+  const given = caFiles.map(({ variable, file }) => `${variable}=${file}`);
+  const trustHint =
+    given.length === 0
+      ? TRUST_HINT
+      : `${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} set, but no certificate authority in ${given.length > 1 ? 'them' : 'it'} issued this one: give the PEM certificate of the authority that did (ask whoever runs the ${atProxy ? 'proxy' : 'service, or the proxy that inspects TLS'})`;
   const who = atProxy ? `the proxy ${origin}` : origin;
   const says = (message: string, hint: string) => new CertificateError(`${message} (${code})`, { hint, cause });
   if (UNTRUSTED.has(code))
-    return says(`the certificate of ${who} is not trusted: its issuer is not a certificate authority this machine trusts`, TRUST_HINT);
+    return says(`the certificate of ${who} is not trusted: its issuer is not a certificate authority this machine trusts`, trustHint);
   if (EXPIRED.has(code))
     return says(`the certificate of ${who} has expired`, `the ${atProxy ? "proxy's" : "service's"} certificate must be renewed; if it was, check this machine's clock (\`date\`)`);
   if (NOT_YET_VALID.has(code))
@@ -60,5 +72,5 @@ export function certificateError(origin: string, code: string, cause: unknown, a
       `no TLS connection with ${who}: it offers no TLS version svc accepts (1.2 or newer), or does not speak TLS at that port`,
       atProxy ? 'check HTTPS_PROXY: its scheme (most proxies take http://) and port' : 'check the base URL (`svc config get base-url`): https:// and the port of the service',
     );
-  return says(`the certificate of ${who} was refused`, TRUST_HINT);
+  return says(`the certificate of ${who} was refused`, trustHint);
 }

@@ -27,6 +27,8 @@ export interface NetworkSettings {
   timeouts: Timeouts;
   /** SVC_CA_FILE: certificate authorities (PEM) trusted besides Node's own, read on the first https request. */
   caFile?: string | undefined;
+  /** NODE_EXTRA_CA_CERTS as set (Node reads it itself; messages name it). */
+  extraCaCerts?: string | undefined;
   /** Undefined when no proxy variable is set: no proxy code is loaded then. */
   proxy: ProxySettings | undefined;
 }
@@ -64,6 +66,7 @@ export function networkSettings(env: Env): NetworkSettings {
   return {
     timeouts: timeoutsFrom(env.SVC_HTTP_TIMEOUT),
     caFile: env.SVC_CA_FILE?.trim() || undefined,
+    extraCaCerts: env.NODE_EXTRA_CA_CERTS?.trim() || undefined,
     proxy:
       http === undefined && https === undefined
         ? undefined

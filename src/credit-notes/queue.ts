@@ -3,8 +3,8 @@
 // with it (CLI.md: `returnRequest` or `decryptError`, never both).
 //
 // RSA-OAEP unwrapping is most of the cost (about 0.3 ms an item), so a queue of thousands is
-// unwrapped on threads that do nothing else, one per core (crypto/unwrap-threads.ts), while
-// this thread reads the answer as it arrives, checks each batch against the contract, opens
+// unwrapped on threads that do nothing else (crypto/unwrap-threads.ts), while this thread
+// reads the answer as it arrives, checks each batch against the contract, opens
 // the AES-GCM ciphertexts and renders the --json text. Short lists are read here, where
 // starting threads would cost more than it saves.
 import { notJsonResponse, unexpectedResponse, type StreamedResponse } from '../api/client.js';

@@ -1,15 +1,20 @@
-// RSA-OAEP unwraps on worker threads that do nothing else: a queue of thousands is unwrapped
-// on every core while this thread reads the answer, checks it, opens the AES-GCM ciphertexts
-// and writes the output. Each thread is a few lines evaluated in place (no bundle to load, a
-// bare isolate), holds its own parsed copy of each key (one parsed key serializes its
-// operations in OpenSSL) and unwraps in a tight loop with the same call as unwrapKey's, as
-// fast as a process that does nothing else (bench/credit-note-poll.mjs's bare ceiling).
-// Unwraps asked for in one turn of this thread's event loop go out together, in slices,
-// to whichever threads have the fewest waiting.
+// RSA-OAEP unwraps on worker threads that do nothing else, and on this thread between its own
+// work: a queue of thousands is unwrapped on every core while this thread reads the answer,
+// checks it, opens the AES-GCM ciphertexts and writes the output. Each thread is a few lines
+// evaluated in place (no bundle to load, a bare isolate), holds its own parsed copy of each
+// key (one parsed key serializes its operations in OpenSSL) and unwraps in a tight loop with
+// the same call as unwrapKey's, as a process that does nothing else would
+// (bench/credit-note-poll.mjs's bare ceiling). Unwraps asked for in one turn of this thread's
+// event loop go out together in slices; a thread holds at most two, and this thread takes
+// one whenever they all have theirs (one thread fewer than cores: measured, less CPU and
+// memory than a thread per core beside a busy main thread). A thread that dies hands its
+// slices back; with none left this thread does them all.
+import { constants, privateDecrypt, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DecryptError } from '../errors.js';
 import { decodeBase64Strict } from './base64.js';
+import { privateKeyFromPem } from './keys.js';
 
 const KEY_BYTES = 32;
 /** Unwraps per message: few messages, and every thread kept busy. */
@@ -47,10 +52,16 @@ interface Asked {
   reject: (error: unknown) => void;
 }
 
+interface Slice {
+  pem: string;
+  asked: Asked[];
+}
+
 interface Thread {
   worker: Worker;
-  waiting: Map<number, Asked[]>;
-  count: number;
+  /** Slices sent and not yet answered, by message ID. */
+  holding: Map<number, Slice>;
+  alive: boolean;
 }
 
 export interface ThreadUnwrapper extends AsyncUnwrapper {
@@ -58,51 +69,106 @@ export interface ThreadUnwrapper extends AsyncUnwrapper {
   close(): Promise<void>;
 }
 
-/** An unwrapper on `threads` worker threads (default: one per core, at most 4). */
-export function threadUnwrapper(threads = Math.min(4, availableParallelism())): ThreadUnwrapper {
+export interface ThreadUnwrapperOptions {
+  /** Threads to start; default one per core but this one, at most 3. 0: this thread alone. */
+  threads?: number;
+  /** This thread unwraps a slice too whenever every thread holds its two (default true). */
+  shareThisThread?: boolean;
+}
+
+const OAEP = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' } as const;
+const STOPPED = 'cannot decrypt: the unwrapping thread stopped';
+
+/** An unwrapper on threads of its own, started at the first unwrap, with this thread sharing the work. */
+export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrapper {
+  const threads = opts.threads ?? Math.min(3, availableParallelism() - 1);
+  const shareThisThread = opts.shareThisThread ?? true;
   const pool: Thread[] = [];
   const asked = new Map<string, Asked[]>();
+  // Slices not yet given to a thread; a thread holds at most two, so that it never waits for
+  // its next one, and whichever frees up first takes the oldest.
+  const waiting: Slice[] = [];
+  let started = false;
   let flushing = false;
+  let localScheduled = false;
   let closed = false;
   let nextId = 0;
+
   const start = (): void => {
-    for (let i = 0; i < Math.max(1, threads); i++) {
-      const thread: Thread = { worker: new Worker(THREAD, { eval: true }), waiting: new Map(), count: 0 };
-      thread.worker.unref();
+    started = true;
+    for (let i = 0; i < threads; i++) {
+      const thread: Thread = { worker: new Worker(THREAD, { eval: true }), holding: new Map(), alive: true };
       thread.worker.on('message', ({ id, keys }: { id: number; keys: (Uint8Array | string)[] }) => {
-        const slice = thread.waiting.get(id) ?? [];
-        thread.waiting.delete(id);
-        thread.count -= slice.length;
-        slice.forEach((a, k) => settle(a, keys[k]));
+        const slice = thread.holding.get(id);
+        if (slice === undefined) return;
+        thread.holding.delete(id);
+        slice.asked.forEach((a, k) => settle(a, keys[k]));
+        dispatch();
       });
-      const lost = (): void => {
-        for (const slice of thread.waiting.values()) for (const a of slice) a.reject(new DecryptError('cannot decrypt: the unwrapping thread stopped'));
-        thread.waiting.clear();
-        thread.count = Number.POSITIVE_INFINITY;
+      const lose = (): void => {
+        if (!thread.alive) return;
+        thread.alive = false;
+        // Its slices go first, in their order, to another thread or to this one.
+        waiting.unshift(...[...thread.holding.entries()].sort(([a], [b]) => a - b).map(([, slice]) => slice));
+        thread.holding.clear();
+        dispatch();
       };
-      thread.worker.on('error', lost);
-      thread.worker.on('exit', lost);
+      thread.worker.on('error', lose);
+      thread.worker.on('exit', lose);
       pool.push(thread);
     }
   };
-  const flush = (): void => {
-    flushing = false;
-    for (const [pem, list] of asked) {
-      for (let i = 0; i < list.length; i += SLICE) {
-        const slice = list.slice(i, i + SLICE);
-        const thread = pool.reduce((a, b) => (b.count < a.count ? b : a));
-        if (!Number.isFinite(thread.count)) {
-          for (const a of slice) a.reject(new DecryptError('cannot decrypt: the unwrapping thread stopped'));
+  const dispatch = (): void => {
+    if (closed) {
+      for (const slice of waiting.splice(0)) for (const a of slice.asked) a.reject(new DecryptError(STOPPED));
+      return;
+    }
+    for (;;) {
+      const free = pool.filter((t) => t.alive && t.holding.size < 2).sort((a, b) => a.holding.size - b.holding.size)[0];
+      const slice = free === undefined ? undefined : waiting.shift();
+      if (free === undefined || slice === undefined) break;
+      const id = nextId++;
+      free.holding.set(id, slice);
+      free.worker.postMessage({ id, pem: slice.pem, wrapped: slice.asked.map((a) => a.wrapped) });
+    }
+    if (waiting.length > 0 && !localScheduled && (shareThisThread || !pool.some((t) => t.alive))) {
+      localScheduled = true;
+      setImmediate(runLocally);
+    }
+  };
+  // One slice per turn of the event loop: the caller's own work goes on between slices.
+  const runLocally = (): void => {
+    localScheduled = false;
+    const slice = waiting.shift();
+    if (slice === undefined) return;
+    let key: KeyObject | undefined;
+    try {
+      key = privateKeyFromPem(slice.pem);
+    } catch {
+      key = undefined;
+    }
+    for (const a of slice.asked) {
+      if (key === undefined) settle(a, 'key');
+      else {
+        let aesKey: Buffer;
+        try {
+          aesKey = privateDecrypt({ key, ...OAEP }, a.wrapped);
+        } catch {
+          settle(a, 'open');
           continue;
         }
-        const id = nextId++;
-        thread.waiting.set(id, slice);
-        thread.count += slice.length;
-        thread.worker.postMessage({ id, pem, wrapped: slice.map((a) => a.wrapped) });
+        settle(a, aesKey);
       }
     }
-    asked.clear();
+    dispatch();
   };
+  const flush = (): void => {
+    flushing = false;
+    for (const [pem, list] of asked) for (let i = 0; i < list.length; i += SLICE) waiting.push({ pem, asked: list.slice(i, i + SLICE) });
+    asked.clear();
+    dispatch();
+  };
+
   return {
     unwrap(wrappedKeyB64, privateKeyPem) {
       let wrapped: Buffer;
@@ -111,8 +177,8 @@ export function threadUnwrapper(threads = Math.min(4, availableParallelism())): 
       } catch {
         return Promise.reject(new DecryptError('cannot decrypt: the wrapped key is not valid Base64'));
       }
-      if (closed) return Promise.reject(new DecryptError('cannot decrypt: the unwrapping thread stopped'));
-      if (pool.length === 0) start();
+      if (closed) return Promise.reject(new DecryptError(STOPPED));
+      if (!started) start();
       return new Promise<Buffer>((resolve, reject) => {
         let list = asked.get(privateKeyPem);
         if (list === undefined) asked.set(privateKeyPem, (list = []));
@@ -125,7 +191,10 @@ export function threadUnwrapper(threads = Math.min(4, availableParallelism())): 
     },
     async close() {
       closed = true;
+      dispatch();
+      for (const thread of pool) thread.alive = false;
       await Promise.allSettled(pool.map((t) => t.worker.terminate()));
+      for (const thread of pool) for (const slice of thread.holding.values()) for (const a of slice.asked) a.reject(new DecryptError(STOPPED));
     },
   };
 }

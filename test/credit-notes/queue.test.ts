@@ -83,7 +83,7 @@ describe('readQueue', () => {
   it("an unwrap that fails is that item's outcome, never the others'", async () => {
     const items = queue(80);
     const failing = { unwrap: (wrapped: string, pem: string) => (wrapped === items[3]!.encryptedSymmetricKey ? Promise.reject(new DecryptError('cannot decrypt: the unwrapping thread stopped')) : real.unwrap(wrapped, pem)) };
-    const real = threadUnwrapper(2);
+    const real = threadUnwrapper({ threads: 2 });
     try {
       const read = await readQueue(items, keys, { unwrapper: failing });
       expect(read[3]).toMatchObject({ requestId: 'req-3', decryptError: 'cannot decrypt: the unwrapping thread stopped' });

@@ -14,7 +14,7 @@ let unwrapper: ThreadUnwrapper;
 
 beforeAll(async () => {
   [mine, other] = await Promise.all([generateKeyPair(), generateKeyPair()]);
-  unwrapper = threadUnwrapper(2);
+  unwrapper = threadUnwrapper({ threads: 2, shareThisThread: false });
 });
 
 afterAll(async () => {
@@ -49,8 +49,22 @@ describe('threadUnwrapper', () => {
     expect(outcomes[3]).toMatchObject({ status: 'fulfilled' });
   });
 
+  it('on this thread alone (no thread to start), and sharing with one: the same keys', async () => {
+    const contentKeys = Array.from({ length: 70 }, () => randomBytes(32));
+    const wrapped = contentKeys.map((k) => wrapKey(k, mine.publicKey));
+    for (const opts of [{ threads: 0 }, { threads: 1, shareThisThread: true }, { threads: 1, shareThisThread: false }]) {
+      const u = threadUnwrapper(opts);
+      try {
+        const got = await Promise.all(wrapped.map((w) => u.unwrap(w, mine.privateKeyPem)));
+        expect(got.map((k) => k.toString('hex'))).toEqual(contentKeys.map((k) => k.toString('hex')));
+      } finally {
+        await u.close();
+      }
+    }
+  });
+
   it('after close, nothing is left waiting: an unwrap asked then fails', async () => {
-    const closing = threadUnwrapper(1);
+    const closing = threadUnwrapper({ threads: 1 });
     const wrapped = wrapKey(randomBytes(32), mine.publicKey);
     expect((await closing.unwrap(wrapped, mine.privateKeyPem)).length).toBe(32);
     await closing.close();

@@ -140,6 +140,8 @@ export interface ApiErrorInit {
   details?: readonly { path: string; message: string }[] | undefined;
   method?: string;
   path?: string;
+  /** How many times the request was sent, when more than once (the message says so). */
+  attempts?: number;
 }
 
 /** A non-2xx answer from the service, decoded from the contract error body. */
@@ -153,7 +155,8 @@ export class ApiError extends SvcError {
   constructor(init: ApiErrorInit) {
     const where = init.method && init.path ? ` (${init.method} ${init.path})` : '';
     const detailLines = (init.details ?? []).map((d) => `\n  ${d.path || '(root)'}: ${d.message}`).join('');
-    super(`${init.description ?? init.code}${where} [${init.status} ${init.code}]${detailLines}`, {
+    const tries = init.attempts !== undefined && init.attempts > 1 ? ` after ${init.attempts} attempts` : '';
+    super(`${init.description ?? init.code}${tries}${where} [${init.status} ${init.code}]${detailLines}`, {
       hint: hintFor(init.status, init.code),
     });
     this.status = init.status;

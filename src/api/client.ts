@@ -15,6 +15,7 @@ import { VERSION } from '../version.js';
 import { certificateError, isCertificateProblem } from '../net/certificate-problem.js';
 import { DEFAULT_ANSWER_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type NetworkSettings } from '../net/settings.js';
 import { humanDuration } from '../io/duration.js';
+import { proxyFor, shownProxy } from '../net/proxy-for.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -52,6 +53,8 @@ export interface RawRequestOptions extends Omit<RequestOptions<never>, 'schema'>
   accept?: string;
   /** "manual": a 3xx answer is returned as it is (its Location read by the caller), not followed or refused. */
   redirect?: 'manual';
+  /** "return": a 4xx answer (429 aside, which is waited out) is returned as it is, its page read by the caller, not thrown. */
+  clientErrors?: 'return';
 }
 
 /** A 2xx answer whose body is not decoded: binary downloads such as PDFs. */
@@ -155,8 +158,17 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const trace = (text: string) => {
     if (opts.debug) opts.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
-  const failure = (code: string, attempts: number, error: unknown): SvcError => {
-    if (isCertificateProblem(code)) return certificateError(originOf(baseUrl), code, error);
+  const failure = (code: string, attempts: number, error: unknown, method: Method, path: string): SvcError => {
+    if (isCertificateProblem(code)) {
+      const proxy = proxyOf(error);
+      const caFiles = [
+        ...(network.extraCaCerts === undefined ? [] : [{ variable: 'NODE_EXTRA_CA_CERTS', file: network.extraCaCerts }]),
+        ...(network.caFile === undefined ? [] : [{ variable: 'SVC_CA_FILE', file: network.caFile }]),
+      ];
+      return certificateError(proxy ?? originOf(baseUrl), code, error, { atProxy: proxy !== undefined, caFiles });
+    }
+    // zlib's codes: the service was reached, and what it sent is damaged.
+    if (code.startsWith('Z_')) return undecodable(method, path, code, error);
     return unreachable(baseUrl, code, attempts, error, network);
   };
 
@@ -194,17 +206,22 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       await opts.beforeAttempt?.();
       let res: Exchanged;
       try {
-        res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream });
+        const via = opts.debug && network.proxy !== undefined ? proxyFor(new URL(sent.url), network.proxy) : undefined;
+        res = await exchange(transport, sent, headers, { clock: opts.clock, trace, debug: opts.debug, stream, via, network });
       } catch (error) {
         const code = transportCode(error);
         if (code === undefined) throw error;
-        if (isCertificateProblem(code) || proxyStatusOf(error) !== undefined) throw failure(code, attempts.retries + 1, error);
+        const proxyStatus = proxyStatusOf(error);
+        // A proxy's 5xx to CONNECT is the service out of its reach for now (as a 502 from
+        // the service would be): tried again. Its 407 or 403 is not mended by trying.
+        const proxyGatewayFailure = proxyStatus !== undefined && proxyStatus >= 500;
+        if (isCertificateProblem(code) || (proxyStatus !== undefined && !proxyGatewayFailure)) throw failure(code, attempts.retries + 1, error, sent.method, sent.path);
         // Nothing listening on this machine's port: no retry brings it up (2.5 s saved for CI).
         const refusedHere = code === 'ECONNREFUSED' && refusesLocally && proxyOf(error) === undefined;
-        const delay = retryable && TRANSIENT_CODES.has(code) && !refusedHere ? nextDelay(undefined) : undefined;
-        if (delay === undefined) throw failure(code, attempts.retries + 1, error);
-        if (SLOW_CODES.has(code)) tellSlow(attempts, code);
-        await wait(delay, `${describeCode(code, network)} on ${sent.method} ${sent.path}`);
+        const delay = retryable && (TRANSIENT_CODES.has(code) || proxyGatewayFailure) && !refusedHere ? nextDelay(undefined) : undefined;
+        if (delay === undefined) throw failure(code, attempts.retries + 1, error, sent.method, sent.path);
+        if (SLOW_CODES.has(code)) tellSlow(attempts, code, proxyOf(error));
+        await wait(delay, `${proxyGatewayFailure ? `the proxy's ${proxyStatus}` : describeCode(code, network)} on ${sent.method} ${sent.path}`);
         continue;
       }
       if (res.status >= 200 && res.status < 300) return res;
@@ -227,23 +244,27 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         await req.auth.invalidate();
         continue;
       }
+      if (req.clientErrors === 'return' && res.status >= 400 && res.status < 500 && res.status !== 429) return res;
       if (res.status === 429 || (res.status >= 500 && retryable)) {
         const delay = nextDelay(apiError.retryAfterMs);
         if (delay !== undefined) {
           await wait(delay, `${res.status} on ${sent.method} ${sent.path}`);
           continue;
         }
-        if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > RETRY_BUDGET_MS - attempts.waitedMs) throw retryAfterTooLong(apiError);
+        if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > RETRY_BUDGET_MS - attempts.waitedMs) throw retryAfterTooLong(apiError, sent);
+        // Given up after retries: the message says it was not a single answer.
+        if (attempts.retries > 0) throw toApiError(res, sent, opts.clock, attempts.retries + 1);
       }
       throw apiError;
     }
   }
 
   /** On a terminal, once per request: a slow service is being waited for, not hung on. */
-  function tellSlow(attempts: Attempts, code: string): void {
+  function tellSlow(attempts: Attempts, code: string, proxy: string | undefined): void {
     if (attempts.told || !opts.io.stderrIsTTY) return;
     attempts.told = true;
-    const host = URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl;
+    // The proxy when it is the one that is silent (its failures are marked with it).
+    const host = proxy !== undefined ? `the proxy ${proxy}` : URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl;
     const after = code === 'UND_ERR_CONNECT_TIMEOUT' ? `no connection to ${host} after ${seconds(network.timeouts.connectMs)}` : `no answer from ${host} after ${seconds(network.timeouts.answerMs)}`;
     // Over a spinner's line, which the next frame draws again below.
     opts.io.stderr.write(`${opts.io.redraw ? '\r\x1b[2K' : ''}${after}, trying again (${attempts.retries + 2} of ${MAX_ATTEMPTS})\n`);
@@ -277,8 +298,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           if (!(error instanceof BrokenBody)) throw error;
           stream?.destroy();
           const delay = isRetryable(req) && TRANSIENT_CODES.has(error.code) ? retryDelay(attempts, random) : undefined;
-          if (delay === undefined) throw failure(error.code, attempts.retries + 1, error.cause);
-          if (SLOW_CODES.has(error.code)) tellSlow(attempts, error.code);
+          if (delay === undefined) throw failure(error.code, attempts.retries + 1, error.cause, req.method, pathOf(req.path));
+          if (SLOW_CODES.has(error.code)) tellSlow(attempts, error.code, proxyOf(error.cause));
           attempts.retries += 1;
           attempts.waitedMs += delay;
           trace(`* ${describeCode(error.code, network)} in the body of ${req.method} ${pathOf(req.path)}: asking again in ${delay} ms (retry ${attempts.retries} of ${MAX_ATTEMPTS - 1})`);
@@ -353,15 +374,19 @@ interface ExchangeOptions {
   trace: (text: string) => void;
   debug: boolean;
   stream: boolean;
+  /** The proxy the request goes through (--debug names it, without its credentials). */
+  via: string | undefined;
+  network: NetworkSettings;
 }
 
 async function exchange(
   transport: Transport,
   sent: Sent,
   headers: Record<string, string>,
-  { clock, trace, debug, stream }: ExchangeOptions,
+  { clock, trace, debug, stream, via, network }: ExchangeOptions,
 ): Promise<Exchanged> {
   if (debug) {
+    if (via !== undefined) trace(`* through the proxy ${shownProxy(via)}`);
     trace(`> ${sent.method} ${redactUrl(sent.url)}`);
     for (const [name, value] of Object.entries(redactHeaders(headers))) trace(`> ${name}: ${String(value)}`);
     if (sent.body !== undefined) trace(prefixLines('> ', truncate(JSON.stringify(redactJson(sent.jsonBody), null, 2))));
@@ -379,7 +404,10 @@ async function exchange(
       body = await readAll(res.body);
     }
   } catch (error) {
-    trace(`! ${sent.method} ${sent.path} failed after ${clock.now() - started} ms: ${transportCode(error) ?? 'error'}`);
+    const proxyStatus = proxyStatusOf(error);
+    const code = transportCode(error);
+    const what = proxyStatus !== undefined ? `the proxy answered ${proxyStatus}` : code === undefined ? 'error' : code.startsWith('UND_ERR_') ? describeCode(code, network) : code;
+    trace(`! ${sent.method} ${sent.path} failed after ${clock.now() - started} ms: ${what}`);
     throw error;
   }
   if (debug) {
@@ -446,6 +474,15 @@ export function unexpectedResponse(method: Method, path: string, issues: readonl
   });
 }
 
+/** An answer whose body does not decompress as its content-encoding says (a proxy that mangles it, or a broken server). */
+function undecodable(method: Method, path: string, code: string, cause: unknown): SvcError {
+  const encoding = (cause as { encoding?: unknown } | undefined)?.encoding;
+  return new SvcError(`unexpected response from the service for ${method} ${path}: its body (content-encoding ${typeof encoding === 'string' ? encoding : 'unknown'}) does not decompress (${code})`, {
+    cause,
+    hint: 'the service or a proxy on the way sent it damaged: try again, and if it stays, report it with the output of --debug',
+  });
+}
+
 /** A 2xx answer that is not JSON where JSON was asked for. */
 export function notJsonResponse(method: Method, path: string, contentType: string | string[] | undefined): SvcError {
   return new SvcError(`unexpected response from the service for ${method} ${path}: not JSON (content-type ${String(contentType ?? 'none')})`);
@@ -460,7 +497,7 @@ function parseJson(res: RawResponse, method: Method, path: string): unknown {
   }
 }
 
-function toApiError(res: RawResponse, sent: Sent, clock: Clock): ApiError {
+function toApiError(res: RawResponse, sent: Sent, clock: Clock, attempts?: number): ApiError {
   const retryAfterMs = parseRetryAfter(res.headers['retry-after'], clock);
   let parsed: ReturnType<typeof ErrorBody.safeParse> | undefined;
   try {
@@ -468,7 +505,7 @@ function toApiError(res: RawResponse, sent: Sent, clock: Clock): ApiError {
   } catch {
     parsed = undefined;
   }
-  const common = { status: res.status, retryAfterMs, method: sent.method, path: sent.path };
+  const common = { status: res.status, retryAfterMs, method: sent.method, path: sent.path, ...(attempts !== undefined && { attempts }) };
   if (parsed?.success) {
     return new ApiError({
       ...common,
@@ -536,6 +573,12 @@ function unreachable(baseUrl: string, code: string, attempts: number, cause: unk
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   const proxy = proxyOf(cause);
   const status = proxyStatusOf(cause);
+  if (proxy !== undefined && status !== undefined && status >= 500) {
+    return new UnavailableError(`the proxy ${proxy} could not connect to ${baseUrl} (${status} ${STATUS_CODES[status] ?? ''})`.replace(' )', ')') + tries, {
+      cause,
+      hint: 'the proxy cannot reach the service: check the base URL (`svc config get base-url`), or name the host in NO_PROXY to go without the proxy',
+    });
+  }
   if (proxy !== undefined && status !== undefined) {
     return new ProxyError(
       status === 407
@@ -558,7 +601,10 @@ function unreachable(baseUrl: string, code: string, attempts: number, cause: unk
   }
   return new UnavailableError(`cannot reach the service at ${baseUrl} (${describeCode(code, network)})${tries}`, {
     cause,
-    hint: LOOPBACK_HOST.test(host)
+    // It took the connection and then said nothing: running, but slower than svc waits.
+    hint: code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+      ? `the service took the connection but did not answer in time; to wait longer than ${seconds(network.timeouts.answerMs)}: SVC_HTTP_TIMEOUT=SECONDS (default ${DEFAULT_ANSWER_TIMEOUT_MS / 1000})`
+      : LOOPBACK_HOST.test(host)
       ? 'is the sandbox running? start it with `svc sandbox start`'
       : network.proxy === undefined
         ? 'check the network connection and the base URL (`svc config get base-url`); behind a proxy, set HTTPS_PROXY'
@@ -595,7 +641,7 @@ function redirectError(res: RawResponse, sent: Sent, baseUrl: string): SvcError 
 }
 
 /** 429 or 5xx with a Retry-After longer than svc waits: how long the service asked for. */
-function retryAfterTooLong(error: ApiError): ApiError {
+function retryAfterTooLong(error: ApiError, sent: Sent): ApiError {
   const asked = humanDuration((error.retryAfterMs ?? 0) / 1000);
   return new ApiError({
     status: error.status,
@@ -603,5 +649,7 @@ function retryAfterTooLong(error: ApiError): ApiError {
     description: `${error.description ?? error.code}: the service asks to try again in ${asked} (Retry-After), longer than svc waits (${RETRY_BUDGET_MS / 1000} s)`,
     retryAfterMs: error.retryAfterMs,
     details: error.details,
+    method: sent.method,
+    path: sent.path,
   });
 }

@@ -51,6 +51,9 @@ export function networkTransport(settings: NetworkSettings): Transport {
       if (via === undefined) return direct.send(url, req);
       let transport = proxied.get(via);
       if (transport === undefined) {
+        const variable = (new URL(url).protocol === 'https:' ? proxy.variables?.https : proxy.variables?.http) ?? 'HTTPS_PROXY';
+        const unsupported = (await import('../net/settings.js')).unsupportedProxy(via, variable);
+        if (unsupported !== undefined) throw unsupported;
         const ca = settings.caFile === undefined ? undefined : (await import('../net/trusted-cas.js')).trustedCas(settings.caFile);
         transport = (await import('./undici-transport.js')).proxyTransport(via, settings.timeouts, ca);
         proxied.set(via, transport);
@@ -139,6 +142,8 @@ export async function decoded(res: TransportResponse): Promise<TransportResponse
   // Pieces as large as a socket's reads: zlib's default 16 KiB would quadruple the pieces
   // every reader of the body handles.
   const decoder = zlib[DECODERS[encoding as keyof typeof DECODERS]]({ chunkSize: 64 * 1024 });
+  // Bytes that do not decompress are named with their encoding (before any reader sees the error).
+  decoder.once('error', (error) => Object.assign(error, { encoding }));
   // An error of either side (a reset, a stall, bytes that do not decompress) ends the other.
   pipeline(res.body, decoder, () => undefined);
   const headers = { ...res.headers };

@@ -5,7 +5,7 @@
 // The requests go through svc's own HTTP client (`clientAt`, the factory's apiAt): its
 // timeouts, retries of a 503 or a reset, and proxies.
 import type { ApiClient } from '../api/client.js';
-import { ApiError, AuthError, CancelError, UsageError } from '../errors.js';
+import { AuthError, CancelError, UsageError } from '../errors.js';
 import { printable } from '../io/printable.js';
 import type { OAuthState } from './state.js';
 
@@ -48,13 +48,8 @@ export async function codeFromAutoApproval(url: string, redirectUri: string, sta
 async function approvedRedirect(url: string, clientAt: ClientAt): Promise<string> {
   const consentUrl = new URL(url);
   const sandbox = await clientAt(consentUrl.origin);
-  let consent;
-  try {
-    consent = await sandbox.requestRaw({ method: 'GET', path: `${consentUrl.pathname}${consentUrl.search}`, redirect: 'manual', accept: 'text/html' });
-  } catch (error) {
-    if (error instanceof ApiError && error.status >= 400 && error.status < 500) throw await refusal(url, error.status);
-    throw error;
-  }
+  const consent = await sandbox.requestRaw({ method: 'GET', path: `${consentUrl.pathname}${consentUrl.search}`, redirect: 'manual', accept: 'text/html', clientErrors: 'return' });
+  if (consent.status >= 400 && consent.status < 500) throw refusal(consent.status, consent.body.toString('utf8'));
   const location = consent.headers.location;
   const callback = Array.isArray(location) ? location[0] : location;
   if (consent.status !== 302 || !callback) {
@@ -67,20 +62,14 @@ async function approvedRedirect(url: string, clientAt: ClientAt): Promise<string
 
 /**
  * The sandbox refused the authorization request itself: its error page says why (its title
- * and first line), read once more since the client keeps no page of a refusal.
+ * and first line). The page comes with the answer, through the one client (its proxy and
+ * certificate authorities), not from a second request.
  */
-async function refusal(url: string, status: number): Promise<UsageError> {
-  let title = '';
-  let reason = '';
-  try {
-    const page = await (await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) })).text();
-    const text = (tag: string) =>
-      printable((new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(page)?.[1] ?? '').replace(/&quot;|&#0?34;/g, '"').replace(/&#0?39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')).slice(0, 300);
-    title = text('h1');
-    reason = text('p');
-  } catch {
-    // The status alone says it was refused.
-  }
+function refusal(status: number, page: string): UsageError {
+  const text = (tag: string) =>
+    printable((new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(page)?.[1] ?? '').replace(/&quot;|&#0?34;/g, '"').replace(/&#0?39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')).slice(0, 300);
+  const title = text('h1');
+  const reason = text('p');
   return new UsageError(`the sandbox refused the authorization request (${status}${title ? `: ${title}` : ''})${reason ? `: ${reason}` : ''}`, {
     hint: /redirect uri/i.test(title)
       ? 'the sandbox accepts only the redirect URIs its fixture registers: leave out --port, or register that URI (`svc config get redirect-uri` shows the one used)'

@@ -37,26 +37,40 @@ export function isCertificateProblem(code: string): boolean {
  * The error for a TLS failure talking to `origin` (scheme, host and port as the user gave
  * them); `reason` is Node's own text, where it names the certificate's names.
  */
-export function certificateError(origin: string, code: string, cause: unknown): CertificateError {
+export interface CertificateContext {
+  /** The certificate is the proxy's (an https:// proxy), not the service's. */
+  atProxy?: boolean;
+  /** The CA files this run was given (NODE_EXTRA_CA_CERTS, SVC_CA_FILE), by variable. */
+  caFiles?: readonly { variable: string; file: string }[];
+}
+
+export function certificateError(origin: string, code: string, cause: unknown, { atProxy = false, caFiles = [] }: CertificateContext = {}): CertificateError {
   const host = URL.canParse(origin) ? new URL(origin).hostname : origin;
+  // Given a CA file already, the fix is another file, not the variable.
+  const given = caFiles.map(({ variable, file }) => `${variable}=${file}`);
+  const trustHint =
+    given.length === 0
+      ? TRUST_HINT
+      : `${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} set, but no certificate authority in ${given.length > 1 ? 'them' : 'it'} issued this one: give the PEM certificate of the authority that did (ask whoever runs the ${atProxy ? 'proxy' : 'service, or the proxy that inspects TLS'})`;
+  const who = atProxy ? `the proxy ${origin}` : origin;
   const says = (message: string, hint: string) => new CertificateError(`${message} (${code})`, { hint, cause });
   if (UNTRUSTED.has(code))
-    return says(`the certificate of ${origin} is not trusted: its issuer is not a certificate authority this machine trusts`, TRUST_HINT);
+    return says(`the certificate of ${who} is not trusted: its issuer is not a certificate authority this machine trusts`, trustHint);
   if (EXPIRED.has(code))
-    return says(`the certificate of ${origin} has expired`, "the service's certificate must be renewed; if it was, check this machine's clock (`date`)");
+    return says(`the certificate of ${who} has expired`, `the ${atProxy ? "proxy's" : "service's"} certificate must be renewed; if it was, check this machine's clock (\`date\`)`);
   if (NOT_YET_VALID.has(code))
-    return says(`the certificate of ${origin} is not valid yet`, "check this machine's clock (`date`)");
+    return says(`the certificate of ${who} is not valid yet`, "check this machine's clock (`date`)");
   if (OTHER_NAME.has(code)) {
     const names = /cert's altnames: (.*)$/.exec(String((cause as { reason?: unknown }).reason ?? (cause as Error).message ?? ''))?.[1];
     return says(
-      `the certificate of ${origin} is made out to another name${names ? ` (${names})` : ''}, not ${host}`,
-      'check the base URL (`svc config get base-url`): the host must be a name the certificate is made out to',
+      `the certificate of ${who} is made out to another name${names ? ` (${names})` : ''}, not ${host}`,
+      `check ${atProxy ? 'HTTPS_PROXY' : 'the base URL (`svc config get base-url`)'}: the host must be a name the certificate is made out to`,
     );
   }
   if (PROTOCOL.has(code))
     return says(
-      `no TLS connection with ${origin}: it offers no TLS version svc accepts (1.2 or newer), or does not speak TLS at that port`,
-      'check the base URL (`svc config get base-url`): https:// and the port of the service',
+      `no TLS connection with ${who}: it offers no TLS version svc accepts (1.2 or newer), or does not speak TLS at that port`,
+      atProxy ? 'check HTTPS_PROXY: its scheme (most proxies take http://) and port' : 'check the base URL (`svc config get base-url`): https:// and the port of the service',
     );
-  return says(`the certificate of ${origin} was refused`, TRUST_HINT);
+  return says(`the certificate of ${who} was refused`, trustHint);
 }

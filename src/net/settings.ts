@@ -19,12 +19,16 @@ export interface ProxySettings {
   http: string | undefined;
   /** NO_PROXY as given. */
   noProxy: string;
+  /** The variables `http` and `https` came from, as set (`https_proxy`, or HTTP_PROXY for both), for messages. */
+  variables?: { http: string; https: string };
 }
 
 export interface NetworkSettings {
   timeouts: Timeouts;
   /** SVC_CA_FILE: certificate authorities (PEM) trusted besides Node's own, read on the first https request. */
   caFile?: string | undefined;
+  /** NODE_EXTRA_CA_CERTS as set (Node reads it itself; messages name it). */
+  extraCaCerts?: string | undefined;
   /** Undefined when no proxy variable is set: no proxy code is loaded then. */
   proxy: ProxySettings | undefined;
 }
@@ -32,20 +36,46 @@ export interface NetworkSettings {
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
 
-const first = (env: Env, ...names: string[]) => names.map((n) => env[n]).find((v) => v !== undefined && v.trim() !== '')?.trim();
+/** The first of `names` set (and not blank), with its name. */
+function firstSet(env: Env, ...names: string[]): { name: string; value: string } | undefined {
+  const name = names.find((n) => env[n] !== undefined && env[n]?.trim() !== '');
+  return name === undefined ? undefined : { name, value: (env[name] ?? '').trim() };
+}
+
+const first = (env: Env, ...names: string[]) => firstSet(env, ...names)?.value;
+
+const PROXY_HINT = 'give it as http://host:port (credentials as http://user:password@host:port)';
+
+/**
+ * The error for a proxy svc cannot use (not a URL, socks5:// and the like), or undefined;
+ * the message names the variable as set, never its value (it may hold credentials). Raised
+ * only when a request would go through it: a sandbox on loopback works whatever the shell has.
+ */
+export function unsupportedProxy(proxy: string, variable: string): UsageError | undefined {
+  if (!URL.canParse(proxy)) return new UsageError(`${variable}: not a proxy URL`, { hint: PROXY_HINT });
+  const scheme = new URL(proxy).protocol;
+  if (scheme === 'http:' || scheme === 'https:') return undefined;
+  return new UsageError(`${variable}: ${scheme}// proxies are not supported, only http:// and https:// ones`, { hint: PROXY_HINT });
+}
 
 export function networkSettings(env: Env): NetworkSettings {
-  const http = first(env, 'http_proxy', 'HTTP_PROXY');
-  const https = first(env, 'https_proxy', 'HTTPS_PROXY') ?? http;
-  for (const [name, value] of [['HTTPS_PROXY', https], ['HTTP_PROXY', http]] as const) {
-    if (value !== undefined && !URL.canParse(value.includes('://') ? value : `http://${value}`)) {
-      throw new UsageError(`${name}: not a proxy URL`, { hint: 'give it as http://host:port (credentials as http://user:password@host:port)' });
-    }
-  }
+  const httpSet = firstSet(env, 'http_proxy', 'HTTP_PROXY');
+  const httpsSet = firstSet(env, 'https_proxy', 'HTTPS_PROXY');
+  const http = httpSet?.value;
+  const https = httpsSet?.value ?? http;
   return {
     timeouts: timeoutsFrom(env.SVC_HTTP_TIMEOUT),
     caFile: env.SVC_CA_FILE?.trim() || undefined,
-    proxy: http === undefined && https === undefined ? undefined : { http: withScheme(http), https: withScheme(https), noProxy: first(env, 'no_proxy', 'NO_PROXY') ?? '' },
+    extraCaCerts: env.NODE_EXTRA_CA_CERTS?.trim() || undefined,
+    proxy:
+      http === undefined && https === undefined
+        ? undefined
+        : {
+            http: withScheme(http),
+            https: withScheme(https),
+            noProxy: first(env, 'no_proxy', 'NO_PROXY') ?? '',
+            variables: { http: httpSet?.name ?? 'HTTP_PROXY', https: httpsSet?.name ?? httpSet?.name ?? 'HTTPS_PROXY' },
+          },
   };
 }
 

@@ -2,6 +2,7 @@
 // names it knows, each mapped to a loopback port, so that a name no resolver knows is reached
 // only through it), may ask for credentials (407), and counts every CONNECT it is asked for.
 import { createServer, type IncomingMessage } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
 export interface ConnectProxyOptions {
@@ -9,10 +10,12 @@ export interface ConnectProxyOptions {
   routes: Record<string, string>;
   /** Require Proxy-Authorization: Basic with these. */
   credentials?: { user: string; password: string };
+  /** Speak TLS to the client with this key and certificate (an https:// proxy). */
+  tls?: { key: string; cert: string };
 }
 
 export interface ConnectProxy {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https://localhost:PORT with `tls`) */
   url: string;
   port: number;
   /** Every CONNECT asked for ("host:port"), answered or refused. */
@@ -26,10 +29,10 @@ export async function startConnectProxy(opts: ConnectProxyOptions): Promise<Conn
   const connects: string[] = [];
   let refused = 0;
   const sockets = new Set<Socket>();
-  const server = createServer((_req, res) => {
-    // Only tunnels here: svc never sends a plain request through a proxy.
-    res.writeHead(405).end();
-  });
+  // Only tunnels here: svc never sends a plain request through a proxy.
+  const plain = (_req: IncomingMessage, res: import('node:http').ServerResponse) => void res.writeHead(405).end();
+  const server = opts.tls ? createTlsServer({ key: opts.tls.key, cert: opts.tls.cert }, plain) : createServer(plain);
+  server.on('tlsClientError', () => undefined);
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
@@ -66,7 +69,7 @@ export async function startConnectProxy(opts: ConnectProxyOptions): Promise<Conn
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: opts.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     port,
     connects,
     refused: () => refused,

@@ -20,7 +20,9 @@ export type Fault =
   /** Never answer. */
   | { kind: 'silence' }
   /** Forward, and compress the answer with this encoding if the request accepts it. */
-  | { kind: 'encode'; encoding: 'gzip' | 'br' };
+  | { kind: 'encode'; encoding: 'gzip' | 'br' }
+  /** Forward, and label the answer gzip without compressing it (a proxy that mangles bodies). */
+  | { kind: 'garble' };
 
 export interface FaultRequest {
   method: string;
@@ -126,6 +128,7 @@ function deliver(res: ServerResponse, fault: Fault | undefined, requestHeaders: 
     data = fault.encoding === 'gzip' ? gzipSync(body) : brotliCompressSync(body);
     out['content-encoding'] = fault.encoding;
   }
+  if (fault?.kind === 'garble') out['content-encoding'] = 'gzip';
   out['content-length'] = String(data.length);
   if (fault?.kind === 'cut' || fault?.kind === 'stall') {
     res.writeHead(status, out);

@@ -71,6 +71,15 @@ describe('the client-credentials token request', () => {
       expect(proxy.attempts('GET', '/credit-note')).toBe(1);
     });
   }
+
+  it('a 503 on every attempt: 4 attempts, then exit 8 naming the token request', async () => {
+    const proxy = await front((req) => (req.path === '/oauth2/token' ? { kind: 'status', status: 503 } : undefined));
+    const run = await svcVia(proxy, ['credit-note', 'poll']);
+    expect(run.exitCode, run.stderr).toBe(8);
+    expect(run.stderr).toContain('after 4 attempts (POST /oauth2/token) [503 http_503]');
+    expect(proxy.attempts('POST', '/oauth2/token')).toBe(4);
+    expect(proxy.attempts('GET', '/credit-note')).toBe(0);
+  });
 });
 
 describe('credit-note poll, the download broken half-way', () => {
@@ -98,6 +107,9 @@ describe('silence', () => {
     expect(run.exitCode, run.stderr).toBe(8);
     expect(run.stderr).toContain(`cannot reach the service at ${proxy.url} (no answer within 1 s) after 4 attempts`);
     expect(run.stderr).not.toContain('UND_ERR');
+    // The service took the connection: it is running, only slow; the hint is the setting.
+    expect(run.stderr).toContain('SVC_HTTP_TIMEOUT=');
+    expect(run.stderr).not.toContain('is the sandbox running');
     expect(proxy.attempts('GET', '/credit-note')).toBe(4);
   });
 
@@ -142,8 +154,24 @@ describe('compressed answers', () => {
       const api = await svcVia(proxy, ['api', 'GET', '/credit-note']);
       expect(api.exitCode, api.stderr).toBe(0);
       expect(Array.isArray(JSON.parse(api.stdout))).toBe(true);
+      // One attempt each: a compressed answer is an answer, not a failure retried.
+      expect(proxy.attempts('GET', '/credit-note')).toBe(2);
     });
   }
+});
+
+describe('an answer labelled compressed that does not decompress', () => {
+  it('poll and svc api: an unexpected answer (exit 1) saying so, not "cannot reach the service", asked once', async () => {
+    const proxy = await front((req) => (req.path.startsWith('/credit-note') ? { kind: 'garble' } : undefined));
+    for (const args of [['credit-note', 'poll'], ['api', 'GET', '/credit-note']]) {
+      const before = proxy.attempts('GET', '/credit-note');
+      const run = await svcVia(proxy, args);
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toContain('unexpected response from the service for GET /credit-note: its body (content-encoding gzip) does not decompress');
+      expect(run.stderr).not.toContain('cannot reach');
+      expect(proxy.attempts('GET', '/credit-note') - before).toBe(1);
+    }
+  });
 });
 
 describe('redirects', () => {
@@ -171,8 +199,26 @@ describe('Retry-After', () => {
     const proxy = await front((req) => (req.path.startsWith('/credit-note') ? { kind: 'status', status: 503, headers: { 'retry-after': '120' } } : undefined));
     const run = await svcVia(proxy, ['credit-note', 'poll']);
     expect(run.exitCode, run.stderr).toBe(8);
-    expect(run.stderr).toContain('the service asks to try again in 2m (Retry-After), longer than svc waits (30 s)');
+    expect(run.stderr).toContain('the service asks to try again in 2m (Retry-After), longer than svc waits (30 s) (GET /credit-note) [503 http_503]');
     expect(proxy.attempts('GET', '/credit-note')).toBe(1);
+  });
+
+  it('as an HTTP date beyond the budget: the same, the wait given in words', async () => {
+    const at = new Date(Date.now() + 3_600_000).toUTCString();
+    const proxy = await front((req) => (req.path.startsWith('/credit-note') ? { kind: 'status', status: 429, headers: { 'retry-after': at } } : undefined));
+    const run = await svcVia(proxy, ['credit-note', 'poll']);
+    expect(run.exitCode, run.stderr).toBe(8);
+    expect(run.stderr).toMatch(/the service asks to try again in (59m 5\ds|1h)\b.*\(Retry-After\), longer than svc waits \(30 s\)/);
+    expect(proxy.attempts('GET', '/credit-note')).toBe(1);
+  });
+
+  it('as an HTTP date within the budget: waited for, then the command succeeds', async () => {
+    const proxy = await front((req) =>
+      req.path.startsWith('/credit-note') && req.attempt === 1 ? { kind: 'status', status: 429, headers: { 'retry-after': new Date(Date.now() + 1_000).toUTCString() } } : undefined,
+    );
+    const run = await svcVia(proxy, ['credit-note', 'poll', '--json']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(proxy.attempts('GET', '/credit-note')).toBe(2);
   });
 });
 
@@ -193,4 +239,22 @@ describe('sandbox login, the approval step', () => {
       expect(proxy.attempts('GET', '/oauth2/authorize')).toBe(2);
     });
   }
+
+  it('silence once on the consent page (SVC_HTTP_TIMEOUT=1): asked again after 1 s, and the login succeeds', async () => {
+    const { proxy, home } = await login({ kind: 'silence' });
+    const run = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: proxy.url, CI: 'true', SVC_HTTP_TIMEOUT: '1' } });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(proxy.attempts('GET', '/oauth2/authorize')).toBe(2);
+  });
+
+  it('a 503 on every attempt: 4 attempts, then exit 8 naming the 503 (not "a person is asked to approve")', async () => {
+    const proxy = await front((req) => (req.path.startsWith('/oauth2/authorize') ? { kind: 'status', status: 503 } : undefined));
+    const home = await makeSvcHome(dirs);
+    expect((await runSvc(['config', 'set', 'redirect-uri', merchant().fixture.redirectUri], { home })).exitCode).toBe(0);
+    const run = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: proxy.url, CI: 'true' } });
+    expect(run.exitCode, run.stderr).toBe(8);
+    expect(run.stderr).toContain('after 4 attempts (GET /oauth2/authorize) [503 http_503]');
+    expect(run.stderr).not.toContain('a person is asked to approve');
+    expect(proxy.attempts('GET', '/oauth2/authorize')).toBe(4);
+  });
 });

@@ -5,21 +5,24 @@
 // loopback never does, NO_PROXY is obeyed, credentials come from the proxy URL and are never
 // shown, and a proxy that is down or wants credentials is named as such.
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
 import { startConnectProxy, type ConnectProxy } from './connect-proxy.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { makeSvcHome, repoRoot, runSvc } from './helpers.js';
+import { execa } from 'execa';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv } from './helpers.js';
 import { useMerchant } from './merchant.js';
 import { CLIENT_ID } from './oauth-fixture.js';
-import { makePrivateCa } from './private-ca.js';
+import { makePrivateCa, type PrivateCa } from './private-ca.js';
 import { requireTools } from './require-tools.js';
 
 const { merchant, dirs } = useMerchant();
 const missing = requireTools(['openssl']);
 let tls: FaultProxy;
 let caFile: string;
+let ca: PrivateCa;
 let serviceUrl: string;
 let open: ConnectProxy;
 let guarded: ConnectProxy;
@@ -29,7 +32,7 @@ const PASSWORD = 'p@ss:w0rd';
 
 beforeAll(async () => {
   if (missing) return;
-  const ca = await makePrivateCa(await dirs.make('svc-ca-'), ['svc.test']);
+  ca = await makePrivateCa(await dirs.make('svc-ca-'), ['svc.test']);
   caFile = ca.caFile;
   tls = await startFaultProxy(merchant().sandbox.url, undefined, { tls: ca.valid, host: 'localhost' });
   const port = new URL(tls.url).port;
@@ -52,9 +55,11 @@ afterAll(async () => {
 
 /** `svc ARGS` with client credentials from the environment (a token request on every run) and the CA trusted. */
 async function svc(args: string[], env: Record<string, string | undefined>) {
-  return runSvc(args, {
-    home: await makeSvcHome(dirs),
-    env: {
+  return runSvc(args, { home: await makeSvcHome(dirs), env: svcVariables(env) });
+}
+
+function svcVariables(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return {
       SVC_BASE_URL: serviceUrl,
       SVC_CLIENT_ID: CLIENT_ID,
       SVC_CLIENT_SECRET: merchant().fixture.clientSecret,
@@ -68,8 +73,7 @@ async function svc(args: string[], env: Record<string, string | undefined>) {
       NO_PROXY: undefined,
       no_proxy: undefined,
       ...env,
-    },
-  });
+  };
 }
 
 const target = () => `svc.test:${new URL(serviceUrl).port}`;
@@ -108,6 +112,26 @@ describe('a CONNECT proxy from the environment', () => {
     expect(open.connects.length - before).toBeLessThanOrEqual(2);
   });
 
+  it('an https:// proxy with a certificate of the private CA: trusted through SVC_CA_FILE as the service is; untrusted, the message names the proxy', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const secure = await startConnectProxy({ routes: { [target()]: `127.0.0.1:${new URL(serviceUrl).port}` }, tls: ca.valid });
+    try {
+      const run = await svc(['credit-note', 'poll', '--json'], { HTTPS_PROXY: secure.url, NODE_EXTRA_CA_CERTS: undefined, SVC_CA_FILE: caFile });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(secure.connects.length).toBeGreaterThanOrEqual(1);
+      const untrusted = await svc(['credit-note', 'poll'], { HTTPS_PROXY: secure.url, NODE_EXTRA_CA_CERTS: undefined });
+      expect(untrusted.exitCode, untrusted.stderr).toBe(1);
+      expect(untrusted.stderr).toContain(`the certificate of the proxy ${secure.url} is not trusted`);
+      // https:// given for a proxy that speaks plain HTTP: the proxy named, its scheme the hint.
+      const plain = await svc(['credit-note', 'poll'], { HTTPS_PROXY: open.url.replace('http://', 'https://') });
+      expect(plain.exitCode, plain.stderr).toBe(1);
+      expect(plain.stderr).toContain(`no TLS connection with the proxy ${open.url.replace('http://', 'https://')}`);
+      expect(plain.stderr).toContain('check HTTPS_PROXY: its scheme');
+    } finally {
+      await secure.close();
+    }
+  });
+
   it('credentials in the proxy URL are sent, and shown nowhere (not even with --debug)', async (ctx) => {
     if (missing) return ctx.skip(missing);
     const before = guarded.connects.length;
@@ -116,9 +140,25 @@ describe('a CONNECT proxy from the environment', () => {
     expect(guarded.connects.length - before).toBeGreaterThanOrEqual(1);
     expect(guarded.connects.length - before).toBeLessThanOrEqual(2);
     expect(guarded.refused()).toBe(0);
+    // --debug says which way each request went, naming the proxy without its credentials.
+    expect(run.stderr).toContain(`* through the proxy http://127.0.0.1:${guarded.port}`);
     for (const shown of [PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(`alice:${PASSWORD}`).toString('base64')]) {
       expect(run.stderr).not.toContain(shown);
       expect(run.stdout).not.toContain(shown);
+    }
+  });
+
+  it('a user name without a password (a token as the user, as some proxies take it): sent as curl sends it, user:', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const tokenProxy = await startConnectProxy({ routes: { [target()]: `127.0.0.1:${new URL(serviceUrl).port}` }, credentials: { user: 'tok3n', password: '' } });
+    try {
+      const run = await svc(['credit-note', 'poll', '--json'], { HTTPS_PROXY: `http://tok3n@127.0.0.1:${tokenProxy.port}` });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(tokenProxy.refused()).toBe(0);
+      expect(tokenProxy.connects.length).toBeGreaterThanOrEqual(1);
+      expect(run.stderr).not.toContain('tok3n');
+    } finally {
+      await tokenProxy.close();
     }
   });
 
@@ -126,13 +166,18 @@ describe('a CONNECT proxy from the environment', () => {
     if (missing) return ctx.skip(missing);
     for (const proxy of [guarded.url, `http://alice:wrong@127.0.0.1:${guarded.port}`]) {
       const before = guarded.connects.length;
-      const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: proxy });
+      const seen = tls.seen.length;
+      const run = await svc(['credit-note', 'poll', '--debug'], { HTTPS_PROXY: proxy });
       expect(run.exitCode, run.stderr).toBe(1);
+      // The trace says what happened in svc's words, not undici's (UND_ERR_ABORTED).
+      expect(run.stderr).toMatch(/! POST \/oauth2\/token failed after \d+ ms: the proxy answered 407\n/);
+      expect(run.stderr).not.toContain('UND_ERR');
       expect(run.stderr).toContain(`the proxy ${guarded.url} wants credentials (407 Proxy Authentication Required) to reach ${serviceUrl}`);
       expect(run.stderr).toContain('HTTPS_PROXY=http://user:password@host:port');
       expect(run.stderr).not.toContain('wrong');
-      expect(guarded.connects.length - before).toBeGreaterThanOrEqual(1);
-    expect(guarded.connects.length - before).toBeLessThanOrEqual(2);
+      // The first request (the token's) is refused, and no retry mends a 407.
+      expect(guarded.connects.length - before).toBe(1);
+      expect(tls.seen.length).toBe(seen);
     }
   });
 
@@ -141,9 +186,53 @@ describe('a CONNECT proxy from the environment', () => {
     const closed = `http://127.0.0.1:${await freeLoopbackPort()}`;
     const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: `http://bob:secret@${closed.slice('http://'.length)}` });
     expect(run.exitCode, run.stderr).toBe(8);
-    expect(run.stderr).toContain(`cannot reach the proxy ${closed} for ${serviceUrl} (ECONNREFUSED)`);
+    // Tried as a refused connection is anywhere but this machine's own service port: 4 times.
+    expect(run.stderr).toContain(`cannot reach the proxy ${closed} for ${serviceUrl} (ECONNREFUSED) after 4 attempts`);
+    expect(run.stderr).toContain('HTTPS_PROXY');
     expect(run.stderr).not.toContain('secret');
   });
+
+  it('cannot reach the service itself (502 to CONNECT): tried again, then exit 8 naming the proxy and its answer', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const unknown = 'https://unknown.test:1';
+    const before = open.connects.length;
+    const run = await svc(['credit-note', 'poll'], { SVC_BASE_URL: unknown, HTTPS_PROXY: open.url });
+    expect(run.exitCode, run.stderr).toBe(8);
+    expect(run.stderr).toContain(`the proxy ${open.url} could not connect to ${unknown} (502 Bad Gateway) after 4 attempts`);
+    expect(open.connects.slice(before)).toEqual(Array(4).fill('unknown.test:1'));
+  });
+
+  it('takes the connection and never answers the CONNECT: no hang, exit 8 naming the proxy, 4 attempts of SVC_HTTP_TIMEOUT', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const accepted: Socket[] = [];
+    const mute = createServer((socket) => void accepted.push(socket.on('error', () => undefined)));
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(mute.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const run = await svc(['credit-note', 'poll'], { HTTPS_PROXY: url, SVC_HTTP_TIMEOUT: '1' });
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(run.exitCode, run.stderr).toBe(8);
+      expect(run.stderr).toContain(`cannot reach the proxy ${url} for ${serviceUrl} (no answer within 1 s) after 4 attempts`);
+      expect(accepted).toHaveLength(4);
+      // On a terminal, the line after the first silence names the proxy, not the service.
+      const tty = requireTools(['script']);
+      if (tty === undefined) {
+        const onTerminal = await execa('script', ['-qec', `stty cols 100 rows 40; exec node ${svcBin} credit-note poll`, '/dev/null'], {
+          env: svcEnv(await makeSvcHome(dirs), { ...svcVariables({ HTTPS_PROXY: url, SVC_HTTP_TIMEOUT: '1' }), TERM: 'xterm-256color' }),
+          extendEnv: false,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 30_000,
+        });
+        expect(onTerminal.exitCode).toBe(8);
+        expect(String(onTerminal.stdout)).toContain(`no answer from the proxy ${url} after 1 s, trying again (2 of 4)`);
+      }
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => mute.close(resolve));
+    }
+  }, 60_000);
 
   it('NO_PROXY naming the host (or *, .suffix, host:port): not proxied', async (ctx) => {
     if (missing) return ctx.skip(missing);
@@ -178,5 +267,17 @@ describe('a CONNECT proxy from the environment', () => {
     const run = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: serviceUrl, HTTPS_PROXY: open.url, NODE_EXTRA_CA_CERTS: caFile, CI: 'true' } });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(tls.seen.slice(seen).map((r) => r.path.split('?')[0])).toContain('/oauth2/authorize');
+  });
+
+  it("sandbox login: a refusal's page (the sandbox's reason) is read through the proxy too", async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    const set = await runSvc(['config', 'set', 'redirect-uri', 'http://127.0.0.1:9/not-registered'], { home });
+    expect(set.exitCode, set.stderr).toBe(0);
+    const before = open.connects.length;
+    const run = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: serviceUrl, HTTPS_PROXY: open.url, NODE_EXTRA_CA_CERTS: caFile, CI: 'true' } });
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toContain('the sandbox refused the authorization request (400: Redirect URI not registered)');
+    expect(new Set(open.connects.slice(before))).toEqual(new Set([target()]));
   });
 });

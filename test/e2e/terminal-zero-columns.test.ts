@@ -13,17 +13,19 @@ import { requireTools } from './require-tools.js';
 
 const { merchant, dirs } = useMerchant();
 let slow: FaultProxy;
+let slower: FaultProxy;
 beforeAll(async () => {
   slow = await startFaultProxy(merchant().sandbox.url, () => ({ kind: 'delay', ms: 600 }));
+  slower = await startFaultProxy(merchant().sandbox.url, () => ({ kind: 'delay', ms: 15_000 }));
 });
-afterAll(() => slow.close());
+afterAll(() => Promise.all([slow.close(), slower.close()]));
 
 /**
  * `svc ARGS` on a pseudo-terminal of `cols` columns (script's own), killed after 20 s: svc
  * stuck at 100% CPU ignores SIGTERM and outlives `script` (in a session of its own), so the
  * shell leaves its process ID, which `exec` hands on to svc.
  */
-async function onTerminal(cols: number, args: string[], env: Record<string, string | undefined>) {
+async function onTerminal(cols: number, args: string[], env: Record<string, string | undefined>, termAfterMs?: number) {
   const pidFile = join(await dirs.make('svc-pty-'), 'pid');
   const command = [`stty cols ${cols} rows ${cols === 0 ? 0 : 40};`, `echo $$ > ${pidFile};`, 'exec', 'node', svcBin, ...args].join(' ');
   const child = execa('script', ['-qec', command, '/dev/null'], {
@@ -43,15 +45,23 @@ async function onTerminal(cols: number, args: string[], env: Record<string, stri
     }
   };
   let timedOut = false;
+  let termAt: number | undefined;
+  const term = termAfterMs === undefined ? undefined : setTimeout(() => {
+    void readFile(pidFile, 'utf8').then((pid) => {
+      termAt = Date.now();
+      process.kill(Number(pid), 'SIGTERM');
+    });
+  }, termAfterMs);
   const timer = setTimeout(() => {
     timedOut = true;
     void kill();
   }, 20_000);
   try {
     const run = await child;
-    return { exitCode: run.exitCode, stdout: String(run.stdout), timedOut };
+    return { exitCode: run.exitCode, stdout: String(run.stdout), timedOut, endedAfterTermMs: termAt === undefined ? undefined : Date.now() - termAt };
   } finally {
     clearTimeout(timer);
+    clearTimeout(term);
     await kill();
   }
 }
@@ -89,4 +99,19 @@ describe('a terminal of 0 columns and a slow service', () => {
     // The result starts a clean line: the spinner's line was cleared before it.
     expect(run.stdout).toMatch(/\r\u001b\[2K[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\r?\n/);
   }, 40_000);
+
+  for (const cols of [0, 100]) {
+    it(`SIGTERM while the answer is awaited (${cols} columns): svc ends at once, the spinner stands in no way`, async (ctx) => {
+      const missing = requireTools(['script']);
+      if (missing) return ctx.skip(missing);
+      const file = await merchant().newReceiptFile();
+      const run = await onTerminal(cols, ['receipt', 'send', '--file', file, '--email', 'alice@example.com'], { SVC_BASE_URL: slower.url }, 1_500);
+      expect(run.timedOut, `${run.stdout.length} bytes written`).toBe(false);
+      expect(run.endedAfterTermMs).toBeDefined();
+      // Well before the answer (15 s) and the client's own timeout (30 s).
+      expect(run.endedAfterTermMs).toBeLessThan(5_000);
+      expect(run.exitCode).not.toBe(0);
+      expect(run.stdout.length).toBeLessThan(cols === 0 ? 2_000 : 20_000);
+    }, 40_000);
+  }
 });

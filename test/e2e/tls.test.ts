@@ -39,6 +39,18 @@ describe('a TLS front with a private CA', () => {
     expect(tls.connections()).toBe(1);
   });
 
+  it('a CA file given that does not hold the issuer: the hint names the variable and its file, not "give NODE_EXTRA_CA_CERTS"', async (ctx) => {
+    if (missing) return ctx.skip(missing);
+    const tls = await front(ca.valid);
+    const other = await makePrivateCa(await dirs.make('svc-other-ca-'));
+    for (const name of ['NODE_EXTRA_CA_CERTS', 'SVC_CA_FILE']) {
+      const run = await poll(tls.url, { [name]: other.caFile });
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`the certificate of ${tls.url} is not trusted`);
+      expect(run.stderr).toContain(`${name}=${other.caFile} is set, but no certificate authority in it issued this one`);
+    }
+  });
+
   it('trusted through NODE_EXTRA_CA_CERTS: the command works', async (ctx) => {
     if (missing) return ctx.skip(missing);
     const tls = await front(ca.valid);

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { proxyFor, shownProxy } from '../../src/net/proxy-for.js';
 import { networkSettings } from '../../src/net/settings.js';
 import { UsageError } from '../../src/errors.js';
+import { networkTransport } from '../../src/api/transport.js';
+import { freeLoopbackPort } from '../../src/net-port.js';
 
 const P = 'http://proxy.example:3128';
 const settings = (noProxy = '') => ({ https: P, http: 'http://plain.example:8080', noProxy });
@@ -30,6 +32,21 @@ describe('proxyFor', () => {
     expect(via('https://api.example.com', 'other.org')).toBe(P);
   });
 
+  it('NO_PROXY: IP addresses and CIDR ranges (as curl 7.86+ and gh read them), for IP targets only', () => {
+    expect(via('https://10.1.2.3', '10.0.0.0/8')).toBeUndefined();
+    expect(via('https://10.1.2.3:8443', '192.168.0.0/16, 10.1.2.0/24')).toBeUndefined();
+    expect(via('https://11.1.2.3', '10.0.0.0/8')).toBe(P);
+    expect(via('https://10.1.2.3', '10.1.2.3')).toBeUndefined();
+    expect(via('https://[fd00::5]', 'fd00::/8')).toBeUndefined();
+    expect(via('https://[fe80::5]', 'fd00::/8')).toBe(P);
+    expect(via('https://api.example.com', '10.0.0.0/8')).toBe(P);
+    expect(via('https://10.1.2.3', '10.0.0.0/99')).toBe(P);
+    // A bare IPv6 address is not host:port.
+    expect(via('https://[2001:db8::1]', '2001:db8::1')).toBeUndefined();
+    expect(via('https://[2001:db8::1]:8443', '[2001:db8::1]:8443')).toBeUndefined();
+    expect(via('https://[2001:db8::1]', '[2001:db8::1]:8443')).toBe(P);
+  });
+
   it('shows a proxy without its credentials', () => {
     expect(shownProxy('http://alice:secret@proxy.example:3128/')).toBe('http://proxy.example:3128');
   });
@@ -39,8 +56,36 @@ describe('networkSettings', () => {
   it('no proxy variable: no proxy; lower case first; HTTP_PROXY also for https; host:port taken as http://', () => {
     expect(networkSettings({}).proxy).toBeUndefined();
     expect(networkSettings({ https_proxy: 'http://a:1', HTTPS_PROXY: 'http://b:2' }).proxy?.https).toBe('http://a:1');
-    expect(networkSettings({ HTTP_PROXY: 'proxy:3128' }).proxy).toEqual({ http: 'http://proxy:3128', https: 'http://proxy:3128', noProxy: '' });
+    expect(networkSettings({ HTTP_PROXY: 'proxy:3128' }).proxy).toEqual({ http: 'http://proxy:3128', https: 'http://proxy:3128', noProxy: '', variables: { http: 'HTTP_PROXY', https: 'HTTP_PROXY' } });
     expect(networkSettings({ HTTPS_PROXY: 'http://p:1', no_proxy: '.corp' }).proxy?.noProxy).toBe('.corp');
+  });
+
+  it('a proxy of another scheme (socks5://): a usage error naming the variable as set, never its credentials, when a request would use it', async () => {
+    const refusal = async (env: Record<string, string>, url = 'https://svc.example/x') => {
+      const transport = networkTransport(networkSettings(env));
+      try {
+        await transport.send(url, { method: 'GET', headers: {}, body: undefined });
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError);
+        return (error as UsageError).message;
+      } finally {
+        await transport.close();
+      }
+      throw new Error('accepted');
+    };
+    expect(await refusal({ https_proxy: 'socks5://alice:secret@proxy:1080' })).toBe('https_proxy: socks5:// proxies are not supported, only http:// and https:// ones');
+    expect(await refusal({ HTTP_PROXY: 'socks5h://proxy:1080' })).toBe('HTTP_PROXY: socks5h:// proxies are not supported, only http:// and https:// ones');
+    expect(await refusal({ HTTPS_PROXY: 'http://[bad' })).toBe('HTTPS_PROXY: not a proxy URL');
+    expect(await refusal({ http_proxy: 'http://[bad' })).toBe('http_proxy: not a proxy URL');
+    // A target that goes direct (loopback, NO_PROXY) never reads it: the sandbox works whatever the shell has set.
+    const direct = networkTransport(networkSettings({ HTTPS_PROXY: 'http://[bad', HTTP_PROXY: 'socks5://x:1' }));
+    try {
+      const port = await freeLoopbackPort();
+      await expect(direct.send(`http://127.0.0.1:${port}/x`, { method: 'GET', headers: {}, body: undefined })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      await direct.close();
+    }
+    expect(networkSettings({ HTTPS_PROXY: 'https://proxy:3128' }).proxy?.https).toBe('https://proxy:3128');
   });
 
   it('SVC_HTTP_TIMEOUT: seconds for an answer, connect at most 10 s; anything else is a usage error', () => {

@@ -289,7 +289,7 @@ _svc_spec() {
       args=()
       ;;
     'svc sandbox trigger')
-      subcommands='return-request cancel'
+      subcommands='return-request cancel outage'
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
@@ -305,6 +305,12 @@ _svc_spec() {
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=(@live:request-id)
+      ;;
+    'svc sandbox trigger outage')
+      subcommands=''
+      flags='--requests --retry-after --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--requests --retry-after --profile --base-url --jq'
+      args=()
       ;;
     'svc sandbox openapi')
       subcommands=''
@@ -418,7 +424,7 @@ _svc_spec() {
       subcommands=''
       flags='--field --raw-field --input --header --include --grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--field --raw-field --input --header --grant --profile --base-url --jq'
-      args=('GET POST PUT PATCH DELETE' '/oauth2/authorize /oauth2/authorize/{requestId} /oauth2/authorization-code/exchange /oauth2/token /oauth2/refresh /oauth2/token/validate /oauth2/grants/{grant_id} /client-application/{clientApplicationId}/public-key /recipient/resolve /receipt/template /receipt/encrypted /receipt/email /credit-note /credit-note/requests/{requestId}/status /credit-note/template /credit-note/encrypted /credit-note/{serviceReceiptId}/issuer-key /webhook/subscription /webhook/subscription/{subscriptionId} /openapi.json /sandbox/health /sandbox/reset /sandbox/clock /sandbox/clock/reset /sandbox/outbox /sandbox/outbox/{file} /sandbox/events /sandbox/deliveries /sandbox/webhook-deliveries /sandbox/receipts/{serviceReceiptId}/return-requests /sandbox/return-requests/bulk /sandbox/return-requests/{requestId}/cancel /sandbox/grants/{grant_id}/revoke')
+      args=('GET POST PUT PATCH DELETE' '/oauth2/authorize /oauth2/authorize/{requestId} /oauth2/authorization-code/exchange /oauth2/token /oauth2/refresh /oauth2/token/validate /oauth2/grants/{grant_id} /client-application/{clientApplicationId}/public-key /recipient/resolve /receipt/template /receipt/encrypted /receipt/email /credit-note /credit-note/requests/{requestId}/status /credit-note/template /credit-note/encrypted /credit-note/{serviceReceiptId}/issuer-key /webhook/subscription /webhook/subscription/{subscriptionId} /openapi.json /sandbox/health /sandbox/reset /sandbox/clock /sandbox/clock/reset /sandbox/outage /sandbox/outbox /sandbox/outbox/{file} /sandbox/events /sandbox/deliveries /sandbox/webhook-deliveries /sandbox/receipts/{serviceReceiptId}/return-requests /sandbox/return-requests/bulk /sandbox/return-requests/{requestId}/cancel /sandbox/grants/{grant_id}/revoke')
       ;;
     'svc completion')
       subcommands=''
@@ -542,6 +548,7 @@ _svc_flag_values() {
     'svc sandbox trigger return-request --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc sandbox trigger return-request --profile') live=1 ;;
     'svc sandbox trigger cancel --profile') live=1 ;;
+    'svc sandbox trigger outage --profile') live=1 ;;
     'svc sandbox openapi --profile') live=1 ;;
     'svc sandbox login --scopes') values='write_receipts read_stores manage_client_applications' ;;
     'svc sandbox login --profile') live=1 ;;

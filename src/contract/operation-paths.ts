@@ -26,6 +26,7 @@ export const OPERATION_PATHS: readonly string[] = [
   '/sandbox/reset',
   '/sandbox/clock',
   '/sandbox/clock/reset',
+  '/sandbox/outage',
   '/sandbox/outbox',
   '/sandbox/outbox/{file}',
   '/sandbox/events',

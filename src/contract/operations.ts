@@ -23,7 +23,7 @@ import { QueueItem, QueueItems, StatusUpdateRequest, StatusUpdateResponse } from
 import { GrantRevocation } from './sandbox-grants.js';
 import { OutboxMessageList, SandboxDeliveryList } from './sandbox-inspect.js';
 import { BulkReturnRequestResult, BulkReturnRequestTrigger, ReturnRequestTrigger } from './sandbox-returns.js';
-import { ClockAdvanceRequest, ClockAdvanceResponse, SandboxHealth, SandboxResetResponse } from './sandbox.js';
+import { ClockAdvanceRequest, ClockAdvanceResponse, OutageRequest, OutageResponse, SandboxHealth, SandboxResetResponse } from './sandbox.js';
 import { CreditNoteTemplateRequest, ReceiptTemplateRequest, UblDocument } from './template.js';
 import { WebhookSubscription, WebhookSubscriptionRequest } from './webhook.js';
 
@@ -70,6 +70,7 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'GET', path: '/sandbox/health', summary: 'Sandbox: liveness, version, start time and clock', auth: 'none', responses: { 200: SandboxHealth }, sandboxOnly: true },
   { method: 'POST', path: '/sandbox/reset', summary: 'Sandbox: drop all state', auth: 'none', responses: { 200: SandboxResetResponse }, sandboxOnly: true },
   { method: 'POST', path: '/sandbox/clock', summary: "Sandbox: advance the sandbox's clock", auth: 'none', request: ClockAdvanceRequest, responses: { 200: ClockAdvanceResponse }, sandboxOnly: true },
+  { method: 'POST', path: '/sandbox/outage', summary: 'Sandbox: answer the next API requests 503 with a Retry-After', auth: 'none', request: OutageRequest, responses: { 200: OutageResponse }, sandboxOnly: true },
   { method: 'POST', path: '/sandbox/clock/reset', summary: "Sandbox: the sandbox's clock back to real time", auth: 'none', responses: { 200: ClockAdvanceResponse }, sandboxOnly: true },
   { method: 'GET', path: '/sandbox/outbox', summary: 'Sandbox: the emails sent', auth: 'none', responses: { 200: OutboxMessageList }, sandboxOnly: true },
   { method: 'GET', path: '/sandbox/outbox/{file}', summary: "Sandbox: an email's PDF", auth: 'none', responses: { 200: null }, sandboxOnly: true },

@@ -27,6 +27,20 @@ export type ClockAdvanceRequest = z.infer<typeof ClockAdvanceRequest>;
 export const ClockAdvanceResponse = z.looseObject({ now: z.iso.datetime() });
 export type ClockAdvanceResponse = z.infer<typeof ClockAdvanceResponse>;
 
+/** The most answers `POST /sandbox/outage` turns into 503s at once. */
+export const MAX_OUTAGE_REQUESTS = 1000;
+
+/** `POST /sandbox/outage` body: the next `requests` API requests are answered 503. */
+export const OutageRequest = z.object({
+  requests: z.int().min(0).max(MAX_OUTAGE_REQUESTS),
+  retryAfterSeconds: z.int().min(0).max(3600).optional(),
+});
+export type OutageRequest = z.infer<typeof OutageRequest>;
+
+/** `POST /sandbox/outage` response: how many answers are still to be 503s. */
+export const OutageResponse = z.looseObject({ requests: z.int().min(0), retryAfterSeconds: z.int().min(0) });
+export type OutageResponse = z.infer<typeof OutageResponse>;
+
 /** `POST /sandbox/reset` response. */
 export const SandboxResetResponse = z.looseObject({ status: z.literal('reset'), now: z.iso.datetime() });
 export type SandboxResetResponse = z.infer<typeof SandboxResetResponse>;

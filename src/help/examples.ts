@@ -63,6 +63,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'svc sandbox trigger return-request ID --count 500 --age 3d    # 500 at once, through the bulk endpoint',
   ],
   'sandbox trigger cancel': ['svc sandbox trigger cancel REQUEST_ID'],
+  'sandbox trigger outage': ['svc sandbox trigger outage --requests 2    # the next two API answers are 503s (Retry-After 1)', 'svc sandbox trigger outage --requests 0    # over'],
   'sandbox openapi': ['svc sandbox openapi > openapi.json'],
   'sandbox login': ['svc sandbox login'],
   'sandbox revoke': ['svc sandbox revoke GRANT_ID'],

@@ -77,6 +77,8 @@ export interface HttpErrorOptions {
   details?: readonly ErrorDetail[];
   /** Retry-After, WWW-Authenticate, Allow, ... */
   headers?: Record<string, string>;
+  /** Instead of the code's status: a 503 `server_error` (`sandbox trigger outage`). */
+  status?: number;
 }
 
 /** Thrown anywhere in a handler: the client gets the contract error body with the code's status. */
@@ -89,7 +91,7 @@ export class HttpError extends Error {
     super(description);
     this.name = 'HttpError';
     this.code = code;
-    this.status = STATUS_OF_CODE[code];
+    this.status = options.status ?? STATUS_OF_CODE[code];
     this.details = options.details;
     this.headers = options.headers ?? {};
   }

@@ -16,6 +16,7 @@ import * as oauthAuthorize from './routes/oauth-authorize.js';
 import * as oauth from './routes/oauth.js';
 import * as sandboxGrants from './routes/sandbox-grants.js';
 import { withRateLimit, type RateLimitOptions } from './rate-limit.js';
+import * as outage from './outage.js';
 import * as email from './routes/email.js';
 import * as receipts from './routes/receipts.js';
 import * as recipients from './routes/recipients.js';
@@ -32,7 +33,7 @@ import { createSandboxState, type SandboxState } from './state.js';
 import { startWebhookDelivery, type WebhookDeliveryOptions } from './webhooks.js';
 
 /** One module per interface part; later parts (OAuth, receipts, credit notes, webhooks) join here. */
-const ROUTE_GROUPS: readonly RouteGroup[] = [health, oauthAuthorize, oauth, clientApplications, sandboxGrants, recipients, templates, receipts, email, webhooks, returns, creditNotes, events, openapi];
+const ROUTE_GROUPS: readonly RouteGroup[] = [health, oauthAuthorize, oauth, clientApplications, sandboxGrants, recipients, templates, receipts, email, webhooks, returns, creditNotes, events, openapi, outage];
 
 // How long `close()` lets requests in progress finish before their connections are cut.
 const CLOSE_GRACE_MS = 1000;
@@ -107,17 +108,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const stops: (() => Promise<void>)[] = [startWebhookDelivery(sandbox, options.webhooks).stop];
 
   const latency = options.latency;
-  const router = withRateLimit(
-    createRouter({
-      clock,
-      log,
-      ...(options.checkContract ? { checkReply: (method, pattern, reply) => checkReply(method, pattern, reply, log) } : {}),
-      ...(latency && latency.maxMs > 0 ? { delay: () => drawDelay(latency) } : {}),
-      ...(persistence ? { beforeReply: (method, path) => (changesNothing(method, path) ? Promise.resolve() : persistence.save()) } : {}),
-    }),
-    sandbox,
-    options.rateLimit,
-  );
+  // An outage is checked before the rate limit: an answer that is a 503 draws no token.
+  const routes = createRouter({
+    clock,
+    log,
+    ...(options.checkContract ? { checkReply: (method, pattern, reply) => checkReply(method, pattern, reply, log) } : {}),
+    ...(latency && latency.maxMs > 0 ? { delay: () => drawDelay(latency) } : {}),
+    ...(persistence ? { beforeReply: (method, path) => (changesNothing(method, path) ? Promise.resolve() : persistence.save()) } : {}),
+  });
+  const router = withRateLimit(outage.withOutage(routes, sandbox), sandbox, options.rateLimit);
   for (const group of ROUTE_GROUPS) group.register(router, sandbox);
   const server = createServer();
   router.attach(server);

@@ -43,7 +43,7 @@ describe.skipIf(missingBash !== undefined)(suiteTitle('bash completion', missing
   });
 
   it('walks nested commands', async () => {
-    expect(sorted(await bashComplete(script, ['svc', 'sandbox', 'trigger', '']))).toEqual(['cancel', 'return-request']);
+    expect(sorted(await bashComplete(script, ['svc', 'sandbox', 'trigger', '']))).toEqual(['cancel', 'outage', 'return-request']);
     expect(await bashComplete(script, ['svc', 'sandbox', 'clock', ''])).toEqual(['advance', 'reset']);
     expect(await bashComplete(script, ['svc', 'sandbox', 'trigger', 'return-request', 'R1', '--ref'])).toEqual(['--refund']);
   });

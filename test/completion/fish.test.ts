@@ -30,7 +30,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('fish completion', missing), (
 
   it('tells a subcommand from the same word elsewhere in the tree or a flag value', async () => {
     expect(words(await fishComplete(script, 'svc webhook '))).toEqual(['events', 'list', 'listen', 'replay', 'subscribe', 'unsubscribe', 'verify']);
-    expect(words(await fishComplete(script, 'svc --profile config sandbox trigger '))).toEqual(['cancel', 'return-request']);
+    expect(words(await fishComplete(script, 'svc --profile config sandbox trigger '))).toEqual(['cancel', 'outage', 'return-request']);
   });
 });
 

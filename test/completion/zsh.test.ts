@@ -39,7 +39,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('zsh completion', missing), ()
   });
 
   it('walks nested commands past the value of a global flag', async () => {
-    expect(words(await zshComplete(completionsDir, 'svc --profile config sandbox trigger '))).toEqual(['cancel', 'return-request']);
+    expect(words(await zshComplete(completionsDir, 'svc --profile config sandbox trigger '))).toEqual(['cancel', 'outage', 'return-request']);
   });
 });
 

@@ -67,6 +67,11 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     heading('Run it again (a CI retry, a lost answer): the same receipt, nothing issued twice');
     await demo.svc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--customer', customer]);
 
+    heading('A flaky link: the service answers 503 twice; svc waits as Retry-After says and asks again');
+    await demo.svc(['sandbox', 'trigger', 'outage', '--requests', '2']);
+    await demo.svc(['receipt', 'send', '--file', await withDocumentNumber(home, receipt, 'F'), '--email', 'alice@example.com']);
+    out(t.dim('its first two requests were answered 503: svc waited 1 s each time and asked again (a write always with the same Idempotency-Key, so nothing is issued twice; `--debug` shows each try)'));
+
     heading('Many at once: one line per receipt, results as NDJSON, resumable after a crash');
     await demo.svc(['receipt', 'send', '--batch', await batchFile(home, receipt)]);
 
@@ -129,7 +134,14 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
   }
 }
 
-/** The groceries fixture, dated now: returns are accepted only within 30 days of purchase. */
+/** The receipt under a document number of its own (a document number identifies a document). */
+async function withDocumentNumber(home: string, receipt: string, suffix: string): Promise<string> {
+  const template = JSON.parse(await readFile(receipt, 'utf8')) as { documentNumber: string };
+  const path = join(home, `receipt-${suffix}.json`);
+  await writeFile(path, JSON.stringify({ ...template, documentNumber: `${template.documentNumber}-${suffix}` }, null, 2));
+  return path;
+}
+
 /** Three receipts of the demo's basket under their own document numbers, one JSON line each. */
 async function batchFile(home: string, receipt: string): Promise<string> {
   const template = JSON.parse(await readFile(receipt, 'utf8')) as { documentNumber: string };
@@ -139,6 +151,7 @@ async function batchFile(home: string, receipt: string): Promise<string> {
   return path;
 }
 
+/** The groceries fixture, dated now: returns are accepted only within 30 days of purchase. */
 async function receiptDatedToday(home: string): Promise<string> {
   const request = JSON.parse(await readFile(packageFile(join('fixtures', 'receipts', 'groceries.json')), 'utf8')) as Record<string, unknown>;
   const path = join(home, 'groceries.json');

@@ -70,6 +70,12 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .description('the customer cancels a return request')
     .argument('<request-id>')
     .action((requestId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./trigger-cancel.js'), { requestId }));
+  trigger
+    .command('outage')
+    .description('the next requests to the API are answered 503 with a Retry-After, as a service restarting answers (watch retries)')
+    .option('--requests <n>', 'how many answers are 503s (0 ends an outage)', '2')
+    .option('--retry-after <seconds>', 'the Retry-After they carry', '1')
+    .action((flags: { requests: string; retryAfter: string }, cmd: Command) => ctx.run(cmd, () => import('./trigger-outage.js'), flags));
   sandbox
     .command('openapi')
     .description('the interface as an OpenAPI 3.1 document (also GET /openapi.json of a running sandbox)')

@@ -6,7 +6,7 @@
 // answer that is a 503 draws no token; it is not kept across restarts.
 import { OutageRequest } from '../contract/sandbox.js';
 import type { Sandbox } from './context.js';
-import { HttpError, json, type AddRoute, type Handler, type Router } from './router.js';
+import { HttpError, json, wrapHandlers, type Router } from './router.js';
 import { defineSlice } from './state.js';
 
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
@@ -20,26 +20,18 @@ function spared(path: string): boolean {
 
 /** The router, with each API handler answering 503 while an outage lasts. */
 export function withOutage(router: Router, sandbox: Sandbox): Router {
-  const failing =
-    (handler: Handler<any, any, any>): Handler<any, any, any> =>
-    (req) => {
-      const state = sandbox.state.slice(outage);
-      if (state.requests > 0 && !spared(req.path)) {
-        state.requests -= 1;
-        sandbox.log(`outage: ${req.method} ${req.path} answered 503 (${state.requests} more to come)`);
-        throw new HttpError('server_error', `the service is unavailable for a moment (sandbox trigger outage); retry after ${state.retryAfterSeconds} s`, {
-          status: 503,
-          headers: { 'Retry-After': String(state.retryAfterSeconds) },
-        });
-      }
-      return handler(req);
-    };
-  const wrap = (add: AddRoute): AddRoute =>
-    ((path: string, specOrHandler: object, handler?: Handler<any, any, any>) =>
-      typeof specOrHandler === 'function'
-        ? add(path, failing(specOrHandler as Handler<any, any, any>))
-        : add(path, specOrHandler, failing(handler as Handler<any, any, any>))) as AddRoute;
-  return { ...router, get: wrap(router.get), post: wrap(router.post), put: wrap(router.put), patch: wrap(router.patch), delete: wrap(router.delete) };
+  return wrapHandlers(router, (handler) => (req) => {
+    const state = sandbox.state.slice(outage);
+    if (state.requests > 0 && !spared(req.path)) {
+      state.requests -= 1;
+      sandbox.log(`outage: ${req.method} ${req.path} answered 503 (${state.requests} more to come)`);
+      throw new HttpError('server_error', `the service is unavailable for a moment (sandbox trigger outage); retry after ${state.retryAfterSeconds} s`, {
+        status: 503,
+        headers: { 'Retry-After': String(state.retryAfterSeconds) },
+      });
+    }
+    return handler(req);
+  });
 }
 
 export function register(router: Router, sandbox: Sandbox): void {

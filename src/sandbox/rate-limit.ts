@@ -8,7 +8,7 @@
 import type { Sandbox } from './context.js';
 import { findAccessToken, findGrant } from './grants.js';
 import { presentedBearer } from './guard.js';
-import { HttpError, type AddRoute, type Handler, type RouteRequest, type Router } from './router.js';
+import { HttpError, wrapHandlers, type RouteRequest, type Router } from './router.js';
 import { defineSlice } from './state.js';
 
 export interface RateLimitOptions {
@@ -31,26 +31,11 @@ const buckets = defineSlice('rateLimitBuckets', () => new Map<string, Bucket>(),
 export function withRateLimit(router: Router, sandbox: Sandbox, options: RateLimitOptions = DEFAULT_RATE_LIMIT): Router {
   if (!(options.capacity >= 1) || !(options.refillPerSecond > 0))
     throw new RangeError('a rate limit needs a capacity of at least 1 and a positive refill rate');
-  const limited =
-    (handler: Handler<any, any, any>): Handler<any, any, any> =>
-    (req) => {
-      const client = clientOf(sandbox, req);
-      if (client !== undefined) draw(sandbox, options, client);
-      return handler(req);
-    };
-  const wrap = (add: AddRoute): AddRoute =>
-    ((path: string, specOrHandler: object, handler?: Handler<any, any, any>) =>
-      typeof specOrHandler === 'function'
-        ? add(path, limited(specOrHandler as Handler<any, any, any>))
-        : add(path, specOrHandler, limited(handler as Handler<any, any, any>))) as AddRoute;
-  return {
-    ...router,
-    get: wrap(router.get),
-    post: wrap(router.post),
-    put: wrap(router.put),
-    patch: wrap(router.patch),
-    delete: wrap(router.delete),
-  };
+  return wrapHandlers(router, (handler) => (req) => {
+    const client = clientOf(sandbox, req);
+    if (client !== undefined) draw(sandbox, options, client);
+    return handler(req);
+  });
 }
 
 function draw(sandbox: Sandbox, { capacity, refillPerSecond }: RateLimitOptions, client: string): void {

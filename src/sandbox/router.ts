@@ -145,6 +145,17 @@ export interface Router {
   ): void;
 }
 
+/**
+ * The router with every handler registered through it wrapped by `wrap` (which runs before
+ * the route's own handler): the rate limit, an outage.
+ */
+export function wrapHandlers(router: Router, wrap: (handler: Handler<any, any, any>) => Handler<any, any, any>): Router {
+  const add = (to: AddRoute): AddRoute =>
+    ((path: string, specOrHandler: object, handler?: Handler<any, any, any>) =>
+      typeof specOrHandler === 'function' ? to(path, wrap(specOrHandler as Handler<any, any, any>)) : to(path, specOrHandler, wrap(handler as Handler<any, any, any>))) as AddRoute;
+  return { ...router, get: add(router.get), post: add(router.post), put: add(router.put), patch: add(router.patch), delete: add(router.delete) };
+}
+
 export interface RouterOptions {
   /** Stamps error bodies. */
   clock: Clock;

@@ -2,6 +2,7 @@
 // a proxy, with undici's ProxyAgent (a CONNECT tunnel, credentials from the proxy URL), and
 // over a given dispatcher (tests' MockAgent). A module of its own so that undici is bundled
 // with the proxy path alone, and imported statically here (its CommonJS exports by name).
+import { isIP } from 'node:net';
 import { Pool, ProxyAgent, request, type Dispatcher } from 'undici';
 import { shownProxy } from '../net/proxy-for.js';
 import type { Timeouts } from '../net/settings.js';
@@ -43,12 +44,19 @@ export function proxyTransport(proxy: string, timeouts: Timeouts, ca?: string[])
     clientFactory: (origin: URL, options: object) => {
       const pool = new Pool(origin, { ...options, headersTimeout: timeouts.answerMs, bodyTimeout: timeouts.answerMs });
       const tunnel = pool.connect.bind(pool) as (opts: Dispatcher.ConnectOptions, callback?: unknown) => Promise<Dispatcher.ConnectData>;
+      // A proxy named by its IP address gets no TLS server name (RFC 6066; undici passes the
+      // address, which Node 20 only warns about and Node 22+ refuses): its certificate is
+      // still checked against the address.
+      const named = (opts: Dispatcher.ConnectOptions): Dispatcher.ConnectOptions => {
+        const { servername } = opts as { servername?: string };
+        return servername !== undefined && isIP(servername) !== 0 ? ({ ...opts, servername: undefined } as Dispatcher.ConnectOptions) : opts;
+      };
       Object.assign(pool, {
         // ProxyAgent asks for the tunnel as a promise (undici 6); a callback is passed on as it is.
         connect: (opts: Dispatcher.ConnectOptions, callback?: unknown) =>
           callback !== undefined
-            ? tunnel(opts, callback)
-            : tunnel(opts).catch((error: unknown) => {
+            ? tunnel(named(opts), callback)
+            : tunnel(named(opts)).catch((error: unknown) => {
                 throw Object.assign(error as object, { proxy: shown });
               }),
       });

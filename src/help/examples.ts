@@ -16,7 +16,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'grants use': ['svc grants use GRANT_ID      # the default Grant of this profile', 'svc grants use "sample foods"    # or a tax ID, or part of the company name'],
   token: ['svc token get', 'svc token validate'],
   'token get': ['svc token get', 'curl -H "Authorization: Bearer $(svc token get)" …', 'svc token get --scope read_stores --force'],
-  'token validate': ['svc token validate', 'svc token validate "$TOKEN"'],
+  'token validate': ['svc token validate', 'printf %s "$TOKEN" | svc token validate -    # on stdin: out of the process list'],
   keys: ['svc keys generate --upload', 'svc keys list'],
   'keys generate': ['svc keys generate --upload'],
   'keys list': ['svc keys list'],

@@ -85,6 +85,21 @@ describe('no secret reaches stdout or stderr, even with --debug', () => {
   });
 });
 
+describe('svc token validate TOKEN', () => {
+  it("a token that begins with '-' (base64url) is taken as the token, never echoed in an unknown-option error", async () => {
+    const home = await makeSvcHome(dirs);
+    const env = { SVC_BASE_URL: sandbox.url };
+    const { result } = await loginAutoApproved(home, sandbox.url, fixture);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const forged = '-ce6xEaLt-mw84OUnvoLNWR_npsPgUDOokqCS0xxtkg';
+    const checked = await runSvc(['token', 'validate', forged], { home, env });
+    expect(checked.exitCode, checked.stderr).toBe(4);
+    expect(checked.stderr + checked.stdout).not.toContain(forged);
+    const real = (await runSvc(['token', 'get'], { home, env })).stdout.trim();
+    expect((await runSvc(['token', 'validate', '-'], { home, env, input: real })).exitCode).toBe(0);
+  });
+});
+
 describe('svc auth logout --all', () => {
   it("removes every profile's tokens, refresh tokens and client secret from the file store, and keeps the keys", async () => {
     const home = await makeSvcHome(dirs);

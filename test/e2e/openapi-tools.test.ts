@@ -84,7 +84,9 @@ describe('Prism proxy --errors between svc and the sandbox', () => {
     await svc(['webhook', 'subscribe', '--url', 'https://shop.example/prism', '--events', 'RETURN_REQUESTED']);
     const grant = await svc(['token', 'get', '--jq', '.grant_id']);
     await svc(['api', 'GET', `/oauth2/grants/${grant}`]);
-    await svc(['token', 'validate', await svc(['token', 'get'])]);
+    // On stdin, as the help says: out of the process list (and a token may begin with '-').
+    const validated = await runSvc(['token', 'validate', '-'], { home: m.home, env, input: await svc(['token', 'get']), timeout: 60_000 });
+    expect(validated.exitCode, validated.stderr).toBe(0);
     const flow = log.slice(started);
     expect(flow).toMatch(/post \/receipt\/encrypted/);
     expect(flow).toMatch(/post \/credit-note\/encrypted/);

@@ -17,5 +17,8 @@ export function registerToken(program: Command, ctx: CommandContext): void {
     .command('validate')
     .description('ask the service whether a token is valid (default: the cached one); exit 4 when it is not')
     .argument('[token]', 'token to check; prefer stdin (-) so it stays out of the process list')
+    // A token may begin with '-' (base64url): taken as the token, never echoed back in an
+    // "unknown option" error.
+    .allowUnknownOption()
     .action((value: string | undefined, _flags, cmd: Command) => ctx.run(cmd, () => import('./validate.js'), { token: value }));
 }

@@ -35,12 +35,17 @@ export interface QueueReadOptions {
 /** Decrypts and checks items already fetched (--watch, `show`). */
 export async function readQueue(items: readonly QueueItem[], keys: readonly KeyringEntry[], opts: QueueReadOptions = {}): Promise<ReadItem[]> {
   if (items.length < (opts.threshold ?? IN_PROCESS_BELOW)) return items.map((item) => readItem(item, keys));
-  const own = opts.unwrapper === undefined ? threadUnwrapper() : undefined;
+  return withUnwrapper(opts.unwrapper, (unwrapper) => Promise.all(items.map((item) => readItemAsync(item, keys, unwrapper))));
+}
+
+/** Runs `read` with the given unwrapper, or with threads of its own that end with it. */
+async function withUnwrapper<T>(given: AsyncUnwrapper | undefined, read: (unwrapper: AsyncUnwrapper) => Promise<T>): Promise<T> {
+  if (given !== undefined) return read(given);
+  const own = threadUnwrapper();
   try {
-    const unwrapper = opts.unwrapper ?? own!;
-    return await Promise.all(items.map((item) => readItemAsync(item, keys, unwrapper)));
+    return await read(own);
   } finally {
-    await own?.close();
+    await own.close();
   }
 }
 
@@ -79,16 +84,13 @@ interface ReadBatch {
  * Reads the `GET /credit-note` answer as it arrives. The whole answer is checked before
  * anything is returned: one element that breaks the contract refuses it, as for any request.
  */
-export async function readQueueStream(
-  response: StreamedResponse,
-  keys: readonly KeyringEntry[],
-  opts: StreamedQueueOptions = {},
-): Promise<StreamedQueue> {
+export function readQueueStream(response: StreamedResponse, keys: readonly KeyringEntry[], opts: StreamedQueueOptions = {}): Promise<StreamedQueue> {
+  return withUnwrapper(opts.unwrapper, (unwrapper) => readStream(response, keys, unwrapper, opts));
+}
+
+async function readStream(response: StreamedResponse, keys: readonly KeyringEntry[], unwrapper: AsyncUnwrapper, opts: StreamedQueueOptions): Promise<StreamedQueue> {
   const what = { method: 'GET', path: '/credit-note' } as const;
   const splitter = new JsonArraySplitter();
-  const own = opts.unwrapper === undefined ? threadUnwrapper() : undefined;
-  const unwrapper = opts.unwrapper ?? own!;
-  const ahead = AHEAD_BATCHES;
   const batches: Promise<ReadBatch>[] = [];
   let pending: string[] = [];
   let first = 0;
@@ -111,17 +113,11 @@ export async function readQueueStream(
     batches.push(batch);
   };
   try {
-    return await readAll();
-  } finally {
-    await own?.close();
-  }
-
-  async function readAll(): Promise<StreamedQueue> {
-  try {
     for await (const piece of response.text) {
       for (const element of splitter.push(piece)) pending.push(element);
       while (pending.length >= BATCH) send(pending.splice(0, BATCH));
-      while (unanswered >= ahead) await new Promise<void>((resolve) => (answered = resolve));
+      // Every batch settles: an unwrap that cannot be done is an outcome, and a closed or dead thread fails its unwraps.
+      while (unanswered >= AHEAD_BATCHES) await new Promise<void>((resolve) => (answered = resolve));
     }
     splitter.end();
   } catch (error) {
@@ -139,7 +135,6 @@ export async function readQueueStream(
     queue.unreadable += batch.unreadable;
   }
   return queue;
-  }
 }
 
 /** A batch as the caller wants it: masked or not, as --json text or as data. */

@@ -20,19 +20,21 @@ const KEY_BYTES = 32;
 /** Unwraps per message: few messages, and every thread kept busy. */
 const SLICE = 16;
 
-// Answers each message { id, pem, wrapped: Uint8Array[] } with { id, keys: (Uint8Array | string)[] }:
-// a content key, or why it failed (never key material). Runs as CommonJS in the worker.
+// Answers each message { id, key, pem?, wrapped: Uint8Array[] } with { id, keys: (Uint8Array | string)[] }:
+// a content key, or why it failed (never key material). A key's PEM comes with the first
+// message that needs it on that thread, then only its number. Runs as CommonJS in the worker.
 const THREAD = `
 const { parentPort } = require('node:worker_threads');
 const { constants, createPrivateKey, privateDecrypt } = require('node:crypto');
 const parsed = new Map();
 const OAEP = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' };
-parentPort.on('message', ({ id, pem, wrapped }) => {
-  let key = parsed.get(pem);
-  if (key === undefined) {
-    try { key = createPrivateKey({ key: pem, format: 'pem' }); } catch { key = null; }
-    parsed.set(pem, key);
+parentPort.on('message', ({ id, key: number, pem, wrapped }) => {
+  if (pem !== undefined) {
+    let parsedKey;
+    try { parsedKey = createPrivateKey({ key: pem, format: 'pem' }); } catch { parsedKey = null; }
+    parsed.set(number, parsedKey);
   }
+  const key = parsed.get(number) ?? null;
   const keys = wrapped.map((w) => {
     if (key === null) return 'key';
     try { return privateDecrypt({ key, ...OAEP }, w); } catch { return 'open'; }
@@ -61,6 +63,8 @@ interface Thread {
   worker: Worker;
   /** Slices sent and not yet answered, by message ID. */
   holding: Map<number, Slice>;
+  /** The numbers of the keys whose PEM this thread has been sent. */
+  knows: Set<number>;
   alive: boolean;
 }
 
@@ -95,11 +99,12 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
   let localScheduled = false;
   let closed = false;
   let nextId = 0;
+  const keyNumbers = new Map<string, number>();
 
   const start = (): void => {
     started = true;
     for (let i = 0; i < threads; i++) {
-      const thread: Thread = { worker: new Worker(opts.threadSource ?? THREAD, { eval: true }), holding: new Map(), alive: true };
+      const thread: Thread = { worker: new Worker(opts.threadSource ?? THREAD, { eval: true }), holding: new Map(), knows: new Set(), alive: true };
       thread.worker.on('message', ({ id, keys }: { id: number; keys: (Uint8Array | string)[] }) => {
         const slice = thread.holding.get(id);
         if (slice === undefined) return;
@@ -131,7 +136,11 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
       if (free === undefined || slice === undefined) break;
       const id = nextId++;
       free.holding.set(id, slice);
-      free.worker.postMessage({ id, pem: slice.pem, wrapped: slice.asked.map((a) => a.wrapped) });
+      let key = keyNumbers.get(slice.pem);
+      if (key === undefined) keyNumbers.set(slice.pem, (key = keyNumbers.size));
+      const pem = free.knows.has(key) ? undefined : slice.pem;
+      free.knows.add(key);
+      free.worker.postMessage({ id, key, pem, wrapped: slice.asked.map((a) => a.wrapped) });
     }
     if (waiting.length > 0 && !localScheduled && (shareThisThread || !pool.some((t) => t.alive))) {
       localScheduled = true;

@@ -7,8 +7,8 @@
 // (bench/credit-note-poll.mjs's bare ceiling). Unwraps asked for in one turn of this thread's
 // event loop go out together in slices; a thread holds at most two, and this thread takes
 // one whenever they all have theirs (one thread fewer than cores: measured, less CPU and
-// memory than a thread per core beside a busy main thread). A thread that dies hands its
-// slices back; with none left this thread does them all.
+// memory than a thread per core beside a busy main thread). A thread that dies, or holds a
+// slice unanswered for STALL_MS, hands its slices back; with none left this thread does them all.
 import { constants, privateDecrypt, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -19,6 +19,8 @@ import { privateKeyFromPem } from './keys.js';
 const KEY_BYTES = 32;
 /** Unwraps per message: few messages, and every thread kept busy. */
 const SLICE = 16;
+/** A thread that answers nothing for this long is taken for hung (a slice takes milliseconds). */
+const STALL_MS = 30_000;
 
 // Answers each message { id, key, pem?, wrapped: Uint8Array[] } with { id, keys: (Uint8Array | string)[] }:
 // a content key, or why it failed (never key material). A key's PEM comes with the first
@@ -66,6 +68,10 @@ interface Thread {
   /** The numbers of the keys whose PEM this thread has been sent. */
   knows: Set<number>;
   alive: boolean;
+  /** Armed while the thread holds a slice: it fires when no answer came for stallMs. */
+  stall: NodeJS.Timeout | undefined;
+  /** Marks it dead and hands its slices back. */
+  lose?: () => void;
 }
 
 export interface ThreadUnwrapper extends AsyncUnwrapper {
@@ -80,6 +86,8 @@ export interface ThreadUnwrapperOptions {
   shareThisThread?: boolean;
   /** For tests: the threads' code instead of THREAD. */
   threadSource?: string;
+  /** For tests: STALL_MS. */
+  stallMs?: number;
 }
 
 const OAEP = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' } as const;
@@ -89,6 +97,7 @@ const STOPPED = 'cannot decrypt: the unwrapping thread stopped';
 export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrapper {
   const threads = opts.threads ?? Math.min(3, availableParallelism() - 1);
   const shareThisThread = opts.shareThisThread ?? true;
+  const stallMs = opts.stallMs ?? STALL_MS;
   const pool: Thread[] = [];
   const asked = new Map<string, Asked[]>();
   // Slices not yet given to a thread; a thread holds at most two, so that it never waits for
@@ -104,17 +113,19 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
   const start = (): void => {
     started = true;
     for (let i = 0; i < threads; i++) {
-      const thread: Thread = { worker: new Worker(opts.threadSource ?? THREAD, { eval: true }), holding: new Map(), knows: new Set(), alive: true };
+      const thread: Thread = { worker: new Worker(opts.threadSource ?? THREAD, { eval: true }), holding: new Map(), knows: new Set(), alive: true, stall: undefined };
       thread.worker.on('message', ({ id, keys }: { id: number; keys: (Uint8Array | string)[] }) => {
         const slice = thread.holding.get(id);
         if (slice === undefined) return;
         thread.holding.delete(id);
+        watch(thread);
         slice.asked.forEach((a, k) => settle(a, keys[k]));
         dispatch();
       });
       const lose = (): void => {
         if (!thread.alive) return;
         thread.alive = false;
+        clearTimeout(thread.stall);
         // Its slices go first, in their order, to another thread or to this one.
         waiting.unshift(...[...thread.holding.entries()].sort(([a], [b]) => a - b).map(([, slice]) => slice));
         thread.holding.clear();
@@ -122,8 +133,22 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
       };
       thread.worker.on('error', lose);
       thread.worker.on('exit', lose);
+      thread.lose = lose;
       pool.push(thread);
     }
+  };
+  // A hung thread (alive, answering nothing) would hold its slices for ever: after stallMs
+  // without an answer it is ended and its slices go to the others. An answer that comes
+  // after all is ignored (its slice is no longer held), so nothing is settled twice.
+  const watch = (thread: Thread): void => {
+    clearTimeout(thread.stall);
+    thread.stall = undefined;
+    if (!thread.alive || thread.holding.size === 0) return;
+    thread.stall = setTimeout(() => {
+      thread.lose?.();
+      void thread.worker.terminate();
+    }, stallMs);
+    thread.stall.unref();
   };
   const dispatch = (): void => {
     if (closed) {
@@ -141,6 +166,7 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
       const pem = free.knows.has(key) ? undefined : slice.pem;
       free.knows.add(key);
       free.worker.postMessage({ id, key, pem, wrapped: slice.asked.map((a) => a.wrapped) });
+      if (free.stall === undefined) watch(free);
     }
     if (waiting.length > 0 && !localScheduled && (shareThisThread || !pool.some((t) => t.alive))) {
       localScheduled = true;
@@ -203,7 +229,10 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
     async close() {
       closed = true;
       dispatch();
-      for (const thread of pool) thread.alive = false;
+      for (const thread of pool) {
+        thread.alive = false;
+        clearTimeout(thread.stall);
+      }
       await Promise.allSettled(pool.map((t) => t.worker.terminate()));
       for (const thread of pool) for (const slice of thread.holding.values()) for (const a of slice.asked) a.reject(new DecryptError(STOPPED));
     },

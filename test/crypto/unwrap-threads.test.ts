@@ -63,6 +63,36 @@ describe('threadUnwrapper', () => {
     }
   });
 
+  it('a thread that hangs (alive, answering nothing): ended after its stall time, its unwraps done here', { timeout: 20_000 }, async () => {
+    // Before the stall timer this waited for ever: the thread never answers, never dies.
+    const hung = threadUnwrapper({ threads: 1, shareThisThread: false, stallMs: 300, threadSource: "require('node:worker_threads').parentPort.on('message', () => {});" });
+    const contentKeys = Array.from({ length: 40 }, () => randomBytes(32));
+    try {
+      const got = await Promise.all(contentKeys.map((k) => hung.unwrap(wrapKey(k, mine.publicKey), mine.privateKeyPem)));
+      expect(got.map((k) => k.toString('hex'))).toEqual(contentKeys.map((k) => k.toString('hex')));
+    } finally {
+      await hung.close();
+    }
+  });
+
+  it('a slow thread that answers within its stall time keeps its work: nothing is unwrapped twice', async () => {
+    // Answers each slice after 100 ms (stall time 2 s): its answers count, this thread does none.
+    const slow = threadUnwrapper({
+      threads: 1,
+      shareThisThread: false,
+      stallMs: 2_000,
+      threadSource: `const { parentPort } = require('node:worker_threads');
+        parentPort.on('message', ({ id, wrapped }) => setTimeout(() => parentPort.postMessage({ id, keys: wrapped.map(() => new Uint8Array(32).fill(7)) }), 100));`,
+    });
+    try {
+      const got = await Promise.all(Array.from({ length: 40 }, () => slow.unwrap(wrapKey(randomBytes(32), mine.publicKey), mine.privateKeyPem)));
+      // Every key is the slow thread's made-up one: none came from this thread.
+      expect(new Set(got.map((k) => k.toString('hex')))).toEqual(new Set([Buffer.alloc(32, 7).toString('hex')]));
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('after close, nothing is left waiting: an unwrap asked then fails', async () => {
     const closing = threadUnwrapper({ threads: 1 });
     const wrapped = wrapKey(randomBytes(32), mine.publicKey);

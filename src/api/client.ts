@@ -562,6 +562,13 @@ function proxyOf(error: unknown): string | undefined {
   return typeof proxy === 'string' ? proxy : undefined;
 }
 
+/** The variable, as set, that gave the proxy for this URL (ALL_PROXY or http_proxy, say), for hints. */
+function proxyVariable(baseUrl: string, network: NetworkSettings): string {
+  const variables = network.proxy?.variables;
+  if (variables === undefined) return 'HTTPS_PROXY / HTTP_PROXY';
+  return baseUrl.startsWith('http://') ? variables.http : variables.https;
+}
+
 /** The status a proxy refused the tunnel with (407: it wants credentials). */
 function proxyStatusOf(error: unknown): number | undefined {
   const status = (error as { proxyStatus?: unknown } | undefined)?.proxyStatus;
@@ -596,7 +603,7 @@ function unreachable(baseUrl: string, code: string, attempts: number, cause: unk
   if (proxy !== undefined) {
     return new UnavailableError(`cannot reach the proxy ${proxy} for ${baseUrl} (${describeCode(code, network)})${tries}`, {
       cause,
-      hint: 'check HTTPS_PROXY / HTTP_PROXY (is the proxy running?), or name the host in NO_PROXY to go without it',
+      hint: `check ${proxyVariable(baseUrl, network)} (is the proxy running?), or name the host in NO_PROXY to go without it`,
     });
   }
   return new UnavailableError(`cannot reach the service at ${baseUrl} (${describeCode(code, network)})${tries}`, {

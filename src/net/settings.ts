@@ -1,5 +1,6 @@
 // How svc's requests travel, from the environment as curl, npm and gh read it: the proxies
-// (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case, lower case first), how long to wait
+// (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY as curl's fallback for both, NO_PROXY, either case,
+// lower case first), how long to wait
 // (SVC_HTTP_TIMEOUT) and which certificate authorities to trust besides Node's (SVC_CA_FILE). Read once, by the factory, and handed to the one HTTP client.
 import { UsageError } from '../errors.js';
 
@@ -13,9 +14,9 @@ export interface Timeouts {
 }
 
 export interface ProxySettings {
-  /** For https:// targets (HTTPS_PROXY, else HTTP_PROXY). */
+  /** For https:// targets (HTTPS_PROXY, else HTTP_PROXY, else ALL_PROXY). */
   https: string | undefined;
-  /** For http:// targets (HTTP_PROXY). */
+  /** For http:// targets (HTTP_PROXY, else ALL_PROXY). */
   http: string | undefined;
   /** NO_PROXY as given. */
   noProxy: string;
@@ -59,7 +60,8 @@ export function unsupportedProxy(proxy: string, variable: string): UsageError | 
 }
 
 export function networkSettings(env: Env): NetworkSettings {
-  const httpSet = firstSet(env, 'http_proxy', 'HTTP_PROXY');
+  // ALL_PROXY: curl's proxy for every scheme that has none of its own.
+  const httpSet = firstSet(env, 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY');
   const httpsSet = firstSet(env, 'https_proxy', 'HTTPS_PROXY');
   const http = httpSet?.value;
   const https = httpsSet?.value ?? http;

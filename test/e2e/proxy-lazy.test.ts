@@ -18,7 +18,7 @@ async function loaded(env: Record<string, string | undefined>): Promise<{ exitCo
   const list = join(dir, 'loaded.txt');
   await writeFile(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join('\\n')));\n`);
   const run = await runSvc(['api', 'GET', '/x'], {
-    env: { SVC_TOKEN: 'not-a-real-token', NODE_OPTIONS: `--enable-source-maps --require ${hook}`, HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined, ...env },
+    env: { SVC_TOKEN: 'not-a-real-token', NODE_OPTIONS: `--enable-source-maps --require ${hook}`, HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined, ...env },
   });
   return { exitCode: run.exitCode, stderr: run.stderr, files: (await readFile(list, 'utf8')).split('\n') };
 }

@@ -72,6 +72,8 @@ function svcVariables(env: Record<string, string | undefined>): Record<string, s
       http_proxy: undefined,
       NO_PROXY: undefined,
       no_proxy: undefined,
+      ALL_PROXY: undefined,
+      all_proxy: undefined,
       ...env,
   };
 }
@@ -86,7 +88,7 @@ describe('a CONNECT proxy from the environment', () => {
     expect(run.stderr).toContain(`cannot reach the service at ${serviceUrl} (ENOTFOUND: no such host)`);
   });
 
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY']) {
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'ALL_PROXY']) {
     it(`${name}: every request goes through it`, async (ctx) => {
       if (missing) return ctx.skip(missing);
       const before = open.connects.length;
@@ -190,6 +192,11 @@ describe('a CONNECT proxy from the environment', () => {
     expect(run.stderr).toContain(`cannot reach the proxy ${closed} for ${serviceUrl} (ECONNREFUSED) after 4 attempts`);
     expect(run.stderr).toContain('HTTPS_PROXY');
     expect(run.stderr).not.toContain('secret');
+    // Given by ALL_PROXY alone, the hint names ALL_PROXY (it named HTTPS_PROXY / HTTP_PROXY, neither of them set).
+    const all = await svc(['credit-note', 'poll'], { ALL_PROXY: closed });
+    expect(all.exitCode, all.stderr).toBe(8);
+    expect(all.stderr).toContain(`cannot reach the proxy ${closed} for ${serviceUrl}`);
+    expect(all.stderr).toContain('check ALL_PROXY (is the proxy running?)');
   });
 
   it('cannot reach the service itself (502 to CONNECT): tried again, then exit 8 naming the proxy and its answer', async (ctx) => {

@@ -60,6 +60,13 @@ describe('networkSettings', () => {
     expect(networkSettings({ HTTPS_PROXY: 'http://p:1', no_proxy: '.corp' }).proxy?.noProxy).toBe('.corp');
   });
 
+  it('ALL_PROXY (either case), as curl reads it: for both schemes when neither has its own, never above HTTPS_PROXY or HTTP_PROXY', () => {
+    expect(networkSettings({ ALL_PROXY: 'proxy:3128' }).proxy).toEqual({ http: 'http://proxy:3128', https: 'http://proxy:3128', noProxy: '', variables: { http: 'ALL_PROXY', https: 'ALL_PROXY' } });
+    expect(networkSettings({ all_proxy: 'http://a:1', ALL_PROXY: 'http://b:2' }).proxy?.https).toBe('http://a:1');
+    expect(networkSettings({ ALL_PROXY: 'http://all:1', HTTPS_PROXY: 'http://s:2' }).proxy).toMatchObject({ https: 'http://s:2', http: 'http://all:1' });
+    expect(networkSettings({ ALL_PROXY: 'http://all:1', HTTP_PROXY: 'http://h:2' }).proxy).toMatchObject({ https: 'http://h:2', http: 'http://h:2' });
+  });
+
   it('a proxy of another scheme (socks5://): a usage error naming the variable as set, never its credentials, when a request would use it', async () => {
     const refusal = async (env: Record<string, string>, url = 'https://svc.example/x') => {
       const transport = networkTransport(networkSettings(env));
@@ -77,6 +84,8 @@ describe('networkSettings', () => {
     expect(await refusal({ HTTP_PROXY: 'socks5h://proxy:1080' })).toBe('HTTP_PROXY: socks5h:// proxies are not supported, only http:// and https:// ones');
     expect(await refusal({ HTTPS_PROXY: 'http://[bad' })).toBe('HTTPS_PROXY: not a proxy URL');
     expect(await refusal({ http_proxy: 'http://[bad' })).toBe('http_proxy: not a proxy URL');
+    // ALL_PROXY is often a SOCKS proxy for other tools: named as set, so the user sees which variable to override.
+    expect(await refusal({ ALL_PROXY: 'socks5://alice:secret@proxy:1080' })).toBe('ALL_PROXY: socks5:// proxies are not supported, only http:// and https:// ones');
     // A target that goes direct (loopback, NO_PROXY) never reads it: the sandbox works whatever the shell has set.
     const direct = networkTransport(networkSettings({ HTTPS_PROXY: 'http://[bad', HTTP_PROXY: 'socks5://x:1' }));
     try {

@@ -4,10 +4,13 @@
 // merchant set-up runs on the built binary against a real sandbox: login through an
 // auto-approving consent page, a key pair uploaded, one receipt issued, then the sandbox's
 // bulk trigger queues the return requests. Peak RSS is the poll process's own (worker
-// threads included), read by a preload at its exit.
+// threads included), read by a preload at its exit. Beside poll, two yardsticks of this
+// machine, alternating with it round by round: the bare ceiling (only the unwraps) and the
+// bare pipeline (poll's work done plainly, without svc's obligations).
 import { spawn, spawnSync } from 'node:child_process';
-import { constants, createPrivateKey, createPublicKey, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
+import { constants, createCipheriv, createPrivateKey, createPublicKey, privateDecrypt, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +39,8 @@ const env = {
 };
 let sandbox;
 let redirectUri;
+/** The bare pipeline's answer server, once made. */
+let bare;
 // An interrupted run must not leave a sandbox listening or keys on disk.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
@@ -80,7 +85,7 @@ try {
     `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(rssFile)}, JSON.stringify((({ maxRSS, userCPUTime, systemCPUTime }) => ({ maxRSS, cpuMs: (userCPUTime + systemCPUTime) / 1000 }))(process.resourceUsage()))));\n`,
   );
 
-  console.log(`credit-note-poll: ${ITEMS} queued return requests, ${RUNS} rounds (poll and the bare ceiling alternating), ${availableParallelism()} cores, Node ${process.version}, load average ${loadavg()[0].toFixed(1)}`);
+  console.log(`credit-note-poll: ${ITEMS} queued return requests, ${RUNS} rounds (poll, the bare ceiling and, from the second, the bare pipeline, in turn), ${availableParallelism()} cores, Node ${process.version}, load average ${loadavg()[0].toFixed(1)}`);
   const rates = [];
   const rsaRates = [];
   const ceilings = [];
@@ -92,6 +97,10 @@ try {
   const floors = [];
   const pollCpus = [];
   let peakKiB = 0;
+  // The bare pipeline (barePipeline below): its share of the ceiling, per round, in wall and CPU time.
+  const bareShares = [];
+  const bareCpuShares = [];
+  let template;
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to see where the time goes.
   const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const pollOnce = async () => {
@@ -101,15 +110,24 @@ try {
     const items = JSON.parse(polled.stdout);
     const unread = items.filter((i) => i.returnRequest === undefined).length;
     if (items.length !== ITEMS || unread > 0) throw new Error(`poll returned ${items.length} items, ${unread} not decrypted`);
+    template ??= items[0];
     const { maxRSS: kib, cpuMs } = JSON.parse(readFileSync(rssFile, 'utf8'));
     return { seconds, kib, cpuMs };
   };
   for (let run = 0; run < RUNS; run++) {
     rsaRates.push(rsaRate(privateKeyPem));
     // A B, then B A: a burst of outside load falls on both sides of the round's ratio.
-    const order = run % 2 === 0 ? ['ceiling', 'poll'] : ['poll', 'ceiling'];
+    // The bare pipeline needs poll's first item as its template, so it joins from the second round.
+    const order = [['ceiling', 'poll', 'bare'], ['poll', 'bare', 'ceiling'], ['bare', 'ceiling', 'poll']][run % 3].filter((side) => side !== 'bare' || template !== undefined);
     const got = {};
-    for (const side of order) got[side] = side === 'poll' ? await pollOnce() : ceilingRun(privateKeyPem);
+    for (const side of order) {
+      if (side === 'bare') bare ??= await barePipeline(privateKeyPem, template);
+      got[side] = side === 'poll' ? await pollOnce() : side === 'ceiling' ? ceilingRun(privateKeyPem) : await bare.run();
+    }
+    if (got.bare) {
+      bareShares.push(got.ceiling.seconds / got.bare.seconds);
+      bareCpuShares.push(got.ceiling.cpuMs / got.bare.cpuMs);
+    }
     await svc(['credit-note', 'poll', '--json', '--no-decrypt'], ['--require', probe]);
     floors.push(JSON.parse(readFileSync(rssFile, 'utf8')).cpuMs);
     const { seconds, kib, cpuMs } = got.poll;
@@ -147,6 +165,12 @@ try {
   console.log(
     `  context: the bare ceiling is a process that only starts and unwraps ${ITEMS} keys on ${availableParallelism()} threads: ${(median(ceilings) / rsa).toFixed(2)}× the single-thread rate (its ${Math.round(median(ceilings))} items/s)`,
   );
+  if (bareShares.length > 0) {
+    console.log(
+      `  the bare pipeline (a process of its own that downloads the same shape of answer, parses it, unwraps on ${availableParallelism()} threads as the ceiling does, opens AES-GCM, renders the same --json text and writes it; no svc start-up, no contract check, no escaping): ` +
+        `${(median(bareShares) * 100).toFixed(0)}% of the bare ceiling in wall time, ${(median(bareCpuShares) * 100).toFixed(0)}% in CPU time (medians of ${bareShares.length} rounds; CPU min ${(Math.min(...bareCpuShares) * 100).toFixed(0)}%, max ${(Math.max(...bareCpuShares) * 100).toFixed(0)}%): what a plain program doing poll's work, without svc's obligations, reaches here`,
+    );
+  }
   if (process.env.BENCH_ENCODINGS !== '0') await compareEncodings(url, probe, rssFile);
   // Speed is reported, never asserted (shared, noisy machines); BENCH_STRICT=1 makes a miss fail.
   if (process.env.BENCH_STRICT === '1' && !(ratio >= TARGET_RATIO && share >= TARGET_SHARE && mib < TARGET_RSS_MIB)) process.exitCode = 1;
@@ -154,6 +178,7 @@ try {
   console.error(`credit-note-poll: ${error.message}`);
   process.exitCode = 1;
 } finally {
+  bare?.close();
   sandbox?.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 }
@@ -298,6 +323,105 @@ function ceilingRun(pem) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (child.status !== 0) throw new Error(`the bare ceiling's process exited ${child.status}: ${child.stderr}`);
   return { seconds, cpuMs: JSON.parse(child.stdout).cpuMs };
+}
+
+/**
+ * What poll's work costs at the least, with nothing of svc's own: a process that downloads an
+ * answer of the same shape and size as the queue's (ITEMS items made from poll's first, each
+ * with a fresh content key wrapped for the same private key, served from this process),
+ * parses it whole, unwraps the keys on one thread per core exactly as the ceiling does, opens
+ * the AES-GCM ciphertexts, parses each request and writes the same --json text to a pipe. No
+ * start-up of a CLI, no contract check, no escaping, no streaming: a yardstick for the target
+ * (how near a plain program gets), not a design and not a proof of the best possible.
+ */
+async function barePipeline(pem, template) {
+  const publicKey = createPublicKey(createPrivateKey(pem));
+  const plaintext = Buffer.from(JSON.stringify(template.returnRequest));
+  const { returnRequest: _shown, ...encryptedTemplate } = template;
+  const answer = Buffer.from(
+    JSON.stringify(
+      Array.from({ length: ITEMS }, () => {
+        const key = randomBytes(32);
+        const iv = randomBytes(12);
+        const cipher = createCipheriv('aes-256-gcm', key, iv);
+        const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+        return {
+          ...encryptedTemplate,
+          requestId: randomUUID(),
+          encryptedSymmetricKey: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, key).toString('base64'),
+          encryptedCreditNoteInitiationRequest: Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64'),
+        };
+      }),
+    ),
+  );
+  const server = createHttpServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
+    res.end(answer);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const unwrapping = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { constants, createPrivateKey, privateDecrypt } = require('node:crypto');
+    const oaep = { key: createPrivateKey(workerData), padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' };
+    parentPort.on('message', ({ id, wrapped }) => parentPort.postMessage({ id, keys: wrapped.map((w) => privateDecrypt(oaep, Buffer.from(w, 'base64'))) }));`;
+  const main = `
+    const { request } = require('node:http');
+    const { createDecipheriv } = require('node:crypto');
+    const { Worker } = require('node:worker_threads');
+    const { pem, url, threads } = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+    const workers = Array.from({ length: threads }, () => new Worker(${JSON.stringify(unwrapping)}, { eval: true, workerData: pem }));
+    const waiting = new Map();
+    let next = 0;
+    for (const w of workers) w.on('message', ({ id, keys }) => { waiting.get(id)(keys); waiting.delete(id); });
+    const unwrap = (wrapped) => new Promise((resolve) => { const id = next++; waiting.set(id, resolve); workers[id % threads].postMessage({ id, wrapped }); });
+    request(url, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', async () => {
+        const items = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const rendered = [];
+        for (let b = 0; b < items.length; b += 64) {
+          const batch = items.slice(b, b + 64);
+          rendered.push(unwrap(batch.map((i) => i.encryptedSymmetricKey)).then((keys) => Buffer.from(JSON.stringify(batch.map((item, k) => {
+            const sealed = Buffer.from(item.encryptedCreditNoteInitiationRequest, 'base64');
+            const decipher = createDecipheriv('aes-256-gcm', keys[k], sealed.subarray(0, 12));
+            decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+            const plain = Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
+            return { ...item, returnRequest: JSON.parse(plain.toString('utf8')) };
+          }), null, 2).slice(2, -2))));
+        }
+        const pieces = await Promise.all(rendered);
+        await Promise.all(workers.map((w) => w.terminate()));
+        const write = (chunk) => process.stdout.write(chunk) || new Promise((resolve) => process.stdout.once('drain', resolve));
+        await write('[\\n');
+        for (let i = 0; i < pieces.length; i++) await write(i === 0 ? pieces[i] : Buffer.concat([Buffer.from(',\\n'), pieces[i]]));
+        await write('\\n]\\n');
+        const { userCPUTime, systemCPUTime } = process.resourceUsage();
+        process.stderr.write(JSON.stringify({ cpuMs: (userCPUTime + systemCPUTime) / 1000 }));
+      });
+    }).end();`;
+  const config = JSON.stringify({ pem, url: `http://127.0.0.1:${server.address().port}/credit-note`, threads: availableParallelism() });
+  return {
+    run: () =>
+      new Promise((resolve, reject) => {
+        const started = process.hrtime.bigint();
+        const child = spawn(process.execPath, ['-e', main], { stdio: ['pipe', 'pipe', 'pipe'] });
+        child.stdin.end(config);
+        const out = [];
+        let err = '';
+        child.stdout.on('data', (c) => out.push(c));
+        child.stderr.on('data', (c) => (err += c));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          if (code !== 0) return reject(new Error(`the bare pipeline exited ${code}: ${err}`));
+          const items = JSON.parse(Buffer.concat(out).toString('utf8'));
+          if (items.length !== ITEMS || JSON.stringify(items.at(-1).returnRequest) !== plaintext.toString()) return reject(new Error('the bare pipeline did not return every request'));
+          resolve({ seconds, cpuMs: JSON.parse(err).cpuMs });
+        });
+      }),
+    close: () => server.close(),
+  };
 }
 
 function privateKeyOf(value) {

@@ -575,6 +575,9 @@ function proxyStatusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/** The connection was taken, then closed or reset: something listens there. */
+const CLOSED_ON_US = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
 function unreachable(baseUrl: string, code: string, attempts: number, cause: unknown, network: NetworkSettings): SvcError {
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : '';
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
@@ -611,6 +614,8 @@ function unreachable(baseUrl: string, code: string, attempts: number, cause: unk
     // It took the connection and then said nothing: running, but slower than svc waits.
     hint: code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
       ? `the service took the connection but did not answer in time; to wait longer than ${seconds(network.timeouts.answerMs)}: SVC_HTTP_TIMEOUT=SECONDS (default ${DEFAULT_ANSWER_TIMEOUT_MS / 1000})`
+      : LOOPBACK_HOST.test(host) && CLOSED_ON_US.has(code)
+      ? 'something on this machine took the connection and closed it: check that it is the sandbox (`svc sandbox start` prints its URL) and that the base URL points to it (`svc config get base-url`, SVC_BASE_URL)'
       : LOOPBACK_HOST.test(host)
       ? 'is the sandbox running? start it with `svc sandbox start`'
       : network.proxy === undefined

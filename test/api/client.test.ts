@@ -377,6 +377,24 @@ describe('connection refused', () => {
       await client.close();
     }
   });
+
+  it('taken and reset on loopback: something listens there, so the hint is to check what, not to start the sandbox', async () => {
+    // Accepts every connection and resets it at once: another program on the sandbox's port, say.
+    const server = createServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const client = createApiClient({ baseUrl: `http://127.0.0.1:${port}`, io: testStreams().io, debug: false, clock: fixedClock(0), sleep: async () => {}, random: () => 0 });
+    try {
+      const error = await rejection(client.request({ method: 'GET', path: '/grants' }));
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect((error as UnavailableError).message).toMatch(new RegExp(`^cannot reach the service at http://127\\.0\\.0\\.1:${port} \\((ECONNRESET|the connection closed)\\)`));
+      expect((error as UnavailableError).hint).toContain('something on this machine took the connection and closed it');
+      expect((error as UnavailableError).hint).not.toContain('is the sandbox running');
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });
 
 describe('authentication', () => {

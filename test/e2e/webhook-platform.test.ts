@@ -78,12 +78,15 @@ describe('webhook listen with a path of its own per Grant', () => {
     try {
       await until(() => /listening on http:\/\/\S+/.test(stderr), 'listening line');
       const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-      await m.json(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--companies', String(COMPANIES), '--item', '4001234567890:1']);
-      const events = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event?: string; verified?: boolean; companyId?: string; error?: string; rejected?: boolean });
+      const spread = await m.json<{ requestIds: string[] }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--companies', String(COMPANIES), '--item', '4001234567890:1']);
+      const events = () =>
+        stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event?: string; verified?: boolean; companyId?: string; requestId?: string; error?: string; rejected?: boolean });
       await until(() => events().filter((e) => e.event === 'RETURN_REQUESTED').length >= COMPANIES, `${COMPANIES} RETURN_REQUESTED`);
       const returned = events().filter((e) => e.event === 'RETURN_REQUESTED');
       expect(returned.every((e) => e.verified && e.error === undefined), stderr).toBe(true);
       expect(new Set(returned.map((e) => e.companyId))).toEqual(new Set(grants.map((g) => g.issuer_company_id)));
+      // Each event names its request, found in its own company's queue (only the default Grant's before).
+      expect(returned.map((e) => e.requestId).sort(), stderr).toEqual([...spread.requestIds].sort());
       // The human lines name the company.
       expect(stderr).toContain(`company ${grants.at(-1)!.company_legal_name}`);
 

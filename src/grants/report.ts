@@ -9,6 +9,7 @@ import type { Factory } from '../factory.js';
 import { writeJson } from '../io/output.js';
 import { printable } from '../io/printable.js';
 import { note } from '../io/streams.js';
+import { NotRunError } from './fan-out.js';
 
 export interface FailedGrant {
   target: GrantEntry;
@@ -25,12 +26,22 @@ export function failureElements(failed: readonly FailedGrant[]): FailureElement[
   return failed.map(({ target, error }) => ({ grantId: target.id, companyId: target.companyId, error: errorReport(error) }));
 }
 
-/** One stderr line per failed Grant, naming its company; under --json only when `always` (a watch). */
-export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts: { always?: boolean } = {}): void {
+/**
+ * One stderr line per failed Grant, naming its company, and one for all those a signal kept
+ * from running; under --json only when `always` (a watch).
+ */
+export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts: { always?: boolean; total?: number } = {}): void {
   if (f.io.json && !opts.always) return;
+  const notRun = failed.filter((x) => x.error instanceof NotRunError);
   for (const { target, error } of failed) {
+    if (error instanceof NotRunError) continue;
     const message = error instanceof Error ? error.message : String(error);
     note(f.io, `error: ${printable(target.company)} (${target.id}): ${printable(message)}`);
+  }
+  if (notRun.length > 0) {
+    const first = notRun[0]!.error as NotRunError;
+    const of = opts.total === undefined ? '' : ` of ${opts.total}`;
+    note(f.io, `error: stopped by ${first.signal}: ${notRun.length}${of} Grant${notRun.length === 1 && of === '' ? '' : 's'} not run (${printable(notRun.slice(0, 3).map((x) => x.target.company).join(', '))}${notRun.length > 3 ? ', …' : ''}); run the same command again for them`);
   }
 }
 
@@ -38,7 +49,7 @@ export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts:
 export function failIfAllFailed(f: Factory, failed: readonly FailedGrant[], total: number, done: string): void {
   if (failed.length === 0 || failed.length < total) return;
   if (total === 1) throw failed[0]!.error;
-  reportFailures(f, failed);
+  reportFailures(f, failed, { total });
   if (f.io.json) writeJson(f.io, failureElements(failed));
   const first = failed[0]!.error;
   throw new PartialFailureError(`none of the ${total} Grants could be ${done}: ${first instanceof Error ? first.message : String(first)}`, failed.map((x) => x.error), total);

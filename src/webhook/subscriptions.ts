@@ -139,7 +139,11 @@ async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubsc
 export interface SubscriptionKeeper {
   /** Subscriptions handed to `keep` and not written yet. */
   unkept(): number;
-  intentKey(grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<string>;
+  /**
+   * The key to create it under; or, when another process kept a subscription for the same
+   * Grant, URL and events since the caller looked (none of the `seen` IDs), that one.
+   */
+  intentKey(grantId: string | undefined, request: WebhookSubscriptionRequest, seen?: ReadonlySet<string>): Promise<{ key: string } | { kept: LocalSubscription }>;
   keep(created: WebhookSubscription, grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<void>;
 }
 
@@ -154,7 +158,20 @@ const MAX_UNKEPT = 16;
 class SecretsNotStored extends Error {}
 
 export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
-  const intentKey = groupCommit((items: readonly SubscribeIntent[]) => subscribeIntentKeys(f, items));
+  const intentKey = groupCommit((items: readonly (SubscribeIntent & { seen?: ReadonlySet<string> | undefined })[]) =>
+    subscribeIntentKeys(f, items, async () => {
+      const local = await readLocalSubscriptions(f);
+      return (item, index) =>
+        local.find(
+          (s) =>
+            (s.grantId ?? undefined) === item.grantId &&
+            s.notificationUrl === item.request.notificationUrl &&
+            sameEvents(s.events, item.request.events) &&
+            items[index]!.seen !== undefined &&
+            !items[index]!.seen!.has(s.id),
+        );
+    }),
+  );
   const keep = groupCommit(async (items: readonly Created[]) => {
     const store = await f.secrets();
     try {
@@ -175,7 +192,7 @@ export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
   let unkept = 0;
   return {
     unkept: () => unkept,
-    intentKey: (grantId, request) => intentKey({ grantId, request }),
+    intentKey: (grantId, request, seen) => intentKey({ grantId, request, seen }),
     keep: (created, grantId, request) =>
       (unkept++, keep({ created, grantId, request })).finally(() => unkept--).catch((error: unknown) => {
         if (!(error instanceof SecretsNotStored)) throw error;
@@ -198,16 +215,31 @@ export async function subscribe(f: Factory, request: WebhookSubscriptionRequest,
   return created;
 }
 
-/** Creates it and hands it to the keeper: `kept` settles once it is written (or could not be). */
-async function create(f: Factory, request: WebhookSubscriptionRequest, keeper: SubscriptionKeeper): Promise<{ created: WebhookSubscription; kept: Promise<void> }> {
+/**
+ * Creates it and hands it to the keeper: `kept` settles once it is written (or could not be).
+ * `seen`: the subscriptions the caller found and did not reuse; one kept by another process
+ * since (none of them) is handed back instead (`reused`).
+ */
+async function create(
+  f: Factory,
+  request: WebhookSubscriptionRequest,
+  keeper: SubscriptionKeeper,
+  seen?: ReadonlySet<string>,
+): Promise<{ created: WebhookSubscription; kept: Promise<void>; reused: boolean }> {
   const caller = await writeReceiptsCaller(f);
   // Recorded before it is sent: a run killed before it kept the secret gets the same subscription back.
-  const key = await keeper.intentKey(caller.grantId, request);
-  const created = await createWebhookSubscription(caller, request, key);
+  const intent = await keeper.intentKey(caller.grantId, request, seen);
+  if ('kept' in intent) {
+    const secret = await (await f.secrets()).get(subscriptionSecretKey(intent.kept.id));
+    // Its secret is stored before its record (the keeper's order), so a kept one has it.
+    if (secret !== null && secret !== '') return { created: { ...intent.kept, secret }, kept: Promise.resolve(), reused: true };
+    return create(f, request, keeper, new Set([...(seen ?? []), intent.kept.id]));
+  }
+  const created = await createWebhookSubscription(caller, request, intent.key);
   const kept = keeper.keep(created, caller.grantId, request);
   // Whoever holds `kept` reports its failure; it is never an unhandled rejection meanwhile.
   kept.catch(() => undefined);
-  return { created, kept };
+  return { created, kept, reused: false };
 }
 
 export interface SubscribeOutcome {
@@ -263,14 +295,20 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   const overlapping = local
     .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
     .map((s) => s.id);
-  if (!opts.deferKeep) return { subscription: await subscribe(f, request, opts.keeper), reused: false, forgotten, overlapping };
+  // Those found and not reused: one another svc process keeps meanwhile is reused instead of made again.
+  const seen = new Set(local.map((s) => s.id));
+  const keeper = opts.keeper ?? subscriptionKeeper(f);
+  const { created, kept, reused } = await create(f, request, keeper, seen);
+  if (reused) return { subscription: created, reused, forgotten, overlapping: overlapping.filter((id) => id !== created.id) };
+  if (!opts.deferKeep) {
+    await kept;
+    return { subscription: created, reused, forgotten, overlapping };
+  }
   // A fan-out goes on with the next Grant while this one is written, with those that follow;
   // unless as many as a fan-out's workers wait to be written already (what a kill -9 leaves
   // to be handed back by their keys stays that small).
-  const keeper = opts.keeper ?? subscriptionKeeper(f);
-  const { created, kept } = await create(f, request, keeper);
   if (keeper.unkept() > MAX_UNKEPT) await kept;
-  return { subscription: created, reused: false, forgotten, overlapping, kept };
+  return { subscription: created, reused, forgotten, overlapping, kept };
 }
 
 /**

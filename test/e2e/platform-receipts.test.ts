@@ -11,6 +11,7 @@ import { loginAutoApproved } from './oauth-fixture.js';
 interface StoredGrant {
   grant_id: string;
   issuer_company_id: string;
+  company_legal_name: string;
 }
 
 describe('receipt send for several companies under one document number', () => {
@@ -39,6 +40,19 @@ describe('receipt send for several companies under one document number', () => {
       expect((JSON.parse(again.stdout) as { serviceReceiptId: string }).serviceReceiptId).toBe(expected.serviceReceiptId);
       expect(again.stderr).toContain('nothing was sent again');
     }
+  });
+
+  it('receipt list names the company of each receipt when there are several (last column, piped)', async () => {
+    const m = merchant();
+    const grants = await m.json<StoredGrant[]>(['grants', 'list']);
+    const [a, b] = [grants[1]!, grants[2]!];
+    const file = await m.newReceiptFile();
+    const number = (JSON.parse(await readFile(file, 'utf8')) as { documentNumber: string }).documentNumber;
+    for (const g of [a, b]) await m.svc(['receipt', 'send', '--file', file, '--email', 'alice@example.com', '--grant', g.grant_id]);
+    const listed = await m.svc(['receipt', 'list']);
+    const rows = listed.stdout.trim().split('\n').map((l) => l.split('\t')).filter((cells) => cells[1] === number);
+    expect(rows.map((cells) => cells.at(-1)).sort()).toEqual([a.company_legal_name, b.company_legal_name].sort());
+    expect(rows.every((cells) => cells.length === 6)).toBe(true);
   });
 
   it('receipt send --batch: two lines with one number for two companies are two receipts', async () => {

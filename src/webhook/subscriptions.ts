@@ -254,6 +254,15 @@ export interface SubscribeOutcome {
   kept?: Promise<void>;
 }
 
+/** The records among `records` of Grants the profile no longer holds. */
+async function orphanedFor(f: Factory, records: readonly LocalSubscription[]): Promise<LocalSubscription[]> {
+  const of = records.filter((s) => s.grantId !== undefined);
+  if (of.length === 0) return [];
+  const [{ knownIds, readAuthorizations }, settings] = await Promise.all([import('../auth/profile.js'), f.settings()]);
+  const held = new Set(knownIds(readAuthorizations(await f.config(), settings.profile.value)));
+  return of.filter((s) => !held.has(s.grantId!));
+}
+
 function sameEvents(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);
   return left.size === new Set(b).size && b.every((e) => left.has(e));
@@ -272,14 +281,25 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   // Grant, so another company's are neither reused nor forgotten here.
   const grant = (await writeReceiptsCaller(f)).grantId;
   const request = opts.ownPath && grant !== undefined ? { ...asked, notificationUrl: ownPathUrl(asked.notificationUrl, grant) } : asked;
-  const local = (await readLocalSubscriptions(f)).filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
-  const candidates = local.filter((s) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events));
+  const all = await readLocalSubscriptions(f);
+  const local = all.filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
+  const same = (s: LocalSubscription) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events);
+  const candidates = local.filter(same);
+  // Records of a Grant the profile no longer holds (a new login replaced it: new IDs, same
+  // companies) may be this company's: the service's list under this Grant says which.
+  const orphans = candidates.length > 0 || grant === undefined ? [] : await orphanedFor(f, all.filter(same));
   let forgotten: string[] = [];
   let listed: Set<string> | undefined;
-  if (candidates.length > 0) {
+  if (candidates.length > 0 || orphans.length > 0) {
     const remote = await serviceSubscriptions(f);
     if (remote !== undefined) {
       listed = new Set(remote.map((s) => s.id));
+      const adopted = orphans.filter((s) => listed!.has(s.id));
+      if (adopted.length > 0) {
+        const ids = new Set(adopted.map((s) => s.id));
+        await updateLocalSubscriptions(f, (current) => current.map((s) => (ids.has(s.id) ? { ...s, grantId: grant } : s)));
+        candidates.push(...adopted.map((s) => ({ ...s, grantId: grant })));
+      }
       // A record of an older svc names no Grant: not listed under this one says nothing of it.
       forgotten = local.filter((s) => !listed!.has(s.id) && (s.grantId !== undefined || grant === undefined)).map((s) => s.id);
       if (forgotten.length > 0) await forgetLocally(f, forgotten);

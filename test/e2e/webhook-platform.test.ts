@@ -107,3 +107,24 @@ describe('webhook listen with a path of its own per Grant', () => {
     }
   }, 180_000);
 });
+
+describe('webhook subscribe --all-grants after a new login', () => {
+  it('a login that replaced every Grant (new IDs) reuses each company\'s subscription the service still lists: none made again', async () => {
+    const url = `http://127.0.0.1:${await freeLoopbackPort()}/relogin`;
+    const first = await runSvc(['webhook', 'subscribe', '--all-grants', '--url', url, '--json'], { home: m.home, env: m.env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const before = (await m.json<{ grant_id: string }[]>(['grants', 'list'])).map((g) => g.grant_id);
+    await m.svc(['sandbox', 'login']);
+    const after = (await m.json<{ grant_id: string }[]>(['grants', 'list'])).map((g) => g.grant_id);
+    expect(after.filter((id) => before.includes(id))).toEqual([]);
+
+    const again = await runSvc(['webhook', 'subscribe', '--all-grants', '--url', url, '--json'], { home: m.home, env: m.env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const rows = JSON.parse(again.stdout) as { id: string; reused: boolean }[];
+    expect(rows.map((r) => r.reused)).toEqual(after.map(() => true));
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set((JSON.parse(first.stdout) as { id: string }[]).map((r) => r.id)));
+    const listed = await m.json<{ id: string; grantId: string | null; notificationUrl: string; onService: boolean | null }[]>(['webhook', 'list', '--all-grants']);
+    expect(listed.filter((s) => s.notificationUrl === url && s.onService === true)).toHaveLength(COMPANIES);
+  }, 120_000);
+});
+

@@ -8,6 +8,7 @@ import { ExitCode, JqHaltError, SvcError, UsageError, errorReport, exitCodeOf, t
 import type { Factory } from './factory.js';
 import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
+import { stdoutReaderGone } from './io/reader-gone.js';
 import { colorEnabled } from './io/streams.js';
 import { reportedColumns } from './io/terminal-columns.js';
 import { wrapText } from './io/wrap.js';
@@ -138,10 +139,12 @@ function printError(error: unknown, red: (s: string) => string, debug: boolean):
 
 /**
  * A reader that stops early (`svc … | head -1`, a pager quit) closes the pipe: that is not
- * svc failing, so it ends quietly, as `gh` does, instead of with Node's EPIPE stack trace.
+ * svc failing, so it ends quietly, as `gh` does, instead of with Node's EPIPE stack trace;
+ * unless a command still at work claimed stdout's closing (src/io/reader-gone.ts).
  */
 function endQuietlyWhenThePipeCloses(stream: NodeJS.WriteStream): void {
   stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && stream === process.stdout && stdoutReaderGone()) return;
     if (error.code === 'EPIPE') process.exit(ExitCode.ok);
     throw error;
   });

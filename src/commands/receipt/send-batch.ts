@@ -18,10 +18,11 @@ import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { unknownMembers } from '../../contract/unknown-members.js';
 import { validate } from '../../contract/validate.js';
 import { jsonInputProblem } from '../../contract/json-limits.js';
-import { ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
+import { CancelError, ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
 import { readBytesInput } from '../../io/input.js';
+import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { note } from '../../io/streams.js';
 import { terminalColumns } from '../../io/terminal-columns.js';
 import { fitWidth } from '../../io/width.js';
@@ -71,13 +72,21 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   const failures: { line: number; exitCode: ExitCode }[] = [];
   const issued: [serviceReceiptId: string, grantId: string][] = [];
 
+  // A reader that stops early (`| head -1`) stops the batch: no new line is started, those
+  // under way finish (the ledger has them either way), and the batch ends as cancelled.
+  let readerGone = false;
+  let reported = 0;
+  const release = claimStdoutReaderGone(() => {
+    readerGone = true;
+  });
   const emit = (result: LineResult) => {
-    progress.print(`${jsonText(result)}\n`);
+    if (!readerGone) progress.print(`${jsonText(result)}\n`);
+    if (!readerGone) reported++;
     progress.tick();
   };
   let next = 0;
   const worker = async () => {
-    while (next < lines.length) {
+    while (next < lines.length && !readerGone) {
       const entry = lines[next++] as ParsedLine;
       if ('error' in entry) {
         failures.push({ line: entry.line, exitCode: ExitCode.usage });
@@ -95,11 +104,20 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, lines.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, lines.length)) }, worker));
+  } finally {
+    release();
+  }
   progress.done();
   // Each receipt with its company, so that later commands on it need no --grant.
   await rememberFoundUnder(f, 'receipts', issued);
 
+  if (next < lines.length) {
+    throw new CancelError(`standard output was closed after ${reported} of ${lines.length} lines: the batch stopped before the rest`, {
+      hint: 'run the same command again to finish it (what was issued is reported again, not issued twice); to see only some results, filter with --jq instead of closing the pipe',
+    });
+  }
   if (failures.length === 0) return;
   const numbers = failures.map((x) => x.line).sort((a, b) => a - b);
   throw new BatchError(

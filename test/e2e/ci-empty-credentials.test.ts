@@ -1,0 +1,63 @@
+// A CI job whose credentials did not arrive: a secret the job is not given (a pull request
+// from a fork, a misspelt secret name) reaches svc as a variable set to the empty string, or
+// only half of the client's pair is set. On a runner with no keychain the job must hear
+// which variable is at fault (exit 4, "authentication needed"), not that D-Bus cannot be
+// reached (exit 1) with a hint to store secrets in a file it never meant to use.
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeSvcHome, repoRoot, runSvc, tempDirs } from './helpers.js';
+
+const dirs = tempDirs();
+afterAll(() => dirs.cleanup());
+
+/** `svc receipt send` on a fresh runner: no secret store chosen, no D-Bus, a profile of its own. */
+async function onRunner(extra: Record<string, string>) {
+  const receipt = join(repoRoot, 'fixtures', 'receipts', 'groceries.json');
+  return runSvc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--json'], {
+    home: await makeSvcHome(dirs),
+    env: {
+      SVC_SECRET_STORE: undefined,
+      DBUS_SESSION_BUS_ADDRESS: undefined,
+      HOME: await dirs.make('svc-home-'),
+      CI: 'true',
+      SVC_PROFILE: 'ci',
+      // Nothing listens there: a command that got as far as a request would exit 8.
+      SVC_BASE_URL: 'http://127.0.0.1:9',
+      ...extra,
+    },
+  });
+}
+
+function jsonError(stderr: string): { code: string; message: string; hint: string; exitCode: number } {
+  const last = stderr.trim().split('\n').at(-1) ?? '';
+  return (JSON.parse(last) as { error: { code: string; message: string; hint: string; exitCode: number } }).error;
+}
+
+describe('CI credentials that did not arrive, on a runner with no keychain', () => {
+  it('a variable set but empty is named, exit 4: SVC_CLIENT_SECRET, SVC_API_KEY, SVC_TOKEN', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ SVC_CLIENT_ID: 'app_ci', SVC_CLIENT_SECRET: '', SVC_GRANT_ID: 'g-1' }, 'SVC_CLIENT_SECRET is set but empty'],
+      [{ SVC_API_KEY: '' }, 'SVC_API_KEY is set but empty'],
+      [{ SVC_TOKEN: '' }, 'SVC_TOKEN is set but empty'],
+      [{ SVC_CLIENT_ID: '', SVC_CLIENT_SECRET: '', SVC_GRANT_ID: '' }, 'SVC_CLIENT_ID, SVC_CLIENT_SECRET and SVC_GRANT_ID are set but empty'],
+    ];
+    for (const [env, said] of cases) {
+      const run = await onRunner(env);
+      expect(run.exitCode, `${JSON.stringify(env)}\n${run.stderr}`).toBe(4);
+      expect(run.stdout).toBe('');
+      const error = jsonError(run.stderr);
+      expect(error.code).toBe('authentication_required');
+      expect(error.message).toContain(said);
+      expect(error.hint).toContain('pull request from a fork');
+      expect(error.hint).toContain('SVC_SECRET_STORE=file');
+    }
+  }, 60_000);
+
+  it('SVC_CLIENT_ID without SVC_CLIENT_SECRET: the missing half is named, exit 4', async () => {
+    const run = await onRunner({ SVC_CLIENT_ID: 'app_ci', SVC_GRANT_ID: 'g-1' });
+    expect(run.exitCode, run.stderr).toBe(4);
+    const error = jsonError(run.stderr);
+    expect(error.message).toContain('SVC_CLIENT_ID is set but SVC_CLIENT_SECRET is not');
+    expect(error.hint).toContain('SVC_CLIENT_SECRET');
+  });
+});

@@ -47,7 +47,11 @@ export function chooseGrant(auth: Authorizations, settings: Settings, flag?: str
   }
   const ids = knownIds(auth);
   if (ids.length === 1 && ids[0] !== undefined) return ids[0];
-  if (ids.length === 0) throw new AuthError('no Grant: run `svc auth login`');
+  if (ids.length === 0) {
+    throw new AuthError('no Grant: run `svc auth login`', {
+      hint: 'with nobody to approve a login (CI): SVC_GRANT_ID with SVC_CLIENT_ID and SVC_CLIENT_SECRET, or SVC_API_KEY, or SVC_TOKEN; against a sandbox started with --auto-approve, `svc sandbox login`',
+    });
+  }
   throw new AuthError(`profile "${settings.profile.value}" has ${ids.length} Grants and no default`, {
     hint: 'choose one with `svc grants use GRANT_ID`, or pass --grant',
   });
@@ -136,7 +140,7 @@ async function openSession(f: Factory): Promise<Session> {
             try {
               return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
             } catch (error) {
-              throw await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id));
+              throw explainRefusedClient(f, await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id)));
             }
           };
       const token = await cache.acquire({ id, scope: slotOf(target, scope), force, fetch });
@@ -153,6 +157,20 @@ async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, 
   const { sandboxRestartHint } = await import('./sandbox-restart.js');
   const restarted = await sandboxRestartHint(f, grantId, typeof savedAt === 'string' ? savedAt : undefined);
   return restarted === undefined ? error : new AuthError(restarted.message, { hint: restarted.hint, cause: error.cause });
+}
+
+/**
+ * An invalid_client while the secret comes from SVC_CLIENT_SECRET: that variable is what to
+ * fix, since a secret stored with `svc auth set-secret` is not read while it is set.
+ */
+function explainRefusedClient(f: Factory, error: unknown): unknown {
+  if (!(error instanceof AuthError) || !(error.cause instanceof ApiError) || error.cause.code !== 'invalid_client') return error;
+  if ((f.env.SVC_CLIENT_SECRET ?? '') === '') return error;
+  const id = (f.env.SVC_CLIENT_ID ?? '') === '' ? 'the client ID' : 'the client ID in SVC_CLIENT_ID';
+  return new AuthError(`the service refused ${id} or the client secret in SVC_CLIENT_SECRET (invalid_client)`, {
+    hint: 'check SVC_CLIENT_SECRET (and the client ID) in the job\'s secrets; a secret stored on this machine is not used while SVC_CLIENT_SECRET is set',
+    cause: error.cause,
+  });
 }
 
 /** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */

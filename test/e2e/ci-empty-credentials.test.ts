@@ -6,12 +6,18 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSvcHome, repoRoot, runSvc, tempDirs } from './helpers.js';
+import { startMerchant, type Merchant } from './merchant.js';
+import { CLIENT_ID } from './oauth-fixture.js';
 
 const dirs = tempDirs();
-afterAll(() => dirs.cleanup());
+let m: Merchant | undefined;
+afterAll(async () => {
+  await m?.sandbox.stop();
+  await dirs.cleanup();
+});
 
 /** `svc receipt send` on a fresh runner: no secret store chosen, no D-Bus, a profile of its own. */
-async function onRunner(extra: Record<string, string>) {
+async function onRunner(extra: Record<string, string>, baseUrl = 'http://127.0.0.1:9') {
   const receipt = join(repoRoot, 'fixtures', 'receipts', 'groceries.json');
   return runSvc(['receipt', 'send', '--file', receipt, '--email', 'alice@example.com', '--json'], {
     home: await makeSvcHome(dirs),
@@ -21,8 +27,8 @@ async function onRunner(extra: Record<string, string>) {
       HOME: await dirs.make('svc-home-'),
       CI: 'true',
       SVC_PROFILE: 'ci',
-      // Nothing listens there: a command that got as far as a request would exit 8.
-      SVC_BASE_URL: 'http://127.0.0.1:9',
+      // By default nothing listens there: a command that got as far as a request would exit 8.
+      SVC_BASE_URL: baseUrl,
       ...extra,
     },
   });
@@ -59,5 +65,27 @@ describe('CI credentials that did not arrive, on a runner with no keychain', () 
     const error = jsonError(run.stderr);
     expect(error.message).toContain('SVC_CLIENT_ID is set but SVC_CLIENT_SECRET is not');
     expect(error.hint).toContain('SVC_CLIENT_SECRET');
+  });
+});
+
+describe('CI credentials the service refuses or that name no Grant', () => {
+  it('a wrong SVC_CLIENT_SECRET: exit 4 naming the variable, not `svc auth set-secret` (a stored secret would not be used)', async () => {
+    m = await startMerchant(dirs);
+    const [grant] = await m.json<{ grant_id: string }[]>(['grants', 'list']);
+    const run = await onRunner({ SVC_CLIENT_ID: CLIENT_ID, SVC_CLIENT_SECRET: 'cs_wrong', SVC_GRANT_ID: grant!.grant_id }, m.sandbox.url);
+    expect(run.exitCode, run.stderr).toBe(4);
+    const error = jsonError(run.stderr);
+    expect(error.message).toContain('SVC_CLIENT_SECRET');
+    expect(error.hint).toContain('SVC_CLIENT_SECRET');
+    expect(error.hint).not.toContain('svc auth set-secret');
+    expect(run.stderr).not.toContain('cs_wrong');
+  }, 60_000);
+
+  it('SVC_CLIENT_ID and SVC_CLIENT_SECRET without SVC_GRANT_ID: exit 4, the hint names SVC_GRANT_ID', async () => {
+    const run = await onRunner({ SVC_CLIENT_ID: 'app_ci', SVC_CLIENT_SECRET: 'cs_ci' });
+    expect(run.exitCode, run.stderr).toBe(4);
+    const error = jsonError(run.stderr);
+    expect(error.message).toContain('no Grant');
+    expect(error.hint).toContain('SVC_GRANT_ID');
   });
 });

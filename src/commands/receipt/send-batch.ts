@@ -36,6 +36,7 @@ import type { SendOptions } from './send.js';
 export const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 64;
 const IDENTIFIERS = ['email', 'phone', 'iban', 'card'] as const;
+const WARNING = 'warning: ';
 
 export interface LineError {
   code: string;
@@ -43,7 +44,7 @@ export interface LineError {
   details?: { path: string; message: string }[];
 }
 
-export type LineResult = { line: number; serviceReceiptId: string; grantId?: string } | { line: number; error: LineError };
+export type LineResult = { line: number; serviceReceiptId: string; grantId?: string; warnings?: string[] } | { line: number; error: LineError };
 
 /** A receipt that failed, and the exit code the batch ends with when all failures agree. */
 class BatchError extends SvcError {
@@ -68,7 +69,16 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   const callerFor = callers(f);
   const ledger = await f.ledger();
   const progress = createProgress(f, lines.length);
-  const quiet: IssueUi = { step: (_label, work) => work(), note: () => undefined };
+  // A line's progress notes are left out; its warnings (totals that do not add up, a device
+  // skipped) go to stderr with the line's number, as `receipt send` shows them, and into its result.
+  const lineUi = (line: number, warnings: string[]): IssueUi => ({
+    step: (_label, work) => work(),
+    note: (text) => {
+      if (!text.startsWith(WARNING)) return;
+      warnings.push(text.slice(WARNING.length));
+      progress.warn(`${WARNING}line ${line}: ${text.slice(WARNING.length)}`);
+    },
+  });
   const failures: { line: number; exitCode: ExitCode }[] = [];
   const issued: [serviceReceiptId: string, grantId: string][] = [];
 
@@ -95,9 +105,15 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
       }
       try {
         const caller = await callerFor(entry.grant);
-        const { record } = await issueReceipt(f, caller, ledger, entry.input, quiet);
+        const warnings: string[] = [];
+        const { record } = await issueReceipt(f, caller, ledger, entry.input, lineUi(entry.line, warnings));
         if (caller.grantId !== undefined) issued.push([record.serviceReceiptId, caller.grantId]);
-        emit({ line: entry.line, serviceReceiptId: record.serviceReceiptId, ...(entry.grant === undefined ? {} : { grantId: caller.grantId ?? entry.grant }) });
+        emit({
+          line: entry.line,
+          serviceReceiptId: record.serviceReceiptId,
+          ...(entry.grant === undefined ? {} : { grantId: caller.grantId ?? entry.grant }),
+          ...(warnings.length === 0 ? {} : { warnings }),
+        });
       } catch (error) {
         failures.push({ line: entry.line, exitCode: error instanceof SvcError ? error.exitCode : ExitCode.failure });
         emit({ line: entry.line, error: lineError(error) });
@@ -256,9 +272,10 @@ function concurrencyOf(value: string | undefined): number {
  * over the bar instead of after it, and the next redraw comes below it; a result line on
  * the terminal itself clears the bar first.
  */
-function createProgress(f: Factory, total: number): { print(line: string): void; tick(): void; done(): void } {
+function createProgress(f: Factory, total: number): { print(line: string): void; warn(text: string): void; tick(): void; done(): void } {
   const print = (line: string) => void f.io.stdout.write(line);
-  if (!f.io.redraw || total === 0) return { print, tick: () => undefined, done: () => undefined };
+  const warn = (text: string) => note(f.io, text);
+  if (!f.io.redraw || total === 0) return { print, warn, tick: () => undefined, done: () => undefined };
   const CLEAR = '\r\x1b[2K';
   const started = Date.now();
   let done = 0;
@@ -279,6 +296,11 @@ function createProgress(f: Factory, total: number): { print(line: string): void;
       if (!f.io.stdoutIsTTY) return print(line);
       f.io.stderr.write(CLEAR);
       print(line);
+      draw();
+    },
+    warn(text) {
+      f.io.stderr.write(CLEAR);
+      warn(text);
       draw();
     },
     tick() {

@@ -41,6 +41,8 @@ const WARNING = 'warning: ';
 export interface LineError {
   code: string;
   message: string;
+  /** `already_submitted`: the receipt the service or the ledger holds under the line's document number. */
+  serviceReceiptId?: string;
   details?: { path: string; message: string }[];
 }
 
@@ -252,7 +254,9 @@ function inputOf(value: Record<string, unknown>): ReceiptInput {
 
 /** What a failed line says: a code a script can branch on, a message, the fields at fault. Never a secret. */
 function lineError(error: unknown): LineError {
-  if (error instanceof AlreadySubmittedError) return { code: 'already_submitted', message: error.message };
+  if (error instanceof AlreadySubmittedError) {
+    return { code: 'already_submitted', message: error.message, ...(error.serviceReceiptId === undefined ? {} : { serviceReceiptId: error.serviceReceiptId }) };
+  }
   const { code, message, details } = errorReport(error);
   return { code: code === 'usage' ? 'invalid_input' : code, message, ...(details ? { details: [...details] } : {}) };
 }

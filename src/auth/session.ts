@@ -140,7 +140,7 @@ async function openSession(f: Factory): Promise<Session> {
             try {
               return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
             } catch (error) {
-              throw explainRefusedClient(f, await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id)));
+              throw explainRefusedClient(f, await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id), settings));
             }
           };
       const token = await cache.acquire({ id, scope: slotOf(target, scope), force, fetch });
@@ -150,8 +150,15 @@ async function openSession(f: Factory): Promise<Session> {
 }
 
 /** An invalid_grant from a local sandbox that forgot the Grant gets the restart hint. */
-async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, grant: Grant | undefined): Promise<unknown> {
+async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, grant: Grant | undefined, settings: Settings): Promise<unknown> {
   if (!(error instanceof AuthError) || !(error.cause instanceof ApiError) || error.cause.code !== 'invalid_grant') return error;
+  // A Grant no login here recorded, handed in by a CI job: that variable is what to check.
+  if (grant === undefined && settings.grant?.source === 'env' && settings.grant.value === grantId) {
+    return new AuthError(`the service refused Grant ${grantId} in SVC_GRANT_ID: no Grant of this client, revoked, or one a sandbox lost when it restarted (invalid_grant)`, {
+      hint: 'set SVC_GRANT_ID to a Grant of this client (`svc grants list` where it is logged in), or unset it to use the profile\'s own; against a sandbox started with --auto-approve, `svc sandbox login`',
+      cause: error.cause,
+    });
+  }
   const savedAt = grant?.saved_at;
   // Loaded only on this failure: no command pays for it otherwise.
   const { sandboxRestartHint } = await import('./sandbox-restart.js');

@@ -81,6 +81,16 @@ describe('CI credentials the service refuses or that name no Grant', () => {
     expect(run.stderr).not.toContain('cs_wrong');
   }, 60_000);
 
+  it('an SVC_GRANT_ID the service does not know: exit 4 naming SVC_GRANT_ID, not a sandbox restart', async () => {
+    const run = await onRunner({ SVC_CLIENT_ID: CLIENT_ID, SVC_CLIENT_SECRET: m!.fixture.clientSecret, SVC_GRANT_ID: 'not-a-grant' }, m!.sandbox.url);
+    expect(run.exitCode, run.stderr).toBe(4);
+    const error = jsonError(run.stderr);
+    expect(error.message).toContain('Grant not-a-grant in SVC_GRANT_ID');
+    expect(error.message).not.toMatch(/no longer knows|holds data only since/);
+    expect(error.hint).toContain('SVC_GRANT_ID');
+    expect(run.stderr).not.toContain(m!.fixture.clientSecret);
+  });
+
   it('SVC_CLIENT_ID and SVC_CLIENT_SECRET without SVC_GRANT_ID: exit 4, the hint names SVC_GRANT_ID', async () => {
     const run = await onRunner({ SVC_CLIENT_ID: 'app_ci', SVC_CLIENT_SECRET: 'cs_ci' });
     expect(run.exitCode, run.stderr).toBe(4);

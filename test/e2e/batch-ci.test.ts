@@ -36,11 +36,12 @@ async function batchFile(prefix: string, count: number, change: (n: number) => R
 }
 
 /** `set -o pipefail; svc … | head -1` as a CI script writes it: svc's own exit code and stderr. */
-async function throughHead(args: readonly string[]): Promise<{ svcExit: number; first: string; stderr: string }> {
+async function throughHead(args: readonly string[], stderrToo = false): Promise<{ svcExit: number; first: string; stderr: string }> {
   const m = merchant();
   const dir = await dirs.make('svc-head-');
   const quoted = ['node', svcBin, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const script = `set -o pipefail; ${quoted} 2>'${dir}/stderr' </dev/null | head -1; echo "svc-exit=\${PIPESTATUS[0]}"`;
+  await writeFile(join(dir, 'stderr'), '');
+  const script = `set -o pipefail; ${quoted} ${stderrToo ? '2>&1' : `2>'${dir}/stderr'`} </dev/null | head -1; echo "svc-exit=\${PIPESTATUS[0]}"`;
   const run = await execa('bash', ['-c', script], { env: svcEnv(m.home, m.env), extendEnv: false, cwd: repoRoot, reject: false, timeout: 120_000 });
   const exit = /svc-exit=(\d+)/.exec(run.stdout);
   return { svcExit: Number(exit?.[1]), first: run.stdout.split('\n')[0] ?? '', stderr: await readFile(join(dir, 'stderr'), 'utf8') };
@@ -68,6 +69,16 @@ describe('receipt send --batch in a CI script', () => {
     const added = (await serviceReceipts()).filter((id) => !before.has(id));
     expect(added.sort()).toEqual([...issued].sort());
     expect((await readLedgers(m.home.stateDir)).open).toEqual([]);
+  }, 180_000);
+
+  it('2>&1 | head -1: the closed pipe takes the error message too, and the exit code stays 3', async () => {
+    const m = merchant();
+    const file = await batchFile('BOTH', 30);
+    const cut = await throughHead(['receipt', 'send', '--batch', file, '--concurrency', '1'], true);
+    expect(JSON.parse(cut.first)).toMatchObject({ line: 1 });
+    expect(cut.svcExit).toBe(3);
+    const rerun = await runSvc(['receipt', 'send', '--batch', file], { home: m.home, env: m.env, timeout: 120_000 });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
   }, 180_000);
 
   it('the service\'s warnings on a line: on stderr with the line number, and in that line\'s result; the other lines have none', async () => {

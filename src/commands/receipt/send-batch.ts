@@ -21,7 +21,7 @@ import { jsonInputProblem } from '../../contract/json-limits.js';
 import { CancelError, ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
-import { readBytesInput } from '../../io/input.js';
+import { inputName, linesNotUtf8, readBytesInput, refuseUtf16 } from '../../io/input.js';
 import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { note } from '../../io/streams.js';
 import { terminalColumns } from '../../io/terminal-columns.js';
@@ -66,7 +66,9 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
     }
   }
   const concurrency = concurrencyOf(opts.concurrency);
-  const lines = parseLines((await readBytesInput(file, f)).toString('utf8').replace(/^\ufeff/, ''), opts.strict === true);
+  const bytes = await readBytesInput(file, f);
+  refuseUtf16(bytes, inputName(file));
+  const lines = parseLines(bytes.toString('utf8').replace(/^\ufeff/, ''), opts.strict === true, linesNotUtf8(bytes));
   warnUnknown(f, lines);
   const callerFor = callers(f);
   const ledger = await f.ledger();
@@ -192,11 +194,17 @@ function callers(f: Factory): (grant: string | undefined) => Promise<Caller> {
  * Every non-blank line, checked before anything is sent; a bad one is kept as its error. A
  * valid line keeps the paths of its unknown members (for a warning), or with `strict` fails.
  */
-export function parseLines(text: string, strict = false): ParsedLine[] {
+export function parseLines(text: string, strict = false, notUtf8: readonly number[] = []): ParsedLine[] {
   const out: ParsedLine[] = [];
+  const undecodable = new Set(notUtf8);
   text.split('\n').forEach((raw, index) => {
     const line = index + 1;
     if (raw.trim() === '') return;
+    // Read leniently, its text would carry U+FFFD where the customer's receipt has a letter.
+    if (undecodable.has(line)) {
+      out.push({ line, error: { code: 'invalid_encoding', message: `line ${line} is not UTF-8 text` } });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(raw);

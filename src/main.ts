@@ -46,6 +46,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       }
       const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/system-streams.js')]);
       const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter, env);
+      await capture.check();
       factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });
       // What the command printed is filtered whether it succeeded or not (a batch that partly
       // failed has results), and it keeps its exit code.

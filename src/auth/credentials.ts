@@ -98,6 +98,20 @@ function credentialsThatDidNotArrive(env: Readonly<Record<string, string | undef
   return undefined;
 }
 
+/**
+ * A job with nobody at the keyboard (CI, --no-input), no secret store and no credential
+ * variable at all: what it lacks is credentials, so that is what is said (exit 4), with the
+ * variables it can set, rather than the keychain it could not reach.
+ */
+export function noCredentialsWithoutStore(f: Factory, error: unknown): unknown {
+  if (!(error instanceof SecretStoreError) || !f.io.noInput) return error;
+  if (CREDENTIAL_VARIABLES.some((name) => f.env[name] !== undefined)) return error;
+  return new AuthError(`no credentials: none of SVC_API_KEY, SVC_TOKEN, SVC_CLIENT_ID + SVC_CLIENT_SECRET is set, and there is no secret store to take stored ones from (${error.message})`, {
+    hint: 'in CI, give them in the environment: SVC_CLIENT_ID, SVC_CLIENT_SECRET and SVC_GRANT_ID, or SVC_API_KEY, or SVC_TOKEN; on a machine of your own, SVC_SECRET_STORE=file keeps them in a private file',
+    cause: error,
+  });
+}
+
 /** A secret piped in: one trailing newline (from `echo`) is not part of it; empty is refused. */
 export async function readSecretFromStdin(io: IOStreams, what: string, hint: string): Promise<string> {
   const chunks: Buffer[] = [];

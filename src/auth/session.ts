@@ -9,7 +9,7 @@ import type { Grant } from '../contract/oauth.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import type { SecretStore } from '../secrets/store.js';
-import { authSecrets, clientCredentials, type ClientCredentials } from './credentials.js';
+import { authSecrets, clientCredentials, noCredentialsWithoutStore, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { authIndex, knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
@@ -107,7 +107,9 @@ async function openSession(f: Factory): Promise<Session> {
   const settings = await f.settings();
   const profile = settings.profile.value;
   const config = await f.config();
-  const secrets = await authSecrets(f, settings);
+  const secrets = await authSecrets(f, settings).catch((error: unknown) => {
+    throw noCredentialsWithoutStore(f, error);
+  });
   const auth = readAuthorizations(config, profile);
   const cache = profileTokenCache(f, secrets, profile);
   // Only a token request needs the client secret: a cache hit never reads it.

@@ -59,6 +59,16 @@ describe('CI credentials that did not arrive, on a runner with no keychain', () 
     }
   }, 60_000);
 
+  it('no credential variable at all: exit 4 naming the variables a job can set, and SVC_SECRET_STORE=file', async () => {
+    const run = await onRunner({});
+    expect(run.exitCode, run.stderr).toBe(4);
+    const error = jsonError(run.stderr);
+    expect(error.code).toBe('authentication_required');
+    expect(error.message).toContain('no credentials');
+    for (const name of ['SVC_API_KEY', 'SVC_CLIENT_SECRET', 'SVC_GRANT_ID', 'SVC_TOKEN']) expect(error.message + error.hint).toContain(name);
+    expect(error.hint).toContain('SVC_SECRET_STORE=file');
+  });
+
   it('SVC_CLIENT_ID without SVC_CLIENT_SECRET: the missing half is named, exit 4', async () => {
     const run = await onRunner({ SVC_CLIENT_ID: 'app_ci', SVC_GRANT_ID: 'g-1' });
     expect(run.exitCode, run.stderr).toBe(4);

@@ -8,6 +8,7 @@ import { ExitCode, JqHaltError, SvcError, UsageError, errorReport, exitCodeOf, t
 import type { Factory } from './factory.js';
 import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
+import { stdoutReaderGone } from './io/reader-gone.js';
 import { colorEnabled } from './io/streams.js';
 import { reportedColumns } from './io/terminal-columns.js';
 import { wrapText } from './io/wrap.js';
@@ -45,6 +46,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       }
       const [{ captureForJq }, { systemStreams }] = await Promise.all([import('./io/jq.js'), import('./io/system-streams.js')]);
       const capture = captureForJq(systemStreams({ env, noColorFlag: !globals.color, noInputFlag: !globals.input, json: true }), jqFilter, env);
+      await capture.check();
       factory = createFactory({ env, globals: { ...globals, json: true }, io: capture.io });
       // What the command printed is filtered whether it succeeded or not (a batch that partly
       // failed has results), and it keeps its exit code.
@@ -101,14 +103,17 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return ExitCode.usage;
     }
     if (error instanceof JqHaltError) {
+      decided = error.exitCode;
       guardPipes();
       process.stderr.write(error.message);
       return error.exitCode;
     }
+    // Decided before the message is written: should stderr's reader be gone, the code stays.
+    decided = exitCodeOf(error);
     const debug = factory?.debug ?? (argv.includes('--debug') || env.SVC_DEBUG === '1');
     if (json) writeJsonError(errorReport(error));
     else printError(error, red, debug);
-    return exitCodeOf(error);
+    return decided;
   }
 }
 
@@ -138,14 +143,20 @@ function printError(error: unknown, red: (s: string) => string, debug: boolean):
 
 /**
  * A reader that stops early (`svc … | head -1`, a pager quit) closes the pipe: that is not
- * svc failing, so it ends quietly, as `gh` does, instead of with Node's EPIPE stack trace.
+ * svc failing, so it ends quietly, as `gh` does, instead of with Node's EPIPE stack trace;
+ * unless a command still at work claimed stdout's closing (src/io/reader-gone.ts), and with
+ * the failure's code when one was being reported (`2>&1 | head -1`).
  */
 function endQuietlyWhenThePipeCloses(stream: NodeJS.WriteStream): void {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+    if (error.code === 'EPIPE' && stream === process.stdout && stdoutReaderGone()) return;
+    if (error.code === 'EPIPE') process.exit(decided ?? ExitCode.ok);
     throw error;
   });
 }
+
+/** The exit code of a failure, once decided: a pipe closed while it is being reported does not turn it into 0. */
+let decided: number | undefined;
 
 // process.stdout and process.stderr are streams Node makes on first use; over pipes they are
 // sockets, and node:net is loaded for them: about a tenth of `svc --help`. So they are made

@@ -65,10 +65,51 @@ export async function authSecrets(f: Factory, settings: Settings): Promise<Secre
     const clientId = settings.clientId?.value;
     const secretWithoutStore =
       environmentSecret(f) !== undefined || (clientId !== undefined && builtinSecret(settings.profile.value, clientId) !== undefined);
-    if (!secretWithoutStore) throw error;
+    if (!secretWithoutStore) throw credentialsThatDidNotArrive(f.env, error) ?? error;
     if (f.debug) note(f.io, `* ${error.message}: tokens are kept for this command only`);
     return memorySecretStore();
   }
+}
+
+const CREDENTIAL_VARIABLES = ['SVC_API_KEY', 'SVC_TOKEN', 'SVC_CLIENT_ID', 'SVC_CLIENT_SECRET', 'SVC_GRANT_ID'] as const;
+
+/**
+ * With no secret store to fall back on, the credentials a CI job meant to give in the
+ * environment and did not: a variable set to the empty string (a secret the job is not given,
+ * as on a pull request from a fork, arrives so) or a client ID without its secret. Naming
+ * that variable is what the job can act on, not the keychain it never meant to use.
+ */
+function credentialsThatDidNotArrive(env: Readonly<Record<string, string | undefined>>, unusable: SecretStoreError): AuthError | undefined {
+  const empty = CREDENTIAL_VARIABLES.filter((name) => env[name] === '');
+  const otherwise = `or set SVC_SECRET_STORE=file to use credentials stored on this machine`;
+  if (empty.length > 0) {
+    const names = empty.length === 1 ? empty[0] : `${empty.slice(0, -1).join(', ')} and ${empty.at(-1)}`;
+    return new AuthError(`${names} ${empty.length === 1 ? 'is' : 'are'} set but empty, and there is no secret store to take credentials from instead (${unusable.message})`, {
+      hint: `a CI secret the job is not given (a pull request from a fork, a misspelt secret name) arrives empty: give ${names} a value, ${otherwise}`,
+      cause: unusable,
+    });
+  }
+  if ((env.SVC_CLIENT_ID ?? '') !== '' && env.SVC_CLIENT_SECRET === undefined) {
+    return new AuthError(`SVC_CLIENT_ID is set but SVC_CLIENT_SECRET is not, and there is no secret store to take the client secret from (${unusable.message})`, {
+      hint: `set SVC_CLIENT_SECRET as well (with SVC_GRANT_ID, the Grant to act for), ${otherwise}`,
+      cause: unusable,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * A job with nobody at the keyboard (CI, --no-input), no secret store and no credential
+ * variable at all: what it lacks is credentials, so that is what is said (exit 4), with the
+ * variables it can set, rather than the keychain it could not reach.
+ */
+export function noCredentialsWithoutStore(f: Factory, error: unknown): unknown {
+  if (!(error instanceof SecretStoreError) || !f.io.noInput) return error;
+  if (CREDENTIAL_VARIABLES.some((name) => f.env[name] !== undefined)) return error;
+  return new AuthError(`no credentials: none of SVC_API_KEY, SVC_TOKEN, SVC_CLIENT_ID + SVC_CLIENT_SECRET is set, and there is no secret store to take stored ones from (${error.message})`, {
+    hint: 'in CI, give them in the environment: SVC_CLIENT_ID, SVC_CLIENT_SECRET and SVC_GRANT_ID, or SVC_API_KEY, or SVC_TOKEN; on a machine of your own, SVC_SECRET_STORE=file keeps them in a private file',
+    cause: error,
+  });
 }
 
 /** A secret piped in: one trailing newline (from `echo`) is not part of it; empty is refused. */

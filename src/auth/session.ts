@@ -9,7 +9,7 @@ import type { Grant } from '../contract/oauth.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import type { SecretStore } from '../secrets/store.js';
-import { authSecrets, clientCredentials, type ClientCredentials } from './credentials.js';
+import { authSecrets, clientCredentials, noCredentialsWithoutStore, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { authIndex, knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
@@ -47,7 +47,11 @@ export function chooseGrant(auth: Authorizations, settings: Settings, flag?: str
   }
   const ids = knownIds(auth);
   if (ids.length === 1 && ids[0] !== undefined) return ids[0];
-  if (ids.length === 0) throw new AuthError('no Grant: run `svc auth login`');
+  if (ids.length === 0) {
+    throw new AuthError('no Grant: run `svc auth login`', {
+      hint: 'with nobody to approve a login (CI): SVC_GRANT_ID with SVC_CLIENT_ID and SVC_CLIENT_SECRET, or SVC_API_KEY, or SVC_TOKEN; against a sandbox started with --auto-approve, `svc sandbox login`',
+    });
+  }
   throw new AuthError(`profile "${settings.profile.value}" has ${ids.length} Grants and no default`, {
     hint: 'choose one with `svc grants use GRANT_ID`, or pass --grant',
   });
@@ -103,7 +107,9 @@ async function openSession(f: Factory): Promise<Session> {
   const settings = await f.settings();
   const profile = settings.profile.value;
   const config = await f.config();
-  const secrets = await authSecrets(f, settings);
+  const secrets = await authSecrets(f, settings).catch((error: unknown) => {
+    throw noCredentialsWithoutStore(f, error);
+  });
   const auth = readAuthorizations(config, profile);
   const cache = profileTokenCache(f, secrets, profile);
   // Only a token request needs the client secret: a cache hit never reads it.
@@ -136,7 +142,7 @@ async function openSession(f: Factory): Promise<Session> {
             try {
               return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
             } catch (error) {
-              throw await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id));
+              throw explainRefusedClient(f, await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id), settings));
             }
           };
       const token = await cache.acquire({ id, scope: slotOf(target, scope), force, fetch });
@@ -146,13 +152,34 @@ async function openSession(f: Factory): Promise<Session> {
 }
 
 /** An invalid_grant from a local sandbox that forgot the Grant gets the restart hint. */
-async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, grant: Grant | undefined): Promise<unknown> {
+async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, grant: Grant | undefined, settings: Settings): Promise<unknown> {
   if (!(error instanceof AuthError) || !(error.cause instanceof ApiError) || error.cause.code !== 'invalid_grant') return error;
+  // A Grant no login here recorded, handed in by a CI job: that variable is what to check.
+  if (grant === undefined && settings.grant?.source === 'env' && settings.grant.value === grantId) {
+    return new AuthError(`the service refused Grant ${grantId} in SVC_GRANT_ID: no Grant of this client, revoked, or one a sandbox lost when it restarted (invalid_grant)`, {
+      hint: 'set SVC_GRANT_ID to a Grant of this client (`svc grants list` where it is logged in), or unset it to use the profile\'s own; against a sandbox started with --auto-approve, `svc sandbox login`',
+      cause: error.cause,
+    });
+  }
   const savedAt = grant?.saved_at;
   // Loaded only on this failure: no command pays for it otherwise.
   const { sandboxRestartHint } = await import('./sandbox-restart.js');
   const restarted = await sandboxRestartHint(f, grantId, typeof savedAt === 'string' ? savedAt : undefined);
   return restarted === undefined ? error : new AuthError(restarted.message, { hint: restarted.hint, cause: error.cause });
+}
+
+/**
+ * An invalid_client while the secret comes from SVC_CLIENT_SECRET: that variable is what to
+ * fix, since a secret stored with `svc auth set-secret` is not read while it is set.
+ */
+function explainRefusedClient(f: Factory, error: unknown): unknown {
+  if (!(error instanceof AuthError) || !(error.cause instanceof ApiError) || error.cause.code !== 'invalid_client') return error;
+  if ((f.env.SVC_CLIENT_SECRET ?? '') === '') return error;
+  const id = (f.env.SVC_CLIENT_ID ?? '') === '' ? 'the client ID' : 'the client ID in SVC_CLIENT_ID';
+  return new AuthError(`the service refused ${id} or the client secret in SVC_CLIENT_SECRET (invalid_client)`, {
+    hint: 'check SVC_CLIENT_SECRET (and the client ID) in the job\'s secrets; a secret stored on this machine is not used while SVC_CLIENT_SECRET is set',
+    cause: error.cause,
+  });
 }
 
 /** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */

@@ -52,7 +52,8 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
      accept: untrusted issuer, expired, another name, no common TLS version; a
      proxy that wants credentials, 407; a redirect svc does not follow)
   2  usage or invalid input: the message names the flag or field
-  3  cancelled (Ctrl-C, "no" at a prompt, consent denied)
+  3  cancelled (Ctrl-C, "no" at a prompt, consent denied, a batch whose reader closed
+     stdout before every line was started, as with | head -1)
   4  authentication needed (401, invalid_client, invalid_grant, no credentials)
   5  forbidden (403: a scope or store the Grant lacks)
   6  not found

@@ -1,6 +1,7 @@
 // JSON input files of commands (`--file F`, `--customer F`, `-` for stdin). Errors name the
 // file and, for bad JSON, the line and column; they never quote the input, which may hold
 // a customer's personal data (V8's own JSON messages do quote it).
+import { isUtf8 } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { jsonInputProblem } from '../contract/json-limits.js';
 import { UsageError, ValidationError } from '../errors.js';
@@ -19,9 +20,7 @@ export function inputName(path: string): string {
 /** Reads and parses a JSON file, or standard input for `-`; the value is for the caller's schema. */
 export async function readJsonInput(path: string, f: Reader): Promise<unknown> {
   const name = inputName(path);
-  const raw = path === '-' ? await readStdin(f) : await readPath(path);
-  // Editors on Windows save UTF-8 with a byte order mark, which JSON.parse refuses.
-  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+  const text = utf8Text(path === '-' ? await readStdin(f) : await readPath(path, null), name);
   if (text.trim() === '') throw new UsageError(`${name} is empty`, { hint: 'give a JSON document' });
   let value: unknown;
   try {
@@ -64,9 +63,52 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
   EPERM: 'permission denied',
 };
 
-async function readStdin(f: Reader): Promise<string> {
+async function readStdin(f: Reader): Promise<Buffer> {
   if (f.io.stdinIsTTY) note(f.io, 'reading JSON from standard input (end it with Ctrl-D)');
-  return (await stdinBytes(f)).toString('utf8');
+  return stdinBytes(f);
+}
+
+const SAVE_AS_UTF8 = 'save it as UTF-8 (from Windows-1252 or Latin-1: iconv -f windows-1252 -t utf-8; in PowerShell: Set-Content -Encoding utf8)';
+
+/**
+ * An input's text, which must be UTF-8: decoded leniently, a Windows-1252 or Latin-1 export
+ * ("Bäckerei" with ä as the one byte 0xE4) would reach the customer's receipt as
+ * "B\uFFFDckerei" without a word. The first line that is not UTF-8 is named (its bytes are
+ * not quoted: personal data); UTF-16 (Windows PowerShell's `>`) is named as such. A UTF-8
+ * byte order mark, as editors on Windows save one, is dropped.
+ */
+export function utf8Text(bytes: Buffer, name: string): string {
+  refuseUtf16(bytes, name);
+  const bad = linesNotUtf8(bytes);
+  if (bad.length > 0) throw new UsageError(`${name} is not UTF-8 text (line ${bad[0]})`, { hint: SAVE_AS_UTF8 });
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** UTF-16 text (it starts with a UTF-16 byte order mark) cannot be read line by line either: refused whole. */
+export function refuseUtf16(bytes: Buffer, name: string): void {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new UsageError(`${name} is UTF-16 text, not UTF-8`, { hint: SAVE_AS_UTF8 });
+  }
+}
+
+/** The numbers (from 1) of the lines whose bytes are not UTF-8. */
+export function linesNotUtf8(bytes: Buffer): number[] {
+  if (isUtf8(bytes)) return [];
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  const bad: number[] = [];
+  let start = 0;
+  for (let line = 1; start <= bytes.length; line++) {
+    const end = bytes.indexOf(0x0a, start);
+    const stop = end === -1 ? bytes.length : end;
+    try {
+      strict.decode(bytes.subarray(start, stop));
+    } catch {
+      bad.push(line);
+    }
+    start = stop + 1;
+  }
+  return bad;
 }
 
 async function stdinBytes(f: Reader): Promise<Buffer> {

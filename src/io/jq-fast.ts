@@ -758,6 +758,57 @@ function sortBy(input: Json, keyOf: (v: Json) => Json): Json[] {
     .map((x) => x.v);
 }
 
+/**
+ * The builtins `call` runs, as name/arity (and the type selectors, `strings`…): a filter that
+ * calls any other is jq's from the start (compileFastJq), so that jq compiles it before the
+ * command runs (src/io/jq.ts) instead of this path stepping aside only once there is output.
+ */
+export const FAST_CALLS: ReadonlySet<string> = new Set([
+  'empty/0',
+  'not/0',
+  'env/0',
+  'length/0',
+  'utf8bytelength/0',
+  'type/0',
+  'keys/0',
+  'keys_unsorted/0',
+  'has/1',
+  'map/1',
+  'select/1',
+  'add/0',
+  'any/0',
+  'all/0',
+  'tostring/0',
+  'tojson/0',
+  'to_entries/0',
+  'join/1',
+  'ascii_downcase/0',
+  'ascii_upcase/0',
+  'startswith/1',
+  'endswith/1',
+  'ltrimstr/1',
+  'rtrimstr/1',
+  'split/1',
+  'first/0',
+  'last/0',
+  'first/1',
+  'sort/0',
+  'sort_by/1',
+  'unique/0',
+]);
+
+/** Whether the tree calls a function `call` does not run. */
+function callsOutsideFastPath(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(callsOutsideFastPath);
+  if (value === null || typeof value !== 'object') return false;
+  const node = value as { k?: unknown; name?: unknown; args?: unknown };
+  if (node.k === 'call' && typeof node.name === 'string' && Array.isArray(node.args)) {
+    const known = FAST_CALLS.has(`${node.name}/${node.args.length}`) || (node.args.length === 0 && Object.hasOwn(TYPE_SELECTORS, node.name));
+    if (!known) return true;
+  }
+  return Object.values(value).some(callsOutsideFastPath);
+}
+
 function* call(name: string, args: Node[], input: Json, scope: Scope): Generator<Json> {
   const arity = `${name}/${args.length}`;
   switch (arity) {
@@ -886,7 +937,7 @@ function* call(name: string, args: Node[], input: Json, scope: Scope): Generator
       return;
     }
     default:
-      if (args.length === 0 && name in TYPE_SELECTORS) {
+      if (args.length === 0 && Object.hasOwn(TYPE_SELECTORS, name)) {
         if (TYPE_SELECTORS[name]!(input)) yield input;
         return;
       }
@@ -939,6 +990,7 @@ export function compileFastJq(filter: string): FastJq | undefined {
     if (e instanceof StepAside) return undefined;
     throw e;
   }
+  if (callsOutsideFastPath(tree)) return undefined;
   return {
     run(input, env) {
       try {

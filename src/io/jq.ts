@@ -24,6 +24,11 @@ export interface JqCapture {
    * goes to stderr as jq writes it, and the command's own error is the one reported.
    */
   finish(commandFailed: boolean): Promise<void>;
+  /**
+   * Refuses, before the command does anything, a filter jq cannot compile: found only at
+   * `finish`, a receipt would be issued and the command then exit 2, which reads as nothing done.
+   */
+  check(): Promise<void>;
 }
 
 interface JqRun {
@@ -48,6 +53,14 @@ export function captureForJq(io: IOStreams, filter: string, env: Readonly<Record
   jq?.catch(() => undefined);
   return {
     io: { ...io, stdout: collector, unfilteredStdout: io.stdout, stdoutIsTTY: false, json: true },
+    async check() {
+      // What the fast path compiles, jq compiles; jq with no input compiles the filter and runs nothing.
+      if (fast !== undefined || filter === '') return;
+      const run = await (await jqInstance(env)).svcRun(new Uint8Array(0), [filter]);
+      if (run.status === 0) return;
+      const message = Buffer.from(run.stderr).toString('utf8');
+      throw new UsageError(`--jq: ${message.split('\n')[0] ?? message}`, { hint: HINT });
+    },
     async finish(commandFailed) {
       const input = Buffer.concat(chunks);
       const text = input.toString('utf8');
@@ -82,26 +95,37 @@ export function captureForJq(io: IOStreams, filter: string, env: Readonly<Record
 // Node's WebAssembly, which TypeScript's lib for Node (without the DOM's) does not declare.
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown>; Instance: new (module: unknown, imports: object) => unknown } }).WebAssembly;
 
+let binary: Promise<{ compiled: unknown; factory: JqFactory }> | undefined;
 let loaded: Promise<JqModule> | undefined;
 
-/** jq's runtime with the process's environment, its binary compiled once per process. */
-function loadJq(env: Readonly<Record<string, string | undefined>>): Promise<JqModule> {
-  loaded ??= (async () => {
+/** jq's binary, compiled once per process, and its runtime. */
+function jqBinary(): Promise<{ compiled: unknown; factory: JqFactory }> {
+  binary ??= (async () => {
     const [bytes, runtime] = await Promise.all([
       readFile(packageFile('dist/jq.wasm')),
       // Bundled in its patched form (scripts/jq-runtime.mjs), whose type is JqFactory.
       import('jq-wasm/dist/build/jq.js') as Promise<unknown>,
     ]);
-    const compiled = await wasm.compile(bytes);
-    const factory = (runtime as { default?: JqFactory }).default ?? (runtime as unknown as JqFactory);
-    return factory({
-      svcEnv: wasmEnvironment(env),
-      instantiateWasm(imports: object, receive: (instance: unknown, module: unknown) => void) {
-        receive(new wasm.Instance(compiled, imports), compiled);
-        return {};
-      },
-    });
+    return { compiled: await wasm.compile(bytes), factory: (runtime as { default?: JqFactory }).default ?? (runtime as unknown as JqFactory) };
   })();
+  return binary;
+}
+
+/** An instance of jq with the process's environment. One runs one program: jq's main keeps state between runs. */
+async function jqInstance(env: Readonly<Record<string, string | undefined>>): Promise<JqModule> {
+  const { compiled, factory } = await jqBinary();
+  return factory({
+    svcEnv: wasmEnvironment(env),
+    instantiateWasm(imports: object, receive: (instance: unknown, module: unknown) => void) {
+      receive(new wasm.Instance(compiled, imports), compiled);
+      return {};
+    },
+  });
+}
+
+/** The instance that filters the output, made once per process. */
+function loadJq(env: Readonly<Record<string, string | undefined>>): Promise<JqModule> {
+  loaded ??= jqInstance(env);
   return loaded;
 }
 

@@ -175,10 +175,11 @@ async function issuedEarlier(ledger: LedgerStore, last: Intent, digest: string, 
   if (last.digest !== digest || last.result === undefined) {
     throw new AlreadySubmittedError(`${what} was already issued as ${last.result ?? 'a receipt'} with other content`, {
       hint: 'give the new receipt its own documentNumber; nothing was submitted',
+      serviceReceiptId: last.result,
     });
   }
   const record = await ledger.receipt(last.result);
-  if (!record) throw new AlreadySubmittedError(`${what} was already issued as ${last.result}`, { hint: 'nothing was submitted' });
+  if (!record) throw new AlreadySubmittedError(`${what} was already issued as ${last.result}`, { hint: 'nothing was submitted', serviceReceiptId: last.result });
   return record;
 }
 

@@ -10,6 +10,12 @@ import type { DocumentKind, Intent, LedgerStore } from '../store/ledger.js';
 /** The service already holds a document under this key or number (exit 7); nothing was issued again. */
 export class AlreadySubmittedError extends SvcError {
   override readonly exitCode = ExitCode.conflict;
+  /** The receipt held under this document number, when the service or the ledger names it. */
+  readonly serviceReceiptId: string | undefined;
+  constructor(message: string, options: { hint?: string; cause?: unknown; serviceReceiptId?: string | undefined } = {}) {
+    super(message, options);
+    this.serviceReceiptId = options.serviceReceiptId;
+  }
 }
 
 /**
@@ -68,6 +74,7 @@ export async function sendPrepared<T>(
           hint:
             'the service holds this document already (another machine, or a run whose record this ledger lacks): do not issue it again under another number; finish it where it was started, or `svc db import` that machine\'s ledger',
           cause: error,
+          serviceReceiptId: first,
         },
       );
     }

@@ -2,10 +2,11 @@
 // runtime `--jq` falls back to, patched as the build patches it): for every filter and input
 // here, the fast path either steps aside (undefined) or prints byte for byte what jq -r prints
 // with exit 0; and the common filters do not step aside, or `--jq` would be slow again.
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileFastJq } from '../../src/io/jq-fast.js';
+import { FAST_CALLS, compileFastJq } from '../../src/io/jq-fast.js';
 // @ts-expect-error: a build script without types
 import { patchedJqRuntime } from '../../scripts/jq-runtime.mjs';
 
@@ -94,6 +95,15 @@ describe('the fast path of --jq', () => {
     }
     expect(new Set(taken).size).toBeGreaterThan(100);
   }, 120_000);
+
+  it('leaves to jq from the start a filter calling a function it does not run (jq compiles it before the command runs)', async () => {
+    for (const filter of ['.a | nosuchfunction', 'constructor', 'map(toString)', '.[] | ltrimstr("a"; "b")', 'input', 'test("x")']) expect(compileFastJq(filter), filter).toBeUndefined();
+    for (const filter of ['.[] | select(.a | strings) | ascii_downcase', 'map(.x) | join(",")', 'empty']) expect(compileFastJq(filter), filter).toBeDefined();
+    // FAST_CALLS is the list of what `call` runs: each of its cases, no more, no less.
+    const source = await readFile(new URL('../../src/io/jq-fast.ts', import.meta.url), 'utf8');
+    const body = source.slice(source.indexOf('function* call('), source.indexOf('\n}\n', source.indexOf('function* call(')));
+    expect([...FAST_CALLS].sort()).toEqual([...body.matchAll(/case '([^']+)'/g)].map((m) => m[1]).sort());
+  });
 
   it('takes the common filters (they do not fall back to the WebAssembly jq)', () => {
     for (const filter of ['.[].serviceReceiptId', '.[] | select(.status == "PENDING") | .serviceReceiptId', '[.[] | {id: .serviceReceiptId, d: .documentNumber}]', 'length', '.[] | [.serviceReceiptId, .documentNumber] | @tsv', 'map(keys) | add | unique', '', '.', 'env.SVC_JQ_WANT']) {

@@ -79,7 +79,7 @@ async function credentialsFor(f: Factory, path: string): Promise<TokenSource | A
 /** `key=value`; with typing, true/false/null and numbers become JSON values. */
 function parseParam(text: string, flag: string, typed: boolean): [string, unknown] {
   const at = text.indexOf('=');
-  if (at <= 0) throw new UsageError(`${flag} ${text}: expected key=value`);
+  if (at <= 0) throw new UsageError(`${flag}${shownName(text)}: expected key=value`);
   const key = text.slice(0, at);
   const value = text.slice(at + 1);
   if (!typed) return [key, value];
@@ -89,8 +89,17 @@ function parseParam(text: string, flag: string, typed: boolean): [string, unknow
   return [key, value];
 }
 
+/**
+ * What a malformed parameter is called, without what may be its value: `-H "Authorization
+ * Bearer $TOKEN"` must not put the token into a CI log. The text before a space, ':' or '=', else nothing.
+ */
+function shownName(text: string): string {
+  const cut = text.search(/[\s:=]/);
+  return cut > 0 ? ` ${text.slice(0, cut)}…` : '';
+}
+
 function parseHeader(text: string): [string, string] {
   const at = text.indexOf(':');
-  if (at <= 0) throw new UsageError(`--header ${text.split(':')[0]}: expected "Name: value"`);
+  if (at <= 0) throw new UsageError(`--header${shownName(text)}: expected "Name: value"`);
   return [text.slice(0, at).trim().toLowerCase(), text.slice(at + 1).trim()];
 }

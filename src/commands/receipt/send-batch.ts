@@ -18,10 +18,11 @@ import { ReceiptTemplateRequest } from '../../contract/template.js';
 import { unknownMembers } from '../../contract/unknown-members.js';
 import { validate } from '../../contract/validate.js';
 import { jsonInputProblem } from '../../contract/json-limits.js';
-import { ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
+import { CancelError, ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
-import { readBytesInput } from '../../io/input.js';
+import { inputName, linesNotUtf8, readBytesInput, refuseUtf16 } from '../../io/input.js';
+import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { note } from '../../io/streams.js';
 import { terminalColumns } from '../../io/terminal-columns.js';
 import { fitWidth } from '../../io/width.js';
@@ -35,14 +36,17 @@ import type { SendOptions } from './send.js';
 export const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 64;
 const IDENTIFIERS = ['email', 'phone', 'iban', 'card'] as const;
+const WARNING = 'warning: ';
 
 export interface LineError {
   code: string;
   message: string;
+  /** `already_submitted`: the receipt the service or the ledger holds under the line's document number. */
+  serviceReceiptId?: string;
   details?: { path: string; message: string }[];
 }
 
-export type LineResult = { line: number; serviceReceiptId: string; grantId?: string } | { line: number; error: LineError };
+export type LineResult = { line: number; serviceReceiptId: string; grantId?: string; warnings?: string[] } | { line: number; error: LineError };
 
 /** A receipt that failed, and the exit code the batch ends with when all failures agree. */
 class BatchError extends SvcError {
@@ -62,22 +66,41 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
     }
   }
   const concurrency = concurrencyOf(opts.concurrency);
-  const lines = parseLines((await readBytesInput(file, f)).toString('utf8').replace(/^\ufeff/, ''), opts.strict === true);
+  const bytes = await readBytesInput(file, f);
+  refuseUtf16(bytes, inputName(file));
+  const lines = parseLines(bytes.toString('utf8').replace(/^\ufeff/, ''), opts.strict === true, linesNotUtf8(bytes));
   warnUnknown(f, lines);
   const callerFor = callers(f);
   const ledger = await f.ledger();
   const progress = createProgress(f, lines.length);
-  const quiet: IssueUi = { step: (_label, work) => work(), note: () => undefined };
+  // A line's progress notes are left out; its warnings (totals that do not add up, a device
+  // skipped) go to stderr with the line's number, as `receipt send` shows them, and into its result.
+  const lineUi = (line: number, warnings: string[]): IssueUi => ({
+    step: (_label, work) => work(),
+    note: (text) => {
+      if (!text.startsWith(WARNING)) return;
+      warnings.push(text.slice(WARNING.length));
+      progress.warn(`${WARNING}line ${line}: ${text.slice(WARNING.length)}`);
+    },
+  });
   const failures: { line: number; exitCode: ExitCode }[] = [];
   const issued: [serviceReceiptId: string, grantId: string][] = [];
 
+  // A reader that stops early (`| head -1`) stops the batch: no new line is started, those
+  // under way finish (the ledger has them either way), and the batch ends as cancelled.
+  let readerGone = false;
+  let reported = 0;
+  const release = claimStdoutReaderGone(() => {
+    readerGone = true;
+  });
   const emit = (result: LineResult) => {
-    progress.print(`${jsonText(result)}\n`);
+    if (!readerGone) progress.print(`${jsonText(result)}\n`);
+    if (!readerGone) reported++;
     progress.tick();
   };
   let next = 0;
   const worker = async () => {
-    while (next < lines.length) {
+    while (next < lines.length && !readerGone) {
       const entry = lines[next++] as ParsedLine;
       if ('error' in entry) {
         failures.push({ line: entry.line, exitCode: ExitCode.usage });
@@ -86,20 +109,35 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
       }
       try {
         const caller = await callerFor(entry.grant);
-        const { record } = await issueReceipt(f, caller, ledger, entry.input, quiet);
+        const warnings: string[] = [];
+        const { record } = await issueReceipt(f, caller, ledger, entry.input, lineUi(entry.line, warnings));
         if (caller.grantId !== undefined) issued.push([record.serviceReceiptId, caller.grantId]);
-        emit({ line: entry.line, serviceReceiptId: record.serviceReceiptId, ...(entry.grant === undefined ? {} : { grantId: caller.grantId ?? entry.grant }) });
+        emit({
+          line: entry.line,
+          serviceReceiptId: record.serviceReceiptId,
+          ...(entry.grant === undefined ? {} : { grantId: caller.grantId ?? entry.grant }),
+          ...(warnings.length === 0 ? {} : { warnings }),
+        });
       } catch (error) {
         failures.push({ line: entry.line, exitCode: error instanceof SvcError ? error.exitCode : ExitCode.failure });
         emit({ line: entry.line, error: lineError(error) });
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, lines.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, lines.length)) }, worker));
+  } finally {
+    release();
+  }
   progress.done();
   // Each receipt with its company, so that later commands on it need no --grant.
   await rememberFoundUnder(f, 'receipts', issued);
 
+  if (next < lines.length) {
+    throw new CancelError(`standard output was closed after ${reported} of ${lines.length} lines: the batch stopped before the rest`, {
+      hint: 'run the same command again to finish it (what was issued is reported again, not issued twice); to see only some results, filter with --jq instead of closing the pipe',
+    });
+  }
   if (failures.length === 0) return;
   const numbers = failures.map((x) => x.line).sort((a, b) => a - b);
   throw new BatchError(
@@ -156,11 +194,17 @@ function callers(f: Factory): (grant: string | undefined) => Promise<Caller> {
  * Every non-blank line, checked before anything is sent; a bad one is kept as its error. A
  * valid line keeps the paths of its unknown members (for a warning), or with `strict` fails.
  */
-export function parseLines(text: string, strict = false): ParsedLine[] {
+export function parseLines(text: string, strict = false, notUtf8: readonly number[] = []): ParsedLine[] {
   const out: ParsedLine[] = [];
+  const undecodable = new Set(notUtf8);
   text.split('\n').forEach((raw, index) => {
     const line = index + 1;
     if (raw.trim() === '') return;
+    // Read leniently, its text would carry U+FFFD where the customer's receipt has a letter.
+    if (undecodable.has(line)) {
+      out.push({ line, error: { code: 'invalid_encoding', message: `line ${line} is not UTF-8 text` } });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -218,7 +262,9 @@ function inputOf(value: Record<string, unknown>): ReceiptInput {
 
 /** What a failed line says: a code a script can branch on, a message, the fields at fault. Never a secret. */
 function lineError(error: unknown): LineError {
-  if (error instanceof AlreadySubmittedError) return { code: 'already_submitted', message: error.message };
+  if (error instanceof AlreadySubmittedError) {
+    return { code: 'already_submitted', message: error.message, ...(error.serviceReceiptId === undefined ? {} : { serviceReceiptId: error.serviceReceiptId }) };
+  }
   const { code, message, details } = errorReport(error);
   return { code: code === 'usage' ? 'invalid_input' : code, message, ...(details ? { details: [...details] } : {}) };
 }
@@ -238,9 +284,10 @@ function concurrencyOf(value: string | undefined): number {
  * over the bar instead of after it, and the next redraw comes below it; a result line on
  * the terminal itself clears the bar first.
  */
-function createProgress(f: Factory, total: number): { print(line: string): void; tick(): void; done(): void } {
+function createProgress(f: Factory, total: number): { print(line: string): void; warn(text: string): void; tick(): void; done(): void } {
   const print = (line: string) => void f.io.stdout.write(line);
-  if (!f.io.redraw || total === 0) return { print, tick: () => undefined, done: () => undefined };
+  const warn = (text: string) => note(f.io, text);
+  if (!f.io.redraw || total === 0) return { print, warn, tick: () => undefined, done: () => undefined };
   const CLEAR = '\r\x1b[2K';
   const started = Date.now();
   let done = 0;
@@ -261,6 +308,11 @@ function createProgress(f: Factory, total: number): { print(line: string): void;
       if (!f.io.stdoutIsTTY) return print(line);
       f.io.stderr.write(CLEAR);
       print(line);
+      draw();
+    },
+    warn(text) {
+      f.io.stderr.write(CLEAR);
+      warn(text);
       draw();
     },
     tick() {

@@ -94,7 +94,7 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     whole = opened.approved.whole;
     const receipt = item.serviceReceiptId;
     const shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
-    if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) });
     if (opts.dryRun) return { kind: 'dry-run', shown };
     await confirm(f, opts, shown.credit);
     const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits) => {

@@ -6,7 +6,7 @@ import type { fixedClock } from '../../src/clock.js';
 import { run as issue, type IssueOptions } from '../../src/commands/credit-note/issue.js';
 import type { CreditNoteSubmission } from '../../src/contract/credit-note.js';
 import type { CustomerDetails } from '../../src/contract/receipt.js';
-import type { ReturnRequest } from '../../src/contract/returns.js';
+import type { QueueItem, ReturnRequest } from '../../src/contract/returns.js';
 import { CreditNoteTemplateRequest, type ReceiptTemplateRequest } from '../../src/contract/template.js';
 import type { CreditNoteRecord } from '../../src/contract/records.js';
 import { loadCreditNotes } from '../../src/credit-notes/records.js';
@@ -221,10 +221,11 @@ describe('credit-note issue: refused before anything is submitted', () => {
     plaintext: unknown,
     setup: (h: Harness) => void | Promise<void> = () => {},
     more: Partial<IssueOptions> = {},
+    item: Partial<QueueItem> = {},
   ): Promise<{ error: ValidationError; h: Harness }> {
     const h = await shop();
     await setup(h);
-    replyQueue(h, [queueItem('req-1', plaintext, keys.current.publicKey)]);
+    replyQueue(h, [queueItem('req-1', plaintext, keys.current.publicKey, item)]);
     const error = await issue(opts('req-1', more), h.f).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).exitCode).toBe(ExitCode.usage);
@@ -278,9 +279,10 @@ describe('credit-note issue: refused before anything is submitted', () => {
     }
   });
 
-  it('a return after the 30-day window, by the clock', async () => {
-    const { error } = await refused(returnRequest([[MILK, 1]]), (h) => (h.f.clock as ReturnType<typeof fixedClock>).advance(31 * 86_400_000));
-    expect(error.issues).toEqual([{ path: 'receipt', message: expect.stringMatching(/^the return window of 30 days ended 2025-04-13T16:42:05\.000Z/) }]);
+  it('a return asked for after the 30-day window, by the clock', async () => {
+    const asked = new Date(NOW + 31 * 86_400_000).toISOString();
+    const { error } = await refused(returnRequest([[MILK, 1]]), (h) => (h.f.clock as ReturnType<typeof fixedClock>).advance(31 * 86_400_000), {}, { createdAt: asked });
+    expect(error.issues).toEqual([{ path: 'receipt', message: expect.stringMatching(new RegExp(`^asked for ${asked.replace(/\./g, '\\.')}, after the return window of 30 days ended 2025-04-13T16:42:05\\.000Z`)) }]);
   });
 
   it('BANK_TRANSFER without an IBAN', async () => {

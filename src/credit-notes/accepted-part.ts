@@ -6,6 +6,7 @@
 // `--item` (exit 2 without).
 import { userInfo, hostname } from 'node:os';
 import type { ReturnRequest } from '../contract/returns.js';
+import { RequestStateError } from '../api/credit-note.js';
 import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { AcceptedPart } from '../store/ledger.js';
@@ -29,10 +30,28 @@ export function recorder(): string {
   return `${user}@${hostname()}`;
 }
 
+/**
+ * Records the part as the decision; refused (exit 7, nothing kept) once the request has a
+ * credit note, issued or being submitted: the part it credited is the one that stands.
+ */
 export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<AcceptedPart> {
   const part: AcceptedPart = { requestId, items: items.map((i) => ({ ...i })), acceptedAt: new Date(f.clock.now()).toISOString(), acceptedBy: recorder() };
-  await (await f.ledger()).keepAcceptedPart(part);
+  const credited = await (await f.ledger()).keepAcceptedPart(part);
+  if (credited !== undefined) throw creditedAlready(requestId, credited);
   return part;
+}
+
+/** A part can no longer change once the request has a credit note (issued, or being submitted). */
+export function creditedAlready(requestId: string, documentNumber: string): RequestStateError {
+  return new RequestStateError(`return request ${requestId} already has credit note ${documentNumber} (issued, or being submitted): its accepted part can no longer change`, {
+    hint: `nothing was recorded; see what was credited with \`svc credit-note show ${requestId}\``,
+  });
+}
+
+/** Whether the part recorded now is the one a command started from (none and none are the same). */
+export function sameRecordedPart(a: AcceptedPart | undefined, b: AcceptedPart | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return samePart(a.items, b.items);
 }
 
 /** Same products at the same quantities, in any order. */

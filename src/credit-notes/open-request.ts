@@ -15,6 +15,7 @@ import { inputName, readJsonInput } from '../io/input.js';
 import { note } from '../io/streams.js';
 import { loadReceiptRecord } from '../receipts/records.js';
 import { ReceiptRecord } from '../contract/records.js';
+import type { AcceptedPart } from '../store/ledger.js';
 import type { ItemQuantity } from './item-flag.js';
 import { askPart, keepAcceptedPart, withinAcceptedPart } from './accepted-part.js';
 import { approvedPart, type ApprovedPart } from './approved.js';
@@ -34,6 +35,8 @@ export interface Opened {
   item: QueueItem;
   returnRequest: ReturnRequest;
   approved: ApprovedPart;
+  /** The part recorded for a PARTIALLY_ACCEPTED request when it was opened (asked for and recorded just now, too). */
+  acceptedPart: AcceptedPart | undefined;
   original: Original;
 }
 
@@ -42,14 +45,20 @@ export interface Opened {
  * refused naming the part. With none recorded (accepted elsewhere, or by an older svc) the
  * part is --item's, or asked for on a terminal and then recorded as the decision.
  */
-async function partToCredit(f: Factory, requestId: string, request: ReturnRequest, items: readonly ItemQuantity[], ask: boolean): Promise<readonly ItemQuantity[]> {
-  const recorded = withinAcceptedPart(await (await f.ledger()).acceptedPart(requestId), items);
-  if (recorded !== undefined) return recorded;
-  if (items.length > 0 || !ask) return items;
+async function partToCredit(
+  f: Factory,
+  requestId: string,
+  request: ReturnRequest,
+  items: readonly ItemQuantity[],
+  ask: boolean,
+): Promise<{ items: readonly ItemQuantity[]; recorded: AcceptedPart | undefined }> {
+  const recordedPart = await (await f.ledger()).acceptedPart(requestId);
+  const recorded = withinAcceptedPart(recordedPart, items);
+  if (recorded !== undefined) return { items: recorded, recorded: recordedPart };
+  if (items.length > 0 || !ask) return { items, recorded: undefined };
   note(f.io, `return request ${requestId} was accepted in part, and no part is recorded (accepted on another machine, or by an older svc)`);
   const asked = await askPart(f, requestId, request);
-  await keepAcceptedPart(f, requestId, asked);
-  return asked;
+  return { items: asked, recorded: await keepAcceptedPart(f, requestId, asked) };
 }
 
 export async function openRequest(
@@ -66,10 +75,10 @@ export async function openRequest(
     });
   }
   const returnRequest = await decryptRequest(f, item);
-  const part = item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : items;
-  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part });
+  const part = item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : { items, recorded: undefined };
+  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part.items });
   const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId);
-  return { item, returnRequest, approved, original };
+  return { item, returnRequest, approved, acceptedPart: part.recorded, original };
 }
 
 async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnRequest> {

@@ -162,7 +162,7 @@ export interface LedgerStore {
    * (a run that was killed, or one under way), `decide` is not called and that intent is
    * returned with `created: false`, to be resumed.
    */
-  reserveCreditNote(parent: string, subject: string, decide: (credits: ReceiptCredits) => NewIntent): Promise<Reserved>;
+  reserveCreditNote(parent: string, subject: string, decide: (credits: ReceiptCredits, acceptedPart: AcceptedPart | undefined) => NewIntent): Promise<Reserved>;
   /**
    * Records a receipt intent, or returns the subject's open one (`created: false`), or its
    * last done one when another process finished it meanwhile (`created: false`, state done).
@@ -194,8 +194,13 @@ export interface LedgerStore {
   /** Keeps why the merchant rejected a request (the service takes no reason) with its kept item: remember that first; false when none is kept. */
   keepRejection(requestId: string, rejection: Rejection): Promise<boolean>;
   rejection(requestId: string): Promise<Rejection | undefined>;
-  /** Records (or replaces) the part of a request the merchant accepted. */
-  keepAcceptedPart(part: AcceptedPart): Promise<void>;
+  /**
+   * Records (or replaces) the part of a request the merchant accepted, unless the request has
+   * a credit note, issued or being submitted: then nothing is kept and that credit note's
+   * document number is returned. `reserveCreditNote` hands `decide` the part as it is under
+   * the same lock, so a part and a credit note of one request never pass each other.
+   */
+  keepAcceptedPart(part: AcceptedPart): Promise<string | undefined>;
   acceptedPart(requestId: string): Promise<AcceptedPart | undefined>;
 
   /**

@@ -21,7 +21,7 @@ import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
-import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
+import { askPart, creditedAlready, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
@@ -119,7 +119,11 @@ async function partToAccept(f: Factory, caller: Caller, requestId: string, items
  * replaced only once the move succeeded: a refused move leaves the colleague's decision as is.
  */
 async function recordPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<(() => Promise<void>) | undefined> {
-  const recorded = await (await f.ledger()).acceptedPart(requestId);
+  const ledger = await f.ledger();
+  // Once credited, the part that was credited stands: refused before anything moves.
+  const credited = await ledger.lastIntent('credit-note', requestId);
+  if (credited !== undefined && credited.state !== 'abandoned') throw creditedAlready(requestId, credited.documentNumber);
+  const recorded = await ledger.acceptedPart(requestId);
   const keep = async () => void (await keepAcceptedPart(f, requestId, items));
   if (recorded !== undefined && !samePart(recorded.items, items)) return keep;
   await keep();

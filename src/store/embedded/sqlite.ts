@@ -11,7 +11,7 @@ import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/recor
 import { AcceptedItems } from '../accepted-part.js';
 import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import type { AcceptedPart, DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
@@ -179,6 +179,12 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
 
   const maybeIntent = (row: IntentRow | undefined): Intent | undefined => row && intentOf(row);
   const getIntent = (id: string) => maybeIntent(db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined);
+  const acceptedPartOf = (requestId: string): AcceptedPart | undefined => {
+    const row = db.prepare('SELECT lines, accepted_at, accepted_by FROM accepted_parts WHERE request_id = ?').get(requestId) as
+      | { lines: string; accepted_at: string; accepted_by: string | null }
+      | undefined;
+    return row && { requestId, items: decode(AcceptedItems, row.lines, `the accepted part of request ${requestId}`), acceptedAt: row.accepted_at, acceptedBy: row.accepted_by ?? undefined };
+  };
   const openOf = (kind: DocumentKind, subject: string) =>
     maybeIntent(db.prepare(`SELECT * FROM intents WHERE kind = ? AND subject = ? AND ${OPEN}`).get(kind, subject) as IntentRow | undefined);
 
@@ -212,7 +218,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       write((): Reserved => {
         const open = openOf('credit-note', subject);
         if (open) return { intent: open, created: false };
-        const draft = decide(creditsOf(parent));
+        const draft = decide(creditsOf(parent), acceptedPartOf(subject));
         const intent = insertIntent(draft);
         // The database checks again, on its line columns, before the reservation commits.
         const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);
@@ -318,18 +324,21 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     },
 
     keepAcceptedPart: (part) =>
-      write(() => {
+      write((): string | undefined => {
+        const credited = db
+          .prepare(
+            `SELECT document_number FROM credit_notes WHERE request_id = ?
+             UNION ALL SELECT document_number FROM intents WHERE kind = 'credit-note' AND subject = ? AND ${OPEN} LIMIT 1`,
+          )
+          .get(part.requestId, part.requestId) as { document_number: string } | undefined;
+        if (credited) return credited.document_number;
         db.prepare(
           `INSERT INTO accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES (?, ?, ?, ?)
            ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
         ).run(part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null);
+        return undefined;
       }),
-    acceptedPart: async (requestId) => {
-      const row = db.prepare('SELECT lines, accepted_at, accepted_by FROM accepted_parts WHERE request_id = ?').get(requestId) as
-        | { lines: string; accepted_at: string; accepted_by: string | null }
-        | undefined;
-      return row && { requestId, items: decode(AcceptedItems, row.lines, `the accepted part of request ${requestId}`), acceptedAt: row.accepted_at, acceptedBy: row.accepted_by ?? undefined };
-    },
+    acceptedPart: async (requestId) => acceptedPartOf(requestId),
 
     importRecords: (records) =>
       write((): ImportResult => {

@@ -12,7 +12,7 @@ import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
 import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
+import type { AcceptedPart, DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from './schema.js';
 import { readDatabaseStatus } from './status.js';
@@ -116,6 +116,20 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     const { rows } = await client.query(sql, params);
     return rows[0] as IntentRow | undefined;
   };
+  const acceptedPartOf = async (client: PoolClient, requestId: string): Promise<AcceptedPart | undefined> => {
+    const { rows } = await client.query('SELECT lines, accepted_at, accepted_by FROM svc_accepted_parts WHERE request_id = $1', [requestId]);
+    const row = rows[0] as { lines: unknown; accepted_at: Date; accepted_by: string | null } | undefined;
+    return (
+      row && {
+        requestId,
+        items: decode(AcceptedItems, JSON.stringify(row.lines), `the accepted part of request ${requestId}`),
+        acceptedAt: row.accepted_at.toISOString(),
+        acceptedBy: row.accepted_by ?? undefined,
+      }
+    );
+  };
+  /** A request's accepted part's lock, in the receipts' lock table (parents are service IDs, never prefixed so). */
+  const partLock = (requestId: string) => `accepted-part:${requestId}`;
   const openOf = async (client: PoolClient, kind: DocumentKind, subject: string) => {
     const row = await one(client, `SELECT * FROM svc_intents WHERE kind = $1 AND subject = $2 AND ${OPEN}`, [kind, subject]);
     return row && intentOf(row);
@@ -181,9 +195,10 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     reserveCreditNote: (parent, subject, decide) =>
       transaction(async (client) => {
         await lockReceipt(client, parent);
+        await lockReceipt(client, partLock(subject));
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
-        const draft = decide(await creditsOf(client, parent));
+        const draft = decide(await creditsOf(client, parent), await acceptedPartOf(client, subject));
         const reserved = await insertIntent(client, draft);
         // The database checks again, on its columns, before the reservation commits.
         const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);
@@ -295,27 +310,24 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
       }),
 
     keepAcceptedPart: (part) =>
-      withClient(async (client) => {
+      transaction(async (client) => {
+        // The request's part lock, which a credit note's reservation takes too (after its receipt's).
+        await lockReceipt(client, partLock(part.requestId));
+        const credited = await one(
+          client,
+          `SELECT document_number FROM svc_credit_notes WHERE request_id = $1
+           UNION ALL SELECT document_number FROM svc_intents WHERE kind = 'credit-note' AND subject = $1 AND ${OPEN} LIMIT 1`,
+          [part.requestId],
+        );
+        if (credited) return String(credited['document_number']);
         await client.query(
           `INSERT INTO svc_accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES ($1, $2, $3, $4)
            ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
           [part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null],
         );
+        return undefined;
       }),
-    acceptedPart: (requestId) =>
-      withClient(async (client) => {
-        const { rows } = await client.query('SELECT lines, accepted_at, accepted_by FROM svc_accepted_parts WHERE request_id = $1', [requestId]);
-        const row = rows[0] as { lines: unknown; accepted_at: Date; accepted_by: string | null } | undefined;
-        return (
-          row && {
-            requestId,
-            items: decode(AcceptedItems, JSON.stringify(row.lines), `the accepted part of request ${requestId}`),
-            acceptedAt: row.accepted_at.toISOString(),
-            acceptedBy: row.accepted_by ?? undefined,
-          }
-        );
-      }),
-
+    acceptedPart: (requestId) => withClient((client) => acceptedPartOf(client, requestId)),
     importRecords: (records) =>
       transaction(async (client): Promise<ImportResult> => {
         const result: ImportResult = { inserted: 0, skipped: 0, conflicts: [] };

@@ -7,7 +7,9 @@
 import { userInfo, hostname } from 'node:os';
 import type { ReturnRequest } from '../contract/returns.js';
 import { RequestStateError } from '../api/credit-note.js';
-import { UsageError } from '../errors.js';
+import { UsageError, ValidationError } from '../errors.js';
+import { ReceiptTemplateRequest } from '../contract/template.js';
+import { countableQuantityProblem } from '../contract/units.js';
 import type { Factory } from '../factory.js';
 import type { AcceptedPart } from '../store/ledger.js';
 import type { ItemQuantity } from './item-flag.js';
@@ -93,4 +95,20 @@ export async function askPart(f: Factory, requestId: string, request: ReturnRequ
     validate: (value) => partProblem(value, requestId, request),
   });
   return parsePart(text, requestId, request);
+}
+
+/**
+ * A part in pieces the receipt cannot have (half a bottle of a product sold `EA`), against
+ * the merchant's record of the receipt: ValidationError (exit 2) naming each --item, so it is
+ * refused when accepted, not only later by `issue`. Without a record here, `issue` checks it.
+ */
+export async function refuseUncountablePart(f: Factory, serviceReceiptId: string, items: readonly ItemQuantity[]): Promise<void> {
+  const record = await (await f.ledger()).receipt(serviceReceiptId);
+  const parsed = record === undefined ? undefined : ReceiptTemplateRequest.safeParse(record.templateRequest);
+  if (!parsed?.success) return;
+  const issues = items.flatMap((i) => {
+    const problem = countableQuantityProblem(parsed.data.products.find((p) => p.identifier === i.productId)?.unitCode, i.quantity);
+    return problem === undefined ? [] : [{ path: `${i.productId}:${i.quantity}`, message: `quantity ${problem}` }];
+  });
+  if (issues.length > 0) throw new ValidationError('--item', issues, { hint: 'nothing was accepted; name a whole quantity of a product counted in pieces, e.g. --item PRODUCT_ID:1' });
 }

@@ -208,6 +208,17 @@ describe('the accepted part, a decision of record (CONTRACT §8)', () => {
     ]);
   });
 
+  it('accept --item refuses half a bottle of milk (a counted unit) before anything moves, naming the flag and the unit', async () => {
+    const { requestId } = await trigger();
+    const half = await runSvc(['credit-note', 'accept', requestId, '--item', `${MILK}:0.5`], { home: m.home, env: m.env });
+    expect(half.exitCode, half.stderr).toBe(2);
+    expect(half.stderr).toContain(`${MILK}:0.5: quantity must be a whole number: EA is a unit that is counted`);
+    expect(half.stdout).toBe('');
+    const shown = await json<{ status: string; acceptedPart?: unknown }>(['credit-note', 'show', requestId]);
+    expect(shown.status).toBe('PENDING');
+    expect(shown.acceptedPart).toBeUndefined();
+  });
+
   it('issue --item may lower the recorded part', async () => {
     const { requestId } = await trigger();
     await m.svc(['credit-note', 'accept', requestId, '--item', `${MILK}:2`, '--item', `${WATER}:3`]);

@@ -21,7 +21,7 @@ import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
-import { askPart, creditedAlready, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
+import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
@@ -101,9 +101,14 @@ async function partToAccept(f: Factory, caller: Caller, requestId: string, items
   }
   if (items.length > 0) {
     approvedPart({ requestId, status: 'PARTIALLY_ACCEPTED', request, items });
+    await refuseUncountablePart(f, item.serviceReceiptId, items);
     return [...items];
   }
-  if (canPrompt(f.io)) return askPart(f, requestId, request);
+  if (canPrompt(f.io)) {
+    const asked = await askPart(f, requestId, request);
+    await refuseUncountablePart(f, item.serviceReceiptId, asked);
+    return asked;
+  }
   throw new UsageError(`accepting return request ${requestId} in part needs the part: name it with --item PRODUCT_ID:QTY (svc credit-note accept ${requestId} --item …)`, {
     hint: `it asks for ${askedPart(request)
       .split(' ')

@@ -43,11 +43,14 @@ export async function keepAcceptedPart(f: Factory, requestId: string, items: rea
   return part;
 }
 
-/** A part can no longer change once the request has a credit note (issued, or being submitted). */
-export function creditedAlready(requestId: string, documentNumber: string): RequestStateError {
-  return new RequestStateError(`return request ${requestId} already has credit note ${documentNumber} (issued, or being submitted): its accepted part can no longer change`, {
-    hint: `nothing was recorded; see what was credited with \`svc credit-note show ${requestId}\``,
-  });
+/** A request with a credit note (issued, or being submitted) keeps the decision it was credited by: its part, and not being rejected. */
+export function creditedAlready(
+  requestId: string,
+  documentNumber: string,
+  refused = 'its accepted part can no longer change',
+  hint = `nothing was recorded; see what was credited with \`svc credit-note show ${requestId}\``,
+): RequestStateError {
+  return new RequestStateError(`return request ${requestId} already has credit note ${documentNumber} (issued, or being submitted): ${refused}`, { hint });
 }
 
 /** Whether the part recorded now is the one a command started from (none and none are the same). */

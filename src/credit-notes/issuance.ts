@@ -24,7 +24,7 @@ import type { AcceptedPart, Intent } from '../store/ledger.js';
 import { partText, sameRecordedPart } from './accepted-part.js';
 import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
-import { openRequest } from './open-request.js';
+import { CLOSED_STATUSES, openRequest } from './open-request.js';
 import { creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
 import { preview } from './preview.js';
 import { callerForRequests } from './request-grant.js';
@@ -85,8 +85,14 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
   let whole = true;
   if (intent && opts.dryRun) return { kind: 'pending', requestId: opts.requestId, intent };
   if (intent) {
-    note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
     item = await findQueueItem(f, caller, opts.requestId);
+    // Nothing of it was sent yet (its bytes are kept before they are): a request closed since then is not credited.
+    if (intent.state === 'reserved' && CLOSED_STATUSES.has(item.status)) {
+      throw new RequestStateError(`return request ${item.requestId} is ${item.status} and its credit note ${intent.documentNumber}, started ${startedBy(intent)}, was never sent: it is not sent now`, {
+        hint: `close the submission with \`svc credit-note issue ${item.requestId} --abandon-pending\``,
+      });
+    }
+    note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
     // The same command again: the same --item flags as the run that reserved it.
     whole = item.status !== 'PARTIALLY_ACCEPTED' && items.length === 0;
   } else {

@@ -23,7 +23,7 @@ import { encryptedPart } from './queue.js';
 import { findQueueItem } from './queue-cache.js';
 
 /** Statuses after which the customer is owed nothing more for this request. */
-const CLOSED = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
+export const CLOSED_STATUSES: ReadonlySet<string> = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
 
 export interface Original {
   record: ReceiptRecord;
@@ -69,7 +69,7 @@ export async function openRequest(
   ask = false,
 ): Promise<Opened> {
   const item = opts.found ?? (await findQueueItem(f, caller, opts.requestId));
-  if (CLOSED.has(item.status)) {
+  if (CLOSED_STATUSES.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
       hint: 'see the open requests with `svc credit-note poll --status PENDING`',
     });

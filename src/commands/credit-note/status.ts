@@ -259,6 +259,7 @@ async function setStatuses(
   const failures: unknown[] = [];
   for (const requestId of requestIds) {
     try {
+      if (status === 'REJECTED') await refuseRejectingCredited(f, requestId);
       // A rejection's reason is kept with the item, so that is kept too.
       if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined) await keepQueueItem(f, caller, requestId);
       const part = parts?.get(requestId);
@@ -280,6 +281,23 @@ async function setStatuses(
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);
   if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
+}
+
+/**
+ * A request with a credit note issued, or one being submitted (a run killed or under way,
+ * which a re-run would finish), is not rejected: the customer would be refused and credited.
+ */
+async function refuseRejectingCredited(f: Factory, requestId: string): Promise<void> {
+  const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
+  if (intent === undefined || intent.state === 'abandoned') return;
+  throw creditedAlready(
+    requestId,
+    intent.documentNumber,
+    'it cannot be rejected',
+    intent.state === 'done'
+      ? `it was credited: close it with \`svc credit-note complete ${requestId}\``
+      : `nothing was rejected; finish the submission with \`svc credit-note issue ${requestId}\`, or close it with \`svc credit-note issue ${requestId} --abandon-pending\` and then reject`,
+  );
 }
 
 /** Keeps the item for after the move; not finding it is left to the PATCH to report, and a failure to keep it only warns. */

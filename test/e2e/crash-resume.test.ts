@@ -176,6 +176,9 @@ describe('credit-note issue, killed at each step and run again', () => {
     const { requestId } = await receiptWithReturn(`${EGGS}:1`);
     const before = await serviceDocuments('CREDIT_NOTE');
     await killAt(['credit-note', 'issue', requestId, '--yes'], { hold: post('/credit-note/template'), when: 'before' });
+    // --dry-run --json says so on stdout, like show's decision (a pipe into jq gets an object, not nothing).
+    const dry = await m.json<{ requestId: string; checks: string; reason: string }>(['credit-note', 'issue', requestId, '--dry-run']);
+    expect(dry).toMatchObject({ requestId, checks: 'not run', reason: expect.stringMatching(/^credit note CN-\S+ is being submitted/) });
 
     const rejected = await runSvc(['credit-note', 'reject', requestId, '--yes'], { home: m.home, env: m.env });
     expect(rejected.exitCode, rejected.stderr).toBe(7);

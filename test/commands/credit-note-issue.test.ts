@@ -13,7 +13,7 @@ import { loadCreditNotes } from '../../src/credit-notes/records.js';
 import { documentHash } from '../../src/crypto/hash.js';
 import { decryptJson } from '../../src/crypto/hybrid.js';
 import { toMinor } from '../../src/crypto/money.js';
-import { ExitCode, UsageError, ValidationError } from '../../src/errors.js';
+import { ExitCode, SvcError, UsageError, ValidationError } from '../../src/errors.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import { injectCustomer } from '../../src/receipts/document.js';
 import { discountedLine, groceries } from '../credit-notes/fixtures.js';
@@ -468,6 +468,23 @@ describe('credit-note issue --item: a part of the request', () => {
     ]);
     expect(h.sent).toEqual([]);
     expect(await loadCreditNotes(h.f, 'sr-1')).toEqual([]);
+  });
+
+  it('a part a colleague changes between the read and the reservation: exit 7 naming the part now, nothing reserved or sent', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2], [WATER, 6]]), keys.current.publicKey, { status: 'PARTIALLY_ACCEPTED' })]);
+    const ledger = await h.f.ledger();
+    await ledger.keepAcceptedPart({ requestId: 'req-1', items: [{ productId: WATER, quantity: 2 }], acceptedAt: new Date(NOW).toISOString(), acceptedBy: 'a@laptop' });
+    const reserve = ledger.reserveCreditNote.bind(ledger);
+    ledger.reserveCreditNote = async (...args) => {
+      await ledger.keepAcceptedPart({ requestId: 'req-1', items: [{ productId: WATER, quantity: 1 }], acceptedAt: new Date(NOW).toISOString(), acceptedBy: 'b@desk' });
+      return reserve(...args);
+    };
+    const error = (await issue(opts('req-1'), h.f).catch((e: unknown) => e)) as SvcError;
+    expect(error.exitCode).toBe(ExitCode.conflict);
+    expect(error.message).toMatch(new RegExp(`^the accepted part of return request req-1 changed while this ran: it is now ${WATER}:1 \\(recorded .* by b@desk\\)$`));
+    expect(h.sent).toEqual([]);
+    expect((await ledger.credits('sr-1')).reserved).toEqual([]);
   });
 
   it('a malformed --item is refused before any request', async () => {

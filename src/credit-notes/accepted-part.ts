@@ -36,11 +36,19 @@ export function recorder(): string {
  * Records the part as the decision; refused (exit 7, nothing kept) once the request has a
  * credit note, issued or being submitted: the part it credited is the one that stands.
  */
-export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<AcceptedPart> {
+export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[], decidedFrom: AcceptedPart | undefined): Promise<AcceptedPart> {
   const part: AcceptedPart = { requestId, items: items.map((i) => ({ ...i })), acceptedAt: new Date(f.clock.now()).toISOString(), acceptedBy: recorder() };
-  const credited = await (await f.ledger()).keepAcceptedPart(part);
-  if (credited !== undefined) throw creditedAlready(requestId, credited);
-  return part;
+  // Compare-and-set: a colleague's part recorded since this one was decided is not overwritten unseen.
+  const notKept = await (await f.ledger()).keepAcceptedPart(part, (now) => sameRecordedPart(now, decidedFrom));
+  if (notKept === undefined) return part;
+  if ('creditNote' in notKept) throw creditedAlready(requestId, notKept.creditNote);
+  throw partChanged(requestId, notKept.changed, `${partText(items)} was not recorded; see the request with \`svc credit-note show ${requestId}\` and run the command again to replace it`);
+}
+
+/** A colleague recorded another part since this run read it (exit 7). */
+export function partChanged(requestId: string, now: AcceptedPart | undefined, hint: string): RequestStateError {
+  const recorded = now === undefined ? 'not recorded' : `${partText(now.items)} (recorded ${now.acceptedAt}${now.acceptedBy ? ` by ${now.acceptedBy}` : ''})`;
+  return new RequestStateError(`the accepted part of return request ${requestId} changed while this ran: it is now ${recorded}`, { hint });
 }
 
 /** A request with a credit note (issued, or being submitted) keeps the decision it was credited by: its part, and not being rejected. */

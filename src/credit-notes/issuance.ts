@@ -20,8 +20,8 @@ import { CancelError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { canPrompt, note } from '../io/streams.js';
 import { contentDigest, startedBy } from '../receipts/submission.js';
-import type { AcceptedPart, Intent } from '../store/ledger.js';
-import { partText, sameRecordedPart } from './accepted-part.js';
+import type { Intent } from '../store/ledger.js';
+import { partChanged, sameRecordedPart } from './accepted-part.js';
 import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
 import { CLOSED_STATUSES, openRequest } from './open-request.js';
@@ -106,7 +106,9 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     await confirm(f, opts, shown.credit);
     const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
       // A colleague may have changed the accepted part since it was read; nobody can now.
-      if (item.status === 'PARTIALLY_ACCEPTED' && !sameRecordedPart(opened.acceptedPart, acceptedPart)) partChanged(item.requestId, acceptedPart);
+      if (item.status === 'PARTIALLY_ACCEPTED' && !sameRecordedPart(opened.acceptedPart, acceptedPart)) {
+        throw partChanged(item.requestId, acceptedPart, `nothing was reserved or sent; run \`svc credit-note issue ${item.requestId}\` again to credit the part as it is now`);
+      }
       // Another issue may have credited or reserved the receipt since the preview; none can now.
       const prepared = prepare(opened, creditedOf(credits), terms);
       if (!sameCreditNote(shown, prepared)) changedSincePreview(f, opts, shown, prepared);
@@ -167,12 +169,4 @@ async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whol
     note(f.io, `the credit note was issued as ${result.serviceReceiptId}, but request ${item.requestId} was not marked COMPLETED`);
     throw error;
   }
-}
-
-/** The part recorded now is not the one this run read and showed: nothing is reserved or sent (exit 7). */
-function partChanged(requestId: string, now: AcceptedPart | undefined): never {
-  throw new RequestStateError(
-    `the accepted part of return request ${requestId} changed while this ran: it is now ${now === undefined ? 'not recorded' : `${partText(now.items)} (recorded ${now.acceptedAt}${now.acceptedBy ? ` by ${now.acceptedBy}` : ''})`}`,
-    { hint: `nothing was reserved or sent; run \`svc credit-note issue ${requestId}\` again to credit the part as it is now` },
-  );
 }

@@ -58,7 +58,7 @@ async function partToCredit(
   if (items.length > 0 || !ask) return { items, recorded: undefined };
   note(f.io, `return request ${requestId} was accepted in part, and no part is recorded (accepted on another machine, or by an older svc)`);
   const asked = await askPart(f, requestId, request);
-  return { items: asked, recorded: await keepAcceptedPart(f, requestId, asked) };
+  return { items: asked, recorded: await keepAcceptedPart(f, requestId, asked, undefined) };
 }
 
 export async function openRequest(

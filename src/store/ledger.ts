@@ -98,6 +98,9 @@ export interface ReceiptCredits {
  * service's PATCH takes only the status, so the part is a decision of record kept here, and
  * `issue` credits at most it.
  */
+/** Why `keepAcceptedPart` kept nothing: the request's credit note, or the part recorded since the caller read it. */
+export type PartNotKept = { creditNote: string } | { changed: AcceptedPart | undefined };
+
 export interface AcceptedPart {
   requestId: string;
   /** Product by product, in the request's units (as `--item PRODUCT_ID:QTY` names them). */
@@ -196,11 +199,12 @@ export interface LedgerStore {
   rejection(requestId: string): Promise<Rejection | undefined>;
   /**
    * Records (or replaces) the part of a request the merchant accepted, unless the request has
-   * a credit note, issued or being submitted: then nothing is kept and that credit note's
-   * document number is returned. `reserveCreditNote` hands `decide` the part as it is under
-   * the same lock, so a part and a credit note of one request never pass each other.
+   * a credit note, issued or being submitted (`{ creditNote }`), or `unchanged` says the part
+   * recorded now is not the one the caller decided from (`{ changed }`, a colleague's since):
+   * then nothing is kept. Undefined when kept. `reserveCreditNote` hands `decide` the part as
+   * it is under the same lock, so a part and a credit note of one request never pass each other.
    */
-  keepAcceptedPart(part: AcceptedPart): Promise<string | undefined>;
+  keepAcceptedPart(part: AcceptedPart, unchanged?: (now: AcceptedPart | undefined) => boolean): Promise<PartNotKept | undefined>;
   acceptedPart(requestId: string): Promise<AcceptedPart | undefined>;
 
   /**

@@ -129,8 +129,13 @@ async function recordPart(f: Factory, requestId: string, items: readonly ItemQua
   const credited = await ledger.lastIntent('credit-note', requestId);
   if (credited !== undefined && credited.state !== 'abandoned') throw creditedAlready(requestId, credited.documentNumber);
   const recorded = await ledger.acceptedPart(requestId);
-  const keep = async () => void (await keepAcceptedPart(f, requestId, items));
-  if (recorded !== undefined && !samePart(recorded.items, items)) return keep;
+  const keep = async () => void (await keepAcceptedPart(f, requestId, items, recorded));
+  if (recorded !== undefined && !samePart(recorded.items, items)) {
+    return async () => {
+      await keep();
+      note(f.io, `replaced the part ${partText(recorded.items)} recorded ${recorded.acceptedAt}${recorded.acceptedBy ? ` by ${recorded.acceptedBy}` : ''}`);
+    };
+  }
   await keep();
   return undefined;
 }

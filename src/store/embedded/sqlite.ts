@@ -11,7 +11,7 @@ import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/recor
 import { AcceptedItems } from '../accepted-part.js';
 import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { AcceptedPart, DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
@@ -323,15 +323,16 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       return row?.rejection ? decode(Rejection, row.rejection, `the rejection of request ${requestId}`) : undefined;
     },
 
-    keepAcceptedPart: (part) =>
-      write((): string | undefined => {
+    keepAcceptedPart: (part, unchanged) =>
+      write((): PartNotKept | undefined => {
         const credited = db
           .prepare(
             `SELECT document_number FROM credit_notes WHERE request_id = ?
              UNION ALL SELECT document_number FROM intents WHERE kind = 'credit-note' AND subject = ? AND ${OPEN} LIMIT 1`,
           )
           .get(part.requestId, part.requestId) as { document_number: string } | undefined;
-        if (credited) return credited.document_number;
+        if (credited) return { creditNote: credited.document_number };
+        if (unchanged && !unchanged(acceptedPartOf(part.requestId))) return { changed: acceptedPartOf(part.requestId) };
         db.prepare(
           `INSERT INTO accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES (?, ?, ?, ?)
            ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,

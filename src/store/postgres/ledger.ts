@@ -12,7 +12,7 @@ import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
 import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { AcceptedPart, DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
+import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from './schema.js';
 import { readDatabaseStatus } from './status.js';
@@ -309,8 +309,8 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         return stored ? decode(Rejection, stored, `the rejection of request ${requestId}`) : undefined;
       }),
 
-    keepAcceptedPart: (part) =>
-      transaction(async (client) => {
+    keepAcceptedPart: (part, unchanged) =>
+      transaction(async (client): Promise<PartNotKept | undefined> => {
         // The request's part lock, which a credit note's reservation takes too (after its receipt's).
         await lockReceipt(client, partLock(part.requestId));
         const credited = await one(
@@ -319,7 +319,11 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
            UNION ALL SELECT document_number FROM svc_intents WHERE kind = 'credit-note' AND subject = $1 AND ${OPEN} LIMIT 1`,
           [part.requestId],
         );
-        if (credited) return String(credited['document_number']);
+        if (credited) return { creditNote: String(credited['document_number']) };
+        if (unchanged) {
+          const now = await acceptedPartOf(client, part.requestId);
+          if (!unchanged(now)) return { changed: now };
+        }
         await client.query(
           `INSERT INTO svc_accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES ($1, $2, $3, $4)
            ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,

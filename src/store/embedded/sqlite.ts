@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/records.js';
 import { AcceptedItems } from '../accepted-part.js';
-import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { CreditNoteNumberTakenError, NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -95,6 +95,15 @@ const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (service_receipt_id, parent
  * issued credit notes and open reservations credit beyond what was bought, in millionths (QTY_SCALE of the credit-note checks), since SQLite
  * adds fractional quantities as doubles.
  */
+/** The issuer's credit note (issued, or being submitted) of another request under a number: its receipt's issuer is the issuer. */
+const CREDIT_NOTE_NUMBER_TAKEN = `
+  SELECT cn.request_id FROM credit_notes cn JOIN receipts r ON r.service_receipt_id = cn.parent
+   WHERE cn.document_number = ?1 AND cn.request_id <> ?2 AND r.issuer = (SELECT issuer FROM receipts WHERE service_receipt_id = ?3)
+  UNION ALL
+  SELECT i.subject FROM intents i JOIN receipts r ON r.service_receipt_id = i.parent
+   WHERE i.kind = 'credit-note' AND i.${OPEN} AND i.document_number = ?1 AND i.subject <> ?2 AND r.issuer = (SELECT issuer FROM receipts WHERE service_receipt_id = ?3)
+  LIMIT 1`;
+
 const OVER_CREDITED = `
   WITH taken AS (
     SELECT original_line, quantity FROM credit_note_lines WHERE parent = ?1
@@ -219,6 +228,8 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
         const open = openOf('credit-note', subject);
         if (open) return { intent: open, created: false };
         const draft = decide(creditsOf(parent), acceptedPartOf(subject));
+        const taken = db.prepare(CREDIT_NOTE_NUMBER_TAKEN).get(draft.documentNumber, subject, parent) as { request_id: string } | undefined;
+        if (taken) throw new CreditNoteNumberTakenError(draft.documentNumber, taken.request_id);
         const intent = insertIntent(draft);
         // The database checks again, on its line columns, before the reservation commits.
         const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);

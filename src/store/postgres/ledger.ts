@@ -10,7 +10,7 @@ import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/recor
 import { AcceptedItems } from '../accepted-part.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
-import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { CreditNoteNumberTakenError, NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
 import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
@@ -22,6 +22,14 @@ import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
 /** A credit note goes in with its issuer: its receipt's, when the ledger records the receipt (else unknown, NULL). */
+/** The issuer's credit note (issued, or being submitted) of another request under a number: its receipt's issuer is the issuer. */
+const CREDIT_NOTE_NUMBER_TAKEN = `WITH issuer AS (SELECT issuer FROM svc_receipts WHERE service_receipt_id = $3)
+  SELECT cn.request_id FROM svc_credit_notes cn JOIN svc_receipts r ON r.service_receipt_id = cn.parent
+   WHERE cn.document_number = $1 AND cn.request_id <> $2 AND r.issuer = (SELECT issuer FROM issuer)
+  UNION ALL
+  SELECT i.subject FROM svc_intents i JOIN svc_receipts r ON r.service_receipt_id = i.parent
+   WHERE i.kind = 'credit-note' AND i.${OPEN} AND i.document_number = $1 AND i.subject <> $2 AND r.issuer = (SELECT issuer FROM issuer)
+  LIMIT 1`;
 const INSERT_CREDIT_NOTE = `INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record, issuer)
   VALUES ($1, $2, $3, $4, $5, $6, (SELECT issuer FROM svc_receipts WHERE service_receipt_id = $2))`;
 
@@ -199,6 +207,8 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
         const draft = decide(await creditsOf(client, parent), await acceptedPartOf(client, subject));
+        const [taken] = (await client.query(CREDIT_NOTE_NUMBER_TAKEN, [draft.documentNumber, subject, parent])).rows as { request_id: string }[];
+        if (taken) throw new CreditNoteNumberTakenError(draft.documentNumber, taken.request_id);
         const reserved = await insertIntent(client, draft);
         // The database checks again, on its columns, before the reservation commits.
         const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);

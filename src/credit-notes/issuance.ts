@@ -105,8 +105,8 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     if (opts.dryRun) return { kind: 'dry-run', shown };
     await confirm(f, opts, shown.credit);
     const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
-      // A colleague may have changed the accepted part since it was read; nobody can now.
-      if (item.status === 'PARTIALLY_ACCEPTED' && !sameRecordedPart(opened.acceptedPart, acceptedPart)) {
+      // A colleague may have accepted in part, or changed the part, since it was read; nobody can now.
+      if (!sameRecordedPart(opened.acceptedPart, acceptedPart)) {
         throw partChanged(item.requestId, acceptedPart, `nothing was reserved or sent; run \`svc credit-note issue ${item.requestId}\` again to credit the part as it is now`);
       }
       // Another issue may have credited or reserved the receipt since the preview; none can now.

@@ -35,7 +35,7 @@ export interface Opened {
   item: QueueItem;
   returnRequest: ReturnRequest;
   approved: ApprovedPart;
-  /** The part recorded for a PARTIALLY_ACCEPTED request when it was opened (asked for and recorded just now, too). */
+  /** The part recorded when the request was opened (for a PARTIALLY_ACCEPTED one, asked for and recorded just now, too). */
   acceptedPart: AcceptedPart | undefined;
   original: Original;
 }
@@ -75,7 +75,9 @@ export async function openRequest(
     });
   }
   const returnRequest = await decryptRequest(f, item);
-  const part = item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : { items, recorded: undefined };
+  // Read whatever the status: a part recorded while an issue runs (a colleague accepting in part) must stop it.
+  const part =
+    item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : { items, recorded: await (await f.ledger()).acceptedPart(item.requestId) };
   const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part.items });
   const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId);
   return { item, returnRequest, approved, acceptedPart: part.recorded, original };

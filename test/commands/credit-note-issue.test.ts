@@ -487,6 +487,22 @@ describe('credit-note issue --item: a part of the request', () => {
     expect((await ledger.credits('sr-1')).reserved).toEqual([]);
   });
 
+  it('a PENDING request a colleague accepts in part while the whole is being issued: exit 7, nothing reserved or sent', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2], [WATER, 6]]), keys.current.publicKey)]);
+    const ledger = await h.f.ledger();
+    const reserve = ledger.reserveCreditNote.bind(ledger);
+    ledger.reserveCreditNote = async (...args) => {
+      await ledger.keepAcceptedPart({ requestId: 'req-1', items: [{ productId: WATER, quantity: 2 }], acceptedAt: new Date(NOW).toISOString(), acceptedBy: 'b@desk' });
+      return reserve(...args);
+    };
+    const error = (await issue(opts('req-1'), h.f).catch((e: unknown) => e)) as SvcError;
+    expect(error.exitCode).toBe(ExitCode.conflict);
+    expect(error.message).toContain(`changed while this ran: it is now ${WATER}:2`);
+    expect(h.sent).toEqual([]);
+    expect((await ledger.credits('sr-1')).reserved).toEqual([]);
+  });
+
   it('a malformed --item is refused before any request', async () => {
     const h = await shop();
     const error = await issue(opts('req-1', { item: [`${MILK}:0`] }), h.f).catch((e: unknown) => e);

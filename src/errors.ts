@@ -63,8 +63,8 @@ export class NotFoundError extends SvcError {
  */
 export class PartialFailureError extends SvcError {
   override readonly exitCode: ExitCode;
-  constructor(message: string, failures: readonly unknown[], total: number) {
-    super(message);
+  constructor(message: string, failures: readonly unknown[], total: number, options: { hint?: string | undefined } = {}) {
+    super(message, options.hint === undefined ? {} : { hint: options.hint });
     this.exitCode = partialExitCode(failures.map(exitCodeOf), total);
   }
 }

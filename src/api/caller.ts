@@ -8,6 +8,8 @@ export interface Caller {
   auth: TokenSource | ApiKeyAuth;
   /** The Grant acted for; undefined with an API key or a handed-in SVC_TOKEN. */
   grantId?: string | undefined;
+  /** The company of that Grant, when the profile records it: receipts are numbered per company. */
+  companyId?: string | undefined;
 }
 
 /** CONTRACT.md §5: recipient resolution and every `/receipt/*` operation. */

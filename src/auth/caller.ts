@@ -3,6 +3,7 @@
 import { WRITE_RECEIPTS, type Caller } from '../api/caller.js';
 import { SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { grantEntries } from './grant-select.js';
 import { readAuthorizations } from './profile.js';
 
 /**
@@ -17,7 +18,14 @@ export async function writeReceiptsCaller(f: Factory, grant?: string): Promise<C
   // Imported on use, like every verb's heavier dependencies.
   const { tokenSourceFor } = await import('./session.js');
   const auth = await tokenSourceFor(f, { scope: WRITE_RECEIPTS, grant });
-  return { api: await f.api(), auth, grantId: auth.grantId };
+  return { api: await f.api(), auth, grantId: auth.grantId, companyId: await companyOf(f, auth.grantId) };
+}
+
+/** The company a Grant of the profile acts for; undefined for a Grant it does not record (SVC_GRANT_ID, SVC_TOKEN). */
+async function companyOf(f: Factory, grantId: string | undefined): Promise<string | undefined> {
+  if (grantId === undefined) return undefined;
+  const settings = await f.settings();
+  return grantEntries(readAuthorizations(await f.config(), settings.profile.value)).find((e) => e.id === grantId)?.companyId;
 }
 
 async function companyApiKey(f: Factory): Promise<string | undefined> {

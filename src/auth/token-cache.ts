@@ -15,7 +15,7 @@ import * as z from 'zod';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../crypto/hash.js';
 import type { SecretStore } from '../secrets/store.js';
-import { describeHolder, tryLock, withLock } from '../store/lock.js';
+import { describeHolder, tryLock, withLock, type HeldLock } from '../store/lock.js';
 import type { RenewalClaim, StoredTokens, TokenFile } from '../store/token-file.js';
 
 /** A token is renewed when less than this is left, so it cannot expire on the way. */
@@ -202,6 +202,14 @@ export function createTokenCache(opts: TokenCacheOptions): TokenCache {
 // as the OS released the lock file for it. Nothing is guessed from times or pids.
 
 const renewers = new Map<string, Promise<{ owner: string; pid: number }>>();
+/**
+ * The renewers' held locks, referenced for as long as the process lives: a lock nothing
+ * refers to is garbage, and collecting it closes its SQLite connection, which frees the OS
+ * lock. Its claims then look dead to every other process, which took them over and asked
+ * the service again (12 fan-outs at once over 299 Grants made 395 token requests, not 299;
+ * under the code flow, two refreshes of one refresh token).
+ */
+const heldRenewerLocks: HeldLock[] = [];
 
 function renewerLockPath(lockDir: string, owner: string): string {
   return join(lockDir, `renewer-${owner}.lock`);
@@ -216,6 +224,7 @@ function renewer(lockDir: string): Promise<{ owner: string; pid: number }> {
       const path = renewerLockPath(lockDir, owner);
       const held = await tryLock(path, { renewer: true });
       if ('heldBy' in held) throw new Error(`${path} is held by another process`);
+      heldRenewerLocks.push(held);
       process.once('exit', () => {
         for (const file of [path, `${path}.holder`]) rmSync(file, { force: true });
       });

@@ -3,10 +3,41 @@
 import type { Caller } from '../api/caller.js';
 import { rememberRequestIds, type RememberedRequest } from '../completion/cache.js';
 import type { Factory } from '../factory.js';
-import { callerForFound, rememberFoundBy } from '../grants/found.js';
+import { writeReceiptsCaller } from '../auth/caller.js';
+import { callerForFound, grantOfFound, rememberFoundBy } from '../grants/found.js';
+import { resolveRequestIds } from './request-id.js';
 
 export function callerForRequests(f: Factory, requestIds: readonly string[]): Promise<Caller> {
   return callerForFound(f, 'requests', requestIds);
+}
+
+/** A request made whole, with the caller of the company it belongs to. */
+export interface RequestOf {
+  requestId: string;
+  caller: Caller;
+}
+
+/**
+ * The given requests (IDs or unique prefixes) in the given order, each whole and with the
+ * caller of the company it was found under: `accept A B` with A and B found by a poll over
+ * several companies moves each under its own Grant. One caller for all with --grant, or when
+ * they share a Grant; IDs found under none go with the default's.
+ */
+export async function requestsOf(f: Factory, given: readonly string[]): Promise<RequestOf[]> {
+  const grants = given.length < 2 ? [undefined] : await Promise.all(given.map((id) => grantOfFound(f, 'requests', [id])));
+  if (new Set(grants).size < 2) {
+    const caller = await callerForRequests(f, given);
+    return (await resolveRequestIds(f, caller, given)).map((requestId) => ({ requestId, caller }));
+  }
+  const groups = new Map<string | undefined, number[]>();
+  grants.forEach((grant, index) => groups.set(grant, [...(groups.get(grant) ?? []), index]));
+  const out: RequestOf[] = new Array(given.length);
+  for (const [grant, indexes] of groups) {
+    const caller = await writeReceiptsCaller(f, grant);
+    const whole = await resolveRequestIds(f, caller, indexes.map((i) => given[i]!));
+    indexes.forEach((i, k) => (out[i] = { requestId: whole[k]!, caller }));
+  }
+  return out;
 }
 
 /** What a poll saw: for completion (the IDs and statuses) and for the verbs that act on them (their Grant). */

@@ -2,10 +2,13 @@
 // Grant, a bounded number at a time, every request of the run behind one pacer (a 429's
 // Retry-After holds them all, so there is no storm after it), the same retries as a single
 // command (the ApiClient's), and each Grant's failure kept to that Grant: reported, never
-// stopping the others. The commands merge what comes back (src/grants/report.ts).
+// stopping the others. The commands merge what comes back (src/grants/report.ts). Ctrl-C or
+// SIGTERM starts no further Grant: those under way are finished, and the rest come back as
+// failed with a NotRunError, so that the command reports what was done (a second signal
+// ends the process at once).
 import { grantEntries, selectGrant, type GrantEntry } from '../auth/grant-select.js';
 import { readAuthorizations } from '../auth/profile.js';
-import { UsageError } from '../errors.js';
+import { CancelError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { readBytesInput } from '../io/input.js';
 import type { ApiClient } from '../api/client.js';
@@ -77,6 +80,15 @@ export interface FanOutOptions {
   concurrency: number;
   /** For the progress line: "polling". */
   what: string;
+  /** Leave SIGINT and SIGTERM to the caller (a --watch, which stops on them itself). */
+  signals?: 'caller' | undefined;
+}
+
+/** A Grant the run did not start: the process was asked to stop first (exit 3, cancelled). */
+export class NotRunError extends CancelError {
+  constructor(readonly signal: string) {
+    super(`not run: stopped by ${signal}`, { hint: 'run the same command again for the companies not run' });
+  }
 }
 
 /**
@@ -92,8 +104,15 @@ export async function fanOut<T>(f: Factory, targets: readonly GrantEntry[], work
   const outcomes: ({ value: T } | { error: unknown })[] = new Array(targets.length);
   const progress = startProgress(f, opts.what, targets.length);
   let next = 0;
+  let stoppedBy: string | undefined;
+  const stop = opts.signals === 'caller' || targets.length < 2 ? undefined : f.stopSignal();
+  void stop?.stopped.then((signal) => {
+    stoppedBy = signal;
+    const underWay = Math.min(next, targets.length) - outcomes.filter((o) => o !== undefined).length;
+    if (underWay > 0) f.io.stderr.write(`${f.io.redraw ? '\r\x1b[K' : ''}${signal}: finishing the ${underWay} Grant${underWay === 1 ? '' : 's'} under way, starting no other (again to quit at once)\n`);
+  });
   const worker = async () => {
-    while (next < targets.length) {
+    while (next < targets.length && stoppedBy === undefined) {
       const index = next++;
       const target = targets[index]!;
       try {
@@ -109,11 +128,12 @@ export async function fanOut<T>(f: Factory, targets: readonly GrantEntry[], work
     await Promise.all(Array.from({ length: Math.min(opts.concurrency, targets.length) }, worker));
   } finally {
     progress.end();
+    stop?.dispose();
     if (api !== shared) await api.close();
   }
   const result: FanOutResult<T> = { ok: [], failed: [] };
-  outcomes.forEach((outcome, index) => {
-    const target = targets[index]!;
+  targets.forEach((target, index) => {
+    const outcome = outcomes[index] ?? { error: new NotRunError(stoppedBy ?? 'a signal') };
     if ('error' in outcome) result.failed.push({ target, error: outcome.error });
     else result.ok.push({ target, value: outcome.value });
   });

@@ -4,11 +4,15 @@
 // with their common error, and under --json each Grant is still an element on stdout, as
 // `accept A B` with both refused (one JSON error last on stderr, no line before it).
 import type { GrantEntry } from '../auth/grant-select.js';
-import { PartialFailureError, errorReport, type ErrorReport } from '../errors.js';
+import { PartialFailureError, SvcError, errorReport, type ErrorReport } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { writeJson } from '../io/output.js';
 import { printable } from '../io/printable.js';
 import { note } from '../io/streams.js';
+import { NotRunError } from './fan-out.js';
+
+/** More companies than this failing with one message are said in one line. */
+const SAID_ONE_BY_ONE = 3;
 
 export interface FailedGrant {
   target: GrantEntry;
@@ -25,12 +29,32 @@ export function failureElements(failed: readonly FailedGrant[]): FailureElement[
   return failed.map(({ target, error }) => ({ grantId: target.id, companyId: target.companyId, error: errorReport(error) }));
 }
 
-/** One stderr line per failed Grant, naming its company; under --json only when `always` (a watch). */
-export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts: { always?: boolean } = {}): void {
+/**
+ * One stderr line per failed Grant, naming its company, and one for all those a signal kept
+ * from running; under --json only when `always` (a watch).
+ */
+export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts: { always?: boolean; total?: number } = {}): void {
   if (f.io.json && !opts.always) return;
+  const notRun = failed.filter((x) => x.error instanceof NotRunError);
+  // The same failure of many companies (the service unreachable, a proxy refusing) is one
+  // line naming a few of them, not a screenful of the same message.
+  const byMessage = new Map<string, GrantEntry[]>();
   for (const { target, error } of failed) {
+    if (error instanceof NotRunError) continue;
     const message = error instanceof Error ? error.message : String(error);
-    note(f.io, `error: ${printable(target.company)} (${target.id}): ${printable(message)}`);
+    byMessage.set(message, [...(byMessage.get(message) ?? []), target]);
+  }
+  for (const [message, targets] of byMessage) {
+    if (targets.length > SAID_ONE_BY_ONE) {
+      note(f.io, `error: ${targets.length} companies (${printable(targets.slice(0, 3).map((t) => t.company).join(', '))}, …): ${printable(message)}`);
+      continue;
+    }
+    for (const target of targets) note(f.io, `error: ${printable(target.company)} (${target.id}): ${printable(message)}`);
+  }
+  if (notRun.length > 0) {
+    const first = notRun[0]!.error as NotRunError;
+    const of = opts.total === undefined ? '' : ` of ${opts.total}`;
+    note(f.io, `error: stopped by ${first.signal}: ${notRun.length}${of} Grant${notRun.length === 1 && of === '' ? '' : 's'} not run (${printable(notRun.slice(0, 3).map((x) => x.target.company).join(', '))}${notRun.length > 3 ? ', …' : ''}); run the same command again for them`);
   }
 }
 
@@ -38,10 +62,13 @@ export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts:
 export function failIfAllFailed(f: Factory, failed: readonly FailedGrant[], total: number, done: string): void {
   if (failed.length === 0 || failed.length < total) return;
   if (total === 1) throw failed[0]!.error;
-  reportFailures(f, failed);
+  reportFailures(f, failed, { total });
   if (f.io.json) writeJson(f.io, failureElements(failed));
   const first = failed[0]!.error;
-  throw new PartialFailureError(`none of the ${total} Grants could be ${done}: ${first instanceof Error ? first.message : String(first)}`, failed.map((x) => x.error), total);
+  // Every company failed the same way: what to do about it is that failure's hint.
+  const hints = new Set(failed.map((x) => (x.error instanceof SvcError ? x.error.hint : undefined)));
+  const hint = hints.size === 1 ? [...hints][0] : undefined;
+  throw new PartialFailureError(`none of the ${total} Grants could be ${done}: ${first instanceof Error ? first.message : String(first)}`, failed.map((x) => x.error), total, { hint });
 }
 
 /** After the output: some Grants failed, each reported already. */

@@ -1,9 +1,10 @@
 // Issuing one receipt under an intent of the ledger, shared by `receipt send` and
 // `receipt send --batch`: template → resolve → inject the customer → encrypt per device,
 // recorded with its exact bytes and Idempotency-Key before it is sent, then sent and
-// recorded. A receipt is identified by its document number (CONTRACT §8): the same number
-// and content again is the same receipt (an open intent is finished, a done one reported),
-// the same number with other content is refused.
+// recorded. A receipt is identified by its company and document number (CONTRACT §8): the
+// same number and content again is the same receipt (an open intent is finished, a done one
+// reported), the same number with other content is refused; another company's receipt under
+// that number (a platform's, `--grant`) is another receipt.
 import type { Caller } from '../api/caller.js';
 import { createReceiptTemplate, submitEncryptedReceipt } from '../api/receipt.js';
 import { resolveRecipient, type RecipientLookup } from '../api/recipient.js';
@@ -70,14 +71,15 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
   const documentNumber = request.documentNumber;
   const what = `receipt ${documentNumber}`;
   const digest = contentDigest({ request, lookup: lookup.request, customer });
-  const last = await ledger.lastIntent('receipt', documentNumber);
+  const subject = receiptSubject(documentNumber, caller.companyId);
+  const last = await intentOf(ledger, 'lastIntent', documentNumber, caller.companyId);
   if (last?.state === 'done') return { record: await issuedEarlier(ledger, last, digest, what), earlier: true };
-  if (input.abandonPending) await abandonOpen(ledger, documentNumber, what, ui);
+  if (input.abandonPending) await abandonOpen(ledger, documentNumber, caller.companyId, what, ui);
 
   // A receipt reserves nothing, so its intent is recorded once the request is built, with
   // the request: a run killed before that sent nothing. One left open by an earlier run
   // (or by another process sending the same receipt) is finished instead.
-  let intent = await ledger.openIntent('receipt', documentNumber);
+  let intent = await intentOf(ledger, 'openIntent', documentNumber, caller.companyId);
   if (!intent) {
     const built = await buildReceipt(caller, input, ui);
     const context: Prepared = {
@@ -91,7 +93,7 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
     const idempotencyKey = input.idempotencyKey ?? derivedIdempotencyKey(issuer, 'receipt', documentNumber);
     const reserved = await ledger.reserveReceipt({
       kind: 'receipt',
-      subject: documentNumber,
+      subject,
       documentNumber,
       digest,
       issuer,
@@ -180,11 +182,42 @@ async function issuedEarlier(ledger: LedgerStore, last: Intent, digest: string, 
   return record;
 }
 
-async function abandonOpen(ledger: LedgerStore, documentNumber: string, what: string, ui: IssueUi): Promise<void> {
-  const open = await ledger.openIntent('receipt', documentNumber);
+async function abandonOpen(ledger: LedgerStore, documentNumber: string, companyId: string | undefined, what: string, ui: IssueUi): Promise<void> {
+  const open = await intentOf(ledger, 'openIntent', documentNumber, companyId);
   if (!open) return;
   await ledger.abandon(open.id);
   ui.note(`abandoned the submission of ${what} started ${startedBy(open)}`);
+}
+
+/**
+ * A receipt's subject in the ledger: its number within its company when the caller acts for
+ * a Grant the profile records (each company of a platform numbers its own receipts), else the
+ * number alone (an API key is one company's).
+ */
+function receiptSubject(documentNumber: string, companyId: string | undefined): string {
+  return companyId === undefined ? documentNumber : `${companyId}/${documentNumber}`;
+}
+
+/**
+ * The company's intent of a receipt; one recorded under the number alone (by an svc before
+ * receipts were kept per company, or with an API key) counts when its template names this
+ * company as the supplier.
+ */
+async function intentOf(ledger: LedgerStore, which: 'lastIntent' | 'openIntent', documentNumber: string, companyId: string | undefined): Promise<Intent | undefined> {
+  const subject = receiptSubject(documentNumber, companyId);
+  const own = await ledger[which]('receipt', subject);
+  if (own !== undefined || subject === documentNumber) return own;
+  const bare = await ledger[which]('receipt', documentNumber);
+  const template = (bare?.context as Partial<Prepared> | undefined)?.template;
+  return template !== undefined && supplierOf(template) === companyId ? bare : undefined;
+}
+
+function supplierOf(template: ReceiptRecord['template']): string | undefined {
+  try {
+    return supplierPartyIdOf(template);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Recipients whose key this svc can wrap for; the others are named and left out. */

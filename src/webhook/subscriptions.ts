@@ -139,7 +139,11 @@ async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubsc
 export interface SubscriptionKeeper {
   /** Subscriptions handed to `keep` and not written yet. */
   unkept(): number;
-  intentKey(grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<string>;
+  /**
+   * The key to create it under; or, when another process kept a subscription for the same
+   * Grant, URL and events since the caller looked (none of the `seen` IDs), that one.
+   */
+  intentKey(grantId: string | undefined, request: WebhookSubscriptionRequest, seen?: ReadonlySet<string>): Promise<{ key: string } | { kept: LocalSubscription }>;
   keep(created: WebhookSubscription, grantId: string | undefined, request: WebhookSubscriptionRequest): Promise<void>;
 }
 
@@ -154,7 +158,20 @@ const MAX_UNKEPT = 16;
 class SecretsNotStored extends Error {}
 
 export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
-  const intentKey = groupCommit((items: readonly SubscribeIntent[]) => subscribeIntentKeys(f, items));
+  const intentKey = groupCommit((items: readonly (SubscribeIntent & { seen?: ReadonlySet<string> | undefined })[]) =>
+    subscribeIntentKeys(f, items, async () => {
+      const local = await readLocalSubscriptions(f);
+      return (item, index) =>
+        local.find(
+          (s) =>
+            (s.grantId ?? undefined) === item.grantId &&
+            s.notificationUrl === item.request.notificationUrl &&
+            sameEvents(s.events, item.request.events) &&
+            items[index]!.seen !== undefined &&
+            !items[index]!.seen!.has(s.id),
+        );
+    }),
+  );
   const keep = groupCommit(async (items: readonly Created[]) => {
     const store = await f.secrets();
     try {
@@ -175,7 +192,7 @@ export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
   let unkept = 0;
   return {
     unkept: () => unkept,
-    intentKey: (grantId, request) => intentKey({ grantId, request }),
+    intentKey: (grantId, request, seen) => intentKey({ grantId, request, seen }),
     keep: (created, grantId, request) =>
       (unkept++, keep({ created, grantId, request })).finally(() => unkept--).catch((error: unknown) => {
         if (!(error instanceof SecretsNotStored)) throw error;
@@ -198,16 +215,31 @@ export async function subscribe(f: Factory, request: WebhookSubscriptionRequest,
   return created;
 }
 
-/** Creates it and hands it to the keeper: `kept` settles once it is written (or could not be). */
-async function create(f: Factory, request: WebhookSubscriptionRequest, keeper: SubscriptionKeeper): Promise<{ created: WebhookSubscription; kept: Promise<void> }> {
+/**
+ * Creates it and hands it to the keeper: `kept` settles once it is written (or could not be).
+ * `seen`: the subscriptions the caller found and did not reuse; one kept by another process
+ * since (none of them) is handed back instead (`reused`).
+ */
+async function create(
+  f: Factory,
+  request: WebhookSubscriptionRequest,
+  keeper: SubscriptionKeeper,
+  seen?: ReadonlySet<string>,
+): Promise<{ created: WebhookSubscription; kept: Promise<void>; reused: boolean }> {
   const caller = await writeReceiptsCaller(f);
   // Recorded before it is sent: a run killed before it kept the secret gets the same subscription back.
-  const key = await keeper.intentKey(caller.grantId, request);
-  const created = await createWebhookSubscription(caller, request, key);
+  const intent = await keeper.intentKey(caller.grantId, request, seen);
+  if ('kept' in intent) {
+    const secret = await (await f.secrets()).get(subscriptionSecretKey(intent.kept.id));
+    // Its secret is stored before its record (the keeper's order), so a kept one has it.
+    if (secret !== null && secret !== '') return { created: { ...intent.kept, secret }, kept: Promise.resolve(), reused: true };
+    return create(f, request, keeper, new Set([...(seen ?? []), intent.kept.id]));
+  }
+  const created = await createWebhookSubscription(caller, request, intent.key);
   const kept = keeper.keep(created, caller.grantId, request);
   // Whoever holds `kept` reports its failure; it is never an unhandled rejection meanwhile.
   kept.catch(() => undefined);
-  return { created, kept };
+  return { created, kept, reused: false };
 }
 
 export interface SubscribeOutcome {
@@ -220,6 +252,15 @@ export interface SubscribeOutcome {
   overlapping: string[];
   /** With `deferKeep`, a new subscription's write: settles once its secret and record are kept. */
   kept?: Promise<void>;
+}
+
+/** The records among `records` of Grants the profile no longer holds. */
+async function orphanedFor(f: Factory, records: readonly LocalSubscription[]): Promise<LocalSubscription[]> {
+  const of = records.filter((s) => s.grantId !== undefined);
+  if (of.length === 0) return [];
+  const [{ knownIds, readAuthorizations }, settings] = await Promise.all([import('../auth/profile.js'), f.settings()]);
+  const held = new Set(knownIds(readAuthorizations(await f.config(), settings.profile.value)));
+  return of.filter((s) => !held.has(s.grantId!));
 }
 
 function sameEvents(a: readonly string[], b: readonly string[]): boolean {
@@ -240,14 +281,25 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   // Grant, so another company's are neither reused nor forgotten here.
   const grant = (await writeReceiptsCaller(f)).grantId;
   const request = opts.ownPath && grant !== undefined ? { ...asked, notificationUrl: ownPathUrl(asked.notificationUrl, grant) } : asked;
-  const local = (await readLocalSubscriptions(f)).filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
-  const candidates = local.filter((s) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events));
+  const all = await readLocalSubscriptions(f);
+  const local = all.filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
+  const same = (s: LocalSubscription) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events);
+  const candidates = local.filter(same);
+  // Records of a Grant the profile no longer holds (a new login replaced it: new IDs, same
+  // companies) may be this company's: the service's list under this Grant says which.
+  const orphans = candidates.length > 0 || grant === undefined ? [] : await orphanedFor(f, all.filter(same));
   let forgotten: string[] = [];
   let listed: Set<string> | undefined;
-  if (candidates.length > 0) {
+  if (candidates.length > 0 || orphans.length > 0) {
     const remote = await serviceSubscriptions(f);
     if (remote !== undefined) {
       listed = new Set(remote.map((s) => s.id));
+      const adopted = orphans.filter((s) => listed!.has(s.id));
+      if (adopted.length > 0) {
+        const ids = new Set(adopted.map((s) => s.id));
+        await updateLocalSubscriptions(f, (current) => current.map((s) => (ids.has(s.id) ? { ...s, grantId: grant } : s)));
+        candidates.push(...adopted.map((s) => ({ ...s, grantId: grant })));
+      }
       // A record of an older svc names no Grant: not listed under this one says nothing of it.
       forgotten = local.filter((s) => !listed!.has(s.id) && (s.grantId !== undefined || grant === undefined)).map((s) => s.id);
       if (forgotten.length > 0) await forgetLocally(f, forgotten);
@@ -263,14 +315,20 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   const overlapping = local
     .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
     .map((s) => s.id);
-  if (!opts.deferKeep) return { subscription: await subscribe(f, request, opts.keeper), reused: false, forgotten, overlapping };
+  // Those found and not reused: one another svc process keeps meanwhile is reused instead of made again.
+  const seen = new Set(local.map((s) => s.id));
+  const keeper = opts.keeper ?? subscriptionKeeper(f);
+  const { created, kept, reused } = await create(f, request, keeper, seen);
+  if (reused) return { subscription: created, reused, forgotten, overlapping: overlapping.filter((id) => id !== created.id) };
+  if (!opts.deferKeep) {
+    await kept;
+    return { subscription: created, reused, forgotten, overlapping };
+  }
   // A fan-out goes on with the next Grant while this one is written, with those that follow;
   // unless as many as a fan-out's workers wait to be written already (what a kill -9 leaves
   // to be handed back by their keys stays that small).
-  const keeper = opts.keeper ?? subscriptionKeeper(f);
-  const { created, kept } = await create(f, request, keeper);
   if (keeper.unkept() > MAX_UNKEPT) await kept;
-  return { subscription: created, reused: false, forgotten, overlapping, kept };
+  return { subscription: created, reused, forgotten, overlapping, kept };
 }
 
 /**

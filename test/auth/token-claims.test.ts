@@ -2,14 +2,17 @@
 // renewal), a renewer claims a Grant in tokens.db and names itself by a lock of its own,
 // held from its first claim to its end. A claim whose renewer lives is waited for; one
 // whose renewer died (its lock free, or gone) is taken over.
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import { createTokenCache, fileShelf, type CachedToken } from '../../src/auth/token-cache.js';
 import { openTokenFile } from '../../src/store/token-file.js';
-import { acquireLock } from '../../src/store/lock.js';
+import { acquireLock, tryLock } from '../../src/store/lock.js';
 
 const NOW = Date.UTC(2026, 10, 26, 9, 0, 0);
 let dir: string;
@@ -76,5 +79,22 @@ describe('renewal claims in the token file', () => {
     expect(other.claim('g-2', claim)).toBeUndefined();
     expect((await cache.acquire({ id: 'g-2', scope: 'write_receipts', fetch })).access_token).toBe('tok-2');
     other.close();
+  });
+
+  it('keeps its own renewer lock through garbage collection (a collected lock is free, and another process takes over a live claim)', async () => {
+    const { fetch, cache } = setup();
+    await cache.acquire({ id: 'g-1', scope: 'write_receipts', fetch });
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((r) => setImmediate(r));
+    }
+    const mine = readdirSync(join(dir, 'locks')).find((name) => name.startsWith(`renewer-${process.pid}-`) && name.endsWith('.lock'));
+    expect(mine).toBeDefined();
+    const probe = await tryLock(join(dir, 'locks', mine!));
+    const held = 'heldBy' in probe;
+    if (!held) await probe.release();
+    expect(held).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import { startHoldProxy } from './hold-proxy.js';
 import { receiptDatedToday } from './merchant.js';
 import { expectNoRequestWhileHeld, startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 import { fixtureWithOwnRedirect, loginAutoApproved } from './oauth-fixture.js';
+import { freeLoopbackPort } from '../../src/net-port.js';
 
 const COMPANIES = 12;
 const dirs = tempDirs();
@@ -77,6 +78,21 @@ describe('grants list --details --all-grants over 12 companies', () => {
     expect(only.stdout).toBe('');
     expect(JSON.parse(only.stderr)).toMatchObject({ error: { exitCode: 4 } });
     proxy.refuse = () => false;
+  });
+
+  it('the service unreachable for every company: one line for them all, not one each, and the final error keeps the hint', async () => {
+    const down = { SVC_BASE_URL: `http://127.0.0.1:${await freeLoopbackPort()}` };
+    const human = await runSvc(['grants', 'list', '--details', '--all-grants'], { home, env: down });
+    expect(human.exitCode).toBe(8);
+    const lines = human.stderr.split('\n').filter((l) => l.startsWith('error:'));
+    expect(lines, human.stderr).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^error: ${COMPANIES} companies \\(${grants[0]!.company_legal_name}, ${grants[1]!.company_legal_name}, ${grants[2]!.company_legal_name}, …\\): cannot reach the service`));
+    expect(human.stderr).toMatch(/\nhint: is the sandbox running\?/);
+    const json = await runSvc(['grants', 'list', '--details', '--all-grants', '--json'], { home, env: down });
+    expect(json.exitCode).toBe(8);
+    expect((JSON.parse(json.stdout) as unknown[]).length).toBe(COMPANIES);
+    const last = JSON.parse(json.stderr.trim().split('\n').at(-1)!) as { error: { hint: string | null } };
+    expect(last.error.hint).toMatch(/is the sandbox running\?/);
   });
 
   it('credit-note poll --grants FILE: a selector per line; webhook subscribe --all-grants twice leaves one subscription per company', async () => {

@@ -78,12 +78,15 @@ describe('webhook listen with a path of its own per Grant', () => {
     try {
       await until(() => /listening on http:\/\/\S+/.test(stderr), 'listening line');
       const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-      await m.json(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--companies', String(COMPANIES), '--item', '4001234567890:1']);
-      const events = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event?: string; verified?: boolean; companyId?: string; error?: string; rejected?: boolean });
+      const spread = await m.json<{ requestIds: string[] }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--companies', String(COMPANIES), '--item', '4001234567890:1']);
+      const events = () =>
+        stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event?: string; verified?: boolean; companyId?: string; requestId?: string; error?: string; rejected?: boolean });
       await until(() => events().filter((e) => e.event === 'RETURN_REQUESTED').length >= COMPANIES, `${COMPANIES} RETURN_REQUESTED`);
       const returned = events().filter((e) => e.event === 'RETURN_REQUESTED');
       expect(returned.every((e) => e.verified && e.error === undefined), stderr).toBe(true);
       expect(new Set(returned.map((e) => e.companyId))).toEqual(new Set(grants.map((g) => g.issuer_company_id)));
+      // Each event names its request, found in its own company's queue (only the default Grant's before).
+      expect(returned.map((e) => e.requestId).sort(), stderr).toEqual([...spread.requestIds].sort());
       // The human lines name the company.
       expect(stderr).toContain(`company ${grants.at(-1)!.company_legal_name}`);
 
@@ -104,3 +107,24 @@ describe('webhook listen with a path of its own per Grant', () => {
     }
   }, 180_000);
 });
+
+describe('webhook subscribe --all-grants after a new login', () => {
+  it('a login that replaced every Grant (new IDs) reuses each company\'s subscription the service still lists: none made again', async () => {
+    const url = `http://127.0.0.1:${await freeLoopbackPort()}/relogin`;
+    const first = await runSvc(['webhook', 'subscribe', '--all-grants', '--url', url, '--json'], { home: m.home, env: m.env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const before = (await m.json<{ grant_id: string }[]>(['grants', 'list'])).map((g) => g.grant_id);
+    await m.svc(['sandbox', 'login']);
+    const after = (await m.json<{ grant_id: string }[]>(['grants', 'list'])).map((g) => g.grant_id);
+    expect(after.filter((id) => before.includes(id))).toEqual([]);
+
+    const again = await runSvc(['webhook', 'subscribe', '--all-grants', '--url', url, '--json'], { home: m.home, env: m.env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const rows = JSON.parse(again.stdout) as { id: string; reused: boolean }[];
+    expect(rows.map((r) => r.reused)).toEqual(after.map(() => true));
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set((JSON.parse(first.stdout) as { id: string }[]).map((r) => r.id)));
+    const listed = await m.json<{ id: string; grantId: string | null; notificationUrl: string; onService: boolean | null }[]>(['webhook', 'list', '--all-grants']);
+    expect(listed.filter((s) => s.notificationUrl === url && s.onService === true)).toHaveLength(COMPANIES);
+  }, 120_000);
+});
+

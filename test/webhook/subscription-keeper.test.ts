@@ -37,12 +37,17 @@ describe('subscriptionKeeper', () => {
     const { f, writes, memory } = counting(h.f);
     const keeper = subscriptionKeeper(f);
     const n = 40;
-    const keys = await Promise.all(Array.from({ length: n }, (_, i) => keeper.intentKey(`grant-${i}`, request(i))));
+    const keyOf = async (i: number) => {
+      const intent = await keeper.intentKey(`grant-${i}`, request(i));
+      if (!('key' in intent)) throw new Error('a key was expected');
+      return intent.key;
+    };
+    const keys = await Promise.all(Array.from({ length: n }, (_, i) => keyOf(i)));
     expect(new Set(keys).size).toBe(n);
     const intents = join(h.stateDir, 'shop', 'webhooks', 'subscribe-intents.json');
     expect(Object.keys(JSON.parse(await readFile(intents, 'utf8')) as object)).toHaveLength(n);
     // The same Grant and request again: the recorded key.
-    expect(await keeper.intentKey('grant-3', request(3))).toBe(keys[3]);
+    expect(await keyOf(3)).toBe(keys[3]);
     await Promise.all(Array.from({ length: n }, (_, i) => keeper.keep(created(i), `grant-${i}`, request(i))));
     expect(writes).toEqual([n]);
     expect(memory.dump()[`webhook-secret/whsub_7`]).toBe('secret-7');
@@ -66,6 +71,24 @@ describe('subscriptionKeeper', () => {
     expect(await readLocalSubscriptions(f)).toEqual([]);
     const intents = JSON.parse(await readFile(join(h.stateDir, 'shop', 'webhooks', 'subscribe-intents.json'), 'utf8')) as object;
     expect(Object.keys(intents)).toHaveLength(1);
+  });
+});
+
+describe('subscriptionKeeper across processes', () => {
+  it('hands back a subscription another process kept for the same Grant, URL and events since the caller looked, instead of a new key', async () => {
+    const h = await harness();
+    const { f } = counting(h.f);
+    const other = subscriptionKeeper(f);
+    const mine = subscriptionKeeper(f);
+    // Both looked and found nothing; the other one creates and keeps its subscription (and drops its key).
+    const theirs = await other.intentKey('grant-1', request(1), new Set());
+    expect('key' in theirs).toBe(true);
+    await other.keep(created(1), 'grant-1', request(1));
+    expect(await mine.intentKey('grant-1', request(1), new Set())).toMatchObject({ kept: { id: 'whsub_1', grantId: 'grant-1' } });
+    // One the caller saw and passed over (its secret gone, not listed) is not handed back.
+    expect('key' in (await mine.intentKey('grant-1', request(1), new Set(['whsub_1'])))).toBe(true);
+    // Another Grant's is not this one's.
+    expect('key' in (await mine.intentKey('grant-2', { ...request(1) }, new Set()))).toBe(true);
   });
 });
 

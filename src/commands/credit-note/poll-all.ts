@@ -46,7 +46,8 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
         const items = await listReturnRequests(caller);
         return items.map((item): QueueItem & { grantId: string; companyId: string } => ({ ...item, grantId: target.id, companyId: target.companyId }));
       },
-      { concurrency, what: 'polling' },
+      // A watch stops on Ctrl-C itself, between rounds as within one.
+      { concurrency, what: 'polling', signals: opts.watch ? 'caller' : undefined },
     );
     const all = result.ok.flatMap((r) => r.value);
     await rememberFoundUnder(f, 'requests', all.map((i) => [i.requestId, i.grantId] as const));
@@ -78,7 +79,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
   if (f.io.json) {
     await writeJsonArray(f.io, [...polled.shown, ...failureElements(polled.failed)]);
   } else {
-    reportFailures(f, polled.failed);
+    reportFailures(f, polled.failed, { total: polled.total });
     await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now(), filter?.statuses)} · ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
     if (keys !== undefined) reportUnreadable(f, polled.shown.filter((i) => i.decryptError !== undefined).length, polled.shown.length);
   }

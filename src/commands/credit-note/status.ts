@@ -23,9 +23,8 @@ import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, 
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
-import { callerForRequests } from '../../credit-notes/request-grant.js';
+import { requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
-import { resolveRequestIds } from '../../credit-notes/request-id.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJson } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
@@ -81,11 +80,10 @@ export const accept: Verb<AcceptOptions> = {
       throw new UsageError('--item names the part of one request: accept one request at a time with --item', { hint: 'nothing was accepted' });
     }
     // The part of each request is known (named, or asked for) and checked before anything moves.
-    const caller = await callerForRequests(f, given);
-    const requestIds = await resolveRequestIds(f, caller, given);
+    const requests = await requestsOf(f, given);
     const parts = new Map<string, ItemQuantity[]>();
-    for (const requestId of requestIds) parts.set(requestId, await partToAccept(f, caller, requestId, items));
-    await setStatuses(f, requestIds, 'PARTIALLY_ACCEPTED', { resolvedBy: caller, parts });
+    for (const { requestId, caller } of requests) parts.set(requestId, await partToAccept(f, caller, requestId, items));
+    await setStatuses(f, requests, 'PARTIALLY_ACCEPTED', { parts });
   },
 };
 
@@ -153,11 +151,9 @@ type FinalVerb<O> = { run(opts: O, f: Factory, command?: string): Promise<void> 
 export const reject: FinalVerb<RejectOptions> = {
   async run(opts, f, command = 'credit-note reject') {
     const reason = opts.reason === undefined ? undefined : rejectionReason(opts.reason);
-    const requestIds = await givenOrPicked(f, opts.requestIds, pickFor(command, 'reject'));
-    const caller = await callerForRequests(f, requestIds);
-    const resolved = await resolveRequestIds(f, caller, requestIds);
-    await confirmFinal(f, caller, resolved, { verb: 'Reject', yes: opts.yes, command });
-    await setStatuses(f, resolved, 'REJECTED', { reason, resolvedBy: caller });
+    const requests = await requestsOf(f, await givenOrPicked(f, opts.requestIds, pickFor(command, 'reject')));
+    await confirmFinal(f, requests, { verb: 'Reject', yes: opts.yes, command });
+    await setStatuses(f, requests, 'REJECTED', { reason });
   },
 };
 
@@ -168,11 +164,9 @@ export interface CompleteOptions {
 
 export const complete: FinalVerb<CompleteOptions> = {
   async run(opts, f, command = 'credit-note complete') {
-    const requestIds = await givenOrPicked(f, opts.requestIds, pickFor(command, 'complete'));
-    const caller = await callerForRequests(f, requestIds);
-    const resolved = await resolveRequestIds(f, caller, requestIds);
-    await confirmFinal(f, caller, resolved, { verb: 'Complete', yes: opts.yes, command });
-    await setStatuses(f, resolved, 'COMPLETED', { resolvedBy: caller });
+    const requests = await requestsOf(f, await givenOrPicked(f, opts.requestIds, pickFor(command, 'complete')));
+    await confirmFinal(f, requests, { verb: 'Complete', yes: opts.yes, command });
+    await setStatuses(f, requests, 'COMPLETED');
   },
 };
 
@@ -191,15 +185,15 @@ function pickFor(command: string, verb: 'reject' | 'complete'): PickFor {
  * terminal, naming each request by its receipt's document number, lines and amount;
  * elsewhere it needs --yes (exit 2 naming it), as `issue` does.
  */
-async function confirmFinal(f: Factory, caller: Caller, requestIds: readonly string[], how: { verb: 'Reject' | 'Complete'; yes: boolean | undefined; command: string }): Promise<void> {
+async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { verb: 'Reject' | 'Complete'; yes: boolean | undefined; command: string }): Promise<void> {
   if (how.yes) return;
-  const what = requestIds.length === 1 ? `request ${requestIds[0]}` : `${requestIds.length} requests`;
+  const what = requests.length === 1 ? `request ${requests[0]!.requestId}` : `${requests.length} requests`;
   if (!canPrompt(f.io)) {
     throw new UsageError(`${how.verb.toLowerCase()} ${what} needs --yes here: the move is final and there is no terminal to ask`, {
       hint: `add --yes to \`svc ${how.command}\` when you mean it`,
     });
   }
-  const summaries = await Promise.all(requestIds.map((id) => summaryOf(f, caller, id)));
+  const summaries = await Promise.all(requests.map((r) => summaryOf(f, r.caller, r.requestId)));
   const message =
     summaries.length === 1
       ? `${how.verb} ${summaries[0]}? It cannot be moved again.`
@@ -210,9 +204,7 @@ async function confirmFinal(f: Factory, caller: Caller, requestIds: readonly str
 
 /** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */
 export async function confirmAccept(f: Factory, requestIds: readonly string[]): Promise<void> {
-  const caller = await callerForRequests(f, requestIds);
-  const resolved = await resolveRequestIds(f, caller, requestIds);
-  const summaries = await Promise.all(resolved.map((id) => summaryOf(f, caller, id)));
+  const summaries = await Promise.all((await requestsOf(f, requestIds)).map((r) => summaryOf(f, r.caller, r.requestId)));
   const ok = await f.prompter().confirm({ message: `Accept these ${summaries.length} requests?\n${summaries.map((s) => `  ${s}`).join('\n')}\n`, flag: 'request IDs to accept' });
   if (!ok) throw new CancelError('cancelled: nothing was accepted');
 }
@@ -245,24 +237,24 @@ function settable(value: string): SettableQueueItemStatus {
 }
 
 /**
- * Moves each request (IDs or unique prefixes, unless `resolvedBy` resolved them) in turn and
+ * Moves each request (IDs or unique prefixes, or requests made whole with their callers) in turn and
  * reports each on stdout: one line per request (`ID STATUS`, or `ID error: MESSAGE`), --json
  * an array of results and `{ requestId, error }` elements. A failure does not stop the
  * others; the exit code is then the partial-result contract's (PartialFailureError).
  */
 async function setStatuses(
   f: Factory,
-  given: readonly string[],
+  given: readonly string[] | readonly RequestOf[],
   status: SettableQueueItemStatus,
-  more: { reason?: string | undefined; resolvedBy?: Caller; parts?: ReadonlyMap<string, readonly ItemQuantity[]> } = {},
+  more: { reason?: string | undefined; parts?: ReadonlyMap<string, readonly ItemQuantity[]> } = {},
 ): Promise<void> {
   const { reason, parts } = more;
-  const caller = more.resolvedBy ?? (await callerForRequests(f, given));
-  // IDs a final move confirmed are already whole.
-  const requestIds = more.resolvedBy ? [...given] : await resolveRequestIds(f, caller, given);
+  // Requests a final move confirmed are already whole, each with its company's caller.
+  const requests = given.every((g): g is RequestOf => typeof g !== 'string') ? [...given] : await requestsOf(f, given as readonly string[]);
+  const requestIds = requests.map((r) => r.requestId);
   const results: unknown[] = [];
   const failures: unknown[] = [];
-  for (const requestId of requestIds) {
+  for (const { requestId, caller } of requests) {
     try {
       if (status === 'REJECTED') await refuseRejectingCredited(f, requestId);
       // A rejection's reason is kept with the item, so that is kept too.

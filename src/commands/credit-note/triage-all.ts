@@ -19,9 +19,9 @@ export interface OpenOfAll {
 
 export async function openRequestsOfAll(f: Factory, flags: FanOutFlags): Promise<OpenOfAll> {
   const targets = await fanOutTargets(f, flags);
-  const result = await fanOut(f, targets, async (g) => openRequests(g, await writeReceiptsCaller(g)), { concurrency: concurrencyOf(flags.concurrency), what: 'fetching the queues' });
+  const result = await fanOut(f, targets, async (g) => openRequests(g, await writeReceiptsCaller(g)), { concurrency: concurrencyOf(flags.concurrency), what: 'fetching the queues', signals: 'caller' });
   failIfAllFailed(f, result.failed, targets.length, 'read');
-  reportFailures(f, result.failed);
+  reportFailures(f, result.failed, { total: targets.length });
   const grantOf = new Map<string, string>();
   const companyOf = new Map<string, string>();
   for (const { target, value } of result.ok) {

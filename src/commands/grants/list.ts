@@ -50,7 +50,7 @@ async function listDetails(f: Factory, opts: ListOptions, fromEnv: string | unde
   failIfAllFailed(f, result.failed, targets.length, 'read');
   const details = result.ok.map(({ target, value }) => ({ ...value, grantId: target.id, companyId: target.companyId }));
   const rows = details.flatMap((d) => d.stores.map((store) => ({ grant: d, store })));
-  reportFailures(f, result.failed);
+  reportFailures(f, result.failed, { total: targets.length });
   await writeList(
     f.io,
     rows,

@@ -44,7 +44,7 @@ export async function subscribeAll(request: WebhookSubscriptionRequest, flags: F
     const { secret: _secret, ...shown } = value.subscription;
     return { ...shown, grantId: target.id, companyId: target.companyId, company: target.company, reused: value.reused };
   });
-  reportFailures(f, result.failed);
+  reportFailures(f, result.failed, { total: targets.length });
   await writeList(
     f.io,
     rows,
@@ -98,7 +98,7 @@ export async function listAll(flags: FanOutFlags, f: Factory): Promise<void> {
   );
   failIfAllFailed(f, result.failed, targets.length, 'listed');
   const rows = result.ok.flatMap((r) => r.value);
-  reportFailures(f, result.failed);
+  reportFailures(f, result.failed, { total: targets.length });
   await writeList(
     f.io,
     rows,
@@ -135,7 +135,7 @@ export async function unsubscribeAll(url: string | undefined, flags: FanOutFlags
   );
   failIfAllFailed(f, result.failed, targets.length, 'unsubscribed');
   const rows = result.ok.flatMap(({ target, value }) => value.map((r) => ({ ...r, grantId: target.id, companyId: target.companyId, company: target.company })));
-  reportFailures(f, result.failed);
+  reportFailures(f, result.failed, { total: targets.length });
   await writeList(
     f.io,
     rows,

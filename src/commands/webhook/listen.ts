@@ -42,26 +42,46 @@ export interface ListenOptions {
 
 /**
  * The queue's request ID of a RETURN_REQUESTED event, so that whoever watches can act on it:
- * the event carries the request's ciphertext, and so does its queue item. The queue is
- * listed again when a ciphertext is not in the last listing (at most every 2 s); a profile
- * that cannot list it (no write_receipts) is told so once, and not asked again.
+ * the event carries the request's ciphertext, and so does its queue item, in the queue of the
+ * company the delivery names (a platform's listener hears from every Grant of the profile).
+ * A company's queue is listed again when a ciphertext is not in its last listing (at most
+ * every 2 s); a company whose queue cannot be listed (no write_receipts, a revoked Grant) is
+ * told so once, and not asked again.
  */
-function requestIdFinder(f: Factory): (ciphertext: string) => Promise<string | undefined> {
-  let byCiphertext = new Map<string, string>();
-  let listedAt = 0;
-  let disabled = false;
-  return async (ciphertext) => {
-    const known = byCiphertext.get(ciphertext);
-    if (known !== undefined || disabled || f.clock.now() - listedAt < 2000) return known;
+function requestIdFinder(f: Factory, profile: string): (ciphertext: string, companyId: string | undefined) => Promise<string | undefined> {
+  interface Queue {
+    byCiphertext: Map<string, string>;
+    listedAt: number;
+    disabled: boolean;
+  }
+  const queues = new Map<string, Queue>();
+  let grantOf: Promise<Map<string, string>> | undefined;
+  const grantOfCompany = async (companyId: string | undefined): Promise<string | undefined> => {
+    if (companyId === undefined) return undefined;
+    grantOf ??= (async () => {
+      const [{ readAuthorizations }, { grantEntries }] = await Promise.all([import('../../auth/profile.js'), import('../../auth/grant-select.js')]);
+      return new Map(grantEntries(readAuthorizations(await f.config(), profile)).map((e) => [e.companyId, e.id]));
+    })();
+    return (await grantOf).get(companyId);
+  };
+  return async (ciphertext, companyId) => {
+    // A company this profile holds no Grant of is looked for in the default Grant's queue, as before.
+    const grant = await grantOfCompany(companyId);
+    const key = grant ?? '';
+    let queue = queues.get(key);
+    if (queue === undefined) queues.set(key, (queue = { byCiphertext: new Map(), listedAt: 0, disabled: false }));
+    const known = queue.byCiphertext.get(ciphertext);
+    if (known !== undefined || queue.disabled || f.clock.now() - queue.listedAt < 2000) return known;
     try {
       const [{ writeReceiptsCaller }, { listReturnRequests }] = await Promise.all([import('../../auth/caller.js'), import('../../api/credit-note.js')]);
-      listedAt = f.clock.now();
-      const queue = await listReturnRequests(await writeReceiptsCaller(f));
-      byCiphertext = new Map(queue.map((i) => [i.encryptedCreditNoteInitiationRequest, i.requestId]));
-      return byCiphertext.get(ciphertext);
+      queue.listedAt = f.clock.now();
+      const items = await listReturnRequests(await writeReceiptsCaller(f, grant));
+      queue.byCiphertext = new Map(items.map((i) => [i.encryptedCreditNoteInitiationRequest, i.requestId]));
+      return queue.byCiphertext.get(ciphertext);
     } catch (error) {
-      disabled = true;
-      note(f.io, `note: RETURN_REQUESTED lines show no request ID: this profile cannot list the queue (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+      queue.disabled = true;
+      const whose = grant === undefined ? 'this profile cannot list the queue' : `the queue of Grant ${grant} cannot be listed`;
+      note(f.io, `note: RETURN_REQUESTED lines${grant === undefined ? '' : ` of company ${companyId}`} show no request ID: ${whose} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
       return undefined;
     }
   };
@@ -120,7 +140,7 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
     report: (processed) => writeEvent(f.io, processed),
     warn: (text) => note(f.io, text),
     busy: () => receiver?.busy() ?? false,
-    requestIdOf: requestIdFinder(f),
+    requestIdOf: requestIdFinder(f, profile),
     admit: shared && ((delivery) => shared.admit(delivery.entry.id)),
     companyName: await companyNames(f, profile),
   });

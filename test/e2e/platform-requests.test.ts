@@ -1,0 +1,36 @@
+// `credit-note accept|reject|complete A B` where A and B are requests of two companies, found
+// by a poll over many (`poll --all-grants`): each is moved under its own company's Grant.
+// Before, the IDs of several companies were all sent under the profile's default Grant, and
+// every one of them was "no return request" (exit 6).
+import { describe, expect, it } from 'vitest';
+import { runSvc } from './helpers.js';
+import { useMerchant } from './merchant.js';
+
+interface StoredGrant {
+  grant_id: string;
+  company_legal_name: string;
+}
+
+describe('moving requests of several companies in one command', () => {
+  const { merchant } = useMerchant(['--companies', '3']);
+
+  it('accept, then complete, A (company 2) and B (company 3), found by poll --all-grants, each under its own Grant', async () => {
+    const m = merchant();
+    const grants = await m.json<StoredGrant[]>(['grants', 'list']);
+    const requests: string[] = [];
+    for (const g of [grants[1]!, grants[2]!]) {
+      const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com', '--grant', g.grant_id]);
+      requests.push((await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim());
+    }
+    await m.svc(['credit-note', 'poll', '--all-grants', '--no-decrypt']);
+
+    // By prefixes, as a person types them.
+    const accepted = await runSvc(['credit-note', 'accept', ...requests.map((id) => id.slice(0, 8)), '--json'], { home: m.home, env: m.env });
+    expect(accepted.exitCode, `${accepted.stdout}\n${accepted.stderr}`).toBe(0);
+    expect((JSON.parse(accepted.stdout) as { requestId: string; status: string }[]).map((r) => [r.requestId, r.status])).toEqual(requests.map((id) => [id, 'ACCEPTED']));
+
+    const completed = await runSvc(['credit-note', 'complete', ...requests, '--yes'], { home: m.home, env: m.env });
+    expect(completed.exitCode, `${completed.stdout}\n${completed.stderr}`).toBe(0);
+    expect(completed.stdout.trim().split('\n')).toEqual(requests.map((id) => `${id} COMPLETED`));
+  });
+});

@@ -6,7 +6,10 @@
 // `--item` (exit 2 without).
 import { userInfo, hostname } from 'node:os';
 import type { ReturnRequest } from '../contract/returns.js';
-import { UsageError } from '../errors.js';
+import { RequestStateError } from '../api/credit-note.js';
+import { UsageError, ValidationError } from '../errors.js';
+import { ReceiptTemplateRequest } from '../contract/template.js';
+import { countableQuantityProblem } from '../contract/units.js';
 import type { Factory } from '../factory.js';
 import type { AcceptedPart } from '../store/ledger.js';
 import type { ItemQuantity } from './item-flag.js';
@@ -29,10 +32,39 @@ export function recorder(): string {
   return `${user}@${hostname()}`;
 }
 
-export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<AcceptedPart> {
+/**
+ * Records the part as the decision; refused (exit 7, nothing kept) once the request has a
+ * credit note, issued or being submitted: the part it credited is the one that stands.
+ */
+export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[], decidedFrom: AcceptedPart | undefined): Promise<AcceptedPart> {
   const part: AcceptedPart = { requestId, items: items.map((i) => ({ ...i })), acceptedAt: new Date(f.clock.now()).toISOString(), acceptedBy: recorder() };
-  await (await f.ledger()).keepAcceptedPart(part);
-  return part;
+  // Compare-and-set: a colleague's part recorded since this one was decided is not overwritten unseen.
+  const notKept = await (await f.ledger()).keepAcceptedPart(part, (now) => sameRecordedPart(now, decidedFrom));
+  if (notKept === undefined) return part;
+  if ('creditNote' in notKept) throw creditedAlready(requestId, notKept.creditNote);
+  throw partChanged(requestId, notKept.changed, `${partText(items)} was not recorded; see the request with \`svc credit-note show ${requestId}\` and run the command again to replace it`);
+}
+
+/** A colleague recorded another part since this run read it (exit 7). */
+export function partChanged(requestId: string, now: AcceptedPart | undefined, hint: string): RequestStateError {
+  const recorded = now === undefined ? 'not recorded' : `${partText(now.items)} (recorded ${now.acceptedAt}${now.acceptedBy ? ` by ${now.acceptedBy}` : ''})`;
+  return new RequestStateError(`the accepted part of return request ${requestId} changed while this ran: it is now ${recorded}`, { hint });
+}
+
+/** A request with a credit note (issued, or being submitted) keeps the decision it was credited by: its part, and not being rejected. */
+export function creditedAlready(
+  requestId: string,
+  documentNumber: string,
+  refused = 'its accepted part can no longer change',
+  hint = `nothing was recorded; see what was credited with \`svc credit-note show ${requestId}\``,
+): RequestStateError {
+  return new RequestStateError(`return request ${requestId} already has credit note ${documentNumber} (issued, or being submitted): ${refused}`, { hint });
+}
+
+/** Whether the part recorded now is the one a command started from (none and none are the same). */
+export function sameRecordedPart(a: AcceptedPart | undefined, b: AcceptedPart | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return samePart(a.items, b.items);
 }
 
 /** Same products at the same quantities, in any order. */
@@ -74,4 +106,20 @@ export async function askPart(f: Factory, requestId: string, request: ReturnRequ
     validate: (value) => partProblem(value, requestId, request),
   });
   return parsePart(text, requestId, request);
+}
+
+/**
+ * A part in pieces the receipt cannot have (half a bottle of a product sold `EA`), against
+ * the merchant's record of the receipt: ValidationError (exit 2) naming each --item, so it is
+ * refused when accepted, not only later by `issue`. Without a record here, `issue` checks it.
+ */
+export async function refuseUncountablePart(f: Factory, serviceReceiptId: string, items: readonly ItemQuantity[]): Promise<void> {
+  const record = await (await f.ledger()).receipt(serviceReceiptId);
+  const parsed = record === undefined ? undefined : ReceiptTemplateRequest.safeParse(record.templateRequest);
+  if (!parsed?.success) return;
+  const issues = items.flatMap((i) => {
+    const problem = countableQuantityProblem(parsed.data.products.find((p) => p.identifier === i.productId)?.unitCode, i.quantity);
+    return problem === undefined ? [] : [{ path: `${i.productId}:${i.quantity}`, message: `quantity ${problem}` }];
+  });
+  if (issues.length > 0) throw new ValidationError('--item', issues, { hint: 'nothing was accepted; name a whole quantity of a product counted in pieces, e.g. --item PRODUCT_ID:1' });
 }

@@ -22,6 +22,11 @@ export function quantityOf(scaled: number): number {
   return scaled / QTY_SCALE;
 }
 
+/** When the return window of a receipt issued at `issueDate` ends. */
+export function returnWindowEnd(issueDate: string, windowDays: number): number {
+  return Date.parse(issueDate) + windowDays * DAY_MS;
+}
+
 export interface ReturnCheck {
   requestId: string;
   /** The queue item's status: what the merchant can still do with a refused request depends on it. */
@@ -35,6 +40,12 @@ export interface ReturnCheck {
   previous: readonly Credited[];
   now: number;
   windowDays: number;
+  /**
+   * When the customer asked (the queue item's createdAt, set by the service): the window is
+   * kept by that, so a request asked in time stays good however long it waits in the queue.
+   * Undefined or unreadable: now.
+   */
+  askedAt?: number | undefined;
   /** The part of the request to credit (see approved.ts); default: every line as requested. */
   approved?: readonly ApprovedLine[];
 }
@@ -72,11 +83,12 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   if (request.receiptId !== document) {
     issues.push({ path: 'receiptId', message: `is "${request.receiptId}", but receipt ${check.serviceReceiptId} is this merchant's document ${document}` });
   }
-  const windowEnd = Date.parse(original.request.issueDate) + check.windowDays * DAY_MS;
-  if (check.now > windowEnd) {
+  const windowEnd = returnWindowEnd(original.request.issueDate, check.windowDays);
+  const asked = check.askedAt !== undefined && Number.isFinite(check.askedAt) ? check.askedAt : undefined;
+  if ((asked ?? check.now) > windowEnd) {
     issues.push({
       path: 'receipt',
-      message: `the return window of ${check.windowDays} days ended ${new Date(windowEnd).toISOString()}; receipt ${document} was issued ${original.request.issueDate}`,
+      message: `${asked === undefined ? '' : `asked for ${new Date(asked).toISOString()}, after `}the return window of ${check.windowDays} days ended ${new Date(windowEnd).toISOString()}; receipt ${document} was issued ${original.request.issueDate}`,
     });
   }
 

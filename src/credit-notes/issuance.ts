@@ -21,9 +21,10 @@ import type { Factory } from '../factory.js';
 import { canPrompt, note } from '../io/streams.js';
 import { contentDigest, startedBy } from '../receipts/submission.js';
 import type { Intent } from '../store/ledger.js';
+import { partChanged, sameRecordedPart } from './accepted-part.js';
 import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
-import { openRequest } from './open-request.js';
+import { CLOSED_STATUSES, openRequest } from './open-request.js';
 import { creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
 import { preview } from './preview.js';
 import { callerForRequests } from './request-grant.js';
@@ -84,8 +85,14 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
   let whole = true;
   if (intent && opts.dryRun) return { kind: 'pending', requestId: opts.requestId, intent };
   if (intent) {
-    note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
     item = await findQueueItem(f, caller, opts.requestId);
+    // Nothing of it was sent yet (its bytes are kept before they are): a request closed since then is not credited.
+    if (intent.state === 'reserved' && CLOSED_STATUSES.has(item.status)) {
+      throw new RequestStateError(`return request ${item.requestId} is ${item.status} and its credit note ${intent.documentNumber}, started ${startedBy(intent)}, was never sent: it is not sent now`, {
+        hint: `close the submission with \`svc credit-note issue ${item.requestId} --abandon-pending\``,
+      });
+    }
+    note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
     // The same command again: the same --item flags as the run that reserved it.
     whole = item.status !== 'PARTIALLY_ACCEPTED' && items.length === 0;
   } else {
@@ -94,10 +101,14 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     whole = opened.approved.whole;
     const receipt = item.serviceReceiptId;
     const shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
-    if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays });
+    if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) });
     if (opts.dryRun) return { kind: 'dry-run', shown };
     await confirm(f, opts, shown.credit);
-    const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits) => {
+    const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
+      // A colleague may have accepted in part, or changed the part, since it was read; nobody can now.
+      if (!sameRecordedPart(opened.acceptedPart, acceptedPart)) {
+        throw partChanged(item.requestId, acceptedPart, `nothing was reserved or sent; run \`svc credit-note issue ${item.requestId}\` again to credit the part as it is now`);
+      }
       // Another issue may have credited or reserved the receipt since the preview; none can now.
       const prepared = prepare(opened, creditedOf(credits), terms);
       if (!sameCreditNote(shown, prepared)) changedSincePreview(f, opts, shown, prepared);

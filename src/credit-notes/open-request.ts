@@ -15,6 +15,7 @@ import { inputName, readJsonInput } from '../io/input.js';
 import { note } from '../io/streams.js';
 import { loadReceiptRecord } from '../receipts/records.js';
 import { ReceiptRecord } from '../contract/records.js';
+import type { AcceptedPart } from '../store/ledger.js';
 import type { ItemQuantity } from './item-flag.js';
 import { askPart, keepAcceptedPart, withinAcceptedPart } from './accepted-part.js';
 import { approvedPart, type ApprovedPart } from './approved.js';
@@ -22,7 +23,7 @@ import { encryptedPart } from './queue.js';
 import { findQueueItem } from './queue-cache.js';
 
 /** Statuses after which the customer is owed nothing more for this request. */
-const CLOSED = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
+export const CLOSED_STATUSES: ReadonlySet<string> = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
 
 export interface Original {
   record: ReceiptRecord;
@@ -34,6 +35,8 @@ export interface Opened {
   item: QueueItem;
   returnRequest: ReturnRequest;
   approved: ApprovedPart;
+  /** The part recorded when the request was opened (for a PARTIALLY_ACCEPTED one, asked for and recorded just now, too). */
+  acceptedPart: AcceptedPart | undefined;
   original: Original;
 }
 
@@ -42,14 +45,20 @@ export interface Opened {
  * refused naming the part. With none recorded (accepted elsewhere, or by an older svc) the
  * part is --item's, or asked for on a terminal and then recorded as the decision.
  */
-async function partToCredit(f: Factory, requestId: string, request: ReturnRequest, items: readonly ItemQuantity[], ask: boolean): Promise<readonly ItemQuantity[]> {
-  const recorded = withinAcceptedPart(await (await f.ledger()).acceptedPart(requestId), items);
-  if (recorded !== undefined) return recorded;
-  if (items.length > 0 || !ask) return items;
+async function partToCredit(
+  f: Factory,
+  requestId: string,
+  request: ReturnRequest,
+  items: readonly ItemQuantity[],
+  ask: boolean,
+): Promise<{ items: readonly ItemQuantity[]; recorded: AcceptedPart | undefined }> {
+  const recordedPart = await (await f.ledger()).acceptedPart(requestId);
+  const recorded = withinAcceptedPart(recordedPart, items);
+  if (recorded !== undefined) return { items: recorded, recorded: recordedPart };
+  if (items.length > 0 || !ask) return { items, recorded: undefined };
   note(f.io, `return request ${requestId} was accepted in part, and no part is recorded (accepted on another machine, or by an older svc)`);
   const asked = await askPart(f, requestId, request);
-  await keepAcceptedPart(f, requestId, asked);
-  return asked;
+  return { items: asked, recorded: await keepAcceptedPart(f, requestId, asked, undefined) };
 }
 
 export async function openRequest(
@@ -60,16 +69,18 @@ export async function openRequest(
   ask = false,
 ): Promise<Opened> {
   const item = opts.found ?? (await findQueueItem(f, caller, opts.requestId));
-  if (CLOSED.has(item.status)) {
+  if (CLOSED_STATUSES.has(item.status)) {
     throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
       hint: 'see the open requests with `svc credit-note poll --status PENDING`',
     });
   }
   const returnRequest = await decryptRequest(f, item);
-  const part = item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : items;
-  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part });
+  // Read whatever the status: a part recorded while an issue runs (a colleague accepting in part) must stop it.
+  const part =
+    item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : { items, recorded: await (await f.ledger()).acceptedPart(item.requestId) };
+  const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part.items });
   const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId);
-  return { item, returnRequest, approved, original };
+  return { item, returnRequest, approved, acceptedPart: part.recorded, original };
 }
 
 async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnRequest> {

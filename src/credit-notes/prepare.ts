@@ -62,6 +62,7 @@ export function prepare(opened: Opened, previous: readonly Credited[], terms: Te
     previous,
     now: terms.now,
     windowDays: terms.windowDays,
+    askedAt: Date.parse(item.createdAt),
     approved: approved.lines,
   });
   const credit = computeCreditNote({

@@ -9,22 +9,37 @@ import { note } from '../io/streams.js';
 import { wrapText } from '../io/wrap.js';
 import type { Credited } from '../store/ledger.js';
 import type { ComputedCreditNote } from './compute.js';
+import { returnWindowEnd } from './check.js';
 
-/** The computed credit note on stderr, so that stdout keeps only the result. */
-/** "27 days left (ends 2026-12-21)", or how long ago it closed. */
-function windowState(window: { issueDate: string; now: number; windowDays: number }): string {
-  const end = Date.parse(window.issueDate) + window.windowDays * 86_400_000;
-  const days = Math.floor(Math.abs(end - window.now) / 86_400_000);
-  const date = new Date(end).toISOString().slice(0, 10);
-  return end >= window.now ? `${days} day${days === 1 ? '' : 's'} left (ends ${date})` : `closed ${days} day${days === 1 ? '' : 's'} ago (${date})`;
+/** The receipt's return window as of `now`; `askedAt`: when the customer asked (the queue item's createdAt). */
+export interface WindowTerms {
+  issueDate: string;
+  now: number;
+  windowDays: number;
+  askedAt?: number | undefined;
 }
 
+const DAY_MS = 86_400_000;
+const days = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
+
+/** "27 days left (ends 2026-12-21)", or how long ago it closed (and, for a request asked in time, that it was). */
+function windowState(window: WindowTerms): string {
+  const end = returnWindowEnd(window.issueDate, window.windowDays);
+  const date = new Date(end).toISOString().slice(0, 10);
+  if (end >= window.now) return `${days(Math.floor((end - window.now) / DAY_MS))} left (ends ${date})`;
+  const closed = `closed ${days(Math.floor((window.now - end) / DAY_MS))} ago (${date})`;
+  const { askedAt } = window;
+  if (askedAt === undefined || !Number.isFinite(askedAt) || askedAt > end) return closed;
+  return `${closed}; asked ${days(Math.max(0, Math.floor((askedAt - Date.parse(window.issueDate)) / DAY_MS)))} after the purchase, within it`;
+}
+
+/** The computed credit note on stderr, so that stdout keeps only the result. */
 export function preview(
   f: Factory,
   credit: ComputedCreditNote,
   request: ReturnRequest,
   previous: readonly Credited[] = [],
-  window?: { issueDate: string; now: number; windowDays: number },
+  window?: WindowTerms,
 ): void {
   const text = previewText(credit, request, previous, window);
   note(f.io, f.io.stderrIsTTY ? wrapText(text, f.io.columns, { hang: '  ' }) : text);
@@ -35,7 +50,7 @@ export function previewText(
   credit: ComputedCreditNote,
   request: ReturnRequest,
   previous: readonly Credited[] = [],
-  window?: { issueDate: string; now: number; windowDays: number },
+  window?: WindowTerms,
 ): string {
   const { currency, totals } = credit;
   const amount = (minor: number) => formatMoney(minor, currency).slice(0, -(currency.length + 1));

@@ -1,6 +1,6 @@
 // Failures of the ledger itself (as opposed to what it refuses): the database cannot be
 // opened, read or written. Exit 1; the message names the database, never its password.
-import { ConflictError, ExitCode, SvcError, UnavailableError } from '../errors.js';
+import { ConflictError, ExitCode, SvcError, UnavailableError, UsageError } from '../errors.js';
 
 export class StoreError extends SvcError {}
 
@@ -66,5 +66,18 @@ export class NotRecordedError extends SvcError {
     const conflict = options.cause instanceof ConflictError;
     super(message, conflict ? { hint: (options.cause as ConflictError).hint ?? options.hint, cause: options.cause } : options);
     this.exitCode = options.cause instanceof UnavailableError ? ExitCode.unavailable : conflict ? ExitCode.conflict : ExitCode.failure;
+  }
+}
+
+/**
+ * A credit note about to be reserved under a number its issuer's credit note of another
+ * request has (issued, or being submitted): a document number names one document, and its
+ * derived Idempotency-Key would collide. Exit 2, as for a number taken on the same receipt.
+ */
+export class CreditNoteNumberTakenError extends UsageError {
+  constructor(documentNumber: string, requestId: string) {
+    super(`credit note number ${documentNumber} is taken: the issuer's credit note of request ${requestId} has it; nothing was sent`, {
+      hint: 'give another number with --document-number, or leave it out for the next free one',
+    });
   }
 }

@@ -98,6 +98,9 @@ export interface ReceiptCredits {
  * service's PATCH takes only the status, so the part is a decision of record kept here, and
  * `issue` credits at most it.
  */
+/** Why `keepAcceptedPart` kept nothing: the request's credit note, or the part recorded since the caller read it. */
+export type PartNotKept = { creditNote: string } | { changed: AcceptedPart | undefined };
+
 export interface AcceptedPart {
   requestId: string;
   /** Product by product, in the request's units (as `--item PRODUCT_ID:QTY` names them). */
@@ -162,7 +165,7 @@ export interface LedgerStore {
    * (a run that was killed, or one under way), `decide` is not called and that intent is
    * returned with `created: false`, to be resumed.
    */
-  reserveCreditNote(parent: string, subject: string, decide: (credits: ReceiptCredits) => NewIntent): Promise<Reserved>;
+  reserveCreditNote(parent: string, subject: string, decide: (credits: ReceiptCredits, acceptedPart: AcceptedPart | undefined) => NewIntent): Promise<Reserved>;
   /**
    * Records a receipt intent, or returns the subject's open one (`created: false`), or its
    * last done one when another process finished it meanwhile (`created: false`, state done).
@@ -194,8 +197,14 @@ export interface LedgerStore {
   /** Keeps why the merchant rejected a request (the service takes no reason) with its kept item: remember that first; false when none is kept. */
   keepRejection(requestId: string, rejection: Rejection): Promise<boolean>;
   rejection(requestId: string): Promise<Rejection | undefined>;
-  /** Records (or replaces) the part of a request the merchant accepted. */
-  keepAcceptedPart(part: AcceptedPart): Promise<void>;
+  /**
+   * Records (or replaces) the part of a request the merchant accepted, unless the request has
+   * a credit note, issued or being submitted (`{ creditNote }`), or `unchanged` says the part
+   * recorded now is not the one the caller decided from (`{ changed }`, a colleague's since):
+   * then nothing is kept. Undefined when kept. `reserveCreditNote` hands `decide` the part as
+   * it is under the same lock, so a part and a credit note of one request never pass each other.
+   */
+  keepAcceptedPart(part: AcceptedPart, unchanged?: (now: AcceptedPart | undefined) => boolean): Promise<PartNotKept | undefined>;
   acceptedPart(requestId: string): Promise<AcceptedPart | undefined>;
 
   /**

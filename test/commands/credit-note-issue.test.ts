@@ -6,14 +6,14 @@ import type { fixedClock } from '../../src/clock.js';
 import { run as issue, type IssueOptions } from '../../src/commands/credit-note/issue.js';
 import type { CreditNoteSubmission } from '../../src/contract/credit-note.js';
 import type { CustomerDetails } from '../../src/contract/receipt.js';
-import type { ReturnRequest } from '../../src/contract/returns.js';
+import type { QueueItem, ReturnRequest } from '../../src/contract/returns.js';
 import { CreditNoteTemplateRequest, type ReceiptTemplateRequest } from '../../src/contract/template.js';
 import type { CreditNoteRecord } from '../../src/contract/records.js';
 import { loadCreditNotes } from '../../src/credit-notes/records.js';
 import { documentHash } from '../../src/crypto/hash.js';
 import { decryptJson } from '../../src/crypto/hybrid.js';
 import { toMinor } from '../../src/crypto/money.js';
-import { ExitCode, UsageError, ValidationError } from '../../src/errors.js';
+import { ExitCode, SvcError, UsageError, ValidationError } from '../../src/errors.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import { injectCustomer } from '../../src/receipts/document.js';
 import { discountedLine, groceries } from '../credit-notes/fixtures.js';
@@ -221,10 +221,11 @@ describe('credit-note issue: refused before anything is submitted', () => {
     plaintext: unknown,
     setup: (h: Harness) => void | Promise<void> = () => {},
     more: Partial<IssueOptions> = {},
+    item: Partial<QueueItem> = {},
   ): Promise<{ error: ValidationError; h: Harness }> {
     const h = await shop();
     await setup(h);
-    replyQueue(h, [queueItem('req-1', plaintext, keys.current.publicKey)]);
+    replyQueue(h, [queueItem('req-1', plaintext, keys.current.publicKey, item)]);
     const error = await issue(opts('req-1', more), h.f).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).exitCode).toBe(ExitCode.usage);
@@ -278,9 +279,10 @@ describe('credit-note issue: refused before anything is submitted', () => {
     }
   });
 
-  it('a return after the 30-day window, by the clock', async () => {
-    const { error } = await refused(returnRequest([[MILK, 1]]), (h) => (h.f.clock as ReturnType<typeof fixedClock>).advance(31 * 86_400_000));
-    expect(error.issues).toEqual([{ path: 'receipt', message: expect.stringMatching(/^the return window of 30 days ended 2025-04-13T16:42:05\.000Z/) }]);
+  it('a return asked for after the 30-day window, by the clock', async () => {
+    const asked = new Date(NOW + 31 * 86_400_000).toISOString();
+    const { error } = await refused(returnRequest([[MILK, 1]]), (h) => (h.f.clock as ReturnType<typeof fixedClock>).advance(31 * 86_400_000), {}, { createdAt: asked });
+    expect(error.issues).toEqual([{ path: 'receipt', message: expect.stringMatching(new RegExp(`^asked for ${asked.replace(/\./g, '\\.')}, after the return window of 30 days ended 2025-04-13T16:42:05\\.000Z`)) }]);
   });
 
   it('BANK_TRANSFER without an IBAN', async () => {
@@ -466,6 +468,39 @@ describe('credit-note issue --item: a part of the request', () => {
     ]);
     expect(h.sent).toEqual([]);
     expect(await loadCreditNotes(h.f, 'sr-1')).toEqual([]);
+  });
+
+  it('a part a colleague changes between the read and the reservation: exit 7 naming the part now, nothing reserved or sent', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2], [WATER, 6]]), keys.current.publicKey, { status: 'PARTIALLY_ACCEPTED' })]);
+    const ledger = await h.f.ledger();
+    await ledger.keepAcceptedPart({ requestId: 'req-1', items: [{ productId: WATER, quantity: 2 }], acceptedAt: new Date(NOW).toISOString(), acceptedBy: 'a@laptop' });
+    const reserve = ledger.reserveCreditNote.bind(ledger);
+    ledger.reserveCreditNote = async (...args) => {
+      await ledger.keepAcceptedPart({ requestId: 'req-1', items: [{ productId: WATER, quantity: 1 }], acceptedAt: new Date(NOW).toISOString(), acceptedBy: 'b@desk' });
+      return reserve(...args);
+    };
+    const error = (await issue(opts('req-1'), h.f).catch((e: unknown) => e)) as SvcError;
+    expect(error.exitCode).toBe(ExitCode.conflict);
+    expect(error.message).toMatch(new RegExp(`^the accepted part of return request req-1 changed while this ran: it is now ${WATER}:1 \\(recorded .* by b@desk\\)$`));
+    expect(h.sent).toEqual([]);
+    expect((await ledger.credits('sr-1')).reserved).toEqual([]);
+  });
+
+  it('a PENDING request a colleague accepts in part while the whole is being issued: exit 7, nothing reserved or sent', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2], [WATER, 6]]), keys.current.publicKey)]);
+    const ledger = await h.f.ledger();
+    const reserve = ledger.reserveCreditNote.bind(ledger);
+    ledger.reserveCreditNote = async (...args) => {
+      await ledger.keepAcceptedPart({ requestId: 'req-1', items: [{ productId: WATER, quantity: 2 }], acceptedAt: new Date(NOW).toISOString(), acceptedBy: 'b@desk' });
+      return reserve(...args);
+    };
+    const error = (await issue(opts('req-1'), h.f).catch((e: unknown) => e)) as SvcError;
+    expect(error.exitCode).toBe(ExitCode.conflict);
+    expect(error.message).toContain(`changed while this ran: it is now ${WATER}:2`);
+    expect(h.sent).toEqual([]);
+    expect((await ledger.credits('sr-1')).reserved).toEqual([]);
   });
 
   it('a malformed --item is refused before any request', async () => {

@@ -173,3 +173,35 @@ describe('final moves: --yes without a terminal, a confirmation naming what is m
     ]);
   });
 });
+
+describe('accept --item against a colleague at the same moment', () => {
+  it('a part a colleague recorded between this one\'s read and its record is not overwritten unseen: exit 7 naming it, nothing moved', async () => {
+    const h = await harness();
+    await withKeys(h, keys);
+    serveQueue(h, [queueItem(idOf('PENDING'), milkAndBread, keys.current.publicKey)]);
+    const ledger = await h.f.ledger();
+    const keep = ledger.keepAcceptedPart.bind(ledger);
+    ledger.keepAcceptedPart = async (...args) => {
+      await keep({ requestId: idOf('PENDING'), items: [{ productId: '4009876543210', quantity: 1 }], acceptedAt: new Date(NOW).toISOString(), acceptedBy: 'colleague@desk' });
+      return keep(...args);
+    };
+    const error = (await accept.run({ requestIds: [idOf('PENDING')], partial: true, item: ['4001234567890:1'] }, h.f).catch((e: unknown) => e)) as UsageError;
+    expect(error.exitCode).toBe(ExitCode.conflict);
+    expect(error.message).toMatch(/changed while this ran: it is now 4009876543210:1 \(recorded .* by colleague@desk\)$/);
+    expect(statusMoves(h)).toEqual([]);
+    expect((await ledger.acceptedPart(idOf('PENDING')))?.items).toEqual([{ productId: '4009876543210', quantity: 1 }]);
+  });
+});
+
+describe('accept --item over a colleague\'s part', () => {
+  it('replaces it once the move succeeded, and says whose part it replaced', async () => {
+    const h = await harness();
+    await withKeys(h, keys);
+    serveQueue(h, [queueItem(idOf('PARTIALLY_ACCEPTED'), milkAndBread, keys.current.publicKey, { status: 'PARTIALLY_ACCEPTED' })]);
+    const ledger = await h.f.ledger();
+    await ledger.keepAcceptedPart({ requestId: idOf('PARTIALLY_ACCEPTED'), items: [{ productId: '4009876543210', quantity: 1 }], acceptedAt: '2026-11-26T10:00:00.000Z', acceptedBy: 'colleague@desk' });
+    await accept.run({ requestIds: [idOf('PARTIALLY_ACCEPTED')], partial: true, item: ['4001234567890:1'] }, h.f);
+    expect(h.streams.stderr()).toContain('replaced the part 4009876543210:1 recorded 2026-11-26T10:00:00.000Z by colleague@desk');
+    expect((await ledger.acceptedPart(idOf('PARTIALLY_ACCEPTED')))?.items).toEqual([{ productId: '4001234567890', quantity: 1 }]);
+  });
+});

@@ -129,6 +129,19 @@ describe('checkReturn', () => {
     ]);
   });
 
+  it('keeps the window by when the customer asked: asked in time stays good however long it waited, asked late is refused', () => {
+    const request = returnOf(groceries(), [['4001234567890', 1]]);
+    const issued = Date.parse('2025-03-14T17:42:05+01:00');
+    const later = issued + 60 * DAY;
+    expect(() => checkReturn(check({ returnRequest: request, now: later, askedAt: issued + 30 * DAY }))).not.toThrow();
+    expect(issuesOf(() => checkReturn(check({ returnRequest: request, now: later, askedAt: issued + 30 * DAY + 1 })))).toEqual([
+      {
+        path: 'receipt',
+        message: 'asked for 2025-04-13T16:42:05.001Z, after the return window of 30 days ended 2025-04-13T16:42:05.000Z; receipt R-2025-000871 was issued 2025-03-14T17:42:05+01:00',
+      },
+    ]);
+  });
+
   it('wants a valid IBAN for a bank transfer, and never shows it in full', () => {
     const base = returnOf(groceries(), [['4001234567890', 1]], { refundPreference: 'BANK_TRANSFER' });
     expect(issuesOf(() => checkReturn(check({ returnRequest: { ...base, refundBankAccount: { accountHolder: 'Alice' } } })))).toEqual([

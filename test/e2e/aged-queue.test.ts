@@ -70,3 +70,22 @@ describe('svc sandbox trigger return-request, aged', () => {
     expect(notATime.stderr).toContain('--created-at');
   });
 });
+
+describe('the return window of an aged request', () => {
+  it('is kept by when the customer asked, not by when the merchant works the queue: asked in time is credited, asked late is refused', async () => {
+    // Bought 40 days ago: the window of 30 days closed 10 days ago.
+    const id = await receiptBought(40);
+    const inTime = JSON.parse((await trigger(id, '--age', '35d', '--json')).stdout) as { requestId: string };
+    const late = JSON.parse((await trigger(id, '--age', '1d', '--json')).stdout) as { requestId: string };
+
+    const shown = await merchant().svc(['credit-note', 'show', inTime.requestId]);
+    expect(shown.stdout).toMatch(/return window: closed \d+ days ago \(\d{4}-\d\d-\d\d\); asked \d+ days after the purchase, within it/);
+    expect(shown.stdout).toContain('checks: all passed');
+    const issued = await runSvc(['credit-note', 'issue', inTime.requestId, '--yes', '--json'], { home: merchant().home, env: merchant().env });
+    expect(issued.exitCode, issued.stderr).toBe(0);
+
+    const refused = await runSvc(['credit-note', 'issue', late.requestId, '--yes'], { home: merchant().home, env: merchant().env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/asked for \d{4}-\d\d-\d\dT[\d:.]+Z, after the return window of 30 days ended/);
+  });
+});

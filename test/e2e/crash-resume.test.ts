@@ -172,6 +172,31 @@ describe('credit-note issue, killed at each step and run again', () => {
     expect((await readLedgers(m.home.stateDir)).creditNotes.filter((n) => n.parent === serviceReceiptId)).toEqual([]);
   });
 
+  it('a killed run\'s credit note never goes out for a request closed meanwhile: reject refuses it (exit 7) while the submission is open; cancelled by the customer, the re-run sends nothing', async () => {
+    const { requestId } = await receiptWithReturn(`${EGGS}:1`);
+    const before = await serviceDocuments('CREDIT_NOTE');
+    await killAt(['credit-note', 'issue', requestId, '--yes'], { hold: post('/credit-note/template'), when: 'before' });
+    // --dry-run --json says so on stdout, like show's decision (a pipe into jq gets an object, not nothing).
+    const dry = await m.json<{ requestId: string; checks: string; reason: string }>(['credit-note', 'issue', requestId, '--dry-run']);
+    expect(dry).toMatchObject({ requestId, checks: 'not run', reason: expect.stringMatching(/^credit note CN-\S+ is being submitted/) });
+
+    const rejected = await runSvc(['credit-note', 'reject', requestId, '--yes'], { home: m.home, env: m.env });
+    expect(rejected.exitCode, rejected.stderr).toBe(7);
+    expect(rejected.stderr).toMatch(/already has credit note CN-R-2025-000871-\d+-1 \(issued, or being submitted\)/);
+    expect(rejected.stderr).toContain('--abandon-pending');
+    expect((await m.json<{ status: string }>(['credit-note', 'show', requestId])).status).toBe('PENDING');
+
+    await m.svc(['sandbox', 'trigger', 'cancel', requestId]);
+    const rerun = await runSvc(['credit-note', 'issue', requestId, '--yes'], { home: m.home, env: m.env });
+    expect(rerun.exitCode, rerun.stderr).toBe(7);
+    expect(rerun.stderr).toContain(`return request ${requestId} is CANCELLED and its credit note`);
+    expect(await serviceDocuments('CREDIT_NOTE')).toEqual(before);
+    const abandoned = await runSvc(['credit-note', 'issue', requestId, '--yes', '--abandon-pending'], { home: m.home, env: m.env });
+    expect(abandoned.stderr).toContain('abandoned the submission of credit note');
+    expect((await readLedgers(m.home.stateDir)).open.filter((i) => i.subject === requestId)).toEqual([]);
+    expect(await serviceDocuments('CREDIT_NOTE')).toEqual(before);
+  });
+
   it('a run stopped (SIGSTOP) while its submission is under way holds its reservation: another return is refused, never more credited than bought', async () => {
     const { serviceReceiptId, requestId } = await receiptWithReturn(`${EGGS}:1`);
     const before = await serviceDocuments('CREDIT_NOTE');

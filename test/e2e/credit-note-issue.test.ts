@@ -104,6 +104,23 @@ describe('two issues against the same receipt at once', () => {
   });
 });
 
+describe('--document-number', () => {
+  it('a number the issuer\'s credit note of another receipt has is refused before anything is sent (exit 2 naming it); the next free one then issues', async () => {
+    const first = (await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com'])).serviceReceiptId;
+    const second = (await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com'])).serviceReceiptId;
+    const a = await returnRequest(first, `${EGGS}:1`);
+    const b = await returnRequest(second, `${EGGS}:1`);
+    await json(['credit-note', 'issue', a, '--yes', '--document-number', 'CN-CHOSEN-1']);
+    const before = await sandboxCreditNotes();
+    const taken = await runSvc(['credit-note', 'issue', b, '--yes', '--document-number', 'CN-CHOSEN-1'], { home: m.home, env: m.env });
+    expect(taken.exitCode, taken.stderr).toBe(2);
+    expect(taken.stderr).toContain(`credit note number CN-CHOSEN-1 is taken: the issuer's credit note of request ${a} has it; nothing was sent`);
+    expect(await sandboxCreditNotes()).toEqual(before);
+    const issued = await json<{ documentNumber: string }>(['credit-note', 'issue', b, '--yes']);
+    expect(issued.documentNumber).toMatch(/^CN-R-2025-000871-\d+-1$/);
+  });
+});
+
 describe('a return accepted in part', () => {
   it('accepted in part elsewhere (no part recorded) → issue --item: the credit note holds only that part, prorated; --complete completes the request', async () => {
     const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
@@ -206,6 +223,17 @@ describe('the accepted part, a decision of record (CONTRACT §8)', () => {
       [MILK, 1],
       [WATER, 3],
     ]);
+  });
+
+  it('accept --item refuses half a bottle of milk (a counted unit) before anything moves, naming the flag and the unit', async () => {
+    const { requestId } = await trigger();
+    const half = await runSvc(['credit-note', 'accept', requestId, '--item', `${MILK}:0.5`], { home: m.home, env: m.env });
+    expect(half.exitCode, half.stderr).toBe(2);
+    expect(half.stderr).toContain(`${MILK}:0.5: quantity must be a whole number: EA is a unit that is counted`);
+    expect(half.stdout).toBe('');
+    const shown = await json<{ status: string; acceptedPart?: unknown }>(['credit-note', 'show', requestId]);
+    expect(shown.status).toBe('PENDING');
+    expect(shown.acceptedPart).toBeUndefined();
   });
 
   it('issue --item may lower the recorded part', async () => {

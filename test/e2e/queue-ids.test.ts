@@ -91,6 +91,8 @@ describe('show as the decision, issue --dry-run', () => {
     expect(dry.stderr).toContain('dry run: every check passed');
     expect(totalLine(dry.stderr)).toBe(totalLine(shown.stdout));
     const dryJson = await m.json<{ creditNote: unknown; totals: unknown; currency: string }>(['credit-note', 'issue', requestId, '--dry-run']);
+    // Shaped like show's decision, as the README says.
+    expect(dryJson).toMatchObject({ requestId, checks: 'passed' });
     const shownJson = await m.json<{ decision: { checks: string; creditNote: { documentNumber: string }; totals: unknown; currency: string } }>(['credit-note', 'show', requestId]);
     expect(shownJson.decision).toMatchObject({ checks: 'passed', totals: dryJson.totals, currency: dryJson.currency });
     expect({ ...shownJson.decision.creditNote, issueDate: undefined }).toEqual({ ...(dryJson.creditNote as object), issueDate: undefined });

@@ -101,6 +101,21 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     ]);
   });
 
+  it('once a request in part has its credit note, a colleague cannot widen its part: exit 7 naming the credit note, the part and the status as they were', async () => {
+    const BREAD = '4009876543210';
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${BREAD}:1`, '--item', `${EGGS}:1`]);
+    await json(m.home, ['credit-note', 'accept', requestId, '--item', `${BREAD}:1`]);
+    const issued = await json<{ documentNumber: string }>(m.home, ['credit-note', 'issue', requestId, '--yes']);
+    const wider = await on(other, ['credit-note', 'accept', requestId, '--item', `${BREAD}:1`, '--item', `${EGGS}:1`]);
+    expect(wider.exitCode, wider.stderr).toBe(7);
+    expect(wider.stderr).toContain(`already has credit note ${issued.documentNumber}`);
+    expect(wider.stdout).toBe('');
+    const shown = await json<{ status: string; acceptedPart: { items: unknown[] } }>(other, ['credit-note', 'show', requestId]);
+    expect(shown.status).toBe('PARTIALLY_ACCEPTED');
+    expect(shown.acceptedPart.items).toEqual([{ productId: BREAD, quantity: 1 }]);
+  });
+
   it('five machines sending one receipt at once: all exit 0, one receipt on the service (the others say it was already issued)', async () => {
     const homes = [m.home, other];
     for (let i = homes.length; i < 5; i++) {

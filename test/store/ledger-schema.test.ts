@@ -11,7 +11,7 @@ import type { CreditNoteRecord, ReceiptRecord } from '../../src/contract/records
 import { ExitCode } from '../../src/errors.js';
 import { MINOR_EXPONENTS, toMinor } from '../../src/crypto/money.js';
 import { openDatabase, openSqliteLedger } from '../../src/store/embedded/sqlite.js';
-import { NotRecordedError, NumberTakenError, OverCreditError, SecondDocumentError } from '../../src/store/errors.js';
+import { CreditNoteNumberTakenError, NotRecordedError, NumberTakenError, OverCreditError, SecondDocumentError } from '../../src/store/errors.js';
 import type { LedgerStore, NewIntent } from '../../src/store/ledger.js';
 import { openPostgresLedger } from '../../src/store/postgres/ledger.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
@@ -260,9 +260,15 @@ describe.each(engines)('%s engine', (name, make) => {
 
     it('a credit note under a number its receipt\'s issuer already used is refused; an import reports it as a conflict', async () => {
       const ledger = await engine.open();
-      await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1'), receipt('sr-2', 'R-2')], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-1', 'req-1', 'CN-1') }] });
+      await ledger.importRecords({ receipts: [receipt('sr-1', 'R-1'), receipt('sr-2', 'R-2')], creditNotes: [] });
       const { intent } = await ledger.reserveCreditNote('sr-2', 'req-2', () => ({ ...creditIntent('sr-2', 'req-2', 1), documentNumber: 'CN-1' }));
+      // Meanwhile another machine's CN-1 of the same issuer is imported: the record is refused.
+      await ledger.importRecords({ receipts: [], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-1', 'req-1', 'CN-1') }] });
       await expect(ledger.complete(intent.id, { kind: 'credit-note', record: creditNote('cn-2', 'req-2', 'CN-1') })).rejects.toThrow(SecondDocumentError);
+      // A reservation under that number is refused before anything is sent (exit 2).
+      const taken = await ledger.reserveCreditNote('sr-2', 'req-4', () => ({ ...creditIntent('sr-2', 'req-4', 1), documentNumber: 'CN-1' })).catch((error: unknown) => error);
+      expect(taken).toBeInstanceOf(CreditNoteNumberTakenError);
+      expect((taken as CreditNoteNumberTakenError).exitCode).toBe(ExitCode.usage);
       expect(await ledger.importRecords({ receipts: [receipt('sr-8', 'R-1')], creditNotes: [{ parent: 'sr-2', record: creditNote('cn-3', 'req-3', 'CN-1') }] })).toEqual({
         inserted: 0,
         skipped: 0,

@@ -208,6 +208,51 @@ describe.each(engines)('%s engine', (engine, connect) => {
     });
   });
 
+  describe('accepted parts and credit notes', () => {
+    const part = (requestId: string, quantity: number) => ({ requestId, items: [{ productId: 'milk', quantity }], acceptedAt: '2026-11-21T10:00:00.000Z', acceptedBy: 'a@host' });
+    const intent = (requestId: string): NewIntent => ({
+      kind: 'credit-note', subject: requestId, parent: 'sr-1', documentNumber: `CN-${requestId}`, digest: 'd',
+      reservation: { requestId, documentNumber: `CN-${requestId}`, lines: [{ originalLine: 0, productId: 'milk', quantity: 1 }], templateRequest: { documentNumber: `CN-${requestId}`, currency: 'EUR', invoiceSubtotal: 1, totalAmount: 1.19 } },
+    });
+
+    it('a reservation decides with the part recorded now; once reserved or issued, the part is kept no more and the credit note is named', async () => {
+      const a = await open();
+      const b = await open();
+      expect(await a.keepAcceptedPart(part('req-1', 1))).toBeUndefined();
+      let seen: unknown;
+      await b.reserveCreditNote('sr-1', 'req-1', (_credits, accepted) => {
+        seen = accepted?.items;
+        return intent('req-1');
+      });
+      expect(seen).toEqual([{ productId: 'milk', quantity: 1 }]);
+      // Being submitted: refused, the part as it was.
+      expect(await a.keepAcceptedPart(part('req-1', 2))).toEqual({ creditNote: 'CN-req-1' });
+      expect((await b.acceptedPart('req-1'))?.items).toEqual([{ productId: 'milk', quantity: 1 }]);
+      // Issued (imported from another machine, no intent here): refused too.
+      await a.importRecords({ receipts: [], creditNotes: [{ parent: 'sr-1', record: creditNote('cn-2', 'req-2', 'CN-2') }] });
+      expect(await b.keepAcceptedPart(part('req-2', 1))).toEqual({ creditNote: 'CN-2' });
+      expect(await b.acceptedPart('req-2')).toBeUndefined();
+      // An abandoned submission no longer stands in the way.
+      const { intent: open3 } = await a.reserveCreditNote('sr-1', 'req-3', () => intent('req-3'));
+      await a.abandon(open3.id);
+      expect(await b.keepAcceptedPart(part('req-3', 1))).toBeUndefined();
+    });
+
+    it('compare-and-set: a part recorded by a colleague since the caller read it is not overwritten, and is handed back', async () => {
+      const a = await open();
+      const b = await open();
+      const none = (now: unknown) => now === undefined;
+      expect(await a.keepAcceptedPart(part('req-1', 2), none)).toBeUndefined();
+      // b read none too, and decided 4: refused, a's part handed back and kept.
+      const refused = await b.keepAcceptedPart({ ...part('req-1', 4), acceptedBy: 'b@host' }, none);
+      expect(refused).toMatchObject({ changed: { items: [{ productId: 'milk', quantity: 2 }], acceptedBy: 'a@host' } });
+      expect((await b.acceptedPart('req-1'))?.items).toEqual([{ productId: 'milk', quantity: 2 }]);
+      // Deciding from a's part, b replaces it.
+      expect(await b.keepAcceptedPart({ ...part('req-1', 4), acceptedBy: 'b@host' }, (now) => now?.items[0]?.quantity === 2)).toBeUndefined();
+      expect(await a.acceptedPart('req-1')).toMatchObject({ items: [{ productId: 'milk', quantity: 4 }], acceptedBy: 'b@host' });
+    });
+  });
+
   describe('importRecords', () => {
     it('inserts new records, skips equal ones (whatever their member order) and reports conflicts without overwriting', async () => {
       const ledger = await open();

@@ -32,12 +32,22 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
   const outcome = await issueCreditNote(f, { ...given, requestId, items });
   if (outcome.kind === 'pending') {
     const { intent } = outcome;
+    // Shaped like show's decision when the checks are not run (credit-notes/decision.ts).
+    if (f.io.json) {
+      writeJson(f.io, {
+        dryRun: true,
+        requestId: outcome.requestId,
+        checks: 'not run',
+        reason: `credit note ${intent.documentNumber} is being submitted (${startedBy(intent)})`,
+        hint: `run \`svc credit-note issue ${outcome.requestId}\` without --dry-run to finish it`,
+      });
+    }
     note(f.io, `dry run: credit note ${intent.documentNumber} of request ${outcome.requestId} is being submitted (${startedBy(intent)}); run without --dry-run to finish it`);
     return;
   }
   if (outcome.kind === 'dry-run') {
     const { shown } = outcome;
-    if (f.io.json) writeJson(f.io, { dryRun: true, requestId: shown.item.requestId, creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency });
+    if (f.io.json) writeJson(f.io, { dryRun: true, requestId: shown.item.requestId, checks: 'passed', creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency });
     note(f.io, `dry run: every check passed; credit note ${shown.credit.request.documentNumber} was not issued, nothing was reserved or sent`);
     return;
   }

@@ -21,7 +21,7 @@ import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
-import { askPart, keepAcceptedPart, partText, samePart } from '../../credit-notes/accepted-part.js';
+import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
 import { requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
@@ -99,9 +99,14 @@ async function partToAccept(f: Factory, caller: Caller, requestId: string, items
   }
   if (items.length > 0) {
     approvedPart({ requestId, status: 'PARTIALLY_ACCEPTED', request, items });
+    await refuseUncountablePart(f, item.serviceReceiptId, items);
     return [...items];
   }
-  if (canPrompt(f.io)) return askPart(f, requestId, request);
+  if (canPrompt(f.io)) {
+    const asked = await askPart(f, requestId, request);
+    await refuseUncountablePart(f, item.serviceReceiptId, asked);
+    return asked;
+  }
   throw new UsageError(`accepting return request ${requestId} in part needs the part: name it with --item PRODUCT_ID:QTY (svc credit-note accept ${requestId} --item …)`, {
     hint: `it asks for ${askedPart(request)
       .split(' ')
@@ -117,9 +122,18 @@ async function partToAccept(f: Factory, caller: Caller, requestId: string, items
  * replaced only once the move succeeded: a refused move leaves the colleague's decision as is.
  */
 async function recordPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<(() => Promise<void>) | undefined> {
-  const recorded = await (await f.ledger()).acceptedPart(requestId);
-  const keep = async () => void (await keepAcceptedPart(f, requestId, items));
-  if (recorded !== undefined && !samePart(recorded.items, items)) return keep;
+  const ledger = await f.ledger();
+  // Once credited, the part that was credited stands: refused before anything moves.
+  const credited = await ledger.lastIntent('credit-note', requestId);
+  if (credited !== undefined && credited.state !== 'abandoned') throw creditedAlready(requestId, credited.documentNumber);
+  const recorded = await ledger.acceptedPart(requestId);
+  const keep = async () => void (await keepAcceptedPart(f, requestId, items, recorded));
+  if (recorded !== undefined && !samePart(recorded.items, items)) {
+    return async () => {
+      await keep();
+      note(f.io, `replaced the part ${partText(recorded.items)} recorded ${recorded.acceptedAt}${recorded.acceptedBy ? ` by ${recorded.acceptedBy}` : ''}`);
+    };
+  }
   await keep();
   return undefined;
 }
@@ -242,6 +256,7 @@ async function setStatuses(
   const failures: unknown[] = [];
   for (const { requestId, caller } of requests) {
     try {
+      if (status === 'REJECTED') await refuseRejectingCredited(f, requestId);
       // A rejection's reason is kept with the item, so that is kept too.
       if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined) await keepQueueItem(f, caller, requestId);
       const part = parts?.get(requestId);
@@ -263,6 +278,23 @@ async function setStatuses(
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);
   if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
+}
+
+/**
+ * A request with a credit note issued, or one being submitted (a run killed or under way,
+ * which a re-run would finish), is not rejected: the customer would be refused and credited.
+ */
+async function refuseRejectingCredited(f: Factory, requestId: string): Promise<void> {
+  const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
+  if (intent === undefined || intent.state === 'abandoned') return;
+  throw creditedAlready(
+    requestId,
+    intent.documentNumber,
+    'it cannot be rejected',
+    intent.state === 'done'
+      ? `it was credited: close it with \`svc credit-note complete ${requestId}\``
+      : `nothing was rejected; finish the submission with \`svc credit-note issue ${requestId}\`, or close it with \`svc credit-note issue ${requestId} --abandon-pending\` and then reject`,
+  );
 }
 
 /** Keeps the item for after the move; not finding it is left to the PATCH to report, and a failure to keep it only warns. */

@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/records.js';
 import { AcceptedItems } from '../accepted-part.js';
-import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { CreditNoteNumberTakenError, NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { DocumentKind, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
+import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
@@ -95,6 +95,15 @@ const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (service_receipt_id, parent
  * issued credit notes and open reservations credit beyond what was bought, in millionths (QTY_SCALE of the credit-note checks), since SQLite
  * adds fractional quantities as doubles.
  */
+/** The issuer's credit note (issued, or being submitted) of another request under a number: its receipt's issuer is the issuer. */
+const CREDIT_NOTE_NUMBER_TAKEN = `
+  SELECT cn.request_id FROM credit_notes cn JOIN receipts r ON r.service_receipt_id = cn.parent
+   WHERE cn.document_number = ?1 AND cn.request_id <> ?2 AND r.issuer = (SELECT issuer FROM receipts WHERE service_receipt_id = ?3)
+  UNION ALL
+  SELECT i.subject FROM intents i JOIN receipts r ON r.service_receipt_id = i.parent
+   WHERE i.kind = 'credit-note' AND i.${OPEN} AND i.document_number = ?1 AND i.subject <> ?2 AND r.issuer = (SELECT issuer FROM receipts WHERE service_receipt_id = ?3)
+  LIMIT 1`;
+
 const OVER_CREDITED = `
   WITH taken AS (
     SELECT original_line, quantity FROM credit_note_lines WHERE parent = ?1
@@ -179,6 +188,12 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
 
   const maybeIntent = (row: IntentRow | undefined): Intent | undefined => row && intentOf(row);
   const getIntent = (id: string) => maybeIntent(db.prepare('SELECT * FROM intents WHERE id = ?').get(id) as IntentRow | undefined);
+  const acceptedPartOf = (requestId: string): AcceptedPart | undefined => {
+    const row = db.prepare('SELECT lines, accepted_at, accepted_by FROM accepted_parts WHERE request_id = ?').get(requestId) as
+      | { lines: string; accepted_at: string; accepted_by: string | null }
+      | undefined;
+    return row && { requestId, items: decode(AcceptedItems, row.lines, `the accepted part of request ${requestId}`), acceptedAt: row.accepted_at, acceptedBy: row.accepted_by ?? undefined };
+  };
   const openOf = (kind: DocumentKind, subject: string) =>
     maybeIntent(db.prepare(`SELECT * FROM intents WHERE kind = ? AND subject = ? AND ${OPEN}`).get(kind, subject) as IntentRow | undefined);
 
@@ -212,7 +227,9 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       write((): Reserved => {
         const open = openOf('credit-note', subject);
         if (open) return { intent: open, created: false };
-        const draft = decide(creditsOf(parent));
+        const draft = decide(creditsOf(parent), acceptedPartOf(subject));
+        const taken = db.prepare(CREDIT_NOTE_NUMBER_TAKEN).get(draft.documentNumber, subject, parent) as { request_id: string } | undefined;
+        if (taken) throw new CreditNoteNumberTakenError(draft.documentNumber, taken.request_id);
         const intent = insertIntent(draft);
         // The database checks again, on its line columns, before the reservation commits.
         const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);
@@ -317,19 +334,23 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       return row?.rejection ? decode(Rejection, row.rejection, `the rejection of request ${requestId}`) : undefined;
     },
 
-    keepAcceptedPart: (part) =>
-      write(() => {
+    keepAcceptedPart: (part, unchanged) =>
+      write((): PartNotKept | undefined => {
+        const credited = db
+          .prepare(
+            `SELECT document_number FROM credit_notes WHERE request_id = ?
+             UNION ALL SELECT document_number FROM intents WHERE kind = 'credit-note' AND subject = ? AND ${OPEN} LIMIT 1`,
+          )
+          .get(part.requestId, part.requestId) as { document_number: string } | undefined;
+        if (credited) return { creditNote: credited.document_number };
+        if (unchanged && !unchanged(acceptedPartOf(part.requestId))) return { changed: acceptedPartOf(part.requestId) };
         db.prepare(
           `INSERT INTO accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES (?, ?, ?, ?)
            ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
         ).run(part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null);
+        return undefined;
       }),
-    acceptedPart: async (requestId) => {
-      const row = db.prepare('SELECT lines, accepted_at, accepted_by FROM accepted_parts WHERE request_id = ?').get(requestId) as
-        | { lines: string; accepted_at: string; accepted_by: string | null }
-        | undefined;
-      return row && { requestId, items: decode(AcceptedItems, row.lines, `the accepted part of request ${requestId}`), acceptedAt: row.accepted_at, acceptedBy: row.accepted_by ?? undefined };
-    },
+    acceptedPart: async (requestId) => acceptedPartOf(requestId),
 
     importRecords: (records) =>
       write((): ImportResult => {

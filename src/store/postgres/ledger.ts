@@ -10,9 +10,9 @@ import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/recor
 import { AcceptedItems } from '../accepted-part.js';
 import { redactDatabaseUrl } from '../database-url.js';
 import { sameJson } from '../embedded/sqlite.js';
-import { NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
+import { CreditNoteNumberTakenError, NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
-import type { DocumentKind, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
+import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, LedgerStore, NewIntent, ReceiptCredits, Reserved } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from './schema.js';
 import { readDatabaseStatus } from './status.js';
@@ -22,6 +22,14 @@ import { watchLockWait, type LockWaitOptions } from './lock-wait.js';
 
 
 /** A credit note goes in with its issuer: its receipt's, when the ledger records the receipt (else unknown, NULL). */
+/** The issuer's credit note (issued, or being submitted) of another request under a number: its receipt's issuer is the issuer. */
+const CREDIT_NOTE_NUMBER_TAKEN = `WITH issuer AS (SELECT issuer FROM svc_receipts WHERE service_receipt_id = $3)
+  SELECT cn.request_id FROM svc_credit_notes cn JOIN svc_receipts r ON r.service_receipt_id = cn.parent
+   WHERE cn.document_number = $1 AND cn.request_id <> $2 AND r.issuer = (SELECT issuer FROM issuer)
+  UNION ALL
+  SELECT i.subject FROM svc_intents i JOIN svc_receipts r ON r.service_receipt_id = i.parent
+   WHERE i.kind = 'credit-note' AND i.${OPEN} AND i.document_number = $1 AND i.subject <> $2 AND r.issuer = (SELECT issuer FROM issuer)
+  LIMIT 1`;
 const INSERT_CREDIT_NOTE = `INSERT INTO svc_credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record, issuer)
   VALUES ($1, $2, $3, $4, $5, $6, (SELECT issuer FROM svc_receipts WHERE service_receipt_id = $2))`;
 
@@ -116,6 +124,20 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     const { rows } = await client.query(sql, params);
     return rows[0] as IntentRow | undefined;
   };
+  const acceptedPartOf = async (client: PoolClient, requestId: string): Promise<AcceptedPart | undefined> => {
+    const { rows } = await client.query('SELECT lines, accepted_at, accepted_by FROM svc_accepted_parts WHERE request_id = $1', [requestId]);
+    const row = rows[0] as { lines: unknown; accepted_at: Date; accepted_by: string | null } | undefined;
+    return (
+      row && {
+        requestId,
+        items: decode(AcceptedItems, JSON.stringify(row.lines), `the accepted part of request ${requestId}`),
+        acceptedAt: row.accepted_at.toISOString(),
+        acceptedBy: row.accepted_by ?? undefined,
+      }
+    );
+  };
+  /** A request's accepted part's lock, in the receipts' lock table (parents are service IDs, never prefixed so). */
+  const partLock = (requestId: string) => `accepted-part:${requestId}`;
   const openOf = async (client: PoolClient, kind: DocumentKind, subject: string) => {
     const row = await one(client, `SELECT * FROM svc_intents WHERE kind = $1 AND subject = $2 AND ${OPEN}`, [kind, subject]);
     return row && intentOf(row);
@@ -181,9 +203,12 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
     reserveCreditNote: (parent, subject, decide) =>
       transaction(async (client) => {
         await lockReceipt(client, parent);
+        await lockReceipt(client, partLock(subject));
         const open = await openOf(client, 'credit-note', subject);
         if (open) return { intent: open, created: false };
-        const draft = decide(await creditsOf(client, parent));
+        const draft = decide(await creditsOf(client, parent), await acceptedPartOf(client, subject));
+        const [taken] = (await client.query(CREDIT_NOTE_NUMBER_TAKEN, [draft.documentNumber, subject, parent])).rows as { request_id: string }[];
+        if (taken) throw new CreditNoteNumberTakenError(draft.documentNumber, taken.request_id);
         const reserved = await insertIntent(client, draft);
         // The database checks again, on its columns, before the reservation commits.
         const lines = (draft.reservation?.lines ?? []).map((line) => line.originalLine);
@@ -294,28 +319,29 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         return stored ? decode(Rejection, stored, `the rejection of request ${requestId}`) : undefined;
       }),
 
-    keepAcceptedPart: (part) =>
-      withClient(async (client) => {
+    keepAcceptedPart: (part, unchanged) =>
+      transaction(async (client): Promise<PartNotKept | undefined> => {
+        // The request's part lock, which a credit note's reservation takes too (after its receipt's).
+        await lockReceipt(client, partLock(part.requestId));
+        const credited = await one(
+          client,
+          `SELECT document_number FROM svc_credit_notes WHERE request_id = $1
+           UNION ALL SELECT document_number FROM svc_intents WHERE kind = 'credit-note' AND subject = $1 AND ${OPEN} LIMIT 1`,
+          [part.requestId],
+        );
+        if (credited) return { creditNote: String(credited['document_number']) };
+        if (unchanged) {
+          const now = await acceptedPartOf(client, part.requestId);
+          if (!unchanged(now)) return { changed: now };
+        }
         await client.query(
           `INSERT INTO svc_accepted_parts (request_id, lines, accepted_at, accepted_by) VALUES ($1, $2, $3, $4)
            ON CONFLICT (request_id) DO UPDATE SET lines = excluded.lines, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
           [part.requestId, JSON.stringify(part.items), part.acceptedAt, part.acceptedBy ?? null],
         );
+        return undefined;
       }),
-    acceptedPart: (requestId) =>
-      withClient(async (client) => {
-        const { rows } = await client.query('SELECT lines, accepted_at, accepted_by FROM svc_accepted_parts WHERE request_id = $1', [requestId]);
-        const row = rows[0] as { lines: unknown; accepted_at: Date; accepted_by: string | null } | undefined;
-        return (
-          row && {
-            requestId,
-            items: decode(AcceptedItems, JSON.stringify(row.lines), `the accepted part of request ${requestId}`),
-            acceptedAt: row.accepted_at.toISOString(),
-            acceptedBy: row.accepted_by ?? undefined,
-          }
-        );
-      }),
-
+    acceptedPart: (requestId) => withClient((client) => acceptedPartOf(client, requestId)),
     importRecords: (records) =>
       transaction(async (client): Promise<ImportResult> => {
         const result: ImportResult = { inserted: 0, skipped: 0, conflicts: [] };

@@ -11,3 +11,16 @@ export function ownPathUrl(url: string, grantId: string): string {
   own.pathname = `${own.pathname.replace(/\/+$/, '')}/g${sha256Hex(grantId).slice(0, 24)}`;
   return own.toString();
 }
+
+/**
+ * `candidate` is a path of its own under `url` (of any Grant: after a new login replaced the
+ * Grants, a company's subscription keeps the path derived from its former Grant ID).
+ */
+export function isOwnPathUnder(candidate: string, url: string): boolean {
+  if (!URL.canParse(candidate) || !URL.canParse(url)) return false;
+  const [own, base] = [new URL(candidate), new URL(url)];
+  const dir = `${base.pathname.replace(/\/+$/, '')}/`;
+  if (!own.pathname.startsWith(dir) || !OWN_PATH_SEGMENT.test(own.pathname.slice(dir.length))) return false;
+  own.pathname = base.pathname;
+  return own.toString() === base.toString();
+}

@@ -13,8 +13,8 @@ import { groupCommit } from '../store/group-commit.js';
 import { setSecrets } from '../secrets/store.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';
-import { ownPathUrl } from './own-path.js';
-export { ownPathUrl };
+import { isOwnPathUnder, ownPathUrl } from './own-path.js';
+export { isOwnPathUnder, ownPathUrl };
 import { NonEmptyString } from '../contract/common.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../contract/webhook.js';
 import { ApiError, SvcError } from '../errors.js';
@@ -283,7 +283,11 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   const request = opts.ownPath && grant !== undefined ? { ...asked, notificationUrl: ownPathUrl(asked.notificationUrl, grant) } : asked;
   const all = await readLocalSubscriptions(f);
   const local = all.filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
-  const same = (s: LocalSubscription) => s.notificationUrl === request.notificationUrl && sameEvents(s.events, request.events);
+  // With --own-path, a path of its own under the URL derived from another Grant ID is this
+  // company's too when listed under this Grant: one kept through a new login (moved to it).
+  const sameUrl = (s: LocalSubscription) =>
+    s.notificationUrl === request.notificationUrl || (request !== asked && isOwnPathUnder(s.notificationUrl, asked.notificationUrl));
+  const same = (s: LocalSubscription) => sameUrl(s) && sameEvents(s.events, request.events);
   const candidates = local.filter(same);
   // Records of a Grant the profile no longer holds (a new login replaced it: new IDs, same
   // companies) may be this company's: the service's list under this Grant says which.
@@ -313,7 +317,7 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
     }
   }
   const overlapping = local
-    .filter((s) => s.notificationUrl === request.notificationUrl && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
+    .filter((s) => sameUrl(s) && !forgotten.includes(s.id) && s.events.some((e) => request.events.includes(e)))
     .map((s) => s.id);
   // Those found and not reused: one another svc process keeps meanwhile is reused instead of made again.
   const seen = new Set(local.map((s) => s.id));

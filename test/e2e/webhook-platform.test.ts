@@ -128,3 +128,31 @@ describe('webhook subscribe --all-grants after a new login', () => {
   }, 120_000);
 });
 
+
+describe('webhook subscribe --all-grants --own-path after a new login', () => {
+  it('reuses each company\'s subscription under its path of its own (derived from the old Grant ID), moved to the new Grant: none made again', async () => {
+    const url = `http://127.0.0.1:${await freeLoopbackPort()}/relogin-own`;
+    const args = ['webhook', 'subscribe', '--all-grants', '--url', url, '--own-path', '--json'];
+    const first = await runSvc(args, { home: m.home, env: m.env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const before = (await m.json<{ grant_id: string }[]>(['grants', 'list'])).map((g) => g.grant_id);
+    await m.svc(['sandbox', 'login']);
+    const after = (await m.json<{ grant_id: string }[]>(['grants', 'list'])).map((g) => g.grant_id);
+    expect(after.filter((id) => before.includes(id))).toEqual([]);
+
+    const again = await runSvc(args, { home: m.home, env: m.env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const rows = JSON.parse(again.stdout) as { id: string; reused: boolean }[];
+    expect(rows.map((r) => r.reused)).toEqual(after.map(() => true));
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set((JSON.parse(first.stdout) as { id: string }[]).map((r) => r.id)));
+    // Once moved, a third run finds them under the new Grants as they are.
+    const third = await runSvc(args, { home: m.home, env: m.env });
+    expect((JSON.parse(third.stdout) as { reused: boolean }[]).every((r) => r.reused), third.stderr).toBe(true);
+    const listed = await m.json<{ id: string; notificationUrl: string; onService: boolean | null }[]>(['webhook', 'list', '--all-grants']);
+    expect(listed.filter((s) => s.notificationUrl.startsWith(`${url}/g`) && s.onService === true)).toHaveLength(COMPANIES);
+    // And `unsubscribe --all-grants --url U` still finds each under its old path.
+    const gone = await runSvc(['webhook', 'unsubscribe', '--all-grants', '--url', url, '--json'], { home: m.home, env: m.env });
+    expect(gone.exitCode, gone.stderr).toBe(0);
+    expect(JSON.parse(gone.stdout) as unknown[]).toHaveLength(COMPANIES);
+  }, 180_000);
+});

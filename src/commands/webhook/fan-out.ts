@@ -10,7 +10,7 @@ import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags } from '../../gr
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { ownPathUrl, readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionKeeper, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
+import { isOwnPathUnder, readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionKeeper, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
 
 interface Company {
   grantId: string;
@@ -123,9 +123,9 @@ export async function unsubscribeAll(url: string | undefined, flags: FanOutFlags
     targets,
     async (g, target) => {
       const remote = (await serviceSubscriptions(g)) ?? [];
-      // The URL, or the path of its own this company's subscription was given under it (--own-path).
-      const own = ownPathUrl(url, target.id);
-      const to = (s: { notificationUrl: string }) => s.notificationUrl === url || s.notificationUrl === own;
+      // The URL, or the path of its own this company's subscription was given under it
+      // (--own-path; derived from a former Grant ID when kept through a new login).
+      const to = (s: { notificationUrl: string }) => s.notificationUrl === url || isOwnPathUnder(s.notificationUrl, url);
       const ids = [...new Set([...remote.filter(to).map((s) => s.id), ...(await readLocalSubscriptions(g)).filter((s) => s.grantId === target.id && to(s)).map((s) => s.id)])];
       const removed: { id: string; onService: string }[] = [];
       for (const id of ids) removed.push({ id, ...(await unsubscribe(g, id)) });

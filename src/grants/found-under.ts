@@ -14,7 +14,10 @@ import { withLock } from '../store/lock.js';
 
 export type FoundKind = 'requests' | 'receipts';
 
-type FoundMap = Record<FoundKind, Record<string, string>>;
+type FoundMap = Record<FoundKind, Record<string, string>> & {
+  /** Grant ID → its company's ID, so that a Grant a new login replaced leads to its successor. */
+  companies: Record<string, string>;
+};
 
 const FILE = 'found-under.json';
 /** Beyond this many entries of a kind, the oldest are dropped (insertion order). */
@@ -27,22 +30,40 @@ function dirOf(f: Factory): string {
 async function readMap(dir: string): Promise<FoundMap> {
   try {
     const parsed = JSON.parse(await readFile(join(dir, FILE), 'utf8')) as Partial<FoundMap>;
-    return { requests: { ...parsed.requests }, receipts: { ...parsed.receipts } };
+    return { requests: { ...parsed.requests }, receipts: { ...parsed.receipts }, companies: { ...parsed.companies } };
   } catch {
-    return { requests: {}, receipts: {} };
+    return { requests: {}, receipts: {}, companies: {} };
   }
 }
 
-/** Records each ID with the Grant it was found under (a later finding wins). */
+/** The company of each of these Grants the profile holds (Grant flow). */
+async function companiesOf(f: Factory, grantIds: ReadonlySet<string>): Promise<Map<string, string>> {
+  const [{ authIndex, readAuthorizations }, settings] = await Promise.all([import('../auth/profile.js'), f.settings()]);
+  const held = authIndex(readAuthorizations(await f.config(), settings.profile.value)).grants;
+  const out = new Map<string, string>();
+  for (const id of grantIds) {
+    const company = held.get(id)?.issuer_company_id;
+    if (company !== undefined) out.set(id, company);
+  }
+  return out;
+}
+
+/** Records each ID with the Grant it was found under (a later finding wins), and the Grant's company. */
 export async function rememberFoundUnder(f: Factory, kind: FoundKind, found: Iterable<readonly [id: string, grantId: string]>): Promise<void> {
   const entries = [...found];
   if (entries.length === 0) return;
   const dir = dirOf(f);
   try {
+    const companies = await companiesOf(f, new Set(entries.map(([, grantId]) => grantId)));
     // A poll of the same queue again finds what is kept already: nothing to write (only the
     // order, which matters when the oldest entries must give way, would change).
-    const known = (await readMap(dir))[kind];
-    if (Object.keys(known).length < KEEP && entries.every(([id, grantId]) => known[id] === grantId)) return;
+    const current = await readMap(dir);
+    const known = current[kind];
+    if (
+      Object.keys(known).length < KEEP &&
+      entries.every(([id, grantId]) => known[id] === grantId) &&
+      [...companies].every(([grantId, company]) => current.companies[grantId] === company)
+    ) return;
     await privateDir(dir);
     await withLock(join(dir, `${FILE}.lock`), async () => {
       const map = await readMap(dir);
@@ -53,6 +74,10 @@ export async function rememberFoundUnder(f: Factory, kind: FoundKind, found: Ite
       }
       const ids = Object.keys(kept);
       for (const old of ids.slice(0, Math.max(0, ids.length - KEEP))) delete kept[old];
+      for (const [grantId, company] of companies) map.companies[grantId] = company;
+      // Only the companies of Grants some entry still names.
+      const named = new Set([...Object.values(map.requests), ...Object.values(map.receipts)]);
+      for (const grantId of Object.keys(map.companies)) if (!named.has(grantId)) delete map.companies[grantId];
       await replacePrivateFile(join(dir, FILE), JSON.stringify(map));
     });
   } catch {
@@ -72,4 +97,9 @@ export async function foundUnder(f: Factory, kind: FoundKind, id: string): Promi
   const folded = given.toLowerCase();
   const grants = new Set(Object.entries(kept).filter(([k]) => k.toLowerCase().startsWith(folded)).map(([, g]) => g));
   return grants.size === 1 ? [...grants][0] : undefined;
+}
+
+/** The company a Grant that IDs were found under belongs to, as recorded then; undefined when not recorded. */
+export async function companyOfFoundGrant(f: Factory, grantId: string): Promise<string | undefined> {
+  return (await readMap(dirOf(f))).companies[grantId];
 }

@@ -34,3 +34,22 @@ describe('moving requests of several companies in one command', () => {
     expect(completed.stdout.trim().split('\n')).toEqual(requests.map((id) => `${id} COMPLETED`));
   });
 });
+
+describe('a request found by poll --all-grants, after a new login that replaced the Grants', () => {
+  const { merchant } = useMerchant(['--companies', '3']);
+
+  it('accept REQ of a company that is not the default moves it under that company\'s new Grant', async () => {
+    const m = merchant();
+    const grants = await m.json<StoredGrant[]>(['grants', 'list']);
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com', '--grant', grants[2]!.grant_id]);
+    const request = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    await m.svc(['credit-note', 'poll', '--all-grants', '--no-decrypt']);
+    await m.svc(['sandbox', 'login']);
+    const after = await m.json<StoredGrant[]>(['grants', 'list']);
+    expect(after.map((g) => g.grant_id).filter((id) => grants.some((g) => g.grant_id === id))).toEqual([]);
+
+    const accepted = await runSvc(['credit-note', 'accept', request.slice(0, 8), '--json'], { home: m.home, env: m.env });
+    expect(accepted.exitCode, `${accepted.stdout}\n${accepted.stderr}`).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ requestId: request, status: 'ACCEPTED' });
+  });
+});

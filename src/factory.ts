@@ -46,6 +46,8 @@ export interface Factory {
   readonly stopSignal: () => StopSignal;
   /** Shows a URL to the user in place of the system browser (the demo plays the browser). */
   readonly openUrl: ((url: string) => Promise<boolean | void>) | undefined;
+  /** Set on a fan-out's factory for one Grant (src/grants/fan-out.ts): its report names the company of each failure. */
+  readonly inFanOut?: boolean;
   config(): Promise<ConfigStore>;
   settings(): Promise<Settings>;
   secrets(): Promise<SecretStore>;

@@ -169,13 +169,17 @@ export async function redeemForTokens(api: ApiClient, client: ClientCredentials,
   );
 }
 
-/** Grant flow: a 900-second token for one Grant and scope; there is no refresh token. */
+/**
+ * Grant flow: a 900-second token for one Grant and scope; there is no refresh token.
+ * `company` (its name) is said beside the Grant ID when the service refuses it.
+ */
 export async function requestGrantToken(
   api: ApiClient,
   client: ClientCredentials,
   grantId: string,
   scope: string,
   clock: Clock,
+  company?: string,
 ): Promise<CachedToken> {
   const body: ClientCredentialsTokenRequest = {
     grant_type: 'client_credentials',
@@ -189,7 +193,7 @@ export async function requestGrantToken(
     // Retried like a read: asking for a token again only mints another, and a single 503 or
     // reset must not fail the command that needed it (every 15 minutes, when it expires).
     () => api.request({ method: 'POST', path: '/oauth2/token', body, schema: AccessTokenResponse, retry: true }),
-    `the service refused Grant ${grantId}: it was revoked, or belongs to another client`,
+    `the service refused Grant ${grantId}${company === undefined ? '' : ` (${company})`}: it was revoked, or belongs to another client`,
   );
   return {
     access_token: answer.access_token,

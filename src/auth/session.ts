@@ -140,7 +140,9 @@ async function openSession(f: Factory): Promise<Session> {
           }
         : async () => {
             try {
-              return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock);
+              // A fan-out's report names each failed Grant's company already (and groups equal messages).
+              const company = f.inFanOut ? undefined : authIndex(auth).grants.get(id)?.company_legal_name;
+              return await requestGrantToken(await f.api(), await credentials(), id, scope, f.clock, company);
             } catch (error) {
               throw explainRefusedClient(f, await explainRefusedGrant(f, error, id, authIndex(auth).grants.get(id), settings));
             }

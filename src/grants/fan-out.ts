@@ -148,6 +148,7 @@ function forGrant(f: Factory, grantId: string, api: ApiClient): Factory {
   const settings = f.settings().then((s) => ({ ...s, grant: { value: grantId, source: 'flag' as const } }));
   return Object.create(f, {
     globals: { value: { ...f.globals, grant: grantId } },
+    inFanOut: { value: true },
     settings: { value: () => settings },
     api: { value: async () => api },
   }) as Factory;

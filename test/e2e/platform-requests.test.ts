@@ -53,3 +53,26 @@ describe('a request found by poll --all-grants, after a new login that replaced 
     expect(JSON.parse(accepted.stdout)).toMatchObject({ requestId: request, status: 'ACCEPTED' });
   });
 });
+
+describe('credit-note poll --grant of a revoked Grant', () => {
+  const { merchant } = useMerchant(['--companies', '3']);
+
+  it('names the company as well as the Grant ID, as a fan-out does', async () => {
+    const m = merchant();
+    const grants = await m.json<StoredGrant[]>(['grants', 'list']);
+    const revoked = grants[1]!;
+    await m.svc(['sandbox', 'revoke', revoked.grant_id]);
+    const r = await runSvc(['credit-note', 'poll', '--grant', revoked.grant_id], { home: m.home, env: m.env });
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stderr).toContain(revoked.grant_id);
+    expect(r.stderr).toContain(revoked.company_legal_name);
+    const json = await runSvc(['credit-note', 'poll', '--grant', revoked.grant_id, '--json'], { home: m.home, env: m.env });
+    expect(json.exitCode).toBe(4);
+    expect(json.stdout + json.stderr).toContain(revoked.company_legal_name);
+    // A fan-out names it at the start of the line: the message itself stays the same for every
+    // company (equal failures of many are one line).
+    const all = await runSvc(['credit-note', 'poll', '--all-grants'], { home: m.home, env: m.env });
+    expect(all.exitCode).toBe(9);
+    expect(all.stderr).toContain(`error: ${revoked.company_legal_name} (${revoked.grant_id}): the service refused Grant ${revoked.grant_id}: `);
+  });
+});

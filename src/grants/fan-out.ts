@@ -34,7 +34,8 @@ export function fansOut(flags: FanOutFlags): boolean {
 
 /**
  * The Grants a fanned-out command acts for, in the profile's order: all of them, or those
- * the file's selectors name (blank lines and `#` comments skipped, each named once).
+ * the file's selectors name (blank lines and `#` comments skipped, also after a selector
+ * and whitespace; each named once).
  */
 export async function fanOutTargets(f: Factory, flags: FanOutFlags): Promise<GrantEntry[]> {
   if (flags.allGrants && flags.grants !== undefined) throw new UsageError('--all-grants and --grants exclude each other');
@@ -46,8 +47,9 @@ export async function fanOutTargets(f: Factory, flags: FanOutFlags): Promise<Gra
   const text = (await readBytesInput(flags.grants, f)).toString('utf8');
   const chosen = new Set<string>();
   text.split(/\r?\n/).forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
+    // A `#` at the start or after whitespace starts a comment (`EU000000002  # Sample Foods`).
+    const line = raw.replace(/(^|\s)#.*$/, '').trim();
+    if (line === '') return;
     chosen.add(selectGrant(line, entries, { from: `line ${index + 1} of --grants` }));
   });
   if (chosen.size === 0) throw new UsageError('the --grants file names no Grant', { hint: 'one Grant ID, tax ID or company name per line' });

@@ -194,3 +194,13 @@ describe('grants list --details --all-grants over 12 companies', () => {
     expect((JSON.parse(listed.stdout) as { notificationUrl: string }[]).filter((s) => s.notificationUrl === url)).toEqual([]);
   });
 });
+
+describe('--grants FILE with comments after the selectors', () => {
+  it('a `#` after whitespace starts a comment, as on a line of its own', async () => {
+    const [a, b, c] = [grants[5]!, grants[6]!, grants[8]!];
+    const input = `# the pilot\n${a.tax_id}  # ${a.company_legal_name}\n${b.grant_id}\t# tab then comment\n${c.company_legal_name} #\n`;
+    const listed = await runSvc(['grants', 'list', '--details', '--grants', '-', '--json'], { home, env: { SVC_BASE_URL: sandbox.url }, input });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { grantId: string }[]).map((e) => e.grantId)).toEqual([a, b, c].map((g) => g.grant_id));
+  });
+});

@@ -200,13 +200,13 @@ _svc_spec() {
       ;;
     'svc credit-note complete')
       subcommands=''
-      flags='--grant --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --yes --credited-elsewhere --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --profile --base-url --jq'
       args=(@live:request-id)
       ;;
     'svc credit-note status')
       subcommands=''
-      flags='--grant --reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--grant --reason --yes --credited-elsewhere --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --reason --profile --base-url --jq'
       args=(@live:request-id 'ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED')
       ;;

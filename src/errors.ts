@@ -153,7 +153,9 @@ export class ApiError extends SvcError {
   readonly details: readonly { path: string; message: string }[];
   override readonly exitCode: ExitCode;
   constructor(init: ApiErrorInit) {
-    const where = init.method && init.path ? ` (${init.method} ${init.path})` : '';
+    const request = init.method && init.path ? `${init.method} ${init.path}` : undefined;
+    // Named once: a service's message may already name the request ("no route matches GET /nope").
+    const where = request === undefined || init.description?.includes(request) ? '' : ` (${request})`;
     const detailLines = (init.details ?? []).map((d) => `\n  ${d.path || '(root)'}: ${d.message}`).join('');
     const tries = init.attempts !== undefined && init.attempts > 1 ? ` after ${init.attempts} attempts` : '';
     super(`${init.description ?? init.code}${tries}${where} [${init.status} ${init.code}]${detailLines}`, {

@@ -40,7 +40,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'credit-note show': ['svc credit-note show REQUEST_ID    # IDs: svc credit-note poll', 'svc credit-note show    # on a terminal: choose from the open requests'],
   'credit-note accept': ['svc credit-note accept REQUEST_ID', 'svc credit-note accept REQUEST_ID --partial', 'svc credit-note accept    # on a terminal: choose from the open requests'],
   'credit-note reject': ['svc credit-note reject REQUEST_ID', 'svc credit-note reject REQUEST_ID --reason "arrived opened" --yes    # the reason stays on this machine', 'svc credit-note reject    # on a terminal: choose from the open requests'],
-  'credit-note complete': ['svc credit-note complete REQUEST_ID', 'svc credit-note complete    # on a terminal: choose from the open requests'],
+  'credit-note complete': ['svc credit-note complete REQUEST_ID', 'svc credit-note complete REQUEST_ID --credited-elsewhere --yes    # refunded by hand: no credit note', 'svc credit-note complete    # on a terminal: choose from the open requests'],
   'credit-note status': ['svc credit-note status REQUEST_ID ACCEPTED', 'svc credit-note status ACCEPTED    # on a terminal: choose the request'],
   'credit-note issue': ['svc credit-note issue REQUEST_ID', 'svc credit-note issue REQUEST_ID --item 4001234567890:1 --complete --yes', 'svc credit-note issue REQUEST_ID --dry-run', 'svc credit-note issue    # on a terminal: choose from the open requests'],
   'credit-note triage': ['svc credit-note triage    # a accept · p accept part · r reject · i issue & complete · s skip · q quit', 'svc credit-note poll --watch    # the whole queue as one screen with a cursor instead'],

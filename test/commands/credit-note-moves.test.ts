@@ -54,12 +54,12 @@ const PICKERS: [string, (f: Factory) => Promise<unknown>, string[]][] = [
   ['accept', (f) => accept.run({ requestIds: [], partial: false }, f), ['PENDING']],
   ['accept --partial', (f) => accept.run({ requestIds: [], partial: true }, f), ['PENDING']],
   ['reject', (f) => reject.run({ requestIds: [], yes: true }, f), ['PENDING']],
-  ['complete', (f) => complete.run({ requestIds: [], yes: true }, f), ['ACCEPTED', 'PARTIALLY_ACCEPTED']],
+  ['complete', (f) => complete.run({ requestIds: [], yes: true, creditedElsewhere: true }, f), ['ACCEPTED', 'PARTIALLY_ACCEPTED']],
   ['issue', (f) => issue({ dryRun: true }, f), ['ACCEPTED', 'PARTIALLY_ACCEPTED']],
   ['status ACCEPTED', (f) => setStatus({ status: 'ACCEPTED' }, f), ['PENDING']],
   ['status PARTIALLY_ACCEPTED', (f) => setStatus({ status: 'PARTIALLY_ACCEPTED' }, f), ['PENDING']],
   ['status REJECTED', (f) => setStatus({ status: 'REJECTED', yes: true }, f), ['PENDING']],
-  ['status COMPLETED', (f) => setStatus({ status: 'COMPLETED', yes: true }, f), ['ACCEPTED', 'PARTIALLY_ACCEPTED']],
+  ['status COMPLETED', (f) => setStatus({ status: 'COMPLETED', yes: true, creditedElsewhere: true }, f), ['ACCEPTED', 'PARTIALLY_ACCEPTED']],
 ];
 
 describe('pickers offer only the requests the verb can move', () => {
@@ -80,7 +80,7 @@ describe('pickers offer only the requests the verb can move', () => {
     const person = scriptedPrompter([]);
     atTerminal(h, person.prompter);
     serveQueue(h, everyStatus().filter((i) => i.status !== 'ACCEPTED' && i.status !== 'PARTIALLY_ACCEPTED'));
-    const error = await complete.run({ requestIds: [] }, h.f).catch((e: unknown) => e);
+    const error = await complete.run({ requestIds: [], creditedElsewhere: true }, h.f).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: ExitCode.notFound, message: 'there are no return requests to complete: none is ACCEPTED or PARTIALLY_ACCEPTED' });
     expect(person.asked).toEqual([]);
   });
@@ -124,8 +124,8 @@ describe('final moves: --yes without a terminal, a confirmation naming what is m
   it.each([
     ['reject', (f: Factory) => reject.run({ requestIds: [idOf('PENDING')] }, f), 'reject'],
     ['status REJECTED', (f: Factory) => setStatus({ requestId: idOf('PENDING'), status: 'REJECTED' }, f), 'reject'],
-    ['complete', (f: Factory) => complete.run({ requestIds: [idOf('ACCEPTED')] }, f), 'complete'],
-    ['status COMPLETED', (f: Factory) => setStatus({ requestId: idOf('ACCEPTED'), status: 'completed' }, f), 'complete'],
+    ['complete', (f: Factory) => complete.run({ requestIds: [idOf('ACCEPTED')], creditedElsewhere: true }, f), 'complete'],
+    ['status COMPLETED', (f: Factory) => setStatus({ requestId: idOf('ACCEPTED'), status: 'completed', creditedElsewhere: true }, f), 'complete'],
   ])('%s without a terminal and without --yes: exit 2 naming --yes, nothing sent', async (_name, go, verb) => {
     const h = await harness();
     await withKeys(h, keys);
@@ -162,7 +162,7 @@ describe('final moves: --yes without a terminal, a confirmation naming what is m
     const person = scriptedPrompter([{ confirm: true }]);
     atTerminal(h, person.prompter);
     serveQueue(h, everyStatus());
-    await complete.run({ requestIds: [idOf('ACCEPTED'), idOf('PARTIALLY_ACCEPTED')] }, h.f);
+    await complete.run({ requestIds: [idOf('ACCEPTED'), idOf('PARTIALLY_ACCEPTED')], creditedElsewhere: true }, h.f);
     // No record of the receipt here: the product IDs, and no amount.
     expect(person.asked).toEqual([
       'confirm: Complete these 2 requests? They cannot be moved again.\n  R-2025-000871 (2 × 4001234567890, 1 × 4009876543210)\n  R-2025-000871 (2 × 4001234567890, 1 × 4009876543210)\n',

@@ -72,8 +72,8 @@ describe('the request ID left out, on a terminal', () => {
   it('show, complete, status STATUS and reject go on with the request chosen', async () => {
     for (const [verb, go, asked] of [
       ['show', (f: Factory) => show({ reveal: false }, f), 'Which return request to show?'],
-      ['complete', (f: Factory) => complete.run({ requestIds: [], yes: true }, f), 'Which return request to complete?'],
-      ['status', (f: Factory) => setStatus({ status: 'completed', yes: true }, f), 'Which return request to set to COMPLETED?'],
+      ['complete', (f: Factory) => complete.run({ requestIds: [], yes: true, creditedElsewhere: true }, f), 'Which return request to complete?'],
+      ['status', (f: Factory) => setStatus({ status: 'completed', yes: true, creditedElsewhere: true }, f), 'Which return request to set to COMPLETED?'],
       ['reject', (f: Factory) => reject.run({ requestIds: [], yes: true }, f), 'Which return request to reject?'],
     ] as const) {
       const h = await harness();
@@ -147,7 +147,7 @@ describe('the request ID left out, without a terminal', () => {
       (f: Factory) => show({ reveal: false }, f),
       (f: Factory) => accept.run({ requestIds: [], partial: false }, f),
       (f: Factory) => reject.run({ requestIds: [], yes: true }, f),
-      (f: Factory) => complete.run({ requestIds: [] }, f),
+      (f: Factory) => complete.run({ requestIds: [], creditedElsewhere: true }, f),
       (f: Factory) => setStatus({ status: 'ACCEPTED' }, f),
       (f: Factory) => issue({ yes: true }, f),
     ]) {

@@ -345,7 +345,7 @@ describe('status changes', () => {
   it.each([
     ['accept', () => accept.run({ requestIds: ['req-1'], partial: false }, currentHarness.f), 'ACCEPTED'],
     ['reject', () => reject.run({ requestIds: ['req-1'], yes: true }, currentHarness.f), 'REJECTED'],
-    ['complete', () => complete.run({ requestIds: ['req-1'], yes: true }, currentHarness.f), 'COMPLETED'],
+    ['complete', () => complete.run({ requestIds: ['req-1'], yes: true, creditedElsewhere: true }, currentHarness.f), 'COMPLETED'],
     ['status', () => setStatus({ requestId: 'req-1', status: 'accepted' }, currentHarness.f), 'ACCEPTED'],
   ])('%s sends PATCH { status } and prints "requestId STATUS"', async (_verb, runVerb, status) => {
     currentHarness = await harness();
@@ -364,7 +364,7 @@ describe('status changes', () => {
     const h = await harness({ json: true });
     replyQueue(h, []);
     replyStatus(h, 'req-1');
-    await complete.run({ requestIds: ['req-1'], yes: true }, h.f);
+    await complete.run({ requestIds: ['req-1'], yes: true, creditedElsewhere: true }, h.f);
     expect(JSON.parse(h.streams.stdout())).toEqual({ requestId: 'req-1', status: 'COMPLETED', updatedAt: '2025-03-14T16:42:06.000Z' });
   });
 
@@ -385,7 +385,7 @@ describe('status changes', () => {
       status: 409,
       error: apiError('invalid_transition', 'request is PENDING; allowed: ACCEPTED, PARTIALLY_ACCEPTED, REJECTED'),
     });
-    const error = await complete.run({ requestIds: ['req-1'], yes: true }, h.f).catch((e: unknown) => e);
+    const error = await complete.run({ requestIds: ['req-1'], yes: true, creditedElsewhere: true }, h.f).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestStateError);
     expect((error as RequestStateError).exitCode).toBe(ExitCode.conflict);
     expect((error as RequestStateError).message).toBe(

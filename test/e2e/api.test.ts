@@ -42,6 +42,10 @@ describe('svc api', () => {
     expect(bad.stderr).toContain('validation_failed');
     const missing = await api(['PATCH', '/credit-note/requests/no-such/status', '--raw-field', 'status=ACCEPTED']);
     expect(missing.exitCode).toBe(6);
+    // The request is named once: the service's message already says it ("no route matches GET /nope").
+    const nope = await api(['GET', '/nope']);
+    expect(nope.exitCode).toBe(6);
+    expect(nope.stderr.split('GET /nope').length - 1, nope.stderr).toBe(1);
     const health = await runSvc(['api', 'GET', '/sandbox/health'], { env: merchant().env });
     expect(health.exitCode, health.stderr).toBe(0);
   });

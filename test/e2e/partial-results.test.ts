@@ -33,7 +33,7 @@ describe('accept / complete with several IDs, one of them failing', () => {
   it('human: one stdout line per request, the failure too (`ID error: …`); exit 9', async () => {
     const [a, b] = await milkRequests(merchant(), 2);
     await merchant().svc(['credit-note', 'accept', a!]);
-    const r = await run(['credit-note', 'complete', a!, b!, '--yes']);
+    const r = await run(['credit-note', 'complete', a!, b!, '--yes', '--credited-elsewhere']);
     expect(r.exitCode, r.stderr).toBe(9);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toBe(`${a} COMPLETED`);

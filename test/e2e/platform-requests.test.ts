@@ -29,7 +29,7 @@ describe('moving requests of several companies in one command', () => {
     expect(accepted.exitCode, `${accepted.stdout}\n${accepted.stderr}`).toBe(0);
     expect((JSON.parse(accepted.stdout) as { requestId: string; status: string }[]).map((r) => [r.requestId, r.status])).toEqual(requests.map((id) => [id, 'ACCEPTED']));
 
-    const completed = await runSvc(['credit-note', 'complete', ...requests, '--yes'], { home: m.home, env: m.env });
+    const completed = await runSvc(['credit-note', 'complete', ...requests, '--yes', '--credited-elsewhere'], { home: m.home, env: m.env });
     expect(completed.exitCode, `${completed.stdout}\n${completed.stderr}`).toBe(0);
     expect(completed.stdout.trim().split('\n')).toEqual(requests.map((id) => `${id} COMPLETED`));
   });

@@ -20,7 +20,7 @@ describe('request IDs as people type them', () => {
 
     const accepted = await m.svc(['credit-note', 'accept', a.slice(0, 10), b.slice(0, 10)]);
     expect(accepted.stdout).toBe(`${a} ACCEPTED\n${b} ACCEPTED\n`);
-    const completed = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'complete', '--yes', a, b.slice(0, 12)]);
+    const completed = await m.json<{ requestId: string; status: string }[]>(['credit-note', 'complete', '--yes', '--credited-elsewhere', a, b.slice(0, 12)]);
     expect(completed.map((r) => [r.requestId, r.status])).toEqual([[a, 'COMPLETED'], [b, 'COMPLETED']]);
 
     // The default view is the open work; --all and --status show closed requests too; --receipt narrows.
@@ -165,7 +165,7 @@ describe('poll filters against a queue with every status and several receipts', 
       status[rejected] = 'REJECTED';
       const completed = await request(receipt);
       await m.svc(['credit-note', 'accept', completed]);
-      await m.svc(['credit-note', 'complete', '--yes', completed]);
+      await m.svc(['credit-note', 'complete', '--yes', '--credited-elsewhere', completed]);
       status[completed] = 'COMPLETED';
       const cancelled = await request(receipt);
       await m.svc(['sandbox', 'trigger', 'cancel', cancelled]);

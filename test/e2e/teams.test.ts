@@ -219,4 +219,12 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     const shared = await json<{ counts: { openIntents: number } }>(other, ['db', 'status']);
     expect(shared.counts.openIntents).toBe(0);
   });
+  it('poll keeps the requests it lists in the shared ledger, encrypted as listed (CONTRACT §8): a row in svc_queue_items', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const { requestId } = await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${EGGS}:1`]);
+    const polled = await on(m.home, ['credit-note', 'poll', '--no-decrypt']);
+    expect(polled.exitCode, polled.stderr).toBe(0);
+    const kept = pg.psql(new URL(url).pathname.slice(1), `SELECT item->>'status' FROM svc_queue_items WHERE request_id = '${requestId}'`);
+    expect(kept).toContain('PENDING');
+  });
 });

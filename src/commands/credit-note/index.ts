@@ -5,6 +5,7 @@ import { fanOutOptions, grantOption } from '../grant-flag.js';
 
 /** Left out on a terminal: a list of the open requests to choose from. */
 const PICKED = 'left out on a terminal: chosen from the open requests';
+const CREDITED_ELSEWHERE = 'the customer was credited another way: complete a request with no credit note issued by `svc credit-note issue`';
 
 export function registerCreditNote(program: Command, ctx: CommandContext): void {
   const cn = program.command('credit-note').description('work the return queue and issue credit notes');
@@ -57,7 +58,10 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .description('mark accepted returns as completed; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
     .option('--yes', 'do not ask for confirmation (needed without a terminal)')
-    .action((requestIds: string[], flags: { yes?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds, yes: flags.yes }));
+    .option('--credited-elsewhere', CREDITED_ELSEWHERE)
+    .action((requestIds: string[], flags: { yes?: boolean; creditedElsewhere?: boolean }, cmd: Command) =>
+      ctx.run(cmd, () => import('./status.js').then((m) => m.complete), { requestIds, yes: flags.yes, creditedElsewhere: flags.creditedElsewhere }),
+    );
   grantOption(cn.command('status'))
     .description('set the status of a return request')
     .argument('[request-id]', PICKED)
@@ -65,13 +69,14 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .usage('[options] [request-id] <status>')
     .option('--reason <text>', 'with REJECTED: why; kept on this machine only')
     .option('--yes', 'REJECTED and COMPLETED are final: do not ask (needed without a terminal)')
-    .action((first: string | undefined, second: string | undefined, flags: { yes?: boolean; reason?: string }, cmd: Command) => {
+    .option('--credited-elsewhere', `with COMPLETED: ${CREDITED_ELSEWHERE}`)
+    .action((first: string | undefined, second: string | undefined, flags: { yes?: boolean; reason?: string; creditedElsewhere?: boolean }, cmd: Command) => {
       // One argument is the STATUS when it is one (the ID is then chosen), else the ID without its STATUS.
       const alone = second === undefined && first !== undefined && isSettableStatus(first);
       const requestId = alone ? undefined : first;
       const status = alone ? first : second;
       if (status === undefined) return (cmd as unknown as { missingArgument(name: string): void }).missingArgument('status');
-      return ctx.run(cmd, () => import('./status.js'), { requestId, status, yes: flags.yes, reason: flags.reason });
+      return ctx.run(cmd, () => import('./status.js'), { requestId, status, yes: flags.yes, reason: flags.reason, creditedElsewhere: flags.creditedElsewhere });
     });
   grantOption(cn.command('issue'))
     .description('validate a return against your records and issue the credit note')

@@ -17,6 +17,7 @@ import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { queueFilter, queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 export { queueFilter };
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
+import { keepPolled, keepsPolled } from '../../credit-notes/keep-polled.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
@@ -75,18 +76,25 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     await rememberPolled(f, caller, all);
     const viewed = all.filter((i) => matchesFilter(i, status));
     const shown = arrange(viewed);
-    if (f.io.json) return writeJsonArray(f.io, shown);
-    return writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now(), status?.statuses) });
+    if (f.io.json) await writeJsonArray(f.io, shown);
+    else await writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now(), status?.statuses) });
+    return keepPolledOnTeam(f, all);
   }
-  if (arrange.active) {
+  // A team's ledger keeps the items as listed, so they are fetched whole rather than streamed.
+  const keep = await keepsPolled(f);
+  if (arrange.active || keep) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
     const all = await listReturnRequests(caller);
     await rememberPolled(f, caller, all);
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
-    if (f.io.json) return writeJsonArray(f.io, shown);
-    await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now(), status?.statuses) });
-    return reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
+    if (f.io.json) await writeJsonArray(f.io, shown);
+    else {
+      await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now(), status?.statuses) });
+      reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
+    }
+    if (keep) await keepPolled(f, all);
+    return;
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
   // Bank details are masked in every list, --json too: the full IBAN is `show --reveal`'s.
@@ -98,6 +106,11 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   await rememberPolled(f, caller, read.items);
   await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, read.items, f.clock.now(), status?.statuses) });
   reportUnreadable(f, read.unreadable, read.shown);
+}
+
+/** Keeps what a poll listed when the ledger is a team's (src/credit-notes/keep-polled.ts). */
+async function keepPolledOnTeam(f: Factory, all: readonly QueueItem[]): Promise<void> {
+  if (await keepsPolled(f)) await keepPolled(f, all);
 }
 
 /** The longest pause between polls: a day. */

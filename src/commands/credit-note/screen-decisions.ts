@@ -57,7 +57,8 @@ export function screenDecisions(f: Factory): Decisions {
         await reject.run({ requestIds, reason }, g);
       }),
     issue: (requestId) => run((g) => issue({ requestId, complete: true }, g)),
-    complete: (requestId) => run((g) => complete.run({ requestIds: [requestId] }, g)),
+    // `c` is "complete without a credit note": settled another way, as the key says.
+    complete: (requestId) => run((g) => complete.run({ requestIds: [requestId], creditedElsewhere: true }, g)),
   };
 }
 

@@ -38,6 +38,8 @@ export interface StatusOptions {
   yes?: boolean | undefined;
   /** With REJECTED: why; kept on this machine only. */
   reason?: string | undefined;
+  /** With COMPLETED: the customer was credited another way (see CompleteOptions). */
+  creditedElsewhere?: boolean | undefined;
 }
 
 export async function run(opts: StatusOptions, f: Factory): Promise<void> {
@@ -45,7 +47,8 @@ export async function run(opts: StatusOptions, f: Factory): Promise<void> {
   // The same move as its own verb, confirmed alike: REJECTED is `reject`, COMPLETED `complete`.
   if (status === 'REJECTED') return reject.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes, reason: opts.reason }, f, 'credit-note status');
   if (opts.reason !== undefined) throw new UsageError('--reason goes with REJECTED', { hint: 'a reason is kept only for a rejection' });
-  if (status === 'COMPLETED') return complete.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes }, f, 'credit-note status');
+  if (opts.creditedElsewhere && status !== 'COMPLETED') throw new UsageError('--credited-elsewhere goes with COMPLETED', { hint: 'nothing was moved' });
+  if (status === 'COMPLETED') return complete.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], yes: opts.yes, creditedElsewhere: opts.creditedElsewhere }, f, 'credit-note status');
   // The same move as `accept --partial`: the part is recorded with it (asked for, or --item there).
   if (status === 'PARTIALLY_ACCEPTED') return accept.run({ requestIds: opts.requestId === undefined ? [] : [opts.requestId], partial: true }, f);
   const requestIds = await givenOrPicked(f, opts.requestId === undefined ? [] : [opts.requestId], {
@@ -160,11 +163,14 @@ export const reject: FinalVerb<RejectOptions> = {
 export interface CompleteOptions {
   requestIds: string[];
   yes?: boolean | undefined;
+  /** The customer was credited another way: complete requests with no credit note in the ledger. */
+  creditedElsewhere?: boolean | undefined;
 }
 
 export const complete: FinalVerb<CompleteOptions> = {
   async run(opts, f, command = 'credit-note complete') {
     const requests = await requestsOf(f, await givenOrPicked(f, opts.requestIds, pickFor(command, 'complete')));
+    if (!opts.creditedElsewhere) await refuseCompletingUncredited(f, requests, command);
     await confirmFinal(f, requests, { verb: 'Complete', yes: opts.yes, command });
     await setStatuses(f, requests, 'COMPLETED');
   },
@@ -278,6 +284,35 @@ async function setStatuses(
   }
   if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);
   if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
+}
+
+/**
+ * COMPLETED is final: a request completed with no credit note issued for it (none in the
+ * ledger) leaves the customer never credited, so that takes --credited-elsewhere. Checked for
+ * every request before anything moves. A credit note still being submitted is finished by
+ * `issue`, which can complete the request itself.
+ */
+async function refuseCompletingUncredited(f: Factory, requests: readonly RequestOf[], command: string): Promise<void> {
+  const ledger = await f.ledger();
+  const uncredited: { requestId: string; pending: boolean }[] = [];
+  for (const { requestId } of requests) {
+    const intent = await ledger.lastIntent('credit-note', requestId);
+    if (intent === undefined || intent.state === 'abandoned') uncredited.push({ requestId, pending: false });
+    else if (intent.state !== 'done') uncredited.push({ requestId, pending: true });
+  }
+  if (uncredited.length === 0) return;
+  const named = uncredited.map((u) => u.requestId).join(', ');
+  const pending = uncredited.filter((u) => u.pending).map((u) => u.requestId);
+  const first = uncredited[0]!.requestId;
+  throw new UsageError(
+    `return request${uncredited.length === 1 ? '' : 's'} ${named} ${uncredited.length === 1 ? 'has' : 'have'} no credit note issued in this ledger: completing would close ${uncredited.length === 1 ? 'it' : 'them'} with the customer never credited`,
+    {
+      hint:
+        `nothing was completed; credit the customer first with \`svc credit-note issue ${first} --complete\`` +
+        (pending.length > 0 ? ` (a credit note for ${pending.join(', ')} is still being submitted: that finishes it)` : '') +
+        `, or, when the customer was credited another way, add --credited-elsewhere to \`svc ${command}\``,
+    },
+  );
 }
 
 /**

@@ -140,7 +140,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
         await describeDecision(f, caller, requestId, part);
       } else if (key === 'c') {
         // Settled another way (nothing left to credit, refunded by hand): closed with no credit note, confirmed as `complete` is.
-        await complete.run({ requestIds: [requestId] }, f);
+        await complete.run({ requestIds: [requestId], creditedElsewhere: true }, f);
         tally.completed.push(requestId);
         return 'next';
       } else if (key === 'r') {

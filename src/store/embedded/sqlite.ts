@@ -119,6 +119,21 @@ const OVER_CREDITED = `
   HAVING sum(round(t.quantity * 1000000)) > round(r.quantity * 1000000)
   ORDER BY r.line`;
 
+/**
+ * A file SQLite cannot read as a database (SQLITE_NOTADB, SQLITE_CORRUPT) is damaged or not
+ * svc's: what to do, and what is lost. svc never moves or deletes it itself: it may be the
+ * only copy of submissions under way.
+ */
+function notDatabaseHint(path: string, error: unknown): string | undefined {
+  if (!/file is not a database|database disk image is malformed|SQLITE_NOTADB|SQLITE_CORRUPT/i.test(messageOf(error))) return undefined;
+  return [
+    `this file is the profile's ledger (the receipts and credit notes this machine issued, submissions under way, kept copies of return requests); it is damaged or not svc's.`,
+    `Move it aside (mv ${path} ${path}.damaged, and its -wal and -shm files if any) and run the command again: svc starts an empty ledger.`,
+    'What only this file held is lost: the local receipt list and customers, submissions under way (check the service before issuing one again), accepted parts and rejection reasons;',
+    'the service still holds the receipts and credit notes issued and the return requests it lists.',
+  ].join(' ');
+}
+
 /** Runs a document's insert; the database refusing a second document under its number becomes svc's error (exit 7). */
 function refuseSecondDocument(kind: DocumentKind, serviceReceiptId: string, documentNumber: string, insert: () => unknown): void {
   try {
@@ -137,7 +152,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     db = openDatabase(path, busyMs);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON');
   } catch (error) {
-    throw new StoreError(`cannot open the ledger ${path}: ${messageOf(error)}`, { cause: error });
+    throw new StoreError(`cannot open the ledger ${path}: ${messageOf(error)}`, { cause: error, hint: notDatabaseHint(path, error) });
   }
   let waited = false;
 

@@ -26,9 +26,11 @@ export interface Prompter {
 }
 
 export function createPrompter(io: IOStreams): Prompter {
-  const guard = (ask: Ask) => {
+  // What the prompt needed and why svc could not ask, in words ("no value and prompts are off" read as jargon).
+  const guard = (ask: Ask, needs: 'a value' | 'your confirmation' | 'a choice' = 'a value') => {
     if (!canPrompt(io)) {
-      throw new UsageError(`${ask.message.replace(/[?:]\s*$/, '')}: no value and prompts are off`, {
+      const why = io.noInput ? 'prompts are off (--no-input, or CI)' : 'this is not a terminal';
+      throw new UsageError(`${ask.message.replace(/[?:]\s*$/, '')}: needs ${needs}, and svc cannot ask: ${why}`, {
         hint: `pass ${ask.flag}`,
       });
     }
@@ -51,7 +53,7 @@ export function createPrompter(io: IOStreams): Prompter {
       return password({ message: ask.message, mask: '*' }, context()).catch(cancelled);
     },
     async confirm(ask) {
-      guard(ask);
+      guard(ask, 'your confirmation');
       // Only y, yes, n or no (any case), or Enter for the default: keys typed ahead, or
       // anything else that merely starts with "y", are asked again, never taken as a yes.
       const { input } = await import('@inquirer/prompts');
@@ -66,7 +68,7 @@ export function createPrompter(io: IOStreams): Prompter {
       return yesOrNo(answer, fallback) ?? fallback;
     },
     async select(ask) {
-      guard(ask);
+      guard(ask, 'a choice');
       const { select } = await import('@inquirer/prompts');
       const escape = escapeAborts(io.stdin);
       try {
@@ -76,7 +78,7 @@ export function createPrompter(io: IOStreams): Prompter {
       }
     },
     async key(ask) {
-      guard(ask);
+      guard(ask, 'a choice');
       const { keyPrompt } = await import('./key-prompt.js');
       const chosen = await keyPrompt({ message: ask.message, keys: ask.keys }, context()).catch(cancelled);
       if (chosen === undefined) throw new CancelError('cancelled');

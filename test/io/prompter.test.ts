@@ -9,8 +9,13 @@ describe('prompter', () => {
     const p = createPrompter(t.io);
     const err = await p.confirm({ message: 'Issue the credit note?', flag: '--yes' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as UsageError).message).toBe('Issue the credit note: no value and prompts are off');
+    expect((err as UsageError).message).toBe('Issue the credit note: needs your confirmation, and svc cannot ask: prompts are off (--no-input, or CI)');
     expect((err as UsageError).hint).toBe('pass --yes');
+    // Off a terminal (a pipe, a cron job) with prompts allowed: said so, and a value rather than a confirmation.
+    const piped = createPrompter(testStreams({ noInput: false, stdinIsTTY: false }).io);
+    const missing = await piped.input({ message: 'Client ID:', flag: '--client-id' }).catch((e: unknown) => e);
+    expect((missing as UsageError).message).toBe('Client ID: needs a value, and svc cannot ask: this is not a terminal');
+    expect((missing as UsageError).hint).toBe('pass --client-id');
   });
 
   it('reads the answer from the injected stdin', async () => {

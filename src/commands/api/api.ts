@@ -76,7 +76,7 @@ async function credentialsFor(f: Factory, path: string): Promise<TokenSource | A
   return (await writeReceiptsCaller(f)).auth;
 }
 
-/** `key=value`; with typing, true/false/null and numbers become JSON values. */
+/** `key=value`; with typing, true/false/null and numbers held exactly become JSON values. */
 function parseParam(text: string, flag: string, typed: boolean): [string, unknown] {
   const at = text.indexOf('=');
   if (at <= 0) throw new UsageError(`${flag}${shownName(text)}: expected key=value`);
@@ -85,8 +85,19 @@ function parseParam(text: string, flag: string, typed: boolean): [string, unknow
   if (!typed) return [key, value];
   if (value === 'true' || value === 'false') return [key, value === 'true'];
   if (value === 'null') return [key, null];
-  if (value.trim() !== '' && /^-?\d+(\.\d+)?$/.test(value)) return [key, Number(value)];
+  if (/^-?\d+(\.\d+)?$/.test(value) && exactNumber(value)) return [key, Number(value)];
   return [key, value];
+}
+
+/**
+ * Whether a JavaScript number holds the decimal exactly as typed: an integer up to 2^53 - 1,
+ * or at most 15 significant digits. Anything longer (a 20-digit ID) stays a string rather than
+ * being sent rounded.
+ */
+function exactNumber(value: string): boolean {
+  if (!value.includes('.')) return Number.isSafeInteger(Number(value));
+  const digits = value.replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  return digits.length <= 15;
 }
 
 /**

@@ -48,6 +48,17 @@ async function throughHead(args: readonly string[], stderrToo = false): Promise<
 }
 
 describe('receipt send --batch in a CI script', () => {
+  it('an empty batch file (a generator that wrote nothing): exit 0, nothing on stdout, and a note saying there was nothing to send', async () => {
+    for (const text of ['', '\n\n', '\ufeff']) {
+      const file = join(await dirs.make('svc-batch-'), 'empty.jsonl');
+      await writeFile(file, text);
+      const run = await runSvc(['receipt', 'send', '--batch', file], { home: merchant().home, env: merchant().env });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('has no lines: nothing was sent');
+    }
+  });
+
   it('| head -1 with lines left: exit 3 naming what happened; run again, every line issued once', async () => {
     const m = merchant();
     const file = await batchFile('HEAD', 30);

@@ -70,6 +70,11 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   refuseUtf16(bytes, inputName(file));
   const lines = parseLines(bytes.toString('utf8').replace(/^\ufeff/, ''), opts.strict === true, linesNotUtf8(bytes));
   warnUnknown(f, lines);
+  // A generator that wrote nothing is most likely a mistake upstream: said, though not a failure.
+  if (lines.length === 0) {
+    note(f.io, `${inputName(file)} has no lines: nothing was sent`);
+    return;
+  }
   const callerFor = callers(f);
   const ledger = await f.ledger();
   const progress = createProgress(f, lines.length);

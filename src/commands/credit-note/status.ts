@@ -27,6 +27,7 @@ import { requestsOf, type RequestOf } from '../../credit-notes/request-grant.js'
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJson } from '../../io/output.js';
+import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
@@ -260,7 +261,30 @@ async function setStatuses(
   const requestIds = requests.map((r) => r.requestId);
   const results: unknown[] = [];
   const failures: unknown[] = [];
-  for (const { requestId, caller } of requests) {
+  // A reader that stops early (`accept A B C | head -1`) stops the moves: none is started after
+  // it, and the command ends as cancelled rather than quietly, as if every request had moved.
+  let readerGone = false;
+  let moved = 0;
+  const release = requests.length > 1 ? claimStdoutReaderGone(() => (readerGone = true)) : () => {};
+  try {
+    for (const { requestId, caller } of requests) {
+      if (readerGone) break;
+      moved += 1;
+      await moveOne(requestId, caller);
+    }
+  } finally {
+    release();
+  }
+  if (readerGone && moved < requests.length) {
+    const left = requests.length - moved;
+    throw new CancelError(`standard output was closed after ${moved} of ${requests.length} requests: ${left} ${left === 1 ? 'was' : 'were'} not moved to ${status}`, {
+      hint: 'run the same command again for the rest (a request already moved is answered as it is)',
+    });
+  }
+  if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);
+  if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
+
+  async function moveOne(requestId: string, caller: Caller): Promise<void> {
     try {
       if (status === 'REJECTED') await refuseRejectingCredited(f, requestId);
       // A rejection's reason is kept with the item, so that is kept too.
@@ -282,8 +306,6 @@ async function setStatuses(
       if (!f.io.json) println(f.io, `${requestId} error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     }
   }
-  if (f.io.json) writeJson(f.io, requestIds.length === 1 ? results[0] : results);
-  if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
 }
 
 /**

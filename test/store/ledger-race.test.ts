@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreditNoteRecord } from '../../src/contract/records.js';
 import { openSqliteLedger } from '../../src/store/embedded/sqlite.js';
-import type { LedgerStore, NewIntent, ReceiptCredits } from '../../src/store/ledger.js';
+import type { AcceptedPart, LedgerStore, NewIntent, ReceiptCredits } from '../../src/store/ledger.js';
 import { openPostgresLedger } from '../../src/store/postgres/ledger.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 import { startPgHoldProxy, type PgHoldProxy } from '../pg-hold-proxy.js';
@@ -166,6 +166,61 @@ describe('postgres: the held interleaving', () => {
 
     expect(bCredited, `B credited a milk though A had credited both (A committed ${aFirst ? 'during' : 'after'} B's check)`).toBe(false);
     expect(await credited(a, 'sr-1')).toEqual({ milk: 2 });
+  });
+
+  // A request's accepted part and its credit note never pass each other: the reservation
+  // decides from the part under the request's part lock, and a part is changed only under that
+  // lock, and not at all once a credit note is reserved. Each test holds one machine inside its
+  // transaction (the locks taken) while the other runs; without the lock the other went on.
+  const milk = (requestId: string, quantity: number, acceptedBy: string): AcceptedPart => ({ requestId, items: [{ productId: 'milk', quantity }], acceptedAt: '2026-11-26T10:00:00.000Z', acceptedBy });
+  const unresolvedFor = async (work: Promise<unknown>, ms: number) => Promise.race([work.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms))]);
+
+  it('a part changed on one machine while another reserves the credit note of its request: it waits, then is refused naming the credit note', async () => {
+    const url = await server!.database(`race_${++databases}`);
+    const a = await openPostgresLedger(proxy!.via(url));
+    const b = await openPostgresLedger(url);
+    opened.push(a, b);
+    expect(await a.keepAcceptedPart(milk('req-1', 1, 'a@host'))).toBeUndefined();
+    // A reserves the credit note of one milk; held once it decided, its locks taken.
+    proxy!.arm('WITH issuer AS');
+    let seenByA: AcceptedPart | undefined;
+    const aRun = a.reserveCreditNote('sr-1', 'req-1', (credits, part) => {
+      seenByA = part;
+      return decider('req-1', { milk: 1 }, { milk: 2 })(credits);
+    });
+    await proxy!.held();
+    // B widens the part to two milks, deciding from the one milk it read.
+    const bRun = b.keepAcceptedPart(milk('req-1', 2, 'b@host'), (now) => now?.items[0]?.quantity === 1);
+    const bWaited = await unresolvedFor(bRun, 1_000);
+    proxy!.release();
+    await aRun;
+    expect(bWaited, "B changed the part while A's reservation was deciding from it").toBe(true);
+    expect(await bRun).toEqual({ creditNote: 'CN-req-1' });
+    expect(seenByA?.items).toEqual([{ productId: 'milk', quantity: 1 }]);
+    expect((await a.acceptedPart('req-1'))?.items).toEqual([{ productId: 'milk', quantity: 1 }]);
+  });
+
+  it('a credit note reserved on one machine while another changes the part: the reservation waits and decides from the new part', async () => {
+    const url = await server!.database(`race_${++databases}`);
+    const a = await openPostgresLedger(url);
+    const b = await openPostgresLedger(proxy!.via(url));
+    opened.push(a, b);
+    expect(await a.keepAcceptedPart(milk('req-1', 1, 'a@host'))).toBeUndefined();
+    // B changes the part to two milks; held just before it writes, its lock taken.
+    proxy!.arm('INSERT INTO svc_accepted_parts');
+    const bRun = b.keepAcceptedPart(milk('req-1', 2, 'b@host'), (now) => now?.items[0]?.quantity === 1);
+    await proxy!.held();
+    let seenByA: AcceptedPart | undefined;
+    const aRun = a.reserveCreditNote('sr-1', 'req-1', (credits, part) => {
+      seenByA = part;
+      return decider('req-1', { milk: part?.items[0]?.quantity ?? 0 }, { milk: 2 })(credits);
+    });
+    const aWaited = await unresolvedFor(aRun, 1_000);
+    proxy!.release();
+    expect(await bRun).toBeUndefined();
+    await aRun;
+    expect(aWaited, 'A decided before the part it credits was written').toBe(true);
+    expect(seenByA?.items).toEqual([{ productId: 'milk', quantity: 2 }]);
   });
 
   it('the database refuses a second credit note for one return request', async () => {

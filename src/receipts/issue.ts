@@ -71,7 +71,6 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
   const documentNumber = request.documentNumber;
   const what = `receipt ${documentNumber}`;
   const digest = contentDigest({ request, lookup: lookup.request, customer });
-  const subject = receiptSubject(documentNumber, caller.companyId);
   const last = await intentOf(ledger, 'lastIntent', documentNumber, caller.companyId);
   if (last?.state === 'done') return { record: await issuedEarlier(ledger, last, digest, what), earlier: true };
   if (input.abandonPending) await abandonOpen(ledger, documentNumber, caller.companyId, what, ui);
@@ -90,6 +89,14 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
       recipients: built.recipients.map((r) => ({ recipientId: r.recipientId, receiverType: r.receiverType, keyId: keyFingerprint(r.publicKey) })),
     };
     const issuer = supplierPartyIdOf(built.template);
+    // A caller whose company only the template names (an API key, a Grant this profile does not
+    // record): a receipt kept under that company's number (sent with a profile's Grant) is this one.
+    const subject = receiptSubject(documentNumber, caller.companyId ?? issuer);
+    if (caller.companyId === undefined) {
+      const kept = await ledger.lastIntent('receipt', subject);
+      if (kept?.state === 'done') return { record: await issuedEarlier(ledger, kept, digest, what), earlier: true };
+      if (input.abandonPending) await abandonOpen(ledger, documentNumber, issuer, what, ui);
+    }
     const idempotencyKey = input.idempotencyKey ?? derivedIdempotencyKey(issuer, 'receipt', documentNumber);
     const reserved = await ledger.reserveReceipt({
       kind: 'receipt',

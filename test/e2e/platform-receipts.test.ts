@@ -83,4 +83,24 @@ describe('receipt send for several companies under one document number', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ serviceReceiptId: (JSON.parse(byKey.stdout) as { serviceReceiptId: string }).serviceReceiptId });
     expect(again.stderr).toContain('nothing was sent again');
   });
+
+  it("the other way round: a receipt sent with the profile's Grant, then by a caller whose company is known only from the template (an API key, a CI's SVC_GRANT_ID): the same receipt, nothing sent", async () => {
+    const m = merchant();
+    const seed = JSON.parse(await readFile(m.fixture.path, 'utf8')) as { companies: { id: string; apiKey: string }[] };
+    const home = await makeSvcHome(dirs);
+    const { result } = await loginAutoApproved(home, m.sandbox.url, m.fixture);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const file = await m.newReceiptFile();
+    const args = ['receipt', 'send', '--file', file, '--email', 'alice@example.com', '--json'];
+    const byGrant = await runSvc([...args, '--grant', 'EU000000001'], { home, env: m.env });
+    expect(byGrant.exitCode, byGrant.stderr).toBe(0);
+    // Before, this looked under the number alone, missed the receipt kept under its company's
+    // number, and ended exit 7 ("number taken") instead of reporting it.
+    // Another configuration (no login: the key is what it acts with) on the same ledger, as a CI job sharing a team's.
+    const ci = { configDir: (await makeSvcHome(dirs)).configDir, stateDir: home.stateDir };
+    const byKey = await runSvc(args, { home: ci, env: { ...m.env, SVC_API_KEY: seed.companies[0]!.apiKey } });
+    expect(byKey.exitCode, byKey.stderr).toBe(0);
+    expect(JSON.parse(byKey.stdout)).toMatchObject({ serviceReceiptId: (JSON.parse(byGrant.stdout) as { serviceReceiptId: string }).serviceReceiptId });
+    expect(byKey.stderr).toContain('nothing was sent again');
+  });
 });

@@ -177,7 +177,7 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Ope
     if (!ok) throw new CancelError(`cancelled: request ${item.requestId} was not completed (it stays credited by ${earlier.documentNumber})`);
   }
   if (item.status === 'PENDING') {
-    const part = opened.approved.whole && opened.acceptedPart === undefined ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED';
+    const part = creditsWhole(opened, earlier) ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED';
     try {
       await setReturnRequestStatus(caller, item.requestId, part);
     } catch (error) {
@@ -187,6 +187,14 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Ope
   }
   const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED');
   return { kind: 'credited-elsewhere', requestId: item.requestId, creditNote: earlier, status };
+}
+
+/** Whether the credit note credits every item the customer asked to return (the request's lines, by product). */
+function creditsWhole({ returnRequest }: Opened, credited: Credited): boolean {
+  const left = new Map<string, number>();
+  for (const line of returnRequest.lineItems) left.set(line.productId, (left.get(line.productId) ?? 0) + line.quantity);
+  for (const line of credited.lines) left.set(line.productId, (left.get(line.productId) ?? 0) - line.quantity);
+  return [...left.values()].every((n) => n < 1e-9);
 }
 
 /**

@@ -20,10 +20,13 @@ export class SvcError extends Error {
   readonly exitCode: ExitCode = ExitCode.failure;
   /** One line telling the user what to do next. */
   readonly hint: string | undefined;
-  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+  /** What a script reads besides the message (`details` of the JSON error): the fields at fault. */
+  readonly fields: readonly { path: string; message: string }[] | undefined;
+  constructor(message: string, options: { hint?: string; cause?: unknown; fields?: readonly { path: string; message: string }[] } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.hint = options.hint;
+    this.fields = options.fields;
   }
 }
 
@@ -220,6 +223,6 @@ export function errorReport(error: unknown): ErrorReport {
     return { code: error.code, message: error.message, hint: error.hint ?? null, exitCode: error.exitCode, details: error.details.length > 0 ? error.details : null };
   }
   if (error instanceof ValidationError) return { code: 'validation_failed', message: error.message.split('\n')[0] ?? error.message, hint: error.hint ?? null, exitCode: error.exitCode, details: error.issues };
-  if (error instanceof SvcError) return { code: CODE_OF_EXIT[error.exitCode], message: error.message, hint: error.hint ?? null, exitCode: error.exitCode, details: null };
+  if (error instanceof SvcError) return { code: CODE_OF_EXIT[error.exitCode], message: error.message, hint: error.hint ?? null, exitCode: error.exitCode, details: error.fields ?? null };
   return { code: 'internal', message: `unexpected failure: ${error instanceof Error ? error.message : String(error)}`, hint: 'run again with --debug for details', exitCode: ExitCode.failure, details: null };
 }

@@ -128,12 +128,22 @@ export function createFactory(parts: FactoryParts): Factory {
     madeClients.push(client);
     return client;
   };
-  const ledger = once(async () => {
+  // Opened once; a failed opening is not kept, so that a long-running command (poll --watch)
+  // opens it again once the team's database answers.
+  let ledgerOpening: Promise<LedgerStore> | undefined;
+  const openLedgerOnce = async (): Promise<LedgerStore> => {
     if (parts.ledger) return parts.ledger;
     ledgerMade = true;
     const [{ openLedger }, { databaseUrlOf, profileDir }] = await Promise.all([import('./store/open.js'), import('./config/profile-dir.js')]);
     return openLedger({ databaseUrl: await databaseUrlOf(f), stateDir: paths().stateDir, profileDir: profileDir(f), env, io: io() });
-  });
+  };
+  const ledger = (): Promise<LedgerStore> => {
+    ledgerOpening ??= openLedgerOnce().catch((error: unknown) => {
+      ledgerOpening = undefined;
+      throw error;
+    });
+    return ledgerOpening;
+  };
   const prompter = once(() => createPrompter(io()));
   let ledgerMade = false;
   const f: Factory = {
@@ -158,7 +168,7 @@ export function createFactory(parts: FactoryParts): Factory {
     prompter,
     async dispose() {
       await Promise.all(madeClients.map((client) => client.close()));
-      if (ledgerMade) await (await ledger().catch(() => undefined))?.close();
+      if (ledgerMade) await (await ledgerOpening?.catch(() => undefined))?.close();
     },
   };
   return f;

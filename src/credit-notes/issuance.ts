@@ -20,12 +20,12 @@ import { CancelError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { canPrompt, note } from '../io/streams.js';
 import { contentDigest, startedBy } from '../receipts/submission.js';
-import type { Intent } from '../store/ledger.js';
+import type { Credited, Intent } from '../store/ledger.js';
 import { partChanged, sameRecordedPart } from './accepted-part.js';
 import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
-import { CLOSED_STATUSES, openRequest } from './open-request.js';
-import { creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
+import { CLOSED_STATUSES, ClosedRequestError, openRequest, type Opened } from './open-request.js';
+import { AlreadyCreditedError, creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
 import { preview } from './preview.js';
 import { callerForRequests } from './request-grant.js';
 import { mayBePrefix, resolveRequestIds } from './request-id.js';
@@ -56,7 +56,8 @@ export interface IssueRequest {
 export type IssueOutcome =
   | { kind: 'pending'; requestId: string; intent: Intent }
   | { kind: 'dry-run'; shown: Prepared }
-  | { kind: 'issued'; requestId: string; intent: Intent; issued: Issued; status: string | undefined };
+  | { kind: 'issued'; requestId: string; intent: Intent; issued: Issued; status: string | undefined }
+  | { kind: 'credited-elsewhere'; requestId: string; creditNote: Credited; status: string };
 
 /**
  * The whole of `credit-note issue` after its flags are read: an open intent of the request is
@@ -96,15 +97,33 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     // The same command again: the same --item flags as the run that reserved it.
     whole = item.status !== 'PARTIALLY_ACCEPTED' && items.length === 0;
   } else {
-    const opened = await openRequest(f, caller, opts, items, canPrompt(f.io));
+    let opened: Opened;
+    try {
+      opened = await openRequest(f, caller, opts, items, canPrompt(f.io));
+    } catch (error) {
+      // COMPLETED with its credit note in the ledger: what --complete asked for is done already.
+      if (!(error instanceof ClosedRequestError && opts.complete && !opts.dryRun && error.item.status === 'COMPLETED')) throw error;
+      const issued = (await ledger.credits(error.item.serviceReceiptId)).issued.find((n) => n.requestId === error.item.requestId);
+      if (issued === undefined) throw error;
+      return { kind: 'credited-elsewhere', requestId: error.item.requestId, creditNote: issued, status: error.item.status };
+    }
     ({ item } = opened);
     whole = opened.approved.whole;
     const receipt = item.serviceReceiptId;
-    const shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
+    // Issued by another run (a colleague's, on the shared ledger): --complete completes it, nothing is issued twice.
+    const elsewhere = (error: unknown) => (opts.complete && !opts.dryRun ? issuedBefore(error) : undefined);
+    let shown: Prepared;
+    try {
+      shown = prepare(opened, creditedOf(await ledger.credits(receipt)), terms);
+    } catch (error) {
+      const earlier = elsewhere(error);
+      if (earlier === undefined) throw error;
+      return completeCreditedElsewhere(f, caller, opened, earlier, opts);
+    }
     if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) });
     if (opts.dryRun) return { kind: 'dry-run', shown };
     await confirm(f, opts, shown.credit);
-    const reserved = await ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
+    const reserving = ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
       // A colleague may have accepted in part, or changed the part, since it was read; nobody can now.
       if (!sameRecordedPart(opened.acceptedPart, acceptedPart)) {
         throw partChanged(item.requestId, acceptedPart, `nothing was reserved or sent; run \`svc credit-note issue ${item.requestId}\` again to credit the part as it is now`);
@@ -123,12 +142,59 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
         idempotencyKey: opts.idempotencyKey,
       };
     });
+    let reserved: Awaited<typeof reserving>;
+    try {
+      reserved = await reserving;
+    } catch (error) {
+      const earlier = elsewhere(error);
+      if (earlier === undefined) throw error;
+      return completeCreditedElsewhere(f, caller, opened, earlier, { ...opts, yes: true });
+    }
     intent = reserved.intent;
     if (!reserved.created) note(f.io, `another svc started the credit note of request ${item.requestId} ${startedBy(intent)}; finishing that one`);
   }
   const issued = await submit(f, caller, ledger, intent, opts.original);
   const status = opts.complete ? await completeRequest(f, caller, item, whole, issued.result) : undefined;
   return { kind: 'issued', requestId: item.requestId, intent, issued, status };
+}
+
+/** The credit note an AlreadyCreditedError names when it was issued (not one still being submitted). */
+function issuedBefore(error: unknown): Credited | undefined {
+  return error instanceof AlreadyCreditedError && error.earlier.serviceReceiptId !== undefined ? error.earlier : undefined;
+}
+
+/**
+ * `issue --complete` of a request another run has credited (the ledger holds its credit note):
+ * nothing is issued; the request is accepted (in part, as it was credited) when still
+ * PENDING, and completed. Each move is idempotent, and one a colleague made meanwhile (the
+ * accept of a request they completed) is no failure. Confirmed like the issue was, unless
+ * the issue was confirmed already.
+ */
+async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Opened, earlier: Credited, opts: IssueRequest): Promise<IssueOutcome> {
+  const { item } = opened;
+  if (!opts.yes) {
+    const ok = await f.prompter().confirm({ message: `Request ${item.requestId} was already credited by ${earlier.documentNumber} (issued elsewhere). Complete it? It cannot be moved again.`, flag: '--yes' });
+    if (!ok) throw new CancelError(`cancelled: request ${item.requestId} was not completed (it stays credited by ${earlier.documentNumber})`);
+  }
+  if (item.status === 'PENDING') {
+    const part = creditsWhole(opened, earlier) ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED';
+    try {
+      await setReturnRequestStatus(caller, item.requestId, part);
+    } catch (error) {
+      // Accepted or completed by a colleague meanwhile: COMPLETED below says whether it may still move.
+      if (!(error instanceof RequestStateError)) throw error;
+    }
+  }
+  const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED');
+  return { kind: 'credited-elsewhere', requestId: item.requestId, creditNote: earlier, status };
+}
+
+/** Whether the credit note credits every item the customer asked to return (the request's lines, by product). */
+function creditsWhole({ returnRequest }: Opened, credited: Credited): boolean {
+  const left = new Map<string, number>();
+  for (const line of returnRequest.lineItems) left.set(line.productId, (left.get(line.productId) ?? 0) + line.quantity);
+  for (const line of credited.lines) left.set(line.productId, (left.get(line.productId) ?? 0) - line.quantity);
+  return [...left.values()].every((n) => n < 1e-9);
 }
 
 /**

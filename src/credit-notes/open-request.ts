@@ -25,6 +25,17 @@ import { findQueueItem } from './queue-cache.js';
 /** Statuses after which the customer is owed nothing more for this request. */
 export const CLOSED_STATUSES: ReadonlySet<string> = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
 
+/** The request is REJECTED, CANCELLED or COMPLETED (`item` as found): nothing to credit (exit 7). */
+export class ClosedRequestError extends RequestStateError {
+  readonly item: QueueItem;
+  constructor(item: QueueItem) {
+    super(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
+      hint: 'see the open requests with `svc credit-note poll --status PENDING`',
+    });
+    this.item = item;
+  }
+}
+
 export interface Original {
   record: ReceiptRecord;
   request: ReceiptTemplateRequest;
@@ -69,11 +80,7 @@ export async function openRequest(
   ask = false,
 ): Promise<Opened> {
   const item = opts.found ?? (await findQueueItem(f, caller, opts.requestId));
-  if (CLOSED_STATUSES.has(item.status)) {
-    throw new RequestStateError(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
-      hint: 'see the open requests with `svc credit-note poll --status PENDING`',
-    });
-  }
+  if (CLOSED_STATUSES.has(item.status)) throw new ClosedRequestError(item);
   const returnRequest = await decryptRequest(f, item);
   // Read whatever the status: a part recorded while an issue runs (a colleague accepting in part) must stop it.
   const part =

@@ -15,6 +15,15 @@ import type { Opened } from './open-request.js';
 export const DEFAULT_RETURN_WINDOW_DAYS = 30;
 const WINDOW_VARIABLE = 'SVC_RETURN_WINDOW_DAYS';
 
+/** The request has a credit note already, issued or being submitted (`earlier`): nothing more is credited (exit 7). */
+export class AlreadyCreditedError extends RequestStateError {
+  readonly earlier: Credited;
+  constructor(item: QueueItem, earlier: Credited) {
+    super(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, { hint: markDoneHint(item) });
+    this.earlier = earlier;
+  }
+}
+
 /** The request checked against the earlier credit notes, and the credit note computed from them. */
 export interface Prepared extends Opened {
   previous: readonly Credited[];
@@ -48,11 +57,7 @@ export function creditedBy(prepared: Prepared): Credited {
 export function prepare(opened: Opened, previous: readonly Credited[], terms: Terms): Prepared {
   const { item, returnRequest, approved, original } = opened;
   const earlier = previous.find((n) => n.requestId === item.requestId);
-  if (earlier) {
-    throw new RequestStateError(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, {
-      hint: markDoneHint(item),
-    });
-  }
+  if (earlier) throw new AlreadyCreditedError(item, earlier);
   const allocations = checkReturn({
     requestId: item.requestId,
     status: item.status,

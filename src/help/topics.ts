@@ -55,7 +55,8 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
   3  cancelled (Ctrl-C, "no" at a prompt, consent denied, a batch whose reader closed
      stdout before every line was started, as with | head -1)
   4  authentication needed (401, invalid_client, invalid_grant, no credentials)
-  5  forbidden (403: a scope or store the Grant lacks)
+  5  forbidden (403: a scope or store the Grant lacks; a privilege the team's database
+     role lacks, such as CREATE for svc db migrate)
   6  not found
   7  conflict (409, already issued with other content, a lock held by another process)
   8  service unavailable (network, 5xx or 429 after retries; the team's database

@@ -35,8 +35,11 @@ export interface Decisions {
 
 export interface QueueScreenParts<T extends QueueRow> {
   io: IOStreams;
-  /** One refresh: the rows to list, the count line under them, and whether a row is new or changed since the refresh before. */
-  fetch(): Promise<{ rows: T[]; footer: string; changed(row: T): boolean }>;
+  /**
+   * One refresh: the rows to list, the count line under them, whether a row is new or changed
+   * since the refresh before, and a warning for the status line while something is wrong.
+   */
+  fetch(): Promise<{ rows: T[]; footer: string; changed(row: T): boolean; warning?: string | undefined }>;
   columns(): Column<T>[];
   intervalMs: number;
   /** "12:03:04 CET": when the list was fetched. */
@@ -157,8 +160,9 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       footer = fetched.footer;
       changed = fetched.changed;
       updated = parts.clockTime();
-      // Reachable again: the warning of a refresh that failed is over.
-      if (message.startsWith('warning: ')) message = '';
+      // Reachable again: the warning of a refresh that failed is over (unless the refresh brings its own).
+      if (fetched.warning !== undefined && (message === '' || message.startsWith('warning: '))) message = oneLine(`warning: ${fetched.warning}`);
+      else if (fetched.warning === undefined && message.startsWith('warning: ')) message = '';
     } catch (error) {
       // The service may be restarting: the screen outlives that, anything else ends it.
       if (exitCodeOf(error) !== ExitCode.unavailable) throw error;

@@ -4,6 +4,11 @@ import { ConflictError, ExitCode, SvcError, UnavailableError, UsageError } from 
 
 export class StoreError extends SvcError {}
 
+/** The database's role lacks a privilege a step needs (PostgreSQL's insufficient_privilege, 42501): exit 5, as a forbidden request. */
+export class PrivilegeError extends SvcError {
+  override readonly exitCode = ExitCode.forbidden;
+}
+
 /**
  * The database refused a second document under one document number of one issuer (a
  * receipt, or a credit note): exit 7. Document numbers identify documents, so the ledger

@@ -73,4 +73,58 @@ describe.skipIf(skip !== undefined)(`the team's database schema${skip ? ` (skipp
     const listed = await json<{ serviceReceiptId: string; templateRequest: { documentNumber: string } }[]>(other, ['receipt', 'list']);
     expect(listed.filter((r) => r.templateRequest.documentNumber === number).map((r) => r.serviceReceiptId)).toEqual([first.stdout.trim()]);
   });
+
+  it('a database a newer svc migrated: db migrate (text and --json) refuses, exit 1, naming both versions and "upgrade svc", nothing applied; db status says in words it is newer', async () => {
+    const { m, server } = team as Team;
+    const url = await server.database('newer_schema');
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const client = await pool.connect();
+      await migrate(client);
+      // What a newer svc leaves behind: one more step recorded.
+      await client.query('INSERT INTO svc_schema_migrations (version) VALUES ($1)', [POSTGRES_SCHEMA_VERSION + 1]);
+      client.release();
+    } finally {
+      await pool.end();
+    }
+    const newer = POSTGRES_SCHEMA_VERSION + 1;
+    const asJson = await (team as Team).on(m.home, ['db', 'migrate', '--json'], { SVC_DATABASE_URL: url });
+    expect(asJson.exitCode, asJson.stderr).toBe(1);
+    expect(asJson.stdout).toBe('');
+    const { error } = JSON.parse(asJson.stderr) as { error: { message: string; hint: string; details: { path: string; message: string }[] } };
+    expect(error.message).toContain(`is at schema version ${newer}, newer than this svc's ${POSTGRES_SCHEMA_VERSION}`);
+    expect(error.hint).toMatch(/upgrade svc/);
+    expect(error.details).toEqual([{ path: 'schemaVersion', message: `the database is at ${newer}; this svc knows up to ${POSTGRES_SCHEMA_VERSION}` }]);
+    const text = await (team as Team).on(m.home, ['db', 'migrate'], { SVC_DATABASE_URL: url });
+    expect(text.exitCode).toBe(1);
+    expect(text.stderr).toContain(`newer than this svc's ${POSTGRES_SCHEMA_VERSION}`);
+    expect(text.stderr).toContain('hint: upgrade svc');
+    expect(server.psql('newer_schema', 'SELECT max(version) FROM svc_schema_migrations')).toContain(String(newer));
+
+    const status = await (team as Team).on(m.home, ['db', 'status'], { SVC_DATABASE_URL: url });
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stderr).toContain(`warning: the database is at schema version ${newer}, newer than this svc's ${POSTGRES_SCHEMA_VERSION}: this svc refuses to use it; upgrade svc on this machine`);
+    const statusJson = await json<{ schemaVersion: number; svcSchemaVersion: number; warning: string }>(m.home, ['db', 'status'], { SVC_DATABASE_URL: url });
+    expect(statusJson).toMatchObject({ schemaVersion: newer, svcSchemaVersion: POSTGRES_SCHEMA_VERSION });
+    expect(statusJson.warning).toContain('upgrade svc');
+  });
+
+  it('db migrate as a role without CREATE on the schema: exit 5, the privilege it lacks and the GRANT to run, not the password hint', async () => {
+    const { m, server } = team as Team;
+    const url = await server.database('no_create');
+    // PostgreSQL 15 and later: a role that does not own the database cannot create in public.
+    server.psql('no_create', `CREATE ROLE svc_reader LOGIN PASSWORD 'reader-password'; REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO svc_reader`);
+    const reader = new URL(url);
+    reader.username = 'svc_reader';
+    reader.password = 'reader-password';
+    for (const flags of [[], ['--json']]) {
+      const r = await (team as Team).on(m.home, ['db', 'migrate', ...flags], { SVC_DATABASE_URL: reader.toString() });
+      expect(r.exitCode, r.stderr).toBe(5);
+      expect(r.stderr).toContain('permission denied for schema public');
+      expect(r.stderr).toContain('GRANT CREATE ON SCHEMA public TO svc_reader');
+      expect(r.stderr).toContain('svc db migrate');
+      expect(r.stderr).not.toContain('check the URL, the user and its password');
+      expect(r.stderr).not.toContain('reader-password');
+    }
+  });
 });

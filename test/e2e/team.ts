@@ -16,10 +16,11 @@ export interface Team {
   stop(): Promise<void>;
 }
 
-export async function startTeam(dirs: TempDirs, database: string): Promise<Team> {
+/** `sandboxArgs`: more flags of `sandbox start`, e.g. `--companies 3`. */
+export async function startTeam(dirs: TempDirs, database: string, sandboxArgs: readonly string[] = []): Promise<Team> {
   const server = await startPostgres();
   const url = await server.database(database);
-  const m = await startMerchant(dirs);
+  const m = await startMerchant(dirs, sandboxArgs);
   const other = await makeSvcHome(dirs);
   await cp(m.home.configDir, other.configDir, { recursive: true });
   return {

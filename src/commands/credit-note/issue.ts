@@ -51,7 +51,33 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
     note(f.io, `dry run: every check passed; credit note ${shown.credit.request.documentNumber} was not issued, nothing was reserved or sent`);
     return;
   }
+  if (outcome.kind === 'credited-elsewhere') return reportCreditedElsewhere(f, outcome);
   report(f, outcome);
+}
+
+/**
+ * `issue --complete` of a request another run credited: exit 0, since what was asked holds (its
+ * credit note exists, once, and the request is completed). stdout names that credit note, as
+ * an issue names its own; --json says it was not issued here (`issuedHere: false`).
+ */
+function reportCreditedElsewhere(f: Factory, { requestId, creditNote, status }: Extract<IssueOutcome, { kind: 'credited-elsewhere' }>): void {
+  const said = `request ${requestId}: already credited by ${creditNote.documentNumber} (issued elsewhere); ${status === 'COMPLETED' ? 'completed' : `now ${status}`}`;
+  if (!f.io.json) {
+    note(f.io, said);
+    return println(f.io, creditNote.serviceReceiptId ?? '');
+  }
+  const request = creditNote.templateRequest;
+  writeJson(f.io, {
+    serviceReceiptId: creditNote.serviceReceiptId,
+    requestId,
+    documentNumber: creditNote.documentNumber,
+    currency: request.currency,
+    totalAmount: request.totalAmount,
+    lines: creditNote.lines.map((l) => ({ productId: l.productId, quantity: l.quantity })),
+    issuedHere: false,
+    status,
+    message: said,
+  });
 }
 
 function report(f: Factory, { intent, requestId, issued, status }: Extract<IssueOutcome, { kind: 'issued' }>): void {

@@ -12,6 +12,8 @@ import { maskedItem, readQueue } from '../../credit-notes/queue.js';
 import { rememberRequestIds } from '../../completion/cache.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
+import { SvcError } from '../../errors.js';
+import { keepPolled, keepsPolled, polledKeeper } from '../../credit-notes/keep-polled.js';
 import { concurrencyOf, fanOut, fanOutTargets } from '../../grants/fan-out.js';
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
@@ -43,13 +45,15 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
       targets,
       async (g, target) => {
         const caller = await writeReceiptsCaller(g);
-        const items = await listReturnRequests(caller);
-        return items.map((item): QueueItem & { grantId: string; companyId: string } => ({ ...item, grantId: target.id, companyId: target.companyId }));
+        const listed = await listReturnRequests(caller);
+        return { listed, items: listed.map((item): QueueItem & { grantId: string; companyId: string } => ({ ...item, grantId: target.id, companyId: target.companyId })) };
       },
       // A watch stops on Ctrl-C itself, between rounds as within one.
       { concurrency, what: 'polling', signals: opts.watch ? 'caller' : undefined },
     );
-    const all = result.ok.flatMap((r) => r.value);
+    const all = result.ok.flatMap((r) => r.value.items);
+    // As each company's service listed them, company after company: what a team's ledger keeps.
+    const listed = result.ok.flatMap((r) => r.value.listed);
     await rememberFoundUnder(f, 'requests', all.map((i) => [i.requestId, i.grantId] as const));
     const shown = all.filter((i) => matchesFilter(i, filter));
     if (keys !== undefined) {
@@ -58,7 +62,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
       for (const item of fresh) read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
     const merged: CompanyItem[] = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
-    return { all, viewed: shown, shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
+    return { all, listed, viewed: shown, shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
   };
 
   if (opts.watch) {
@@ -70,7 +74,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
       reportFailures(f, polled.failed, { always: true });
       return polled;
     };
-    return watch(f, { fetchQueue, intervalMs, decrypt: opts.decrypt, deps, leading, selected: filter?.statuses });
+    return watch(f, { fetchQueue, intervalMs, decrypt: opts.decrypt, deps, leading, selected: filter?.statuses, keeper: await polledKeeper(f) });
   }
 
   const polled = await fetchAll();
@@ -83,5 +87,12 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
     await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now(), filter?.statuses)} · ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
     if (keys !== undefined) reportUnreadable(f, polled.shown.filter((i) => i.decryptError !== undefined).length, polled.shown.length);
   }
+  // On a team database every company's list is kept, after it was shown (keep-polled.ts).
+  const notKept = (await keepsPolled(f)) ? await keepPolled(f, polled.listed).then(() => undefined, (error: unknown) => error) : undefined;
+  if (notKept !== undefined && polled.failed.length > 0) {
+    // Both are said: the Grants that failed decide the exit code (9), as each was reported already.
+    if (!(notKept instanceof SvcError)) throw notKept;
+    note(f.io, `error: ${notKept.message}`);
+  } else if (notKept !== undefined) throw notKept;
   failIfSomeFailed(polled.failed, polled.total, 'polled');
 }

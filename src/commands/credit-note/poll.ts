@@ -17,7 +17,7 @@ import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { queueFilter, queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 export { queueFilter };
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
-import { keepPolled, keepsPolled } from '../../credit-notes/keep-polled.js';
+import { keepPolled, keepsPolled, polledKeeper, type PolledKeeper } from '../../credit-notes/keep-polled.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
@@ -70,7 +70,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
   const status = selection.filter;
   arrange.select(selection.decrypted);
-  if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps, selected: status?.statuses });
+  if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps, selected: status?.statuses, keeper: await polledKeeper(f) });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
     await rememberPolled(f, caller, all);
@@ -123,6 +123,8 @@ function intervalOf(value: string): number {
 export interface Polled {
   /** Every item of the queue, for the status changes --watch reports. */
   all: QueueItem[];
+  /** The items as the service listed them, when `all` carries more (a company's Grant): what a team's ledger keeps. */
+  listed?: readonly QueueItem[];
   /** The items of the --status (and the other filters on what is in clear) asked for: what the count line describes. */
   viewed: QueueItem[];
   /** Those shown (after --reason, --refund, --limit…), decrypted unless --no-decrypt. */
@@ -271,10 +273,19 @@ export interface WatchParts {
   deps: WatchDeps;
   /** The statuses the view selects (footerOf): the count line of every refresh is the plain poll's. */
   selected?: readonly string[] | undefined;
+  /** On a team database: keeps each refresh's list in the shared ledger, in the background. */
+  keeper?: PolledKeeper | undefined;
+}
+
+/** One refresh of a watch, its list handed to the team ledger's keeper (which never holds the refresh up). */
+async function fetchKept(parts: WatchParts): Promise<Polled> {
+  const polled = await parts.fetchQueue();
+  parts.keeper?.keep(polled.listed ?? polled.all);
+  return polled;
 }
 
 export async function watch(f: Factory, parts: WatchParts): Promise<void> {
-  const { fetchQueue, intervalMs, decrypt, deps } = parts;
+  const { intervalMs, decrypt, deps } = parts;
   const controller = new AbortController();
   const stop = () => controller.abort();
   // Ctrl-C ends the watch like the end of the list: the command returns, nothing exits.
@@ -292,11 +303,12 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
   // Keys on a terminal: the queue screen (a cursor, a filter, decisions on the selected rows).
   if (keysHeld) {
     try {
-      return await queueScreen(f, parts, signal);
+      await queueScreen(f, parts, signal);
     } finally {
       deps.signal?.removeEventListener('abort', stop);
       interrupt?.dispose();
     }
+    return parts.keeper?.finish();
   }
   const cols = () => [...(parts.leading ?? []), ...columns(f, decrypt)];
   // One draw at a time: a resize while a refresh draws waits for it.
@@ -324,7 +336,7 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
     while (!signal.aborted) {
       let polled: Polled | undefined;
       try {
-        polled = await fetchQueue();
+        polled = await fetchKept(parts);
       } catch (error) {
         // The service may be restarting: a watch outlives that, anything else ends it.
         if (exitCodeOf(error) !== ExitCode.unavailable) throw error;
@@ -337,6 +349,9 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
         } else writeChanges(f, polled, statuses, shownBefore, cols());
         statuses = new Map(polled.all.map((i) => [i.requestId, i.status]));
         shownBefore = new Map(polled.shown.map((i) => [i.requestId, i]));
+        // What an earlier refresh listed and the team ledger has not kept (the write runs behind the refresh).
+        const unkept = parts.keeper?.warning();
+        if (unkept !== undefined) note(f.io, `warning: ${unkept}`);
       }
       if (!signal.aborted) await sleep(intervalMs, signal);
     }
@@ -347,6 +362,7 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
     deps.signal?.removeEventListener('abort', stop);
     interrupt?.dispose();
   }
+  await parts.keeper?.finish();
 }
 
 /**
@@ -360,7 +376,7 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
   return runQueueScreen<PolledItem>({
     io: f.io,
     async fetch() {
-      const polled = await parts.fetchQueue();
+      const polled = await fetchKept(parts);
       const previous = before;
       before = new Map(polled.all.map((i) => [i.requestId, i.status]));
       return {
@@ -368,6 +384,7 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
         footer: footerOf(polled.shown, polled.viewed, f.clock.now(), parts.selected),
         // New or changed since the refresh before (none on the first).
         changed: (row) => previous !== undefined && previous.get(row.requestId) !== row.status,
+        warning: parts.keeper?.warning(),
       };
     },
     columns: () => [...(parts.leading ?? []), ...columns(f, parts.decrypt)],

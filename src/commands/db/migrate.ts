@@ -4,7 +4,7 @@ import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { redactDatabaseUrl } from '../../store/database-url.js';
 import { databaseError, openPool } from '../../store/postgres/pool.js';
-import { migrate, POSTGRES_SCHEMA_VERSION } from '../../store/postgres/schema.js';
+import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from '../../store/postgres/schema.js';
 import { requireDatabaseUrl } from './database.js';
 
 export type MigrateOptions = Record<string, never>;
@@ -15,6 +15,8 @@ export async function run(_opts: MigrateOptions, f: Factory): Promise<void> {
   try {
     const client = await pool.connect();
     try {
+      // A newer svc's database is refused as every command refuses it, not reported "up to date".
+      refuseNewer(await schemaVersion(client), redactDatabaseUrl(url));
       const applied = await migrate(client);
       writeRecord(
         f.io,

@@ -3,6 +3,7 @@
 // created. Never the password.
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
+import { note } from '../../io/streams.js';
 import { databaseError, openPool } from '../../store/postgres/pool.js';
 import { readDatabaseStatus } from '../../store/postgres/status.js';
 import { requireDatabaseUrl } from './database.js';
@@ -17,6 +18,10 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
     try {
       const status = await readDatabaseStatus(client, url);
       const newer = status.schemaVersion > status.svcSchemaVersion;
+      // Every other command refuses such a database (exit 1): said here in words, before anyone runs one.
+      const warning = newer
+        ? `the database is at schema version ${status.schemaVersion}, newer than this svc's ${status.svcSchemaVersion}: this svc refuses to use it; upgrade svc on this machine`
+        : undefined;
       writeRecord(
         f.io,
         [
@@ -26,8 +31,9 @@ export async function run(_opts: StatusOptions, f: Factory): Promise<void> {
           ['pending', status.pending.length === 0 ? 'nothing' : status.pending.map((p) => `${p.version}: ${p.does}`).join('; ') + ' (svc db migrate)'],
           ...Object.entries(status.counts).map(([name, n]): [string, string] => [name, String(n)]),
         ],
-        status,
+        warning === undefined ? status : { ...status, warning },
       );
+      if (warning !== undefined && !f.io.json) note(f.io, `warning: ${warning}`);
     } finally {
       client.release();
     }

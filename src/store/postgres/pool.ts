@@ -8,7 +8,7 @@
 import type { Client, Pool, PoolClient } from 'pg';
 import { SvcError, AuthError, UnavailableError } from '../../errors.js';
 import { redactDatabaseUrl } from '../database-url.js';
-import { StoreError } from '../errors.js';
+import { PrivilegeError, StoreError } from '../errors.js';
 import { connectionSettings, type ConnectionSettings, type Env } from './connection.js';
 
 export interface PoolOptions {
@@ -178,6 +178,7 @@ export function databaseError(url: string, error: unknown, holder?: LockHolder):
   if (code === '28P01' || code === '28000') {
     return new AuthError(`the database ${where} refused the login: ${message}`, { hint: 'check the user and its password (PGPASSWORD, ~/.pgpass) and the server\'s pg_hba.conf' });
   }
+  if (code === '42501') return privilegeError(url, where, message);
   if (typeof code === 'string' && TLS_CODES.test(code)) {
     return new StoreError(`the database ${where}: its TLS certificate is not accepted (${code}: ${message})`, {
       hint: 'give the CA that signed it with sslrootcert=/path/ca.pem, or choose another sslmode (require encrypts without verifying)',
@@ -194,4 +195,29 @@ export function databaseError(url: string, error: unknown, holder?: LockHolder):
     });
   }
   return new StoreError(`the database ${where} refused: ${message}`, { hint: 'check the URL, the user and its password (PGPASSWORD, ~/.pgpass)' });
+}
+
+/**
+ * insufficient_privilege (42501): the login worked, the role may not do this. The hint names
+ * the privilege and the GRANT the database's owner runs; creating the tables is one owner's
+ * `svc db migrate`, after which an application role needs no CREATE.
+ */
+function privilegeError(url: string, where: string, message: string): PrivilegeError {
+  const role = decodeURIComponent(new URL(url).username) || 'the role svc logs in as';
+  const on = /permission denied for (schema|table|sequence|database) (\S+)/i.exec(message);
+  const kind = on?.[1]?.toLowerCase();
+  const name = on?.[2] ?? 'public';
+  const lacks =
+    kind === 'schema'
+      ? `the role ${role} lacks the CREATE privilege on schema ${name}, which creating svc's tables needs`
+      : kind === 'table' || kind === 'sequence'
+        ? `the role ${role} lacks a privilege on ${kind} ${name}`
+        : `the role ${role} lacks a privilege this needs`;
+  const hint =
+    kind === 'schema'
+      ? `have the database's owner run \`GRANT CREATE ON SCHEMA ${name} TO ${role}\`, or run \`svc db migrate\` once as the owner (afterwards ${role} needs no CREATE)`
+      : kind === 'table' || kind === 'sequence'
+        ? `have the database's owner run \`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}\` and \`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}\``
+        : `ask the database's owner to grant ${role} the privilege, or to run \`svc db migrate\``;
+  return new PrivilegeError(`the database ${where} refused: ${message} (${lacks})`, { hint });
 }

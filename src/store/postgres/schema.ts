@@ -220,6 +220,7 @@ export function refuseNewer(version: number, where: string): void {
   if (version <= POSTGRES_SCHEMA_VERSION) return;
   throw new NewerSchemaError(`the database ${where} is at schema version ${version}, newer than this svc's ${POSTGRES_SCHEMA_VERSION}`, {
     hint: 'upgrade svc on this machine: an older svc would not keep what the newer one records (nothing was changed)',
+    fields: [{ path: 'schemaVersion', message: `the database is at ${version}; this svc knows up to ${POSTGRES_SCHEMA_VERSION}` }],
   });
 }
 

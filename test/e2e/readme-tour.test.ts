@@ -1,14 +1,41 @@
 // The README's tour, run exactly as written: its first line (terminal 1) in the background,
 // the rest (terminal 2) as one bash script, with `svc` on PATH, from the repository's
 // directory, in a fresh home. A tour that fails for a newcomer fails here first.
+// The tour's fixed ports (8787 for the sandbox, 8790 for the receiver) may be taken on the
+// machine that runs the tests (by the reader's own tour, say): the test holds them itself
+// and runs the tour, unchanged, on free ports given through SVC_SANDBOX_PORT,
+// SVC_WEBHOOK_PORT and SVC_BASE_URL.
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSvcHome, repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
 
 const dirs = tempDirs();
-afterAll(() => dirs.cleanup());
+const held: Server[] = [];
+afterAll(async () => {
+  await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+  await dirs.cleanup();
+});
+
+/** Listens on 127.0.0.1:port if it is free (as another program would), so the tour must not need it. */
+async function hold(port: number): Promise<void> {
+  const server = createServer();
+  const ok = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (ok) held.push(server);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
 
 async function tourBlock(): Promise<string[]> {
   const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
@@ -33,7 +60,17 @@ async function runTour(opts: { noDbus: boolean }) {
   await writeFile(join(bin, 'svc'), `#!/bin/sh\nexec node ${svcBin} "$@"\n`);
   await chmod(join(bin, 'svc'), 0o755);
   const home = await makeSvcHome(dirs);
-  const base = { ...svcEnv(home), PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: await dirs.make('svc-tour-home-') };
+  await hold(8787);
+  await hold(8790);
+  const [sandboxPort, receiverPort] = [await freePort(), await freePort()];
+  const base = {
+    ...svcEnv(home),
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    HOME: await dirs.make('svc-tour-home-'),
+    SVC_SANDBOX_PORT: String(sandboxPort),
+    SVC_WEBHOOK_PORT: String(receiverPort),
+    SVC_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+  };
   const env = opts.noDbus ? withoutDbus(base, await dirs.make('svc-tour-runtime-')) : base;
 
   const terminal1 = execa('bash', ['-c', first!], { env, extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore' });
@@ -41,7 +78,7 @@ async function runTour(opts: { noDbus: boolean }) {
   terminal1.stdout?.on('data', (c: Buffer) => (sandboxOut += c.toString()));
   try {
     for (const deadline = Date.now() + 20_000; !sandboxOut.includes('listening on'); ) {
-      if (Date.now() > deadline || terminal1.exitCode !== null) throw new Error(`terminal 1 did not start the sandbox (is port 8787 free?):\n${sandboxOut}${String((await terminal1).stderr)}`);
+      if (Date.now() > deadline || terminal1.exitCode !== null) throw new Error(`terminal 1 did not start the sandbox on port ${sandboxPort}:\n${sandboxOut}${String((await terminal1).stderr)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const script = join(bin, 'tour.sh');

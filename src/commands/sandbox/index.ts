@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { collect } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
 import { wrappedHelpText } from '../../help/layout.js';
@@ -27,7 +27,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
   sandbox
     .command('start')
     .description('run the sandbox service in the foreground')
-    .option('--port <n>', 'port (0 picks a free one)', '8787')
+    .addOption(new Option('--port <n>', 'port (0 picks a free one)').env('SVC_SANDBOX_PORT').default('8787'))
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--fixture <path>', 'seed data (default: the bundled fixtures/sandbox.json)')
     .option('--auto-approve', 'approve authorization requests at once (CI)')

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CommandContext } from '../context.js';
 import { fanOutOptions, grantOption } from '../grant-flag.js';
 
@@ -25,7 +25,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
   ;
   grantOption(wh.command('listen'))
     .description('run a local receiver that verifies, journals and decrypts deliveries')
-    .option('--port <n>', 'port to listen on', '8790')
+    .addOption(new Option('--port <n>', 'port to listen on').env('SVC_WEBHOOK_PORT').default('8790'))
     .option('--host <host>', 'address to bind (anything but loopback is reachable from other machines)', '127.0.0.1')
     .option('--public', 'allow --host 0.0.0.0 or :: (every interface)')
     .option('--path <path>', 'path to accept deliveries on', '/webhooks')

@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // binary (dist/) against a real sandbox. `npm test` builds first and runs both.
 export default defineConfig({
   test: {
+    // The list of skipped tests and what would run them, at the end of the run.
+    reporters: ['default', './test/skipped-reporter.ts'],
     projects: [
       {
         test: {

@@ -78,7 +78,7 @@ export interface Asked {
 }
 
 /** What a final move will credit: a credit note already issued for the request, or none. */
-export type Credited = { documentNumber: string; amount: string } | undefined;
+export type CreditNoteIssued = { documentNumber: string; amount: string } | undefined;
 
 const FINAL = 'It cannot be moved again.';
 
@@ -89,8 +89,8 @@ export function rejectQuestion(asked: readonly Asked[]): string {
 }
 
 /** `complete`'s question: the credit note issued for each request, or that none is and nothing is credited. */
-export function completeQuestion(asked: readonly (Asked & { credited: Credited })[]): string {
-  const how = (c: Credited) => (c === undefined ? 'with NO credit note: nothing is credited' : `credited by credit note ${c.documentNumber} (${c.amount})`);
+export function completeQuestion(asked: readonly (Asked & { credited: CreditNoteIssued })[]): string {
+  const how = (c: CreditNoteIssued) => (c === undefined ? 'with NO credit note: nothing is credited' : `credited by credit note ${c.documentNumber} (${c.amount})`);
   if (asked.length === 1) return `Complete ${asked[0]!.summary} of ${asked[0]!.company} ${how(asked[0]!.credited)}? ${FINAL}`;
   return `Complete these ${asked.length} requests? They cannot be moved again.\n${asked.map((a) => `  ${a.summary} of ${a.company}, ${how(a.credited)}`).join('\n')}\n`;
 }

@@ -139,7 +139,7 @@ function escapeAborts(input: Readable): { signal: AbortSignal; dispose(): void }
  * SIGINT the terminal would have sent. Nothing happens off a terminal.
  */
 function typeAheadSink(io: IOStreams): { hold(): { dispose(): void }; stop(): void; resume(): void } {
-  const stdin = io.stdin as Readable & { setRawMode?(raw: boolean): unknown; isTTY?: boolean };
+  const stdin = io.stdin as Readable & { setRawMode?(raw: boolean): unknown };
   let holds = 0;
   let running: (() => void) | undefined;
   const stop = () => {

@@ -2,14 +2,14 @@
 // request, and which decision each key is. The decisions, their words and where each is legal
 // are the moves table's (src/credit-notes/moves.ts), which triage, the single commands and
 // completion read too.
-import { MOVES, movableStatuses, movesFor, verbCanMove, type MoveKey } from '../credit-notes/moves.js';
+import { MOVES, movableStatuses, movesFor, verbCanMove, type MoveKey, type QueueVerb } from '../credit-notes/moves.js';
 
 export type DecisionKey = MoveKey;
 
 /** Each decision key as the screen says it: the table's short name (the hint line is narrow). */
-export const DECISIONS: Readonly<Record<DecisionKey, { verb: (typeof MOVES)[DecisionKey]['verb']; name: string; bulk: boolean }>> = Object.fromEntries(
-  Object.entries(MOVES).map(([key, move]) => [key, { verb: move.verb, name: move.short, bulk: move.bulk }]),
-) as Record<DecisionKey, { verb: (typeof MOVES)[DecisionKey]['verb']; name: string; bulk: boolean }>;
+export const DECISIONS = Object.fromEntries(Object.entries(MOVES).map(([key, move]) => [key, { verb: move.verb, name: move.short, bulk: move.bulk }])) as Readonly<
+  Record<DecisionKey, { verb: QueueVerb; name: string; bulk: boolean }>
+>;
 
 export function isDecisionKey(key: string): key is DecisionKey {
   return Object.hasOwn(DECISIONS, key);

@@ -20,7 +20,7 @@ import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { companyNameOf } from '../../auth/caller.js';
-import { completeQuestion, rejectQuestion, type Credited } from '../../credit-notes/moves.js';
+import { completeQuestion, rejectQuestion, type CreditNoteIssued } from '../../credit-notes/moves.js';
 import { reservationOf } from '../../credit-notes/submit.js';
 import type { CreditNoteTemplateRequest } from '../../contract/template.js';
 import { formatMoney, toMinor } from '../../crypto/money.js';
@@ -213,7 +213,7 @@ async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { v
 }
 
 /** The credit note this ledger issued for a request (its number and total), or undefined for none. */
-async function creditedFor(f: Factory, requestId: string): Promise<Credited> {
+async function creditedFor(f: Factory, requestId: string): Promise<CreditNoteIssued> {
   const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
   if (intent?.state !== 'done') return undefined;
   const request = reservationOf(intent).templateRequest as CreditNoteTemplateRequest;

@@ -142,6 +142,24 @@ describe('triage: keys typed ahead at the other prompts', () => {
     }
   }, 90_000);
 
+  it('Ctrl-C while a move runs still stops the walk, the terminal given back', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = slow.merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const term = svcInTerminal('svc-triage-ahead6', await triageOf(m, a), svcEnv(m.home, m.env), [80, 24]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('a');
+      await term.waitFor(`✔ ${a.slice(0, 8)} PENDING: accept`);
+      term.keys('C-c');
+      // As Ctrl-C stopped it before: SIGINT (exit 130); Node gives the terminal its modes back.
+      await term.waitFor(/SVC-EXIT=130\b/, 'the walk stopped', 10_000);
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+
   it('the part asked with p: an Enter typed with p does not accept the default part unseen', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);

@@ -42,3 +42,13 @@ async function companyApiKey(f: Factory): Promise<string | undefined> {
     throw error;
   }
 }
+
+/**
+ * The company a caller acts for, as a person reads it in a question: the legal name the
+ * profile records for its Grant, else the Grant's ID, else the API key's company.
+ */
+export async function companyNameOf(f: Factory, caller: Pick<Caller, 'grantId'>): Promise<string> {
+  if (caller.grantId === undefined) return "your API key's company";
+  const settings = await f.settings();
+  return grantEntries(readAuthorizations(await f.config(), settings.profile.value)).find((e) => e.id === caller.grantId)?.company ?? `Grant ${caller.grantId}`;
+}

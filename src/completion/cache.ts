@@ -29,13 +29,20 @@ export async function rememberRequestIds(f: Factory, requests: readonly Remember
   }
 }
 
-/** A request this machine just moved: its line gets the new status (it is added when new). */
-export async function rememberMove(f: Factory, requestId: string, status: string): Promise<void> {
-  const known = await rememberedRequests(f);
-  const at = known.findIndex((r) => r.requestId === requestId);
-  if (at === -1) known.push({ requestId, status });
-  else known[at] = { requestId, status };
-  await rememberRequestIds(f, known);
+// One update of the file at a time in this process: requests read at once (a confirmation naming several) each keep their status.
+let updating = Promise.resolve();
+
+/** A request this machine just moved, or read from the service: its line gets the status (it is added when new). */
+export function rememberMove(f: Factory, requestId: string, status: string): Promise<void> {
+  updating = updating.then(async () => {
+    const known = await rememberedRequests(f);
+    const at = known.findIndex((r) => r.requestId === requestId);
+    if (at !== -1 && known[at]!.status === status) return;
+    if (at === -1) known.push({ requestId, status });
+    else known[at] = { requestId, status };
+    await rememberRequestIds(f, known);
+  });
+  return updating;
 }
 
 export async function rememberedRequests(f: Factory): Promise<RememberedRequest[]> {

@@ -23,13 +23,16 @@ import { contentDigest, startedBy } from '../receipts/submission.js';
 import type { Credited, Intent } from '../store/ledger.js';
 import { partChanged, sameRecordedPart } from './accepted-part.js';
 import type { ItemQuantity } from './item-flag.js';
-import type { ComputedCreditNote } from './compute.js';
 import { CLOSED_STATUSES, ClosedRequestError, openRequest, type Opened } from './open-request.js';
 import { AlreadyCreditedError, creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
 import { preview } from './preview.js';
 import { callerForRequests } from './request-grant.js';
 import { mayBePrefix, resolveRequestIds } from './request-id.js';
 import { findQueueItem } from './queue-cache.js';
+import { issueQuestion } from './moves.js';
+import { requestSummary } from './summary.js';
+import { companyNameOf } from '../auth/caller.js';
+import { rememberMove } from '../completion/cache.js';
 import { submit, type Issued } from './submit.js';
 
 /** What `credit-note issue` was asked for: its flags, the request ID given (a unique prefix will do) and the parsed --item. */
@@ -122,7 +125,7 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     }
     if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) });
     if (opts.dryRun) return { kind: 'dry-run', shown };
-    await confirm(f, opts, shown.credit);
+    await confirm(f, caller, opts, shown);
     const reserving = ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
       // A colleague may have accepted in part, or changed the part, since it was read; nobody can now.
       if (!sameRecordedPart(opened.acceptedPart, acceptedPart)) {
@@ -173,7 +176,9 @@ function issuedBefore(error: unknown): Credited | undefined {
 async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Opened, earlier: Credited, opts: IssueRequest): Promise<IssueOutcome> {
   const { item } = opened;
   if (!opts.yes) {
-    const ok = await f.prompter().confirm({ message: `Request ${item.requestId} was already credited by ${earlier.documentNumber} (issued elsewhere). Complete it? It cannot be moved again.`, flag: '--yes' });
+    const company = await companyNameOf(f, caller);
+    const message = `Request ${item.requestId} of ${company} was already credited by ${earlier.documentNumber} (issued elsewhere; no second credit note is issued). Complete it? It cannot be moved again.`;
+    const ok = await f.prompter().confirm({ message, flag: '--yes' });
     if (!ok) throw new CancelError(`cancelled: request ${item.requestId} was not completed (it stays credited by ${earlier.documentNumber})`);
   }
   if (item.status === 'PENDING') {
@@ -186,6 +191,7 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Ope
     }
   }
   const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED');
+  await rememberMove(f, item.requestId, status);
   return { kind: 'credited-elsewhere', requestId: item.requestId, creditNote: earlier, status };
 }
 
@@ -219,18 +225,24 @@ function changedSincePreview(f: Factory, opts: IssueRequest, shown: Prepared, pr
   preview(f, prepared.credit, prepared.returnRequest);
 }
 
-async function confirm(f: Factory, opts: IssueRequest, credit: ComputedCreditNote): Promise<void> {
+/** Says what it will do before it is done: the credit note, its total, whose, and (--complete) the request it closes for good. */
+async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Prepared): Promise<void> {
   if (opts.yes) return;
-  const total = formatMoney(credit.totals.total, credit.currency);
-  const ok = await f.prompter().confirm({ message: `Issue credit note ${credit.request.documentNumber} for ${total}?`, flag: '--yes' });
+  const { credit } = shown;
+  const asked = { summary: requestSummary(shown.returnRequest, await (await f.ledger()).receipt(shown.item.serviceReceiptId)), company: await companyNameOf(f, caller) };
+  const message = issueQuestion({ documentNumber: credit.request.documentNumber, amount: formatMoney(credit.totals.total, credit.currency) }, asked, opts.complete === true);
+  const ok = await f.prompter().confirm({ message, flag: '--yes' });
   if (!ok) throw new CancelError('cancelled: no credit note was issued');
 }
 
 /** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (CONTRACT.md §6). */
 async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whole: boolean, result: CreditNoteSubmissionResult): Promise<string> {
   try {
-    if (item.status === 'PENDING') await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED');
-    return (await setReturnRequestStatus(caller, item.requestId, 'COMPLETED')).status;
+    if (item.status === 'PENDING') await rememberMove(f, item.requestId, (await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED')).status);
+    const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED');
+    // Completion offers a request only to the verbs that can still move it: `complete <Tab>` no longer offers this one.
+    await rememberMove(f, item.requestId, status);
+    return status;
   } catch (error) {
     note(f.io, `the credit note was issued as ${result.serviceReceiptId}, but request ${item.requestId} was not marked COMPLETED`);
     throw error;

@@ -17,6 +17,11 @@ const TARGET: Readonly<Record<Exclude<QueueVerb, 'show' | 'status'>, string>> = 
   issue: 'COMPLETED',
 };
 
+/** The status a moving verb leaves a request in. */
+export function statusAfter(verb: Exclude<QueueVerb, 'show' | 'status'>): string {
+  return TARGET[verb];
+}
+
 /**
  * Whether `verb` can act on a request in `status`: `show` on any, `status` on one it can move
  * to `target` (to anything, when the target is not known yet, as in completion), the others on
@@ -31,4 +36,67 @@ export function verbCanMove(verb: QueueVerb, status: string, target?: string): b
 /** The statuses `verb` can move, in the table's order: for messages ("to reject: PENDING"). */
 export function movableStatuses(verb: QueueVerb, target?: string): string[] {
   return STATUSES.filter((status) => verbCanMove(verb, status, target));
+}
+
+/** The keys a request is decided with, on the queue screen and in triage. */
+export type MoveKey = 'a' | 'p' | 'r' | 'i' | 'c';
+
+export interface Move {
+  verb: Exclude<QueueVerb, 'show' | 'status'>;
+  /** What triage's keys line and the screen's `?` call it. */
+  name: string;
+  /** The screen's hint line, where the width is short. */
+  short: string;
+  /** What it does, for triage's `?`. */
+  help: string;
+  /** Takes several requests at once (the screen's marks). */
+  bulk: boolean;
+}
+
+/**
+ * Each decision key: its verb (which the table above decides the legality of), its words, and
+ * what it does. `i` credits an accepted request and completes it: a PENDING one is accepted
+ * first (a, or p for a part), so the moves offered are those the service allows.
+ */
+export const MOVES: Readonly<Record<MoveKey, Move>> = {
+  a: { verb: 'accept', name: 'accept', short: 'accept', help: 'accept the request whole (ACCEPTED)', bulk: true },
+  p: { verb: 'accept-part', name: 'accept part', short: 'accept part', help: 'accept part of it: name the part, recorded for issue (PARTIALLY_ACCEPTED)', bulk: false },
+  r: { verb: 'reject', name: 'reject', short: 'reject', help: 'reject it, with no credit note and a reason kept on this machine (final: asks first)', bulk: true },
+  i: { verb: 'issue', name: 'issue & complete', short: 'issue', help: 'issue the credit note and complete the request (final: asks first, naming the amount)', bulk: false },
+  c: { verb: 'complete', name: 'complete, no credit note', short: 'complete', help: 'complete it without a credit note: nothing is credited, settled another way (final: asks first)', bulk: false },
+};
+
+/** The decision keys a request in `status` can take, in the table's order. */
+export function movesFor(status: string): MoveKey[] {
+  return (Object.keys(MOVES) as MoveKey[]).filter((k) => verbCanMove(MOVES[k].verb, status));
+}
+
+/** A request in the words of a final question: its summary ("R-2026-0008 (2 × Milk, 6.07 EUR)") and the company it is of. */
+export interface Asked {
+  summary: string;
+  company: string;
+}
+
+/** What a final move will credit: a credit note already issued for the request, or none. */
+export type CreditNoteIssued = { documentNumber: string; amount: string } | undefined;
+
+const FINAL = 'It cannot be moved again.';
+
+/** `reject`'s question: no credit note, and final. */
+export function rejectQuestion(asked: readonly Asked[]): string {
+  if (asked.length === 1) return `Reject ${asked[0]!.summary} of ${asked[0]!.company}? No credit note is issued. ${FINAL}`;
+  return `Reject these ${asked.length} requests? No credit note is issued for any of them. They cannot be moved again.\n${asked.map((a) => `  ${a.summary} of ${a.company}`).join('\n')}\n`;
+}
+
+/** `complete`'s question: the credit note issued for each request, or that none is and nothing is credited. */
+export function completeQuestion(asked: readonly (Asked & { credited: CreditNoteIssued })[]): string {
+  const how = (c: CreditNoteIssued) => (c === undefined ? 'with NO credit note: nothing is credited' : `credited by credit note ${c.documentNumber} (${c.amount})`);
+  if (asked.length === 1) return `Complete ${asked[0]!.summary} of ${asked[0]!.company} ${how(asked[0]!.credited)}? ${FINAL}`;
+  return `Complete these ${asked.length} requests? They cannot be moved again.\n${asked.map((a) => `  ${a.summary} of ${a.company}, ${how(a.credited)}`).join('\n')}\n`;
+}
+
+/** `issue`'s question: which credit note, how much, whose; with --complete, the request it closes. */
+export function issueQuestion(creditNote: { documentNumber: string; amount: string }, asked: Asked, complete: boolean): string {
+  const issue = `Issue credit note ${creditNote.documentNumber} for ${creditNote.amount} from ${asked.company}`;
+  return complete ? `${issue} and complete request ${asked.summary}? ${FINAL}` : `${issue} (request ${asked.summary})?`;
 }

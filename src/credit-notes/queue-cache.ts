@@ -6,6 +6,7 @@ import { listReturnRequests } from '../api/credit-note.js';
 import type { Caller } from '../api/caller.js';
 import type { QueueItem } from '../contract/returns.js';
 import { NotFoundError } from '../errors.js';
+import { rememberMove } from '../completion/cache.js';
 import { matchRequestId } from './request-id.js';
 import type { Factory } from '../factory.js';
 
@@ -19,7 +20,8 @@ export async function findQueueItem(f: Factory, caller: Caller, given: string): 
   const listed = queue.find((i) => i.requestId === requestId);
   const ledger = await f.ledger();
   if (listed) {
-    await ledger.rememberQueueItems([listed]);
+    // Its status as the service says now, for completion too (a colleague may have moved it).
+    await Promise.all([ledger.rememberQueueItems([listed]), rememberMove(f, listed.requestId, listed.status)]);
     return listed;
   }
   const kept = await ledger.queueItem(requestId);

@@ -43,7 +43,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'credit-note complete': ['svc credit-note complete REQUEST_ID', 'svc credit-note complete REQUEST_ID --credited-elsewhere --yes    # refunded by hand: no credit note', 'svc credit-note complete    # on a terminal: choose from the open requests'],
   'credit-note status': ['svc credit-note status REQUEST_ID ACCEPTED', 'svc credit-note status ACCEPTED    # on a terminal: choose the request'],
   'credit-note issue': ['svc credit-note issue REQUEST_ID', 'svc credit-note issue REQUEST_ID --item 4001234567890:1 --complete --yes', 'svc credit-note issue REQUEST_ID --dry-run', 'svc credit-note issue    # on a terminal: choose from the open requests'],
-  'credit-note triage': ['svc credit-note triage    # a accept · p accept part · r reject · i issue & complete · s skip · q quit', 'svc credit-note poll --watch    # the whole queue as one screen with a cursor instead'],
+  'credit-note triage': ['svc credit-note triage    # a accept · p accept part · r reject · s skip · q quit (then i issue & complete)', 'svc credit-note poll --watch    # the whole queue as one screen with a cursor instead'],
   'credit-note template': ['svc credit-note template --file credit-note.json'],
   webhook: ['svc webhook listen --subscribe', 'svc webhook events'],
   'webhook subscribe': ['svc webhook subscribe --url https://shop.example/webhooks', 'svc webhook subscribe --url URL --events RETURN_REQUESTED --show-secret', 'svc webhook subscribe --all-grants --url https://pos.example/hooks    # one per company'],

@@ -23,6 +23,12 @@ export interface Prompter {
   select<T extends string>(ask: Ask & { choices: readonly { name: string; value: T; short?: string }[] }): Promise<T>;
   /** One key press, no Enter: the key of the chosen entry. */
   key<T extends string>(ask: Ask & { keys: readonly { key: T; name: string }[] }): Promise<T>;
+  /**
+   * Until disposed, what is typed while no prompt is on screen (a move under way) is dropped:
+   * a key typed ahead answers no prompt that was not there yet (a walk's `a c y` is an accept,
+   * not a completion confirmed). Ctrl-C still stops the command.
+   */
+  dropTypeAhead?(): { dispose(): void };
 }
 
 export function createPrompter(io: IOStreams): Prompter {
@@ -40,7 +46,7 @@ export function createPrompter(io: IOStreams): Prompter {
     if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new CancelError('cancelled');
     throw error;
   };
-  return {
+  const prompts: Prompter = {
     async input(ask) {
       guard(ask);
       const { input } = await import('@inquirer/prompts');
@@ -85,6 +91,24 @@ export function createPrompter(io: IOStreams): Prompter {
       return chosen as (typeof ask.keys)[number]['key'];
     },
   };
+  const between = typeAheadSink(io);
+  // A prompt runs with the sink stopped; while it is held, it starts again once the prompt is done.
+  const asking = async <T>(ask: () => Promise<T>): Promise<T> => {
+    between.stop();
+    try {
+      return await ask();
+    } finally {
+      between.resume();
+    }
+  };
+  return {
+    input: (ask) => asking(() => prompts.input(ask)),
+    password: (ask) => asking(() => prompts.password(ask)),
+    confirm: (ask) => asking(() => prompts.confirm(ask)),
+    select: (ask) => asking(() => prompts.select(ask)),
+    key: (ask) => asking(() => prompts.key(ask)),
+    dropTypeAhead: () => between.hold(),
+  };
 }
 
 /** A confirmation's answer: y/yes, n/no in any case, empty for the default; anything else is no answer. */
@@ -107,4 +131,50 @@ function escapeAborts(input: Readable): { signal: AbortSignal; dispose(): void }
   };
   input.on('keypress', onKeypress);
   return { signal: controller.signal, dispose: () => input.off('keypress', onKeypress) };
+}
+
+/**
+ * Between prompts, while held: the terminal in raw mode (nothing echoed, nothing kept for the
+ * next prompt's line) and what arrives read and dropped; a Ctrl-C among it is raised as the
+ * SIGINT the terminal would have sent. Nothing happens off a terminal.
+ */
+function typeAheadSink(io: IOStreams): { hold(): { dispose(): void }; stop(): void; resume(): void } {
+  const stdin = io.stdin as Readable & { setRawMode?(raw: boolean): unknown };
+  let holds = 0;
+  let running: (() => void) | undefined;
+  const stop = () => {
+    running?.();
+    running = undefined;
+  };
+  const resume = () => {
+    if (holds === 0 || running !== undefined || !io.stdinIsTTY || typeof stdin.setRawMode !== 'function') return;
+    const drop = (data: Buffer | string) => {
+      if (String(data).includes('\x03')) process.kill(process.pid, 'SIGINT');
+    };
+    stdin.setRawMode(true);
+    stdin.on('data', drop);
+    stdin.resume();
+    running = () => {
+      stdin.off('data', drop);
+      stdin.pause();
+      stdin.setRawMode?.(false);
+    };
+  };
+  return {
+    hold() {
+      holds += 1;
+      resume();
+      let disposed = false;
+      return {
+        dispose() {
+          if (disposed) return;
+          disposed = true;
+          holds -= 1;
+          if (holds === 0) stop();
+        },
+      };
+    },
+    stop,
+    resume,
+  };
 }

@@ -1,17 +1,15 @@
 // The queue screen's keys: what `?` shows, what the hint line offers for the selected
-// request, and which decision each key is. A decision key is offered only where the moves
-// table (src/credit-notes/moves.ts) lets its verb move the request's status.
-import { movableStatuses, verbCanMove, type QueueVerb } from '../credit-notes/moves.js';
+// request, and which decision each key is. The decisions, their words and where each is legal
+// are the moves table's (src/credit-notes/moves.ts), which triage, the single commands and
+// completion read too.
+import { MOVES, movableStatuses, movesFor, verbCanMove, type MoveKey, type QueueVerb } from '../credit-notes/moves.js';
 
-export type DecisionKey = 'a' | 'p' | 'r' | 'i' | 'c';
+export type DecisionKey = MoveKey;
 
-export const DECISIONS: Readonly<Record<DecisionKey, { verb: QueueVerb; name: string; bulk: boolean }>> = {
-  a: { verb: 'accept', name: 'accept', bulk: true },
-  p: { verb: 'accept-part', name: 'accept part', bulk: false },
-  r: { verb: 'reject', name: 'reject', bulk: true },
-  i: { verb: 'issue', name: 'issue', bulk: false },
-  c: { verb: 'complete', name: 'complete', bulk: false },
-};
+/** Each decision key as the screen says it: the table's short name (the hint line is narrow). */
+export const DECISIONS = Object.fromEntries(Object.entries(MOVES).map(([key, move]) => [key, { verb: move.verb, name: move.short, bulk: move.bulk }])) as Readonly<
+  Record<DecisionKey, { verb: QueueVerb; name: string; bulk: boolean }>
+>;
 
 export function isDecisionKey(key: string): key is DecisionKey {
   return Object.hasOwn(DECISIONS, key);
@@ -19,7 +17,7 @@ export function isDecisionKey(key: string): key is DecisionKey {
 
 /** The decision keys a request in `status` can take, in the order the hint line shows them. */
 export function decisionsFor(status: string): DecisionKey[] {
-  return (Object.keys(DECISIONS) as DecisionKey[]).filter((k) => verbCanMove(DECISIONS[k].verb, status));
+  return movesFor(status);
 }
 
 /** Why `key` cannot act on a request in `status` ("… is REJECTED; accept moves PENDING"), or undefined when it can. */

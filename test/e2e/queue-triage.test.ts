@@ -32,7 +32,7 @@ describe('credit-note triage in a terminal', () => {
 
     const term = svcInTerminal('svc-triage', ['credit-note', 'triage'], svcEnv(m.home, m.env));
     try {
-      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept · p accept part · r reject · i issue & complete · s skip · ? keys · q quit`);
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept · p accept part · r reject · s skip · ? keys · q quit`);
       expect(term.text()).toContain('── 1 of 4 ──');
       expect(term.text()).toContain('checks: all passed');
       term.keys('a');
@@ -43,18 +43,21 @@ describe('credit-note triage in a terminal', () => {
       await term.waitFor('? Why reject it?');
       term.type('box arrived opened');
       term.keys('Enter');
-      await term.waitFor(/\? Reject R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\)\? It cannot be moved again\./);
+      await term.waitFor(/\? Reject R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd\? No credit note is issued\.\s+It cannot be moved again\./);
       term.keys('y', 'Enter');
       await term.waitFor(`? ${c.slice(0, 8)} PENDING:`);
+      // No i on a PENDING request (the moves table): accepted first, then issued.
+      term.keys('a');
+      await term.waitFor(`? ${c.slice(0, 8)} ACCEPTED:`);
       term.keys('i');
-      await term.waitFor(/\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR\?/);
+      await term.waitFor(/\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR from Example Retail Ltd and complete request/);
       term.keys('y', 'Enter');
       await term.waitFor(`? ${d.slice(0, 8)} PENDING:`);
       term.keys('q');
       await term.waitFor('SVC-EXIT=');
       const screen = term.text();
       expect(screen).toContain('SVC-EXIT=0');
-      expect(screen).toMatch(new RegExp(`^accepted +1: ${a.slice(0, 8)}$`, 'm'));
+      expect(screen).toMatch(new RegExp(`^accepted +2: ${a.slice(0, 8)}, ${c.slice(0, 8)}$`, 'm'));
       expect(screen).toMatch(new RegExp(`^rejected +1: ${b.slice(0, 8)} \\("box arrived opened"\\)$`, 'm'));
       expect(screen).toMatch(new RegExp(`^issued +1: CN-R-2025-000871-\\d+-1 \\(request ${c.slice(0, 8)}, [0-9a-f-]{36}\\)$`, 'm'));
       expect(screen).toMatch(/^skipped +0$/m);

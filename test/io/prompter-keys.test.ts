@@ -29,6 +29,15 @@ describe('key prompt', () => {
     expect(t.stdout()).toBe('');
   });
 
+  it('keys that arrive together (a and r typed in one go): the first is the answer, and the line left names it', async () => {
+    const t = terminal();
+    const answer = createPrompter(t.io).key({ message: 'req-1 PENDING:', flag: '--x', keys: KEYS });
+    type(t, 'ar');
+    await expect(answer).resolves.toBe('a');
+    expect(t.stderr()).toContain('req-1 PENDING: accept');
+    expect(t.stderr()).not.toContain('req-1 PENDING: reject');
+  });
+
   it('Esc and Ctrl-C are a CancelError (exit 3)', async () => {
     for (const keys of ['\x1b', '\x03']) {
       const t = terminal();

@@ -4,7 +4,9 @@
 // preview and confirmation, its ledger intent and Idempotency-Key) and `complete`. Each runs
 // with the screen's streams, its stdout also kept, for the screen's status line.
 import { Writable } from 'node:stream';
+import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
 import { reasonProblem } from '../../credit-notes/rejection.js';
+import { callerForRequests } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
 import { oneLine } from '../../io/output.js';
 import type { IOStreams } from '../../io/streams.js';
@@ -31,6 +33,10 @@ export function screenDecisions(f: Factory): Decisions {
     await act(g);
     return result();
   };
+  const readBack = async (requestId: string, move: () => Promise<string>) => {
+    await move();
+    return oneLine(outcomeText(requestId, await outcomeOf(f, await callerForRequests(f, [requestId]), requestId), true));
+  };
   return {
     async show(requestId, columns) {
       let text = '';
@@ -56,9 +62,11 @@ export function screenDecisions(f: Factory): Decisions {
         const reason = await g.prompter().input({ message: `Why reject ${which}? (kept on this machine only)`, flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
         await reject.run({ requestIds, reason }, g);
       }),
-    issue: (requestId) => run((g) => issue({ requestId, complete: true }, g)),
+    // The status line is what the service and the ledger say after it (the credit note's
+    // document number, COMPLETED), not issue's stdout (a bare serviceReceiptId, for scripts).
+    issue: (requestId) => readBack(requestId, () => run((g) => issue({ requestId, complete: true }, g))),
     // `c` is "complete without a credit note": settled another way, as the key says.
-    complete: (requestId) => run((g) => complete.run({ requestIds: [requestId], creditedElsewhere: true }, g)),
+    complete: (requestId) => readBack(requestId, () => run((g) => complete.run({ requestIds: [requestId], creditedElsewhere: true }, g))),
   };
 }
 

@@ -19,6 +19,11 @@ import { readQueue } from '../../credit-notes/queue.js';
 import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
+import { companyNameOf } from '../../auth/caller.js';
+import { completeQuestion, rejectQuestion, type CreditNoteIssued } from '../../credit-notes/moves.js';
+import { reservationOf } from '../../credit-notes/submit.js';
+import type { CreditNoteTemplateRequest } from '../../contract/template.js';
+import { formatMoney, toMinor } from '../../crypto/money.js';
 import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
@@ -200,13 +205,19 @@ async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { v
       hint: `add --yes to \`svc ${how.command}\` when you mean it`,
     });
   }
-  const summaries = await Promise.all(requests.map((r) => summaryOf(f, r.caller, r.requestId)));
-  const message =
-    summaries.length === 1
-      ? `${how.verb} ${summaries[0]}? It cannot be moved again.`
-      : `${how.verb} these ${summaries.length} requests? They cannot be moved again.\n${summaries.map((s) => `  ${s}`).join('\n')}\n`;
+  // What it will do, said before it is done: no credit note, or the one issued (the ledger's), for which company.
+  const asked = await Promise.all(requests.map(async (r) => ({ summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })));
+  const message = how.verb === 'Reject' ? rejectQuestion(asked) : completeQuestion(asked);
   const ok = await f.prompter().confirm({ message, flag: '--yes' });
   if (!ok) throw new CancelError(`cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
+}
+
+/** The credit note this ledger issued for a request (its number and total), or undefined for none. */
+async function creditedFor(f: Factory, requestId: string): Promise<CreditNoteIssued> {
+  const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
+  if (intent?.state !== 'done') return undefined;
+  const request = reservationOf(intent).templateRequest as CreditNoteTemplateRequest;
+  return { documentNumber: intent.documentNumber, amount: formatMoney(toMinor(request.totalAmount, request.currency), request.currency) };
 }
 
 /** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */

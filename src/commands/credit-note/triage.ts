@@ -13,6 +13,11 @@
 // to be issued now (`i`) or later (`s`). A reject asks why: the service takes no reason, so
 // it is kept in this profile's ledger (`show` shows it) and listed in the summary.
 //
+// The keys offered are the moves table's (src/credit-notes/moves.ts, as the queue screen's):
+// no `i` on a PENDING request. After each move the request's status is read back from the
+// service (and its credit note from the ledger): the echo and the summary say what happened,
+// never what the key meant. Keys typed while a move runs answer no prompt (dropTypeAhead).
+//
 // A decision that is declined, or fails, leaves the request on screen to decide again. Esc
 // or Ctrl-C at the keys ends the walk (exit 3); `q` ends it (exit 0). Either way the summary
 // of what was done comes last, on stdout.
@@ -35,6 +40,8 @@ import { theme } from '../../io/theme.js';
 import type { ItemQuantity } from '../../credit-notes/item-flag.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { describeDecision } from '../../credit-notes/decision.js';
+import { MOVES, movesFor, statusAfter, type MoveKey } from '../../credit-notes/moves.js';
+import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
 import { run as issue } from './issue.js';
 import { run as show } from './show.js';
 import { accept, complete, reject } from './status.js';
@@ -42,7 +49,7 @@ import { accept, complete, reject } from './status.js';
 /** poll's filters: which of the open requests to walk. */
 export type TriageOptions = Omit<QueueFilterFlags, 'all'> & FanOutFlags;
 
-type Key = 'a' | 'p' | 'r' | 'i' | 'c' | 's' | 'b' | '?' | 'q';
+type Key = MoveKey | 's' | 'b' | '?' | 'q';
 
 /** Statuses in which nothing is left to decide. */
 const CLOSED = new Set(['REJECTED', 'COMPLETED', 'CANCELLED']);
@@ -65,6 +72,7 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     return;
   }
   const tally = emptyTally(queue.length);
+  const typeAhead = f.prompter().dropTypeAhead?.();
   try {
     // `b` goes back to the request before, to decide it again (as it is now).
     for (let index = 0; index < queue.length; ) {
@@ -80,6 +88,7 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     if (error instanceof CancelError) throw new CancelError('cancelled: triage stopped; the summary above is what was done');
     throw error;
   } finally {
+    typeAhead?.dispose();
     note(f.io, '');
     writeRecord(f.io, summaryFields(tally), tally);
   }
@@ -105,6 +114,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
   // Back at a request decided before: as it is now.
   let status = (index + 1 < tally.seen ? await currentStatus(f, caller, requestId) : undefined) ?? item.status;
   let part: ItemQuantity[] | undefined;
+  let rejectedWhy: string | undefined;
   let acted = false;
   for (;;) {
     if (CLOSED.has(status)) {
@@ -129,30 +139,21 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
     try {
       if (key === 'a') {
         await accept.run({ requestIds: [requestId], partial: false }, f);
-        tally.accepted.push(requestId);
-        [status, acted] = ['ACCEPTED', true];
       } else if (key === 'p') {
         part = await askPart(f, item);
         // Recorded in the ledger with the move: `issue` (here with `i`, or later anywhere) credits it.
         await accept.run({ requestIds: [requestId], partial: true, item: part.map((i) => `${i.productId}:${i.quantity}`) }, f);
-        tally.partial.push(requestId);
-        [status, acted] = ['PARTIALLY_ACCEPTED', true];
-        await describeDecision(f, caller, requestId, part);
       } else if (key === 'c') {
         // Settled another way (nothing left to credit, refunded by hand): closed with no credit note, confirmed as `complete` is.
         await complete.run({ requestIds: [requestId], creditedElsewhere: true }, f);
-        tally.completed.push(requestId);
-        return 'next';
       } else if (key === 'r') {
         const reason = await f.prompter().input({ message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
         await reject.run({ requestIds: [requestId], reason }, f);
-        tally.rejected.push({ requestId, reason: reason.trim() });
-        return 'next';
+        rejectedWhy = reason.trim();
       } else {
         // A part accepted earlier, in another walk or with `accept --partial`, is recorded:
         // issue credits it (or asks for it when none is recorded).
         await issueIn(f, requestId, undefined, tally);
-        return 'next';
       }
     } catch (error) {
       if (error instanceof CancelError) {
@@ -161,43 +162,42 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
       }
       if (!(error instanceof SvcError)) throw error;
       report(f, error);
-      status = (await currentStatus(f, caller, requestId)) ?? status;
-      if (CLOSED.has(status)) {
-        note(f.io, `request ${requestId} is ${status} now; on to the next one`);
-        return 'next';
-      }
+    }
+    // What happened, read back: the echo and the summary are the service's and the ledger's account, not the key's.
+    const before = status;
+    const outcome = await outcomeOf(f, caller, requestId);
+    status = outcome.status ?? status;
+    if (status === before) continue;
+    note(f.io, outcomeText(requestId, outcome));
+    acted = true;
+    // Counted only as the move it was: a request a colleague closed meanwhile is not "rejected" here.
+    const moved = status === statusAfter(MOVES[key].verb);
+    if (moved && key === 'a') tally.accepted.push(requestId);
+    if (moved && key === 'p') {
+      tally.partial.push(requestId);
+      if (part !== undefined) await describeDecision(f, caller, requestId, part);
+    }
+    if (moved && key === 'r') tally.rejected.push({ requestId, reason: rejectedWhy ?? '' });
+    if (moved && key === 'c' && outcome.creditNote === undefined) tally.completed.push(requestId);
+    if (CLOSED.has(status)) {
+      if (!moved) note(f.io, `request ${requestId} is ${status} now; on to the next one`);
+      return 'next';
     }
   }
 }
 
 /**
- * What can still be done: a PENDING request can be accepted, in part or whole, rejected or
- * credited; an accepted one credited, or completed without a credit note (the service allows
- * no other move but COMPLETED); a closed one nothing. `b` when there is a request before.
+ * What can still be done: the moves the table allows from `status` (a PENDING request is
+ * accepted, in part or whole, or rejected; an accepted one credited, or completed without a
+ * credit note), nothing for a closed one; `b` when there is a request before.
  */
 export function keysFor(status: string, acted: boolean, canGoBack = false): { key: Key; name: string }[] {
-  const decide: { key: Key; name: string }[] = CLOSED.has(status)
-    ? []
-    : status === 'PENDING'
-      ? [
-          { key: 'a', name: 'accept' },
-          { key: 'p', name: 'accept part' },
-          { key: 'r', name: 'reject' },
-          { key: 'i', name: 'issue & complete' },
-        ]
-      : [
-          { key: 'i', name: 'issue & complete' },
-          { key: 'c', name: 'complete, no credit note' },
-        ];
+  const decide = movesFor(status).map((key) => ({ key: key as Key, name: MOVES[key].name }));
   return [...decide, { key: 's', name: acted ? 'next' : 'skip' }, ...(canGoBack ? [{ key: 'b' as Key, name: 'back' }] : []), { key: '?', name: 'keys' }, { key: 'q', name: 'quit' }];
 }
 
 const KEY_HELP: Readonly<Record<Key, string>> = {
-  a: 'accept the request whole (ACCEPTED)',
-  p: 'accept part of it: name the part, recorded for issue (PARTIALLY_ACCEPTED)',
-  r: 'reject it, with a reason kept on this machine (final: asks first)',
-  i: 'issue the credit note and complete the request (asks first)',
-  c: 'complete it without a credit note: settled another way (final: asks first)',
+  ...(Object.fromEntries(Object.entries(MOVES).map(([key, move]) => [key, move.help])) as Record<MoveKey, string>),
   s: 'leave it for now: on to the next request',
   b: 'back to the request before',
   '?': 'these keys',

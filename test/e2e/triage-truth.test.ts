@@ -1,0 +1,220 @@
+// `credit-note triage` as a support engineer reads it later: keys typed ahead are never the
+// answer of a prompt that was not on screen yet, the echo of a move and the summary say what
+// the service answered (not the key pressed), the moves offered are those of the one table
+// (no `i` on a PENDING request), and a final move's question says what it will do: a credit
+// note or none, how much, for which company.
+import { describe, expect, it } from 'vitest';
+import { svcEnv } from './helpers.js';
+import { milkRequests, queueStatuses, statusChanges, useMerchant, type Merchant } from './merchant.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal, type Terminal } from './tmux.js';
+
+const { merchant } = useMerchant();
+// Every answer held 400 ms: keys sent while a move is on its way arrive between two prompts.
+const slow = useMerchant(['--latency', '400ms']);
+
+/** The terminal's text after `marker`'s last showing. */
+const after = (term: Terminal, marker: string) => term.text().slice(term.text().lastIndexOf(marker));
+
+/** A pattern whose spaces match a line break too: a question wider than the terminal is broken into lines. */
+const spaced = (pattern: string) => new RegExp(pattern.replaceAll(' ', '\\s+'));
+
+/** triage of only these requests' receipt (each test's requests have a receipt of their own). */
+async function triageOf(m: Merchant, requestId: string): Promise<string[]> {
+  const all = await m.json<{ requestId: string; serviceReceiptId: string }[]>(['credit-note', 'poll', '--all']);
+  return ['credit-note', 'triage', '--receipt', all.find((r) => r.requestId === requestId)!.serviceReceiptId];
+}
+
+describe('triage: what is echoed is what happened', () => {
+  it('a and r typed in one go: the request is ACCEPTED and nothing says reject; r is nobody\'s answer', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    const before = await queueStatuses(m);
+    const term = svcInTerminal('svc-triage-ahead', await triageOf(m, a), svcEnv(m.home, m.env), [120, 40]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('a', 'r');
+      await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED:`);
+      // The prompt's own line names the key it took; the echo is the service's answer.
+      expect(term.text()).toContain(`✔ ${a.slice(0, 8)} PENDING: accept`);
+      expect(term.text()).not.toMatch(/PENDING: reject/);
+      expect(term.text()).not.toContain('Why reject');
+      expect(term.text()).toMatch(new RegExp(`^${a.slice(0, 8)}.* is ACCEPTED now \\(read back from the service\\)`, 'm'));
+      // Typed ahead while it moved: c and y are not taken by the next prompt, nothing completes.
+      term.keys('s');
+      await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).toContain('SVC-EXIT=0');
+      expect(term.text()).toMatch(new RegExp(`^accepted +1: ${a.slice(0, 8)}$`, 'm'));
+      expect(term.text()).toMatch(/^rejected +0$/m);
+    } finally {
+      term.kill();
+    }
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [a]: 'ACCEPTED' });
+  }, 90_000);
+
+  it('keys typed while a move runs are not the next prompt\'s answer (a, then c y Enter: accepted, nothing completed)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = slow.merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const before = await queueStatuses(m);
+    const term = svcInTerminal('svc-triage-ahead2', await triageOf(m, a), svcEnv(m.home, m.env), [80, 24]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('a');
+      await term.waitFor(`✔ ${a.slice(0, 8)} PENDING: accept`);
+      // While the accept is on its way: typed for a prompt that is not there yet.
+      term.keys('c', 'y', 'Enter');
+      await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED:`);
+      // Given time to (wrongly) take them.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(term.text()).not.toContain('Complete R-2025');
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).not.toMatch(/^completed, no credit note/m);
+    } finally {
+      term.kill();
+    }
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({ [a]: 'ACCEPTED' });
+  }, 90_000);
+
+  it('the reject confirmation takes no key typed ahead of it: y Enter s typed with the reason do not reject, nor skip on', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    const term = svcInTerminal('svc-triage-ahead3', await triageOf(m, a), svcEnv(m.home, m.env), [120, 40]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('r');
+      await term.waitFor('? Why reject it?');
+      term.type('wrong size');
+      // Enter, the confirmation's y and Enter, and s for the next prompt, all typed ahead.
+      term.keys('Enter', 'y', 'Enter', 's');
+      await term.waitFor(/Reject R-2025-000871-\d+ .*\?/);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The y typed before the question showed did not answer it: it still waits.
+      expect(term.text()).not.toContain(`${a.slice(0, 8)}`.concat(' is REJECTED'));
+      term.keys('y', 'Enter');
+      await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
+      expect(term.text()).toMatch(new RegExp(`^${a.slice(0, 8)}.* is REJECTED now \\(read back from the service\\)`, 'm'));
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).toMatch(new RegExp(`^rejected +1: ${a.slice(0, 8)} \\("wrong size"\\)$`, 'm'));
+    } finally {
+      term.kill();
+    }
+  }, 90_000);
+});
+
+describe('triage: keys typed ahead at the other prompts', () => {
+  it('b, then s while the request before is read: back at it (its closed prompt), s is nobody\'s answer', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = slow.merchant();
+    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    const term = svcInTerminal('svc-triage-ahead4', await triageOf(m, a), svcEnv(m.home, m.env), [80, 24]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('r');
+      await term.waitFor('? Why reject it?');
+      term.type('torn');
+      term.keys('Enter');
+      await term.waitFor(/\(y\/N\)/);
+      term.keys('y', 'Enter');
+      await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
+      term.keys('b');
+      await term.waitFor(`✔ ${b.slice(0, 8)} PENDING: back`);
+      term.keys('s');
+      await term.waitFor(`? ${a.slice(0, 8)} REJECTED:`);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Still at the request gone back to: the s typed with b did not move on.
+      expect(term.text().trimEnd().split('\n').at(-1)).toContain(`? ${a.slice(0, 8)} REJECTED:`);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).toContain('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+  }, 90_000);
+
+  it('Ctrl-C while a move runs still stops the walk, the terminal given back', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = slow.merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const term = svcInTerminal('svc-triage-ahead6', await triageOf(m, a), svcEnv(m.home, m.env), [80, 24]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('a');
+      await term.waitFor(`✔ ${a.slice(0, 8)} PENDING: accept`);
+      term.keys('C-c');
+      // As Ctrl-C stopped it before: SIGINT (exit 130); Node gives the terminal its modes back.
+      await term.waitFor(/SVC-EXIT=130\b/, 'the walk stopped', 10_000);
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+
+  it('the part asked with p: an Enter typed with p does not accept the default part unseen', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const before = await queueStatuses(m);
+    const term = svcInTerminal('svc-triage-ahead5', await triageOf(m, a), svcEnv(m.home, m.env), [120, 40]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('p', 'Enter');
+      await term.waitFor(/\? .*part/i);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(term.text()).not.toContain(`${a} PARTIALLY_ACCEPTED`);
+      term.keys('C-c');
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING:`);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+    } finally {
+      term.kill();
+    }
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
+  }, 90_000);
+});
+
+describe('triage: the legal moves are the table\'s, final questions say what they do', () => {
+  it('PENDING offers no i; after a, i issues and the echo names the credit note and COMPLETED; c says no credit note, how much, for whom', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    const term = svcInTerminal('svc-triage-table', await triageOf(m, a), svcEnv(m.home, m.env), [120, 40]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept · p accept part · r reject · s skip · ? keys · q quit`);
+      term.keys('i');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(term.text()).not.toContain('Issue credit note');
+      term.keys('a');
+      await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED: i issue & complete · c complete, no credit note`);
+      term.keys('i');
+      await term.waitFor(spaced(String.raw`\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR from Example Retail Ltd and complete request R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\)\? It cannot be moved again\.`));
+      term.keys('y', 'Enter');
+      await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
+      expect(term.text()).toMatch(spaced(String.raw`\n${a} is COMPLETED now, with credit note CN-R-2025-000871-\d+-1 \([0-9a-f-]{36}\) \(read back from the service and the ledger\)`));
+      term.keys('a');
+      await term.waitFor(`? ${b.slice(0, 8)} ACCEPTED:`);
+      term.keys('c');
+      await term.waitFor(spaced(String.raw`\? Complete R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd with NO credit note: nothing is credited\? It cannot be moved again\.`));
+      term.keys('n', 'Enter');
+      await term.waitFor('cancelled: nothing was completed');
+      await term.waitFor(`? ${b.slice(0, 8)} ACCEPTED:`);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(after(term, 'SVC-EXIT')).toBeDefined();
+    } finally {
+      term.kill();
+    }
+  }, 90_000);
+});

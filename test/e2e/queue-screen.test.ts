@@ -92,7 +92,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       await until(() => cursorRow(term)?.includes(retail.slice(0, 8)) === true && rowOf(term, foods) !== undefined, 'both companies\' requests', term);
       expect(lines(term)[0]).toMatch(/^ {3}COMPANY +REQUEST ID/);
       expect(rowOf(term, foods)).toContain('Sample Foods GmbH');
-      term.keys('Space', 'Space', 'a');
+      term.keys('Space', 'j', 'Space', 'a');
       await until(() => lines(term).at(-1)?.startsWith('the 2 marked requests are of several companies') === true, 'a across companies refused', term);
       term.keys('Escape', 'End', 'a');
       await until(() => rowOf(term, foods)?.includes('ACCEPTED') === true, 'foods accepted', term);
@@ -176,7 +176,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       term.keys('q');
       await until(() => rowOf(term, a) !== undefined, 'the list again', term);
       term.keys('?');
-      await until(() => term.text().includes('mark or unmark the selected request'), 'the keys', term);
+      await until(() => term.text().includes('mark or unmark the request under the cursor'), 'the keys', term);
       term.keys('x');
       await until(() => rowOf(term, a) !== undefined, 'the list after the keys', term);
       // Keys that mean nothing here are neither echoed nor acted on.
@@ -206,8 +206,8 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       await until(() => rowOf(term, a)?.includes('ACCEPTED') === true, 'a accepted', term);
       expect(lines(term).at(-1)).toContain(`${a} ACCEPTED`);
       await resize(term, 'svc-screen-accept', 60);
-      term.keys('j', 'Space', 'Space');
-      await until(() => rowOf(term, b)?.startsWith(' *') === true && rowOf(term, c)?.startsWith(' *') === true && cursorRow(term)?.includes(d.slice(0, 8)) === true, 'b and c marked', term);
+      term.keys('j', 'Space', 'j', 'Space');
+      await until(() => rowOf(term, b)?.startsWith(' *') === true && rowOf(term, c)?.startsWith('>*') === true, 'b and c marked', term);
       expect(lines(term).at(-2)).toMatch(/^2 marked · 4 requests · 3 pending · 1 accepted/);
       term.keys('a');
       await term.waitFor('Accept these 2 requests?');
@@ -305,7 +305,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     const term = screenOf(m, 'svc-screen-reject', receipt, [80, 24]);
     try {
       await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, c) !== undefined, 'the list', term);
-      term.keys('Space', 'j', 'Space');
+      term.keys('Space', 'j', 'j', 'Space');
       await until(() => rowOf(term, a)?.startsWith(' *') === true && rowOf(term, c)?.startsWith('>*') === true && rowOf(term, b)?.startsWith('  ') === true, 'a and c marked', term);
       term.keys('r');
       await term.waitFor('Why reject these 2?');

@@ -25,6 +25,8 @@ import { clockTime, zoneOf } from '../../io/time.js';
 import { holdTerminal } from '../../io/terminal-keys.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { counted } from '../../io/plural.js';
+import { documentNumberOf, knownReceipts, receiptsOfCustomer } from '../../receipts/receipt-id.js';
+import type { ReceiptRecord } from '../../contract/records.js';
 
 /** The queue's filters (src/credit-notes/queue-flags.ts), its order, and the fan-out's flags. */
 export interface PollOptions extends FanOutFlags, QueueFilterFlags {
@@ -373,10 +375,13 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
 async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): Promise<void> {
   const [{ runQueueScreen }, { screenDecisions }] = await Promise.all([import('../../queue-screen/screen.js'), import('./screen-decisions.js')]);
   let before: Map<string, string> | undefined;
+  // This profile's receipt records, read again with each refresh: `/` finds a request by its customer as --customer does.
+  let records = new Map<string, ReceiptRecord>();
   return runQueueScreen<PolledItem>({
     io: f.io,
     async fetch() {
       const polled = await fetchKept(parts);
+      records = new Map((await knownReceipts(f)).map((r) => [r.serviceReceiptId, r]));
       const previous = before;
       before = new Map(polled.all.map((i) => [i.requestId, i.status]));
       return {
@@ -393,6 +398,11 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
     signal,
     decisions: screenDecisions(f),
     canDecide: canPrompt(f.io),
+    matches: (row) => {
+      const record = records.get(row.serviceReceiptId);
+      if (record === undefined) return undefined;
+      return (needle) => receiptsOfCustomer([record], needle).length > 0 || documentNumberOf(record).toLowerCase().includes(needle);
+    },
   });
 }
 

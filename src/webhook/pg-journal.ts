@@ -33,6 +33,8 @@ export interface SharedJournal extends Journal {
   /** True once the delivery may be processed here (its claim fresh, the journal writable); false: another listener has it. */
   admit(id: string): Promise<boolean>;
   readonly claimSeconds: number;
+  /** Resolves when the database answers a query (readiness). */
+  ping(): Promise<void>;
 }
 
 interface DeliveryRow {
@@ -173,6 +175,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
       });
     },
     admit: (id) => claims.admit(id),
+    ping: async () => void (await query('SELECT 1', [])),
     markProcessed: (id, outcome) => claims.finish(id, outcome),
     takeUnprocessed: () => backlog.splice(0),
     async close() {

@@ -11,7 +11,7 @@ export interface MetricsRegistry extends ListenerMetrics {
   text(): Promise<string>;
 }
 
-export function createMetrics(opts: { backlog: () => number }): MetricsRegistry {
+export function createMetrics(opts: { backlog: () => number | Promise<number> }): MetricsRegistry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const deliveries = new Counter({
@@ -36,10 +36,10 @@ export function createMetrics(opts: { backlog: () => number }): MetricsRegistry 
   });
   new Gauge({
     name: 'svc_webhook_backlog',
-    help: 'Deliveries journalled by this listener and not processed yet',
+    help: 'Deliveries journalled and not processed yet (with a team database: all of its journal)',
     registers: [registry],
-    collect() {
-      this.set(opts.backlog());
+    async collect() {
+      this.set(await opts.backlog());
     },
   });
   const ack = new Histogram({

@@ -203,7 +203,10 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     if (adminPort !== undefined) {
       // Loaded only here: a listener without --admin-port never loads prom-client.
       const [{ createMetrics }, { startAdmin }] = await Promise.all([import('../../webhook/metrics.js'), import('../../webhook/admin.js')]);
-      const registry = createMetrics({ backlog: () => processor.waiting() });
+      // The team journal's count: a delivery no listener is processing shows there, not in any one's queue.
+      let lastBacklog = 0;
+      const backlog = shared ? () => shared.unprocessed().then((n) => (lastBacklog = n), () => lastBacklog) : () => processor.waiting();
+      const registry = createMetrics({ backlog });
       metrics = registry;
       admin = await startAdmin({ host: adminHost, port: adminPort, readiness: () => readiness.check(), metrics: registry });
       note(f.io, `admin endpoints on ${admin.url} (/healthz, /readyz, /metrics)`);

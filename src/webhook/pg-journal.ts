@@ -33,6 +33,10 @@ export interface SharedJournal extends Journal {
   /** True once the delivery may be processed here (its claim fresh, the journal writable); false: another listener has it. */
   admit(id: string): Promise<boolean>;
   readonly claimSeconds: number;
+  /** Resolves when the database answers a query (readiness). */
+  ping(): Promise<void>;
+  /** How many deliveries the team journal holds unprocessed, whichever listener has them (the backlog gauge). */
+  unprocessed(): Promise<number>;
 }
 
 interface DeliveryRow {
@@ -173,6 +177,8 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
       });
     },
     admit: (id) => claims.admit(id),
+    ping: async () => void (await query('SELECT 1', [])),
+    unprocessed: async () => Number((await query('SELECT count(*) AS n FROM svc_webhook_deliveries WHERE processed_at IS NULL', [])).rows[0].n),
     markProcessed: (id, outcome) => claims.finish(id, outcome),
     takeUnprocessed: () => backlog.splice(0),
     async close() {

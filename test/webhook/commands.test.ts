@@ -48,7 +48,7 @@ describe('argv → options', () => {
       { url: 'https://x.example/h', events: 'RETURN_REQUESTED,CREDIT_NOTE_CREATED', showSecret: true },
     ]);
     expect(await parseArgv(['webhook', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:3000/h', '--subscribe'])).toEqual([
-      { port: '0', host: '127.0.0.1', path: '/webhooks', forwardTo: 'http://127.0.0.1:3000/h', subscribe: true },
+      { port: '0', host: '127.0.0.1', path: '/webhooks', forwardTo: ['http://127.0.0.1:3000/h'], subscribe: true, adminHost: '127.0.0.1', logFormat: 'text', drainTimeout: '30s' },
     ]);
     expect(await parseArgv(['webhook', 'events', '--limit', '5'])).toEqual([{ limit: '5' }]);
     expect(await parseArgv(['webhook', 'replay', 'abcdef', '--forward-to', 'http://127.0.0.1:1/h'])).toEqual([{ eventId: 'abcdef', forwardTo: 'http://127.0.0.1:1/h' }]);

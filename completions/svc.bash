@@ -296,8 +296,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
+      flags='--grant --item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
       args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')
@@ -544,6 +544,7 @@ _svc_flag_values() {
     'svc sandbox start --fixture') files=1 ;;
     'svc sandbox start --profile') live=1 ;;
     'svc sandbox trigger --profile') live=1 ;;
+    'svc sandbox trigger return-request --grant') live=1 ;;
     'svc sandbox trigger return-request --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc sandbox trigger return-request --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc sandbox trigger return-request --profile') live=1 ;;

@@ -156,7 +156,7 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
     // On a terminal, what the customer reads out: the receipt's document number in the request
     // (else its serviceReceiptId); piped rows keep the serviceReceiptId scripts already read.
     f.io.stdoutIsTTY
-      ? { header: 'RECEIPT', value: (i) => i.returnRequest?.receiptId ?? i.serviceReceiptId }
+      ? { header: 'RECEIPT', value: shownReceipt }
       : { header: 'RECEIPT', value: (i) => i.serviceReceiptId, id: true },
     { header: 'STATUS', value: (i) => i.status, tone: statusTone },
     { header: 'AGE', value: (i) => age(i.createdAt, now), align: 'right' },
@@ -178,13 +178,16 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
 }
 
 const SORT_KEYS = ['created', 'age', 'status', 'receipt'] as const;
+const NATURAL = new Intl.Collator('en', { numeric: true });
+/** The receipt as a person reads it: its document number, else its serviceReceiptId. */
+const shownReceipt = (i: PolledItem) => i.returnRequest?.receiptId ?? i.serviceReceiptId;
 const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 'REJECTED', 'CANCELLED'];
 
 /**
  * The tests of the decrypted request (queue-flags.ts, through `select`), --sort
  * created|age|status|receipt, --reverse and --limit N, applied in that order; `active` when any was given.
  */
-export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean; select(test: ((item: PolledItem) => boolean) | undefined): void } {
+export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>, companyOf?: (item: PolledItem) => string): ((items: PolledItem[]) => PolledItem[]) & { active: boolean; select(test: ((item: PolledItem) => boolean) | undefined): void } {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
@@ -199,7 +202,8 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
       case 'status':
         return STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || a.createdAt.localeCompare(b.createdAt);
       case 'receipt':
-        return a.serviceReceiptId.localeCompare(b.serviceReceiptId) || a.createdAt.localeCompare(b.createdAt);
+        // What the table shows: the company (of many), then the document number in natural order (R-2 before R-10).
+        return (companyOf === undefined ? 0 : NATURAL.compare(companyOf(a), companyOf(b))) || NATURAL.compare(shownReceipt(a), shownReceipt(b)) || a.createdAt.localeCompare(b.createdAt);
       default:
         return 0;
     }

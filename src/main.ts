@@ -80,7 +80,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   const noColorFlag = argv.includes('--no-color');
   let errColor: boolean | undefined;
   const red = (s: string) => ((errColor ??= colorEnabled({ env, noColorFlag, isTTY: Boolean(process.stderr.isTTY) })) ? `\x1b[31m${s}\x1b[39m` : s);
-  // --json: a failure is one JSON object on stderr (CLI.md), commander's usage errors included.
+  // --json: a failure is one JSON object on stderr (docs/interface-decisions.md#json-errors), commander's usage errors included.
   const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   let usageMessage = '';
   const program = buildProgram(ctx, {

@@ -1,7 +1,7 @@
 // How the API client's bytes travel. The default is Node's own node:http (node:https for an
 // https base URL, loaded only then), with keep-alive agents: it is in Node's start-up
 // snapshot, so a command pays nothing to load it, where undici cost some 39 ms of every
-// command that made a request (PERF-NOTES.md). Through a proxy (HTTPS_PROXY and the like,
+// command that made a request (docs/benchmarks.md#start-up). Through a proxy (HTTPS_PROXY and the like,
 // src/net/proxy-for.ts) undici's ProxyAgent carries the request, loaded only then; tests
 // that script answers with undici's MockAgent pass a dispatcher instead.
 //

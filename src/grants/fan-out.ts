@@ -23,7 +23,7 @@ export interface FanOutFlags {
 
 // A Grant costs two round trips cold (token, then the call) and svc ~1.5 ms of CPU: against a
 // service 20-60 ms away, 16 at once is ~12x one at a time (8 was ~7x) while the CPU stays far
-// from the limit; the service limits each Grant on its own (CONTRACT §8), not the run.
+// from the limit; the service limits each Grant on its own (docs/interface-decisions.md#rate-limits-in-the-sandbox), not the run.
 export const DEFAULT_CONCURRENCY = 16;
 const MAX_CONCURRENCY = 64;
 

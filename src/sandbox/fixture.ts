@@ -65,7 +65,7 @@ export const FixtureClientApplication = z.object({
   status: ClientApplicationStatus,
   /** Generated on approval, so only an Approved application has one. */
   clientSecret: z.string().min(16).nullable(),
-  /** Compared as exact strings (CONTRACT §5). */
+  /** Compared as exact strings (docs/interface-decisions.md#oauth-details). */
   redirectUris: z.array(z.url()).min(1),
   scopes: z.array(z.string().min(1)).min(1),
   /** Set by `POST /client-application/{id}/public-key`. */

@@ -1,4 +1,4 @@
-// Credentials from the environment (CLI.md: for CI, taking precedence over stored ones),
+// Credentials from the environment (docs/interface-decisions.md#credentials-from-the-environment: for CI, taking precedence over stored ones),
 // laid over the real store: reads answer from the variable when it is set, writes and
 // deletes always reach the store underneath.
 import { readFile } from 'node:fs/promises';

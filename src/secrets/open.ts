@@ -1,4 +1,4 @@
-// Picks the secret backend (CLI.md: SVC_SECRET_STORE, default the probed OS keychain, never
+// Picks the secret backend (docs/interface-decisions.md#credentials-from-the-environment: SVC_SECRET_STORE, default the probed OS keychain, never
 // a silent plain-text fallback), scopes its keys to the profile and lays the environment's
 // credentials over it. One exception to the opt-in: the `local` profile talks to the
 // embedded sandbox, whose secrets are sandbox data, so on a machine without a keychain (SSH,

@@ -1,5 +1,5 @@
-// What happens to a journalled delivery after its sender has its 2xx (INTERFACE.md "Delivery
-// rules": asynchronously and idempotently). RETURN_REQUESTED opens to a ReturnRequest and
+// What happens to a journalled delivery after its sender has its 2xx (docs/interface-decisions.md#events-and-delivery-rules:
+// asynchronously and idempotently). RETURN_REQUESTED opens to a ReturnRequest and
 // CREDIT_NOTE_CREATED to a ReceiptEnvelope, each with whichever historical key the item was
 // encrypted for; unknown events are shown, never fatal. A delivery that cannot be decrypted
 // stays in the journal with its error. The outcome is journalled after it was reported, so
@@ -14,7 +14,7 @@ import type { IOStreams } from '../io/streams.js';
 import type { Decryptor } from './decryptor.js';
 import type { ProcessedOutcome, StoredDelivery } from './journal.js';
 
-/** One line of `svc webhook listen --json` (CLI.md). */
+/** One line of `svc webhook listen --json` (docs/interface-decisions.md#webhook-listen-lines). */
 export interface EventReport {
   id: string;
   event: string | null;
@@ -133,7 +133,7 @@ function eventLines(processed: ProcessedEvent): string {
   return `${head}${body}\n${forwarded === undefined ? '' : `    forwarded to ${forwarded}\n`}`;
 }
 
-/** The human line on stderr, and with --json the CLI.md object as one line on stdout. */
+/** The human line on stderr, and with --json the docs/interface-decisions.md#json-output object as one line on stdout. */
 export function writeEvent(io: IOStreams, processed: ProcessedEvent): void {
   io.stderr.write(eventLines(processed));
   if (io.json) io.stdout.write(`${jsonText(processed.report)}\n`);

@@ -1,4 +1,4 @@
-// The HTTP end of `svc webhook listen` (INTERFACE.md "Delivery rules", CONTRACT.md §3): a
+// The HTTP end of `svc webhook listen` (docs/interface-decisions.md#events-and-delivery-rules, #webhook-signatures): a
 // delivery is answered 2xx only once its signature verified over the exact raw bytes and
 // the journal has it on disk. Everything refused is refused before anything is stored:
 // 400 for a missing, malformed, non-matching or out-of-window signature, 413 past 1 MiB
@@ -13,7 +13,7 @@ import { OWN_PATH_SEGMENT } from './own-path.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
 import { MAX_BODY_BYTES } from '../contract/error.js';
 
-/** CONTRACT.md §4: bodies over 1 MiB are refused. */
+/** docs/interface-decisions.md#body-size-limit: bodies over 1 MiB are refused. */
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
@@ -66,7 +66,7 @@ export interface ReceiverOptions {
   port: number;
   /**
    * The path deliveries are accepted on, e.g. /webhooks, and a Grant's own path below it
-   * (/webhooks/g1f2e…, CONTRACT §8: a subscription may be given a path of its own).
+   * (/webhooks/g1f2e…, docs/interface-decisions.md#own-paths-for-subscriptions: a subscription may be given a path of its own).
    */
   path: string;
   journal: Pick<Journal, 'record'>;

@@ -348,7 +348,7 @@ export async function listedSubscriptionFor(f: Factory, request: WebhookSubscrip
   return same.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
 }
 
-/** The service's list (a sandbox extension, CONTRACT §8), or undefined where it has none. */
+/** The service's list (a sandbox extension, docs/interface-decisions.md#subscription-listing), or undefined where it has none. */
 export async function serviceSubscriptions(f: Factory): Promise<ListedWebhookSubscription[] | undefined> {
   try {
     return await listWebhookSubscriptions(await writeReceiptsCaller(f));

@@ -1,5 +1,5 @@
 // `svc receipt send --batch FILE.jsonl`: many receipts in one process, one token per company,
-// N in flight (CLI.md). Each line is `{ "template": <template request>, one of "email" |
+// N in flight (docs/interface-decisions.md#batch-lines). Each line is `{ "template": <template request>, one of "email" |
 // "phone" | "iban" | "card", "customer"?: {…}, "store"?: "…", "grant"?: "…" }` ("grant": a
 // selector as --grant takes it, so one batch issues for many companies, each under its own
 // Grant), and gets one NDJSON line on stdout as it finishes: `{ "line": N,
@@ -154,7 +154,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
 
 type ParsedLine = { line: number; input: ReceiptInput; grant?: string; unknown: string[] } | { line: number; error: LineError };
 
-/** A line as the interface names its members (CLI.md), for telling a typo from a member. */
+/** A line as the interface names its members (docs/interface-decisions.md#batch-lines), for telling a typo from a member. */
 const BatchLine = z.object({
   template: ReceiptTemplateRequest,
   email: z.string().optional(),

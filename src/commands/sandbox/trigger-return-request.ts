@@ -1,5 +1,5 @@
 // `svc sandbox trigger return-request SERVICE_RECEIPT_ID`: what a customer's device does when
-// its owner asks to return items (CONTRACT.md §7), so an integration can rehearse
+// its owner asks to return items (docs/interface-decisions.md#sandbox-endpoints), so an integration can rehearse
 // RETURN_REQUESTED, `svc credit-note poll` and the credit note that answers it. `--age 7d`
 // or `--created-at ISO` dates it back (an aged queue); `--count N` makes N at once through
 // the bulk endpoint (no RETURN_REQUESTED events).

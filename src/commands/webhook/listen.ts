@@ -3,7 +3,7 @@
 // keys again for a key generated since it started; see src/webhook/. Output: the line
 // `listening on http://HOST:PORT/PATH` on stderr once deliveries are accepted (scripts and
 // tests wait for it; with --json stdout carries only events), then one `--> EVENT ...` line
-// per event on stderr, and with --json one CLI.md event object per line on stdout.
+// per event on stderr, and with --json one docs/interface-decisions.md#webhook-listen-lines event object per line on stdout.
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
 import { loadKeyring } from '../../keys/keystore.js';
@@ -116,7 +116,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   const profile = resolveProfileName(f.globals, f.env).value;
 
   if (opts.showSecret && !opts.subscribe) throw new UsageError('--show-secret goes with --subscribe', { hint: 'add --subscribe, or leave out --show-secret' });
-  // The service shows a new subscription's secret once (CONTRACT §8): with no secret store it
+  // The service shows a new subscription's secret once (docs/interface-decisions.md#subscription-secrets): with no secret store it
   // is kept only by the person, so this is refused before anything is bound or created.
   const nowhereToKeep = Boolean(opts.subscribe) && (await f.secrets()).backend === 'env';
   const handedIn = envVariableFor(f.env, 'webhook-secret') !== undefined;

@@ -140,8 +140,8 @@ _svc_spec() {
       ;;
     'svc webhook listen')
       subcommands=''
-      flags='--grant --port --host --public --path --forward-to --subscribe --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --port --host --path --forward-to --profile --base-url --jq'
+      flags='--grant --port --host --public --path --forward-to --subscribe --show-secret --admin-port --admin-host --log-format --drain-timeout --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --port --host --path --forward-to --admin-port --admin-host --log-format --drain-timeout --profile --base-url --jq'
       args=()
       ;;
     'svc webhook events')

@@ -5,6 +5,7 @@
 // holds a secret, a signature header or decrypted data: only IDs, names, counts and reasons.
 import { Writable } from 'node:stream';
 import { note, type IOStreams } from '../io/streams.js';
+import { jsonText } from '../io/output.js';
 import type { Clock } from '../clock.js';
 import { UsageError } from '../errors.js';
 import type { DeliveryOutcome } from './listener-events.js';
@@ -46,7 +47,7 @@ export interface ListenLog {
 export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock): ListenLog {
   const write = (level: Level, msg: string, fields: Record<string, unknown> = {}) => {
     const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-    io.stderr.write(`${JSON.stringify({ time: new Date(clock.now()).toISOString(), level, msg, ...defined })}\n`);
+    io.stderr.write(`${jsonText({ time: new Date(clock.now()).toISOString(), level, msg, ...defined })}\n`);
   };
   if (format === 'text') {
     return {

@@ -77,7 +77,9 @@ export async function queueSelection(f: Factory, flags: QueueFilterFlags, opts: 
   if (flags.customer !== undefined && customer === '') throw new UsageError('--customer needs some of an email, phone number or name');
   const records = filter.receipt !== undefined || customer !== undefined ? await knownReceipts(f) : [];
   const sameNumber = filter.receipt === undefined ? [] : records.filter((r) => documentNumberOf(r) === filter.receipt);
-  if (filter.receipt !== undefined && (sameNumber.length > 1 || (opts.acrossCompanies && opts.decrypt))) {
+  // A serviceReceiptId (or a prefix of one) names one receipt, in any company.
+  const byId = filter.receipt !== undefined && records.some((r) => r.serviceReceiptId.startsWith(filter.receipt!));
+  if (filter.receipt !== undefined && !byId && (sameNumber.length > 1 || (opts.acrossCompanies && opts.decrypt))) {
     // A document number is per company: on several receipts (of several companies), or in
     // the queues of many companies (where receipts this ledger never kept may carry it too),
     // it means every receipt with that number, one per company.

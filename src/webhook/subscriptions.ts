@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { writeReceiptsCaller } from '../auth/caller.js';
 import { dropSubscribeIntents, subscribeIntentKeys, type SubscribeIntent } from './subscribe-intents.js';
 import { groupCommit } from '../store/group-commit.js';
-import { setSecrets } from '../secrets/store.js';
+import { getSecrets, setSecrets } from '../secrets/store.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
 import { withLock } from '../store/lock.js';
 import { isOwnPathUnder, ownPathUrl } from './own-path.js';
@@ -416,16 +416,19 @@ export interface KnownSecrets {
 async function loadSecrets(f: Factory): Promise<KnownSecrets> {
   const store = await f.secrets();
   const subscriptions = await readLocalSubscriptions(f);
-  const [own, ...values] = await Promise.all([PROFILE_SECRET_KEY, ...subscriptions.map((s) => subscriptionSecretKey(s.id))].map((key) => store.get(key)));
+  // One read of the store for all of them, each secret filed under its path once.
+  const [own, ...values] = await getSecrets(store, [PROFILE_SECRET_KEY, ...subscriptions.map((s) => subscriptionSecretKey(s.id))]);
   const byPath = new Map<string, string[]>();
   subscriptions.forEach((subscription, i) => {
     const secret = values[i];
     const path = deliveryPathOf(subscription.notificationUrl);
     if (secret === null || secret === undefined || secret === '' || path === undefined) return;
-    byPath.set(path, [...(byPath.get(path) ?? []), secret]);
+    const at = byPath.get(path);
+    if (at === undefined) byPath.set(path, [secret]);
+    else if (!at.includes(secret)) at.push(secret);
   });
-  const all = [own, ...values].filter((v): v is string => v !== null && v !== undefined && v !== '');
-  return { all: [...new Set(all)], own: own === null || own === undefined || own === '' ? [] : [own], byPath };
+  const all = new Set([own, ...values].filter((v): v is string => v !== null && v !== undefined && v !== ''));
+  return { all: [...all], own: own === null || own === undefined || own === '' ? [] : [own], byPath };
 }
 
 /** Every secret a delivery to this profile may be signed with. */
@@ -473,16 +476,25 @@ export async function watchSecrets(f: Factory): Promise<SecretSet> {
   );
   let seen = await mtimeOf();
   let known = await loadSecrets(f);
+  let all = new Set(known.all);
   let refreshing: Promise<boolean> | undefined;
+  const file = (delivery: string, secret: string, byPath: Map<string, string[]>) => {
+    const at = byPath.get(delivery);
+    if (at === undefined) byPath.set(delivery, [secret]);
+    else if (!at.includes(secret)) at.push(secret);
+  };
   return {
     current: () => known.all,
     forPath(delivery) {
       const routed = known.byPath.get(delivery);
-      return routed && [...new Set([...routed, ...known.own])];
+      return routed && (known.own.length === 0 ? routed : [...new Set([...routed, ...known.own])]);
     },
     add(secret, delivery) {
-      if (!known.all.includes(secret)) known = { ...known, all: [...known.all, secret] };
-      if (delivery !== undefined && !known.byPath.get(delivery)?.includes(secret)) known.byPath.set(delivery, [...(known.byPath.get(delivery) ?? []), secret]);
+      if (!all.has(secret)) {
+        all.add(secret);
+        known.all.push(secret);
+      }
+      if (delivery !== undefined) file(delivery, secret, known.byPath);
     },
     refresh() {
       refreshing ??= (async () => {
@@ -491,13 +503,11 @@ export async function watchSecrets(f: Factory): Promise<SecretSet> {
           if (mtime === seen) return false;
           seen = mtime;
           const fresh = await loadSecrets(f);
-          const added = fresh.all.filter((s) => !known.all.includes(s));
+          const added = fresh.all.filter((s) => !all.has(s));
           // Secrets learnt in this process stay, under their paths too.
-          for (const [delivery, secrets] of known.byPath) {
-            const merged = [...new Set([...(fresh.byPath.get(delivery) ?? []), ...secrets])];
-            fresh.byPath.set(delivery, merged);
-          }
+          for (const [delivery, secrets] of known.byPath) for (const secret of secrets) file(delivery, secret, fresh.byPath);
           known = { all: [...known.all, ...added], own: fresh.own, byPath: fresh.byPath };
+          all = new Set(known.all);
           return added.length > 0;
         } catch {
           // A damaged or unreadable file keeps the secrets already known.

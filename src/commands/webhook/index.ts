@@ -23,7 +23,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--url <url>', 'with --all-grants or --grants: remove each company\'s subscriptions to this URL')
     .action((id: string | undefined, flags: { url?: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => ctx.run(cmd, () => import('./unsubscribe.js'), { id, ...flags }))
   ;
-  grantOption(wh.command('listen'))
+  fanOutOptions(grantOption(wh.command('listen')))
     .description('run a local receiver that verifies, journals and decrypts deliveries')
     .option('--port <n>', 'port to listen on', '8790')
     .option('--host <host>', 'address to bind (anything but loopback is reachable from other machines)', '127.0.0.1')
@@ -32,7 +32,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--forward-to <url>', 're-post each verified delivery to a local app')
     .option('--subscribe', 'subscribe this listener (reuses this profile\'s subscription for the same URL)')
     .option('--show-secret', 'with --subscribe: print the signing secret (needed with no secret store; then SVC_WEBHOOK_SECRET on a restart)')
-    .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean; showSecret?: boolean; public?: boolean }, cmd: Command) =>
+    .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean; showSecret?: boolean; public?: boolean; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./listen.js'), flags),
     );
   wh.command('events')

@@ -50,9 +50,8 @@ async function live(source: LiveSource, f: Factory, path: string): Promise<reado
     case 'event-ids':
       return eventIds(profileStateDir(f, 'webhooks'));
     case 'subscription-ids': {
-      const text = await readFile(join(profileStateDir(f, 'webhooks'), 'subscriptions.json'), 'utf8');
-      const parsed = JSON.parse(text) as { subscriptions?: { id?: unknown }[] };
-      return (parsed.subscriptions ?? []).flatMap((s) => (typeof s.id === 'string' ? [s.id] : []));
+      const { readLocalSubscriptions } = await import('../webhook/subscriptions.js');
+      return (await readLocalSubscriptions(f)).map((s) => s.id);
     }
   }
 }

@@ -3,7 +3,7 @@
 // deletes always reach the store underneath.
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { setSecrets, type SecretStore } from './store.js';
+import { getSecrets, setSecrets, type SecretStore } from './store.js';
 
 export const SECRET_ENV_VARIABLES = {
   'client-secret': 'SVC_CLIENT_SECRET',
@@ -49,6 +49,10 @@ export function withEnvSecrets(store: SecretStore, env: Env): SecretStore {
     backend: store.backend,
     async get(key) {
       return (await fromEnv(key)) ?? store.get(key);
+    },
+    async getMany(keys) {
+      const stored = await getSecrets(store, keys);
+      return Promise.all(keys.map(async (key, i) => (await fromEnv(key)) ?? stored[i] ?? null));
     },
     set: (key, value) => store.set(key, value),
     setMany: (entries) => setSecrets(store, entries),

@@ -10,7 +10,7 @@ import { note, type IOStreams } from '../io/streams.js';
 import { withEnvSecrets } from './env.js';
 import { fileSecretStore, secretsFilePath } from './file.js';
 import { openKeychainStore, type KeyringModule } from './keychain.js';
-import { memorySecretStore, setSecrets, type SecretStore } from './store.js';
+import { getSecrets, memorySecretStore, setSecrets, type SecretStore } from './store.js';
 
 export interface OpenSecretStoreOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -99,6 +99,7 @@ export function scopedToProfile(store: SecretStore, profile: string): SecretStor
   return {
     backend: store.backend,
     get: (key) => store.get(scoped(key)),
+    getMany: (keys) => getSecrets(store, keys.map(scoped)),
     set: (key, value) => store.set(scoped(key), value),
     setMany: (entries) => setSecrets(store, entries.map(([key, value]) => [scoped(key), value] as const)),
     delete: (key) => store.delete(scoped(key)),

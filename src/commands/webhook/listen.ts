@@ -14,6 +14,7 @@ import { note } from '../../io/streams.js';
 import { resolveProfileName } from '../../config/settings.js';
 import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
+import { fansOut } from '../../grants/fan-out.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createRoutingForwarder, parseRoutes } from '../../webhook/routes.js';
 import { createListenLog, parseLogFormat, type ListenLog } from '../../webhook/log.js';
@@ -50,6 +51,10 @@ export interface ListenOptions {
   subscribe?: boolean | undefined;
   /** With --subscribe: print the subscription's signing secret (needed when no secret store keeps it). */
   showSecret?: boolean | undefined;
+  /** With --subscribe: every company (or those of a file), each on a path of its own. */
+  allGrants?: boolean | undefined;
+  grants?: string | undefined;
+  concurrency?: string | undefined;
 }
 
 /**
@@ -116,10 +121,14 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   const profile = resolveProfileName(f.globals, f.env).value;
 
   if (opts.showSecret && !opts.subscribe) throw new UsageError('--show-secret goes with --subscribe', { hint: 'add --subscribe, or leave out --show-secret' });
+  const everyCompany = fansOut(opts);
+  if (everyCompany && !opts.subscribe) throw new UsageError('--all-grants and --grants go with --subscribe: a listener takes every company\'s deliveries anyway', { hint: 'add --subscribe to subscribe each company on a path of its own' });
+  if (everyCompany && opts.showSecret) throw new UsageError('--show-secret prints one secret; over several companies each is kept in the secret store', { hint: 'subscribe one company with --grant to see its secret' });
   // The service shows a new subscription's secret once (docs/interface-decisions.md#subscription-secrets): with no secret store it
   // is kept only by the person, so this is refused before anything is bound or created.
   const nowhereToKeep = Boolean(opts.subscribe) && (await f.secrets()).backend === 'env';
   const handedIn = envVariableFor(f.env, 'webhook-secret') !== undefined;
+  if (nowhereToKeep && everyCompany) throw noSecretStoreError('the signing secrets of the companies\' subscriptions could be kept nowhere');
   if (nowhereToKeep && !opts.showSecret && !handedIn) throw noSecretStoreError('the new subscription\'s signing secret could be kept nowhere and would be lost when this listener stops');
   const secrets = await watchSecrets(f);
   if (secrets.current().length === 0 && !opts.subscribe) {
@@ -248,7 +257,8 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   try {
     if (opts.subscribe) {
       const request = { name: `svc webhook listen on ${hostname()}`, notificationUrl: notificationUrlOf(receiver.url, opts.host), events: [...KNOWN_WEBHOOK_EVENTS] };
-      if (nowhereToKeep) await subscribeWithoutStore(f, request, secrets, { showSecret: Boolean(opts.showSecret), handedIn });
+      if (everyCompany) await subscribeEveryCompany(f, request, opts, secrets);
+      else if (nowhereToKeep) await subscribeWithoutStore(f, request, secrets, { showSecret: Boolean(opts.showSecret), handedIn });
       else {
         const { subscription, reused, forgotten } = await subscribeOnce(f, request);
         secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
@@ -315,6 +325,23 @@ function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { sto
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * `--subscribe --all-grants`: each company's subscription on a path of its own under this
+ * listener's URL, reusing those the service still lists (as `webhook subscribe --all-grants
+ * --own-path`); their secrets are learnt as they come. A company that failed is named and
+ * the listener goes on for the others; none subscribed is an error.
+ */
+async function subscribeEveryCompany(f: Factory, request: WebhookSubscriptionRequest, flags: ListenOptions, secrets: SecretSet): Promise<void> {
+  const { subscribeEach } = await import('./fan-out.js');
+  const { reportFailures, failIfAllFailed } = await import('../../grants/report.js');
+  const { targets, result } = await subscribeEach(request, { ...flags, ownPath: true }, f);
+  for (const { value } of result.ok) secrets.add(value.subscription.secret, deliveryPathOf(value.subscription.notificationUrl));
+  failIfAllFailed(f, result.failed, targets.length, 'subscribed');
+  reportFailures(f, result.failed, { total: targets.length });
+  const reused = result.ok.filter((r) => r.value.reused).length;
+  note(f.io, `subscribed ${result.ok.length} compan${result.ok.length === 1 ? 'y' : 'ies'} (${result.ok.length - reused} created, ${reused} reused), each at a path of its own under ${request.notificationUrl}`);
 }
 
 /**

@@ -152,8 +152,8 @@ _svc_spec() {
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
+      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --max-lines --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --max-lines --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')

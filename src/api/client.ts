@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { networkTransport, readAll, undiciTransport, type Transport } from './transport.js';
+import { networkTransport, readAll, RESPONSE_BYTES, undiciTransport, type Transport } from './transport.js';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
 import { ErrorBody } from '../contract/error.js';
@@ -401,7 +401,7 @@ async function exchange(
       streamed = res.body;
       body = Buffer.alloc(0);
     } else {
-      body = await readAll(res.body);
+      body = await readAll(res.body, RESPONSE_BYTES, `the answer to ${sent.method} ${sent.path}`);
     }
   } catch (error) {
     const proxyStatus = proxyStatusOf(error);

@@ -3,7 +3,7 @@
 // id used twice, a device whose private key is not its public key's partner) is refused
 // at start, naming the field, rather than surfacing later as a confusing 404 or a failed
 // decryption.
-import { readFile } from 'node:fs/promises';
+import { readBounded } from '../io/bounded-read.js';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { parseOrThrow } from '../contract/validate.js';
@@ -164,11 +164,15 @@ export function parseFixture(value: unknown, source = 'fixture'): Fixture {
   return parseOrThrow(Fixture, value, source);
 }
 
+/** Seed data of thousands of companies fits in a few MiB. */
+const FIXTURE_BYTES = 32 * 1024 * 1024;
+
 export async function loadFixture(path: string): Promise<Fixture> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readBounded(path, undefined, `the fixture ${path}`, { bytes: FIXTURE_BYTES, why: 'a sandbox seed' })).toString('utf8');
   } catch (cause) {
+    if (cause instanceof UsageError) throw cause;
     throw new UsageError(`cannot read the fixture ${path}`, { cause, hint: 'pass an existing file with --fixture' });
   }
   let value: unknown;

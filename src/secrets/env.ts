@@ -1,8 +1,8 @@
 // Credentials from the environment (docs/interface-decisions.md#credentials-from-the-environment: for CI, taking precedence over stored ones),
 // laid over the real store: reads answer from the variable when it is set, writes and
 // deletes always reach the store underneath.
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { readBounded, SMALL_BYTES } from '../io/bounded-read.js';
 import { getSecrets, setSecrets, type SecretStore } from './store.js';
 
 export const SECRET_ENV_VARIABLES = {
@@ -36,8 +36,9 @@ export function withEnvSecrets(store: SecretStore, env: Env): SecretStore {
     const value = env[name] as string;
     if (key !== 'private-key') return value;
     try {
-      return await readFile(value, 'utf8');
+      return (await readBounded(value, undefined, `${name} (${value})`, { bytes: SMALL_BYTES, why: 'a PKCS#8 PEM key is a few KiB' })).toString('utf8');
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
       throw new UsageError(`${name}: cannot read "${value}" (${code})`, {
         hint: `point ${name} at a PKCS#8 PEM file, or unset it to use the stored key`,

@@ -77,7 +77,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const viewed = all.filter((i) => matchesFilter(i, status));
     const shown = arrange(viewed);
     if (f.io.json) await writeJsonArray(f.io, shown);
-    else await writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now(), status?.statuses) });
+    else await writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, arrange.selectedOf(viewed), f.clock.now(), status?.statuses) });
     return keepPolledOnTeam(f, all);
   }
   // A team's ledger keeps the items as listed, so they are fetched whole rather than streamed.
@@ -90,7 +90,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const shown = arrange(read);
     if (f.io.json) await writeJsonArray(f.io, shown);
     else {
-      await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now(), status?.statuses) });
+      await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, arrange.selectedOf(read), f.clock.now(), status?.statuses) });
       reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
     }
     if (keep) await keepPolled(f, all);
@@ -135,17 +135,18 @@ export interface Polled {
  * Fetches the queue and decrypts only the items to be shown, each once: a request's
  * ciphertext never changes, so --watch decrypts only the items it has not seen yet.
  */
-function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: QueueFilter, arrange: (items: PolledItem[]) => PolledItem[] = (i) => i): () => Promise<Polled> {
+function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: QueueFilter, arrange?: Arrangement): () => Promise<Polled> {
   const read = new Map<string, Pick<ReadItem, 'returnRequest' | 'decryptError'>>();
   return async () => {
     const all = await listReturnRequests(caller);
     const shown = all.filter((i) => matchesFilter(i, filter));
-    if (keys === undefined) return { all, viewed: shown, shown: arrange(shown) };
+    if (keys === undefined) return { all, viewed: arrange?.selectedOf(shown) ?? shown, shown: arrange ? arrange(shown) : shown };
     const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
     for (const item of fresh) {
       read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
-    return { all, viewed: shown, shown: arrange(shown.map((item) => ({ ...item, ...read.get(item.requestId) }))) };
+    const merged = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
+    return { all, viewed: arrange?.selectedOf(merged) ?? merged, shown: arrange ? arrange(merged) : merged };
   };
 }
 
@@ -187,7 +188,14 @@ const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 
  * The tests of the decrypted request (queue-flags.ts, through `select`), --sort
  * created|age|status|receipt, --reverse and --limit N, applied in that order; `active` when any was given.
  */
-export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>, companyOf?: (item: PolledItem) => string): ((items: PolledItem[]) => PolledItem[]) & { active: boolean; select(test: ((item: PolledItem) => boolean) | undefined): void } {
+export type Arrangement = ((items: PolledItem[]) => PolledItem[]) & {
+  active: boolean;
+  select(test: ((item: PolledItem) => boolean) | undefined): void;
+  /** The items the selection keeps, before --limit: what the count line counts. */
+  selectedOf<T extends PolledItem>(items: T[]): T[];
+};
+
+export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>, companyOf?: (item: PolledItem) => string): Arrangement {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
@@ -221,6 +229,7 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
       selected = test;
       if (test !== undefined) arranged.active = true;
     },
+    selectedOf: <T extends PolledItem>(items: T[]): T[] => (selected === undefined ? items : items.filter(selected)),
   });
   return arranged;
 }

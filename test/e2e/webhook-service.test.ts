@@ -17,6 +17,7 @@ import { encryptJson } from '../../src/crypto/hybrid.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 import { makeSvcHome, repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { startMerchant } from './merchant.js';
 
 const SECRET = 'whsec_c2VydmljZS1zZWNyZXQtZTJlLXNlcnZpY2Utc2VjcmV0LTEyMzQ1Njc4OQ==';
 const CUSTOMER_PRODUCT = 'sku-PRIVATE-CUSTOMER-7781';
@@ -271,6 +272,27 @@ describe('webhook listen as a service', () => {
       l.child.kill('SIGTERM');
       await l.child;
       await app.close();
+    }
+  }, 60_000);
+
+  it('--log-format json: every line on stderr is a log object, the notes of --subscribe and of the secret store among them', async () => {
+    const m = await startMerchant(dirs);
+    try {
+      await m.svc(['keys', 'generate', '--upload']);
+      const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--log-format', 'json'], { env: svcEnv(m.home, m.env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', forceKillAfterDelay: 5_000 });
+      let stderr = '';
+      child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+      await until('listening', () => stderr.includes('"msg":"listening"') || undefined, 20_000);
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode, stderr).toBe(0);
+      const lines = jsonLines(stderr);
+      const msgs = lines.map((x) => String(x.msg));
+      expect(msgs.some((x) => x.startsWith('subscribed whsub_')), stderr).toBe(true);
+      // The secret store's own warning, written by a part made before the listener ran.
+      expect(lines.find((x) => String(x.msg).includes('stored in plain text')), stderr).toMatchObject({ level: 'warn' });
+    } finally {
+      await m.sandbox.stop();
     }
   }, 60_000);
 

@@ -179,7 +179,9 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
 }
 
 const SORT_KEYS = ['created', 'age', 'status', 'receipt'] as const;
-const NATURAL = new Intl.Collator('en', { numeric: true });
+// Made when --sort receipt first compares: a collator loads ICU data that other polls never need.
+let natural: Intl.Collator | undefined;
+const NATURAL = { compare: (a: string, b: string) => (natural ??= new Intl.Collator('en', { numeric: true })).compare(a, b) };
 /** The receipt as a person reads it: its document number, else its serviceReceiptId. */
 const shownReceipt = (i: PolledItem) => i.returnRequest?.receiptId ?? i.serviceReceiptId;
 const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 'REJECTED', 'CANCELLED'];

@@ -7,9 +7,159 @@
 _svc_spec() {
   case $1 in
     svc)
-      subcommands='auth grants token keys recipient receipt credit-note webhook sandbox config db api completion demo help'
+      subcommands='receipt credit-note recipient webhook auth grants token keys sandbox config db api completion demo help'
       flags='--version --profile --base-url --json --jq --no-input --debug --no-color --help'
       value_flags='--profile --base-url --jq'
+      args=()
+      ;;
+    'svc receipt')
+      subcommands='template send email list'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
+      ;;
+    'svc receipt template')
+      subcommands=''
+      flags='--grant --file --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --file --issue-date --profile --base-url --jq'
+      args=()
+      ;;
+    'svc receipt send')
+      subcommands=''
+      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --max-lines --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --max-lines --profile --base-url --jq'
+      args=()
+      ;;
+    'svc receipt email')
+      subcommands=''
+      flags='--grant --file --to --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --file --to --issue-date --profile --base-url --jq'
+      args=()
+      ;;
+    'svc receipt list')
+      subcommands=''
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
+      ;;
+    'svc credit-note')
+      subcommands='poll show accept reject complete status issue triage template'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
+      ;;
+    'svc credit-note poll')
+      subcommands=''
+      flags='--grant --all-grants --grants --concurrency --status --all --receipt --customer --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
+      args=()
+      ;;
+    'svc credit-note show')
+      subcommands=''
+      flags='--grant --reveal --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --profile --base-url --jq'
+      args=(@live:request-id)
+      ;;
+    'svc credit-note accept')
+      subcommands=''
+      flags='--grant --partial --item --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --item --profile --base-url --jq'
+      args=(@live:request-id)
+      ;;
+    'svc credit-note reject')
+      subcommands=''
+      flags='--grant --reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --reason --profile --base-url --jq'
+      args=(@live:request-id)
+      ;;
+    'svc credit-note complete')
+      subcommands=''
+      flags='--grant --yes --credited-elsewhere --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --profile --base-url --jq'
+      args=(@live:request-id)
+      ;;
+    'svc credit-note status')
+      subcommands=''
+      flags='--grant --reason --yes --credited-elsewhere --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --reason --profile --base-url --jq'
+      args=(@live:request-id 'ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED')
+      ;;
+    'svc credit-note issue')
+      subcommands=''
+      flags='--grant --original --document-number --item --yes --dry-run --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --original --document-number --item --idempotency-key --profile --base-url --jq'
+      args=(@live:request-id)
+      ;;
+    'svc credit-note triage')
+      subcommands=''
+      flags='--grant --all-grants --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
+      args=()
+      ;;
+    'svc credit-note template')
+      subcommands=''
+      flags='--grant --file --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --file --profile --base-url --jq'
+      args=()
+      ;;
+    'svc recipient')
+      subcommands=resolve
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
+      ;;
+    'svc recipient resolve')
+      subcommands=''
+      flags='--grant --email --phone --iban --card --receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --email --phone --iban --card --receipt --profile --base-url --jq'
+      args=()
+      ;;
+    'svc webhook')
+      subcommands='subscribe list unsubscribe listen events replay verify'
+      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--profile --base-url --jq'
+      args=()
+      ;;
+    'svc webhook subscribe')
+      subcommands=''
+      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --own-path --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --url --events --name --profile --base-url --jq'
+      args=()
+      ;;
+    'svc webhook list')
+      subcommands=''
+      flags='--grant --all-grants --grants --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --profile --base-url --jq'
+      args=()
+      ;;
+    'svc webhook unsubscribe')
+      subcommands=''
+      flags='--grant --all-grants --grants --concurrency --url --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --url --profile --base-url --jq'
+      args=(@live:id)
+      ;;
+    'svc webhook listen')
+      subcommands=''
+      flags='--grant --all-grants --grants --concurrency --port --host --public --path --forward-to --subscribe --show-secret --admin-port --admin-host --log-format --drain-timeout --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --port --host --path --forward-to --admin-port --admin-host --log-format --drain-timeout --profile --base-url --jq'
+      args=()
+      ;;
+    'svc webhook events')
+      subcommands=''
+      flags='--limit --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--limit --profile --base-url --jq'
+      args=()
+      ;;
+    'svc webhook replay')
+      subcommands=''
+      flags='--forward-to --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--forward-to --profile --base-url --jq'
+      args=(@live:event-id)
+      ;;
+    'svc webhook verify')
+      subcommands=''
+      flags='--file --signature --secret-stdin --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --signature --profile --base-url --jq'
       args=()
       ;;
     'svc auth')
@@ -126,156 +276,6 @@ _svc_spec() {
       value_flags='--profile --base-url --jq'
       args=()
       ;;
-    'svc recipient')
-      subcommands=resolve
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
-      args=()
-      ;;
-    'svc recipient resolve')
-      subcommands=''
-      flags='--grant --email --phone --iban --card --receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --email --phone --iban --card --receipt --profile --base-url --jq'
-      args=()
-      ;;
-    'svc receipt')
-      subcommands='template send email list'
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
-      args=()
-      ;;
-    'svc receipt template')
-      subcommands=''
-      flags='--grant --file --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --file --issue-date --profile --base-url --jq'
-      args=()
-      ;;
-    'svc receipt send')
-      subcommands=''
-      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
-      args=()
-      ;;
-    'svc receipt email')
-      subcommands=''
-      flags='--grant --file --to --issue-date --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --file --to --issue-date --profile --base-url --jq'
-      args=()
-      ;;
-    'svc receipt list')
-      subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
-      args=()
-      ;;
-    'svc credit-note')
-      subcommands='poll show accept reject complete status issue triage template'
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
-      args=()
-      ;;
-    'svc credit-note poll')
-      subcommands=''
-      flags='--grant --all-grants --grants --concurrency --status --all --receipt --customer --older-than --newer-than --reason --refund --sort --reverse --limit --watch --interval --no-decrypt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --sort --limit --interval --profile --base-url --jq'
-      args=()
-      ;;
-    'svc credit-note show')
-      subcommands=''
-      flags='--grant --reveal --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --profile --base-url --jq'
-      args=(@live:request-id)
-      ;;
-    'svc credit-note accept')
-      subcommands=''
-      flags='--grant --partial --item --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --item --profile --base-url --jq'
-      args=(@live:request-id)
-      ;;
-    'svc credit-note reject')
-      subcommands=''
-      flags='--grant --reason --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --reason --profile --base-url --jq'
-      args=(@live:request-id)
-      ;;
-    'svc credit-note complete')
-      subcommands=''
-      flags='--grant --yes --credited-elsewhere --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --profile --base-url --jq'
-      args=(@live:request-id)
-      ;;
-    'svc credit-note status')
-      subcommands=''
-      flags='--grant --reason --yes --credited-elsewhere --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --reason --profile --base-url --jq'
-      args=(@live:request-id 'ACCEPTED PARTIALLY_ACCEPTED REJECTED COMPLETED')
-      ;;
-    'svc credit-note issue')
-      subcommands=''
-      flags='--grant --original --document-number --item --yes --dry-run --complete --idempotency-key --abandon-pending --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --original --document-number --item --idempotency-key --profile --base-url --jq'
-      args=(@live:request-id)
-      ;;
-    'svc credit-note triage')
-      subcommands=''
-      flags='--grant --all-grants --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
-      args=()
-      ;;
-    'svc credit-note template')
-      subcommands=''
-      flags='--grant --file --strict --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --file --profile --base-url --jq'
-      args=()
-      ;;
-    'svc webhook')
-      subcommands='subscribe list unsubscribe listen events replay verify'
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
-      args=()
-      ;;
-    'svc webhook subscribe')
-      subcommands=''
-      flags='--grant --all-grants --grants --concurrency --url --events --name --show-secret --own-path --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --grants --concurrency --url --events --name --profile --base-url --jq'
-      args=()
-      ;;
-    'svc webhook list')
-      subcommands=''
-      flags='--grant --all-grants --grants --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --grants --concurrency --profile --base-url --jq'
-      args=()
-      ;;
-    'svc webhook unsubscribe')
-      subcommands=''
-      flags='--grant --all-grants --grants --concurrency --url --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --grants --concurrency --url --profile --base-url --jq'
-      args=(@live:id)
-      ;;
-    'svc webhook listen')
-      subcommands=''
-      flags='--grant --port --host --public --path --forward-to --subscribe --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --port --host --path --forward-to --profile --base-url --jq'
-      args=()
-      ;;
-    'svc webhook events')
-      subcommands=''
-      flags='--limit --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--limit --profile --base-url --jq'
-      args=()
-      ;;
-    'svc webhook replay')
-      subcommands=''
-      flags='--forward-to --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--forward-to --profile --base-url --jq'
-      args=(@live:event-id)
-      ;;
-    'svc webhook verify')
-      subcommands=''
-      flags='--file --signature --secret-stdin --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--file --signature --profile --base-url --jq'
-      args=()
-      ;;
     'svc sandbox')
       subcommands='start trigger openapi login revoke clock outbox deliveries reset'
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
@@ -296,8 +296,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
+      flags='--grant --item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
       args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')
@@ -451,34 +451,6 @@ _svc_spec() {
 _svc_flag_values() {
   case $1 in
     'svc --profile') live=1 ;;
-    'svc auth --profile') live=1 ;;
-    'svc auth login --flow') values='grant code' ;;
-    'svc auth login --scopes') values='write_receipts read_stores manage_client_applications' ;;
-    'svc auth login --profile') live=1 ;;
-    'svc auth status --profile') live=1 ;;
-    'svc auth set-secret --profile') live=1 ;;
-    'svc auth logout --profile') live=1 ;;
-    'svc auth refresh --profile') live=1 ;;
-    'svc grants --profile') live=1 ;;
-    'svc grants list --grants') files=1 ;;
-    'svc grants list --profile') live=1 ;;
-    'svc grants show --profile') live=1 ;;
-    'svc grants use --profile') live=1 ;;
-    'svc token --profile') live=1 ;;
-    'svc token get --grant') live=1 ;;
-    'svc token get --scope') values='write_receipts read_stores manage_client_applications' ;;
-    'svc token get --profile') live=1 ;;
-    'svc token validate --profile') live=1 ;;
-    'svc keys --profile') live=1 ;;
-    'svc keys generate --profile') live=1 ;;
-    'svc keys list --profile') live=1 ;;
-    'svc keys upload --profile') live=1 ;;
-    'svc keys rotate --profile') live=1 ;;
-    'svc keys show-remote --profile') live=1 ;;
-    'svc recipient --profile') live=1 ;;
-    'svc recipient resolve --grant') live=1 ;;
-    'svc recipient resolve --receipt') live=1 ;;
-    'svc recipient resolve --profile') live=1 ;;
     'svc receipt --profile') live=1 ;;
     'svc receipt template --grant') live=1 ;;
     'svc receipt template --file') files=1 ;;
@@ -523,6 +495,10 @@ _svc_flag_values() {
     'svc credit-note template --grant') live=1 ;;
     'svc credit-note template --file') files=1 ;;
     'svc credit-note template --profile') live=1 ;;
+    'svc recipient --profile') live=1 ;;
+    'svc recipient resolve --grant') live=1 ;;
+    'svc recipient resolve --receipt') live=1 ;;
+    'svc recipient resolve --profile') live=1 ;;
     'svc webhook --profile') live=1 ;;
     'svc webhook subscribe --grant') live=1 ;;
     'svc webhook subscribe --grants') files=1 ;;
@@ -535,15 +511,41 @@ _svc_flag_values() {
     'svc webhook unsubscribe --grants') files=1 ;;
     'svc webhook unsubscribe --profile') live=1 ;;
     'svc webhook listen --grant') live=1 ;;
+    'svc webhook listen --grants') files=1 ;;
     'svc webhook listen --profile') live=1 ;;
     'svc webhook events --profile') live=1 ;;
     'svc webhook replay --profile') live=1 ;;
     'svc webhook verify --file') files=1 ;;
     'svc webhook verify --profile') live=1 ;;
+    'svc auth --profile') live=1 ;;
+    'svc auth login --flow') values='grant code' ;;
+    'svc auth login --scopes') values='write_receipts read_stores manage_client_applications' ;;
+    'svc auth login --profile') live=1 ;;
+    'svc auth status --profile') live=1 ;;
+    'svc auth set-secret --profile') live=1 ;;
+    'svc auth logout --profile') live=1 ;;
+    'svc auth refresh --profile') live=1 ;;
+    'svc grants --profile') live=1 ;;
+    'svc grants list --grants') files=1 ;;
+    'svc grants list --profile') live=1 ;;
+    'svc grants show --profile') live=1 ;;
+    'svc grants use --profile') live=1 ;;
+    'svc token --profile') live=1 ;;
+    'svc token get --grant') live=1 ;;
+    'svc token get --scope') values='write_receipts read_stores manage_client_applications' ;;
+    'svc token get --profile') live=1 ;;
+    'svc token validate --profile') live=1 ;;
+    'svc keys --profile') live=1 ;;
+    'svc keys generate --profile') live=1 ;;
+    'svc keys list --profile') live=1 ;;
+    'svc keys upload --profile') live=1 ;;
+    'svc keys rotate --profile') live=1 ;;
+    'svc keys show-remote --profile') live=1 ;;
     'svc sandbox --profile') live=1 ;;
     'svc sandbox start --fixture') files=1 ;;
     'svc sandbox start --profile') live=1 ;;
     'svc sandbox trigger --profile') live=1 ;;
+    'svc sandbox trigger return-request --grant') live=1 ;;
     'svc sandbox trigger return-request --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc sandbox trigger return-request --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc sandbox trigger return-request --profile') live=1 ;;

@@ -42,14 +42,15 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
     .helpCommand(false)
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false, ...helpLayout });
 
+  // Listed in `svc --help` in this order, under the headings ROOT_GROUPS gives (help/polish.ts).
+  registerReceipt(program, ctx);
+  registerCreditNote(program, ctx);
+  registerRecipient(program, ctx);
+  registerWebhook(program, ctx);
   registerAuth(program, ctx);
   registerGrants(program, ctx);
   registerToken(program, ctx);
   registerKeys(program, ctx);
-  registerRecipient(program, ctx);
-  registerReceipt(program, ctx);
-  registerCreditNote(program, ctx);
-  registerWebhook(program, ctx);
   registerSandbox(program, ctx);
   registerConfig(program, ctx);
   registerDb(program, ctx);

@@ -1,4 +1,4 @@
-// The OAuth exchanges of INTERFACE.md "OAuth" and CONTRACT.md §5, as the CLI performs them:
+// The OAuth exchanges of docs/interface-decisions.md#oauth-flows and docs/interface-decisions.md#oauth-details, as the CLI performs them:
 // the browser authorization with PKCE and state, the two ways of redeeming its code, the
 // client-credentials token per Grant, and the rotating refresh of the code flow. Bodies
 // are JSON; the ApiClient's --debug trace redacts every secret member of them.

@@ -1,4 +1,4 @@
-// The part of a return request the merchant accepted, as a decision of record (CONTRACT §8
+// The part of a return request the merchant accepted, as a decision of record (docs/interface-decisions.md#partial-acceptance
 // "Partial acceptance"): `accept --partial --item P:Q` (and triage's `p`) keeps it in the
 // ledger — shared with the team on PostgreSQL — and `issue` on a PARTIALLY_ACCEPTED request
 // credits that part by default and never more. A request accepted in part elsewhere, or by an

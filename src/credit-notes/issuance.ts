@@ -1,4 +1,4 @@
-// `credit-note issue`: the whole of INTERFACE.md "RETURN_REQUESTED" processing. The request
+// `credit-note issue`: the whole of docs/interface-decisions.md#return-requests processing. The request
 // (or the part of it named with --item, which a PARTIALLY_ACCEPTED request needs) is decrypted
 // and checked against the merchant's own record of the receipt (open-request.ts), the credit
 // note is computed from that record, never from the customer's figures (prepare.ts), and
@@ -235,7 +235,7 @@ async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Pr
   if (!ok) throw new CancelError('cancelled: no credit note was issued');
 }
 
-/** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (CONTRACT.md §6). */
+/** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (docs/interface-decisions.md#return-request-moves). */
 async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whole: boolean, result: CreditNoteSubmissionResult): Promise<string> {
   try {
     if (item.status === 'PENDING') await rememberMove(f, item.requestId, (await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED')).status);

@@ -18,7 +18,35 @@ export function commandPathOf(cmd: Command): string {
   return names.join(' ');
 }
 
+/**
+ * `svc --help` lists the nouns by job, as gh does, each row only the noun's name: its
+ * arguments are in its own help, and a long row (`completion [options] <shell> …`) would
+ * push every description to the right half of an 80-column terminal.
+ */
+const ROOT_GROUPS: Readonly<Record<string, string>> = {
+  receipt: 'Core commands:',
+  'credit-note': 'Core commands:',
+  recipient: 'Core commands:',
+  webhook: 'Core commands:',
+  auth: 'Access and keys:',
+  grants: 'Access and keys:',
+  token: 'Access and keys:',
+  keys: 'Access and keys:',
+  sandbox: 'Sandbox, teams and tools:',
+  config: 'Sandbox, teams and tools:',
+  db: 'Sandbox, teams and tools:',
+  api: 'Sandbox, teams and tools:',
+  completion: 'Sandbox, teams and tools:',
+  demo: 'Sandbox, teams and tools:',
+  help: 'Sandbox, teams and tools:',
+};
+
 export function polishHelp(program: Command): void {
+  program.configureHelp({ ...program.configureHelp(), subcommandTerm: (cmd: Command) => cmd.name() });
+  for (const cmd of program.commands) {
+    const group = ROOT_GROUPS[cmd.name()];
+    if (group !== undefined) cmd.helpGroup(group);
+  }
   const visit = (cmd: Command) => {
     cmd.helpCommand(false);
     const path = commandPathOf(cmd);

@@ -1,4 +1,4 @@
-// `svc help environment` and `svc help exit-codes`: what CLI.md says, where a user looks.
+// `svc help environment` and `svc help exit-codes`: what docs/interface-decisions.md#exit-codes says, where a user looks.
 
 export const ENVIRONMENT = `Environment variables (a flag wins over its variable):
 
@@ -33,10 +33,12 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
                            PGOPTIONS='-c lock_timeout=30s' over svc's 10s lock wait and 60s
                            idle-in-transaction limit)
   SVC_RETURN_WINDOW_DAYS   days after a purchase a return is accepted (default 30)
+  SVC_SANDBOX_PORT         the port \`sandbox start\` listens on (--port; default 8787)
+  SVC_WEBHOOK_PORT         the port \`webhook listen\` listens on (--port; default 8790)
   SVC_WEBHOOK_CLAIM_SECONDS
                            lease of a delivery a listener claimed (team journal, default 30)
 
-  Networks (README "Networks"):
+  Networks (docs/networks.md):
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY (either case)
                            proxies as curl and npm take them; loopback is never proxied;
                            credentials in the URL: http://user:password@host:port

@@ -1,5 +1,5 @@
-// The sandbox's authorization web page (INTERFACE.md: "the service shows an authorization
-// web page addressed by a requestId") and its error page. Self-contained: inline CSS, no
+// The sandbox's authorization web page (docs/interface-decisions.md#oauth-flows "the service shows an authorization web page addressed by a requestId")
+// and its error page. Self-contained: inline CSS, no
 // scripts, no third-party content, so the strict headers below hold and nothing outside
 // the sandbox learns about the request.
 import type { Company, Store } from './state.js';
@@ -26,7 +26,7 @@ function cspSource(uri: string): string {
   return url.origin === 'null' ? url.protocol : url.origin;
 }
 
-/** INTERFACE.md "Scopes", in the administrator's words. */
+/** docs/interface-decisions.md#scopes, in the administrator's words. */
 const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   write_receipts: 'resolve recipients, issue receipts and credit notes',
   read_receipts: 'read receipts of authorized identifiers',

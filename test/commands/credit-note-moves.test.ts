@@ -48,7 +48,7 @@ function everyStatus(): QueueItem[] {
   return STATUSES.map((status, i) => queueItem(idOf(status), milkAndBread, keys.current.publicKey, { status, createdAt: new Date(NOW - (10 - i) * 60_000).toISOString() }));
 }
 
-/** What each verb may offer, by hand: the service's moves (CONTRACT.md §6), per verb. */
+/** What each verb may offer, by hand: the service's moves (docs/interface-decisions.md#return-request-moves), per verb. */
 const PICKERS: [string, (f: Factory) => Promise<unknown>, string[]][] = [
   ['show', (f) => show({ reveal: false }, f), ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED']],
   ['accept', (f) => accept.run({ requestIds: [], partial: false }, f), ['PENDING']],

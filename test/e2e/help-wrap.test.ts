@@ -41,6 +41,39 @@ describe('help wraps at word boundaries to the terminal', () => {
     }
   }, 180_000);
 
+  // gh's layout: nouns grouped by job, a row only the noun's name, so a description starts
+  // within the first third of an 80-column line instead of at column 48.
+  it('svc --help at 80 columns: nouns grouped by job, descriptions in the first third, tokens where they live', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    for (const args of [['--help'], ['token', '--help']]) {
+      const term = svcInTerminal(`svc-help-groups-${args.length}`, args, svcEnv(home), [80, 200]);
+      try {
+        await term.waitFor('SVC-EXIT=0', args.join(' '));
+        const text = term.text();
+        for (const line of text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(80);
+        expect(text).not.toMatch(/tokens? \(?cached in the keychain/);
+        if (args[0] !== '--help') {
+          expect(text).toContain('token file');
+          continue;
+        }
+        expect(text).toMatch(/^Core commands:$/m);
+        expect(text).toMatch(/^Access and keys:$/m);
+        expect(text).toContain('token file');
+        // Every noun's row: its description starts at or before column 27 (a third of 80).
+        const nouns = ['receipt', 'credit-note', 'recipient', 'webhook', 'auth', 'grants', 'token', 'keys', 'sandbox', 'config', 'db', 'api', 'completion', 'demo', 'help'];
+        for (const noun of nouns) {
+          const row = new RegExp(`^  ${noun}( +)\\S`, 'm').exec(text);
+          expect(row, noun).not.toBeNull();
+          expect(2 + noun.length + row![1]!.length, noun).toBeLessThanOrEqual(27);
+        }
+      } finally {
+        term.kill();
+      }
+    }
+  }, 60_000);
+
   it('a long note on stderr wraps at words on a terminal of 60 columns', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);

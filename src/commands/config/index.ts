@@ -4,7 +4,7 @@ import type { CommandContext } from '../context.js';
 export function registerConfig(program: Command, ctx: CommandContext): void {
   const config = program
     .command('config')
-    .description('read and change the settings of a profile (secrets live in the keychain, not here)');
+    .description('read and change the settings of a profile (secrets live in the secret store, not here)');
   config
     .command('list')
     .description('show every setting of the profile with where its value comes from')

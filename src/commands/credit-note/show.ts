@@ -38,7 +38,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   // The service takes no reason with a rejection: this machine's ledger may have kept one.
   const ledger = await f.ledger();
   const rejection = f.io.json ? undefined : await ledger.rejection(requestId);
-  // Nor a part with a partial acceptance: the ledger keeps it, for the team (CONTRACT §8).
+  // Nor a part with a partial acceptance: the ledger keeps it, for the team (docs/interface-decisions.md#partial-acceptance).
   const part = item.status === 'PARTIALLY_ACCEPTED' ? await ledger.acceptedPart(requestId) : undefined;
   // The decision: what `issue` would credit, or why it would not; on stdout, as the rest.
   const decision = await (await import('../../credit-notes/decision.js')).decisionOf(f, caller, requestId, [], item);

@@ -1,9 +1,9 @@
 // `svc credit-note accept|reject|complete [REQUEST_ID...]` and `status [REQUEST_ID] STATUS`:
 // one PATCH of the request's status. A refused move exits 7 with the service's account of
 // the current state and the moves it allows. Before accepting, the request is kept in the
-// ledger (CONTRACT §8): a service may stop listing it once it is no longer PENDING, and
+// ledger (docs/interface-decisions.md#outstanding-queue): a service may stop listing it once it is no longer PENDING, and
 // `issue` and `complete` still need it. A partial acceptance records its part in the ledger
-// first (CONTRACT §8). Without an ID a terminal offers the requests the
+// first (docs/interface-decisions.md#partial-acceptance). Without an ID a terminal offers the requests the
 // verb can move (src/credit-notes/moves.ts). A final move (REJECTED, COMPLETED; `status`
 // to either runs `reject` or `complete`) is confirmed on a terminal, naming each request's
 // document number, lines and amount, and needs --yes elsewhere. A rejection's reason

@@ -11,6 +11,7 @@ import { CustomerDetails, type ReceiptSubmission, type ReceiptSubmissionResult }
 import { parseOrThrow } from '../../contract/validate.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { SMALL_BYTES, type ReadLimit } from '../../io/bounded-read.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson, writeRecord } from '../../io/output.js';
 import { withSpinner } from '../../io/spinner.js';
@@ -35,6 +36,7 @@ export interface SendOptions extends IdentifierFlags {
   /** A JSONL file (or -) of receipts to issue. */
   batch?: string | undefined;
   concurrency?: string | undefined;
+  maxLines?: string | undefined;
   /** Replaces the file's issueDate: an ISO 8601 time, or `now`. */
   issueDate?: string | undefined;
   /** Refuse members the interface does not name instead of warning. */
@@ -89,9 +91,12 @@ function reportDryRun(f: Factory, submission: ReceiptSubmission, finalHash: stri
   note(f.io, 'dry run: nothing was submitted');
 }
 
+/** Customer details are a name, an address and a few contacts. */
+const CUSTOMER_LIMIT: ReadLimit = { bytes: SMALL_BYTES, why: 'customer details are a name, an address and contacts' };
+
 /** The --customer file, checked like the receipt's: invalid is exit 2; unknown members a warning, or with --strict exit 2. */
 async function readCustomer(f: Factory, file: string, strict: boolean | undefined): Promise<CustomerDetails> {
-  const value = await readJsonInput(file, f);
+  const value = await readJsonInput(file, f, CUSTOMER_LIMIT);
   const customer = parseOrThrow(CustomerDetails, value, inputName(file));
   checkMembers(f, CustomerDetails, value, inputName(file), strict);
   return customer;

@@ -3,7 +3,7 @@ import type { CommandContext } from '../context.js';
 import { GRANT_FLAG_HELP } from '../grant-flag.js';
 
 export function registerToken(program: Command, ctx: CommandContext): void {
-  const token = program.command('token').description('access tokens (cached in the keychain)');
+  const token = program.command('token').description("access tokens, kept in the profile's private token file and renewed on use");
   token
     .command('get')
     .description('print a valid access token for a Grant (the bare token, or --json)')

@@ -1,4 +1,4 @@
-// `GET /oauth2/authorize` and the consent form it shows (INTERFACE.md "OAuth"; CONTRACT §5).
+// `GET /oauth2/authorize` and the consent form it shows (docs/interface-decisions.md#oauth-flows, #oauth-details).
 // A request that cannot be trusted to name its own callback (unknown or unapproved client,
 // unregistered redirect URI) gets an error page and never a redirect; any other mistake
 // goes back to the registered redirect URI as `error=...&state=...`.

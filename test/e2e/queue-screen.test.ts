@@ -312,7 +312,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       term.type('past the return window');
       term.keys('Enter');
       await term.waitFor(/Reject these 2 requests\?\s+No\s+credit\s+note\s+is\s+issued\s+for\s+any\s+of\s+them\.\s+They\s+cannot\s+be\s+moved\s+again\./);
-      expect(term.text().match(/^ {2}R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd$/gm)).toHaveLength(2);
+      expect(term.text().match(/^ {2}R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd, request [0-9a-f]{8}$/gm)).toHaveLength(2);
       term.keys('y', 'Enter');
       await until(() => rowOf(term, a)?.includes('REJECTED') === true && rowOf(term, c)?.includes('REJECTED') === true, 'a and c rejected', term);
       term.keys('q');

@@ -160,7 +160,7 @@ describe('the queue screen at the support desk', () => {
       term.keys('Escape');
       await until(() => lines(term).at(-1)?.startsWith('cancelled') === true && rowOf(term, x)?.includes('PENDING') === true, 'the part prompt left', term);
       term.keys('p');
-      await term.waitFor(/is accepted\?[^\n]*4001234567890:1/);
+      await term.waitFor(/is accepted\?[^?]*4001234567890:1\s*$/m);
       term.keys('Enter');
       await until(() => rowOf(term, x)?.includes('PARTI') === true, 'x accepted in part', term);
       term.keys('q');

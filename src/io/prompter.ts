@@ -32,6 +32,21 @@ export interface Prompter {
   dropTypeAhead?(): { dispose(): void };
 }
 
+/**
+ * A question that must be answered yes to go on: n, Esc or Ctrl-C is a CancelError saying
+ * what did not happen (`unless`). Esc leaves the question; it is never taken as its answer.
+ */
+export async function confirmOrCancel(prompter: Prompter, ask: Ask & { default?: boolean }, unless: string): Promise<void> {
+  let ok: boolean;
+  try {
+    ok = await prompter.confirm(ask);
+  } catch (error) {
+    if (error instanceof CancelError) throw new CancelError(unless);
+    throw error;
+  }
+  if (!ok) throw new CancelError(unless);
+}
+
 export function createPrompter(io: IOStreams): Prompter {
   // What the prompt needed and why svc could not ask, in words ("no value and prompts are off" read as jargon).
   const guard = (ask: Ask, needs: 'a value' | 'your confirmation' | 'a choice' = 'a value') => {

@@ -33,6 +33,7 @@ import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJson } from '../../io/output.js';
 import { claimStdoutReaderGone } from '../../io/reader-gone.js';
+import { confirmOrCancel } from '../../io/prompter.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
@@ -208,8 +209,7 @@ async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { v
   // What it will do, said before it is done: no credit note, or the one issued (the ledger's), for which company.
   const asked = await Promise.all(requests.map(async (r) => ({ requestId: r.requestId, summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })));
   const message = how.verb === 'Reject' ? rejectQuestion(asked) : completeQuestion(asked);
-  const ok = await f.prompter().confirm({ message, flag: '--yes' });
-  if (!ok) throw new CancelError(`cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
+  await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, `cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
 }
 
 /** The credit note this ledger issued for a request (its number and total), or undefined for none. */
@@ -223,8 +223,7 @@ async function creditedFor(f: Factory, requestId: string): Promise<CreditNoteIss
 /** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */
 export async function confirmAccept(f: Factory, requestIds: readonly string[]): Promise<void> {
   const asked = await Promise.all((await requestsOf(f, requestIds)).map(async (r) => ({ requestId: r.requestId, summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller) })));
-  const ok = await f.prompter().confirm({ message: `Accept these ${asked.length} requests?\n${asked.map(listedLine).join('\n')}\n`, flag: 'request IDs to accept' });
-  if (!ok) throw new CancelError('cancelled: nothing was accepted');
+  await confirmOrCancel(f.prompter(), { message: `Accept these ${asked.length} requests?\n${asked.map(listedLine).join('\n')}\n`, flag: 'request IDs to accept' }, 'cancelled: nothing was accepted');
 }
 
 /** "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)"; the request's ID when it cannot be read. */

@@ -198,6 +198,41 @@ describe('the queue screen at the support desk', () => {
     }
   }, 40_000);
 
+  it('an error longer than a third of the screen ends with "e: the whole message"; e opens it whole, q goes back (60×12, then 120 columns)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const other = await makeSvcHome(dirs);
+    const { result } = await loginAutoApproved(other, m.sandbox.url, m.fixture);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const { receipt, ids } = await requestsOn(m, [MILK], [], other);
+    const [x] = ids as [string];
+    await m.svc(['credit-note', 'accept', x]);
+    const term = screen(m, 'svc-desk-longerror', ['--all', '--receipt', receipt], [60, 12]);
+    try {
+      await until(() => cursorRow(term)?.includes(x.slice(0, 8)) === true, 'the list', term);
+      term.keys('i');
+      await until(() => lines(term).at(-1)?.includes('… e: the whole message') === true, 'the error cut, e offered', term);
+      expect(term.text()).not.toContain('--original FILE');
+      term.keys('e');
+      await until(() => /--original FILE/.test(term.text()) && /the whole message · q or Esc: back to the list/.test(term.text()), 'the whole message', term);
+      const text = lines(term).join(' ').replace(/ +/g, ' ');
+      expect(text).toContain(`receipt ${receipt} is not known as one of this merchant's receipts`);
+      expect(text).toContain('pass --original FILE with its receipt record if another machine issued it');
+      for (const line of lines(term)) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
+      term.keys('q');
+      await until(() => rowOf(term, x) !== undefined, 'the list again', term);
+      // Wider and taller, the same error fits the status area whole: no e needed.
+      tmux(['resize-window', '-t', `svc-desk-longerror-${process.pid}`, '-x', '120', '-y', '30']);
+      await until(() => /--original FILE/.test(term.text()) && rowOf(term, x) !== undefined, 'the error whole at 120 columns', term);
+      expect(term.text()).not.toContain('e: the whole message');
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+  }, 40_000);
+
   it('? wraps its lines at words at 60 columns; Enter shows the credit note table aligned at 60, 80 and 120 columns', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);

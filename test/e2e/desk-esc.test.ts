@@ -36,7 +36,7 @@ async function until(what: () => boolean, label: string, term: Terminal, timeout
 }
 
 describe('Esc at the support desk', () => {
-  it('screen: Esc leaves the reason prompt, the reject question and the issue question as a cancel; nothing moved, the mark and the reason kept (80 and 60 columns)', async (ctx) => {
+  it('screen: Esc leaves the reason prompt, the reject, issue and complete questions as a cancel; nothing moved, the mark and the reason kept (80 and 60 columns)', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
@@ -82,6 +82,11 @@ describe('Esc at the support desk', () => {
       await term.waitFor(/\(y\/N\)/);
       term.keys('Escape');
       await until(() => lines(term).at(-1)?.startsWith('cancelled: no credit note was issued') === true, 'the issue question left', term);
+      expect(rowOf(term, id)).toContain('ACCEPTED');
+      term.keys('c');
+      await until(() => /Complete[\s\S]*\(y\/N\)/.test(term.text()), 'the complete question', term);
+      term.keys('Escape');
+      await until(() => lines(term).at(-1)?.startsWith('cancelled: nothing was completed') === true, 'the complete question left', term);
       expect(rowOf(term, id)).toContain('ACCEPTED');
       term.keys('q');
       await term.waitFor('SVC-EXIT=0');

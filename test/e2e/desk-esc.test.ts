@@ -96,7 +96,7 @@ describe('Esc at the support desk', () => {
     expect((await queueStatuses(m)).get(id)).toBe('ACCEPTED');
   }, 60_000);
 
-  it('triage: Esc at the reason prompt and at the reject question is a cancel: back at the same request, nothing rejected (80 columns)', async (ctx) => {
+  it('triage: Esc at the reason prompt, the reject question and the part prompt (products named) is a cancel: back at the same request, nothing rejected (80 columns)', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
@@ -121,6 +121,13 @@ describe('Esc at the support desk', () => {
       term.keys('Escape');
       await until(() => askedAgainAfter('cancelled: nothing was rejected'), 'the same request asked after the question left', term);
       expect(term.text()).not.toMatch(/is REJECTED now/);
+      // The part prompt names the product; Esc leaves it, nothing accepted.
+      term.keys('p');
+      await term.waitFor(/is accepted\?/);
+      expect(term.text()).toMatch(/^ {2}4001234567890 +Whole milk 3\.5% 1 l \(asked: 1\)$/m);
+      term.keys('Escape');
+      await until(() => { const t = term.text(); return t.slice(t.lastIndexOf('is accepted?')).includes(`? ${id.slice(0, 8)} PENDING:`); }, 'the same request asked after the part prompt left', term);
+      expect(term.text()).not.toMatch(/is (PARTIALLY_)?ACCEPTED now/);
       term.keys('q');
       await term.waitFor('SVC-EXIT=');
       expect(term.text()).toContain('SVC-EXIT=0');

@@ -396,7 +396,9 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
     io: f.io,
     async fetch() {
       const polled = await fetchKept(parts);
-      records = new Map((await knownReceipts(f)).map((r) => [r.serviceReceiptId, r]));
+      // A ledger that cannot be read (a team database down) only leaves `/` without customers:
+      // the queue is still shown, and the keeper says what was not kept.
+      records = await knownReceipts(f).then((known) => new Map(known.map((r) => [r.serviceReceiptId, r])), () => records);
       const previous = before;
       before = new Map(polled.all.map((i) => [i.requestId, i.status]));
       return {

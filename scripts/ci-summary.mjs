@@ -9,6 +9,7 @@ let failed = 0;
 let skipped = 0;
 let bad = false;
 const failures = [];
+const flaky = [];
 for (let i = 0; i < args.length; i += 2) {
   const file = args[i];
   const status = Number(args[i + 1] ?? 1);
@@ -25,6 +26,10 @@ for (let i = 0; i < args.length; i += 2) {
       if (suite.status === 'failed' && failedTests.length === 0) {
         failures.push(`${file}: ${where}: ${String(suite.message ?? '').split('\n')[0].slice(0, 300)}`);
       }
+      for (const t of (suite.assertionResults ?? []).filter((t) => t.status === 'passed' && (t.failureMessages ?? []).length > 0)) {
+        const why = String(t.failureMessages[0] ?? '').split('\n')[0].slice(0, 300);
+        flaky.push(`${file}: ${where} > ${t.fullName ?? t.title}: ${why}`);
+      }
       for (const t of failedTests) {
         const why = String((t.failureMessages ?? [])[0] ?? '').split('\n')[0].slice(0, 300);
         failures.push(`${file}: ${where} > ${t.fullName ?? t.title}: ${why}`);
@@ -40,6 +45,10 @@ for (let i = 0; i < args.length; i += 2) {
 }
 if (args.length === 0) failed = 1;
 // The failing tests by name, so that the tail of a CI log says which ones (the log's head may be cut).
+if (flaky.length > 0) {
+  console.log('passed on a second try (a failure first, named here so that it is looked into):');
+  for (const f of flaky.slice(0, 40)) console.log(`  ${f}`);
+}
 if (failures.length > 0) {
   console.log('failed:');
   for (const f of failures.slice(0, 40)) console.log(`  ${f}`);

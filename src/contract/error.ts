@@ -1,9 +1,8 @@
 // docs/interface-decisions.md#error-bodies: every error body, OAuth and non-OAuth alike.
 import * as z from 'zod';
-import { REQUEST_BYTES } from '../io/bounded-read.js';
 
 /** docs/interface-decisions.md#body-size-limit: a request body over this is 413 `payload_too_large` (service and webhook receivers alike). */
-export const MAX_BODY_BYTES = REQUEST_BYTES;
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 export const ErrorDetail = z.looseObject({
   path: z.string(),

@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 
 /** 1 MiB: the service answers 413 to a request body over it, so a larger input cannot be sent. */
-export const REQUEST_BYTES = 1024 * 1024;
+export const REQUEST_BYTES = 1024 * 1024; // = MAX_BODY_BYTES of contract/error.ts, not imported: that file loads zod
 /** A customer-details file, a private key or a secret: a few KiB in practice. */
 export const SMALL_BYTES = 64 * 1024;
 

@@ -45,9 +45,11 @@ export interface ListenLog {
 }
 
 export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock): ListenLog {
+  // The stream itself, taken now: under json the process's stderr is this log's (see adoptStderr).
+  const raw = io.stderr;
   const write = (level: Level, msg: string, fields: Record<string, unknown> = {}) => {
     const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-    io.stderr.write(`${jsonText({ time: new Date(clock.now()).toISOString(), level, msg, ...defined })}\n`);
+    raw.write(`${jsonText({ time: new Date(clock.now()).toISOString(), level, msg, ...defined })}\n`);
   };
   if (format === 'text') {
     return {
@@ -103,4 +105,15 @@ function levelOf(line: string): Level {
   if (/^(warning|note: .*cannot)/i.test(line)) return 'warn';
   if (/^error/i.test(line)) return 'error';
   return 'info';
+}
+
+/**
+ * Under json, every line the command writes on stderr is a log object, including notes of
+ * parts made before the listener ran (the secret store's plain-text warning): the streams
+ * those parts hold become the log's.
+ */
+export function adoptStderr(io: IOStreams, log: ListenLog): void {
+  if (log.format !== 'json') return;
+  Object.defineProperty(io, 'stderr', { value: log.io.stderr, configurable: true, enumerable: true });
+  Object.assign(io, { stderrIsTTY: false, redraw: false, color: false });
 }

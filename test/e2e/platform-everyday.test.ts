@@ -5,8 +5,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runSvc } from './helpers.js';
+import { repoRoot, runSvc, svcEnv } from './helpers.js';
 import { useMerchant, type Merchant } from './merchant.js';
+import { svcInTerminal } from './tmux.js';
 
 interface Polled {
   requestId: string;
@@ -57,6 +58,19 @@ describe('a platform acting for several companies, day to day', () => {
     const filtered = await m.json<Polled[]>(['credit-note', 'poll', '--all-grants', '--all', '--receipt', 'R-2025-002311']);
     expect(filtered.map((q) => q.requestId).sort()).toEqual(withNumber.map((q) => q.requestId).sort());
     expect(filtered.map((q) => q.requestId)).toContain(chosen.stdout.trim());
+    // The table's count line counts what it shows, not what was read before the number matched.
+    const other = await send(m, 'R-2025-OTHER-1', 'EU900000004');
+    await m.svc(['sandbox', 'trigger', 'return-request', other, '--item', '4001234567890:1']);
+    const term = svcInTerminal('everyday-count', ['credit-note', 'poll', '--all-grants', '--receipt', 'R-2025-002311'], svcEnv(m.home, m.env), [160, 40]);
+    try {
+      await term.waitFor(/SVC-EXIT=\d+/, 'the end of the poll');
+      const table = term.text();
+      expect(table).toContain('SVC-EXIT=0');
+      expect(table, table).not.toMatch(/ of \d+ shown/);
+      expect(table).toMatch(new RegExp(`^${filtered.length} requests · .*· \\d+ companies`, 'm'));
+    } finally {
+      term.kill();
+    }
   });
 
   it('--all-grants --sort receipt: by company, then the document number in natural order', async () => {

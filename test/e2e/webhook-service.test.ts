@@ -17,6 +17,7 @@ import { encryptJson } from '../../src/crypto/hybrid.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 import { makeSvcHome, repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { startMerchant } from './merchant.js';
 
 const SECRET = 'whsec_c2VydmljZS1zZWNyZXQtZTJlLXNlcnZpY2Utc2VjcmV0LTEyMzQ1Njc4OQ==';
 const CUSTOMER_PRODUCT = 'sku-PRIVATE-CUSTOMER-7781';
@@ -142,16 +143,20 @@ async function until<T>(what: string, check: () => T | undefined | false | Promi
 interface App {
   url: string;
   received: { path: string; headers: IncomingHttpHeaders; id: string }[];
+  /** Requests read whole, answered or not yet. */
+  arrived(): number;
   close(): Promise<void>;
 }
 
 async function startApp(answer: (path: string) => { status: number; delayMs?: number } = () => ({ status: 200 })): Promise<App> {
   const received: App['received'] = [];
+  let arrived = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
+      arrived++;
       const { status, delayMs = 0 } = answer(path);
       setTimeout(() => {
         if (status < 300) received.push({ path, headers: req.headers, id: bodyId(Buffer.concat(chunks)) });
@@ -164,6 +169,7 @@ async function startApp(answer: (path: string) => { status: number; delayMs?: nu
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
+    arrived: () => arrived,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -269,13 +275,56 @@ describe('webhook listen as a service', () => {
     }
   }, 60_000);
 
+  it('--log-format json: every line on stderr is a log object, the notes of --subscribe and of the secret store among them', async () => {
+    const m = await startMerchant(dirs);
+    try {
+      await m.svc(['keys', 'generate', '--upload']);
+      const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--log-format', 'json'], { env: svcEnv(m.home, m.env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', forceKillAfterDelay: 5_000 });
+      let stderr = '';
+      child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+      await until('listening', () => stderr.includes('"msg":"listening"') || undefined, 20_000);
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode, stderr).toBe(0);
+      const lines = jsonLines(stderr);
+      const msgs = lines.map((x) => String(x.msg));
+      expect(msgs.some((x) => x.startsWith('subscribed whsub_')), stderr).toBe(true);
+      // The secret store's own warning, written by a part made before the listener ran.
+      expect(lines.find((x) => String(x.msg).includes('stored in plain text')), stderr).toMatchObject({ level: 'warn' });
+    } finally {
+      await m.sandbox.stop();
+    }
+  }, 60_000);
+
+  it('a target that hangs holds up only its own forwards: the other target gets every later delivery at once, and each is processed', async () => {
+    // /hung never answers (the forward times out after 10 s); /fast answers at once.
+    const app = await startApp((path) => ({ status: 200, delayMs: path === '/hung' ? 60_000 : 0 }));
+    const l = await startListener({}, ['--forward-to', `RETURN_REQUESTED=${app.url}/hung`, '--forward-to', `OTHER_EVENT=${app.url}/fast`, '--json']);
+    try {
+      const hung = returnBody(500);
+      expect(await send(l.url, hung)).toBe(200);
+      const others = Array.from({ length: 5 }, (_, i) => otherEventBody('OTHER_EVENT', 500 + i));
+      for (const b of others) expect(await send(l.url, b)).toBe(200);
+      // Well before the hung forward's 10 s timeout.
+      await until('the fast target got every later delivery', () => app.received.filter((x) => x.path === '/fast').length === others.length || undefined, 6_000);
+      const processed = () => l.stdout().split('\n').filter(Boolean).map((x) => (JSON.parse(x) as { id: string }).id);
+      await until('each later delivery processed', () => others.every((b) => processed().includes(bodyId(b))) || undefined, 6_000);
+      expect(processed()).not.toContain(bodyId(hung));
+    } finally {
+      l.child.kill('SIGKILL');
+      await l.child;
+      await app.close();
+    }
+  }, 60_000);
+
   it('SIGTERM during slow forwards: /readyz 503 at once, new deliveries refused, every acknowledged delivery forwarded and journalled processed, exit 0', async () => {
-    const app = await startApp(() => ({ status: 200, delayMs: 700 }));
+    // Forwards run side by side: each slow enough that the drain outlasts the checks below.
+    const app = await startApp(() => ({ status: 200, delayMs: 3_000 }));
     const l = await startListener({}, ['--forward-to', `${app.url}/slow`, '--drain-timeout', '30s', '--log-format', 'json']);
     try {
       const bodies = Array.from({ length: 4 }, (_, i) => returnBody(300 + i));
       for (const b of bodies) expect(await send(l.url, b)).toBe(200);
-      await until('the first slow forward under way', () => l.stderr().includes('"msg":"processed"') || app.received.length > 0 || undefined, 10_000).catch(() => undefined);
+      await until('the slow forwards under way', () => app.arrived() === bodies.length || undefined, 10_000);
       l.child.kill('SIGTERM');
       await until('draining', () => l.stderr().includes('"msg":"draining"'));
       const ready = await get(`${l.admin}/readyz`).catch(() => ({ status: 0, text: 'closed' }));

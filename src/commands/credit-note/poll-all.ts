@@ -63,7 +63,8 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
       for (const item of fresh) read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
     const merged: CompanyItem[] = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
-    return { all, listed, viewed: shown, shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
+    // Counted as selected (a document number is matched per company once read), before --limit.
+    return { all, listed, viewed: arrange.selectedOf(merged), shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
   };
 
   if (opts.watch) {

@@ -42,6 +42,9 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const part = item.status === 'PARTIALLY_ACCEPTED' ? await ledger.acceptedPart(requestId) : undefined;
   // The decision: what `issue` would credit, or why it would not; on stdout, as the rest.
   const decision = await (await import('../../credit-notes/decision.js')).decisionOf(f, caller, requestId, [], item);
+  // Who the receipt went to, as this profile's records have it (the service's request does not say).
+  const record = await ledger.receipt(request.serviceReceiptId);
+  const customer = record === undefined ? undefined : (Object.fromEntries(Object.entries(record.customer).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>);
   writeRecord(
     f.io,
     [
@@ -53,14 +56,25 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
         : [['accepted part', part ? `${partText(part.items)} (recorded ${localTime(part.acceptedAt, zoneOf(f.env))}${part.acceptedBy ? ` by ${part.acceptedBy}` : ''})` : 'not recorded: `issue` asks for it, or name it with --item'] as [string, string]]),
       ['created', `${localTime(item.createdAt, zoneOf(f.env))} (${age(item.createdAt, f.clock.now())} ago)`],
       ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
+      ['customer', customerText(record, customer)],
       ...refundFields(request),
       ...(request.customerNote === undefined ? [] : [['note', request.customerNote] as [string, string]]),
       ...lineFields(request),
     ],
     // The item as `poll --json` has it, so scripts read both alike.
-    { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}), decision: decision.json },
+    { ...item, returnRequest: request, ...(customer && Object.keys(customer).length > 0 ? { customer } : {}), ...(part ? { acceptedPart: part } : {}), decision: decision.json },
   );
   if (!f.io.json) println(f.io, `\n${f.io.stdoutIsTTY ? wrapText(decision.text, f.io.columns, { hang: '  ' }) : decision.text}`);
+}
+
+/** "Bob Builder <bob@example.com>", or how the customer was found when no details were given. */
+function customerText(record: { lookup: { by: string; display: string } } | undefined, customer: Record<string, string> | undefined): string {
+  if (record === undefined) return "not in this profile's records (the receipt was sent elsewhere)";
+  const { name, email, phone } = customer ?? {};
+  const contact = [email, phone].filter((v) => v !== undefined).join(', ');
+  if (name !== undefined) return contact === '' ? name : `${name} <${contact}>`;
+  if (contact !== '') return contact;
+  return `${record.lookup.display} (found by ${record.lookup.by}; no customer details were given)`;
 }
 
 function refundFields(request: ReturnRequest): [string, string][] {

@@ -20,7 +20,7 @@ import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { companyNameOf } from '../../auth/caller.js';
-import { completeQuestion, rejectQuestion, type CreditNoteIssued } from '../../credit-notes/moves.js';
+import { completeQuestion, listedLine, rejectQuestion, type CreditNoteIssued } from '../../credit-notes/moves.js';
 import { reservationOf } from '../../credit-notes/submit.js';
 import type { CreditNoteTemplateRequest } from '../../contract/template.js';
 import { formatMoney, toMinor } from '../../crypto/money.js';
@@ -206,7 +206,7 @@ async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { v
     });
   }
   // What it will do, said before it is done: no credit note, or the one issued (the ledger's), for which company.
-  const asked = await Promise.all(requests.map(async (r) => ({ summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })));
+  const asked = await Promise.all(requests.map(async (r) => ({ requestId: r.requestId, summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })));
   const message = how.verb === 'Reject' ? rejectQuestion(asked) : completeQuestion(asked);
   const ok = await f.prompter().confirm({ message, flag: '--yes' });
   if (!ok) throw new CancelError(`cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
@@ -222,8 +222,8 @@ async function creditedFor(f: Factory, requestId: string): Promise<CreditNoteIss
 
 /** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */
 export async function confirmAccept(f: Factory, requestIds: readonly string[]): Promise<void> {
-  const summaries = await Promise.all((await requestsOf(f, requestIds)).map((r) => summaryOf(f, r.caller, r.requestId)));
-  const ok = await f.prompter().confirm({ message: `Accept these ${summaries.length} requests?\n${summaries.map((s) => `  ${s}`).join('\n')}\n`, flag: 'request IDs to accept' });
+  const asked = await Promise.all((await requestsOf(f, requestIds)).map(async (r) => ({ requestId: r.requestId, summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller) })));
+  const ok = await f.prompter().confirm({ message: `Accept these ${asked.length} requests?\n${asked.map(listedLine).join('\n')}\n`, flag: 'request IDs to accept' });
   if (!ok) throw new CancelError('cancelled: nothing was accepted');
 }
 

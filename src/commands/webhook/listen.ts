@@ -17,7 +17,7 @@ import { parsePort } from '../foreground.js';
 import { fansOut } from '../../grants/fan-out.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createRoutingForwarder, parseRoutes } from '../../webhook/routes.js';
-import { createListenLog, parseLogFormat, type ListenLog } from '../../webhook/log.js';
+import { adoptStderr, createListenLog, parseLogFormat, type ListenLog } from '../../webhook/log.js';
 import { parseDrainTimeout, quitOnSecondSignal, within } from '../../webhook/drain.js';
 import { createReadiness } from '../../webhook/readiness.js';
 import { NO_METRICS, refusalOutcome, statusClassOf, type ListenerMetrics } from '../../webhook/listener-events.js';
@@ -110,6 +110,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   const port = parsePort(opts.port);
   const path = parsePath(opts.path);
   const log = createListenLog(factory.io, parseLogFormat(opts.logFormat), factory.clock);
+  adoptStderr(factory.io, log);
   // Every note below goes through the log's streams: JSON lines under --log-format json.
   const f: Factory = Object.create(factory, { io: { value: log.io } }) as Factory;
   const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort);

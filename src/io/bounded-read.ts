@@ -6,8 +6,10 @@
 // the input, the limit and what raises it, if anything does. A character device or a FIFO
 // is read the same way as a file; one that never closes and never reaches the limit is
 // waited on, holding at most the limit. The limits are listed in docs/ci-and-scripts.md.
-import { closeSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+// node:fs/promises through fs.promises, loaded on first use: importing it loads the
+// readline and watcher modules with it, about 2.5 ms of every command that reads no file
+// (test/e2e/startup-guard.test.ts).
+import { closeSync, openSync, promises as fsPromises, readSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 
@@ -42,7 +44,7 @@ export async function* inputChunks(path: string, stdin: Readable | undefined): A
     return;
   }
   // An error opening or reading (ENOENT, EISDIR, …) is thrown as it is: each caller names the file its own way.
-  const handle = await open(path, 'r');
+  const handle = await fsPromises.open(path, 'r');
   try {
     for (;;) {
       // One read at a time, issued only when the caller asks for more: a FIFO that never

@@ -77,10 +77,12 @@ export async function authorizeAutomatically(
   const pkce = createPkce();
   const state = createState();
   const url = authorizeUrl(req.baseUrl, { clientId: req.clientId, redirectUri: req.redirectUri, scopes: req.scopes, challenge: pkce.challenge, state: state.value });
-  note(req.io, 'The sandbox approves this at once (--auto-approve):');
-  note(req.io, url);
   const { codeFromAutoApproval } = await import('./auto-approve.js');
-  return { code: await codeFromAutoApproval(url, req.redirectUri, state, req.clientAt), verifier: pkce.verifier, redirectUri: req.redirectUri };
+  const code = await codeFromAutoApproval(url, req.redirectUri, state, req.clientAt);
+  // Said once it happened: a sandbox without --auto-approve refuses (exit 2) without this line.
+  note(req.io, 'The sandbox approved this at once (--auto-approve):');
+  note(req.io, url);
+  return { code, verifier: pkce.verifier, redirectUri: req.redirectUri };
 }
 
 /**

@@ -106,7 +106,7 @@ function consentPage(sandbox: Sandbox, request: AuthorizationRequest, status: nu
 // form adds is ignored.
 function choicesOf(sandbox: Sandbox, form: Readonly<Record<string, string>>): CompanyChoice[] {
   return approvableCompanies(sandbox)
-    .filter(({ company }) => form[FORM.company(company.id)] === 'on')
+    .filter(({ company }) => form[FORM.allCompanies] === 'on' || form[FORM.company(company.id)] === 'on')
     .map(({ company, stores }) => ({
       companyId: company.id,
       storeIds:

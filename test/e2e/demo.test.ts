@@ -38,7 +38,7 @@ describe('svc demo', () => {
     // The batch: three NDJSON results.
     expect(result.stdout.match(/^\{"line":\d,"serviceReceiptId":"[^"]+"\}$/gm)).toHaveLength(3);
     // The re-run of `receipt send`: the same receipt, nothing sent again.
-    expect(result.stderr).toMatch(/receipt \S+ was already issued as \S+ at \S+; nothing was sent again/);
+    expect(result.stderr).toMatch(/receipt \S+ of .+ was already issued as \S+ at \S+; nothing was sent again/);
     // The flaky link: two 503s, then the receipt issued (to her three devices) all the same.
     expect(result.stdout).toMatch(/\$ svc sandbox trigger outage --requests 2\nthe next 2 requests to the API are answered 503[^\n]*\n\n\$ svc receipt send --file \S+receipt-F\.json[^\n]*\n[0-9a-f-]{36}\n/);
     // Alice has three devices, and each could decrypt its copy.

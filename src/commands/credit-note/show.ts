@@ -9,6 +9,7 @@ import { age, maskedRequest } from '../../credit-notes/display.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
+import { companyNameOf } from '../../auth/caller.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { DecryptError } from '../../errors.js';
@@ -49,6 +50,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
     f.io,
     [
       ['request', item.requestId],
+      ['company', await companyNameOf(f, caller)],
       ['status', item.status],
       ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${localTime(rejection.rejectedAt, zoneOf(f.env))}; kept on this machine only)`] as [string, string]]),
       ...(item.status !== 'PARTIALLY_ACCEPTED'

@@ -16,6 +16,7 @@ import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson, writeRecord } from '../../io/output.js';
 import { withSpinner } from '../../io/spinner.js';
 import { note, println } from '../../io/streams.js';
+import { companyNameOf } from '../../auth/caller.js';
 import { buildReceipt, issueReceipt, type IssueUi } from '../../receipts/issue.js';
 import { checkIdempotencyKey } from '../../receipts/submission.js';
 import type { IdentifierFlags } from '../recipient/index.js';
@@ -63,8 +64,10 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   const { record, earlier } = await issueReceipt(f, caller, await f.ledger(), { request, lookup, customer, idempotencyKey: opts.idempotencyKey, abandonPending: opts.abandonPending }, ui);
   await rememberFoundBy(f, caller, 'receipts', [record.serviceReceiptId]);
   report(f, record.submission, { templateHash: record.templateHash, finalHash: record.finalHash, recipients: record.recipients.length });
-  if (earlier) note(f.io, `receipt ${request.documentNumber} was already issued as ${record.serviceReceiptId} at ${record.issuedAt}; nothing was sent again`);
-  else note(f.io, `issued to ${counted(record.recipients.length, 'device')} of ${lookup.kind} ${lookup.display}; recorded in the ledger`);
+  // The company it was issued for, read from the Grant used (a platform holds many).
+  const company = await companyNameOf(f, caller);
+  if (earlier) note(f.io, `receipt ${request.documentNumber} of ${company} was already issued as ${record.serviceReceiptId} at ${record.issuedAt}; nothing was sent again`);
+  else note(f.io, `issued to ${counted(record.recipients.length, 'device')} of ${lookup.kind} ${lookup.display} for ${company}; recorded in the ledger`);
 }
 
 function report(f: Factory, result: ReceiptSubmissionResult, extra: { templateHash: string; finalHash: string; recipients: number }): void {

@@ -110,6 +110,12 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       expect(created?.data?.envelopeVersion).toBe(1);
       expect(Object.keys(created?.data?.documents ?? {}).sort()).toEqual(['SERVICE', 'UBL_CREDIT_NOTE']);
       expect(stderr()).toContain(`credit note ${issued.serviceReceiptId}  SERVICE, UBL_CREDIT_NOTE`);
+      // Each line's delivery ID is the one the sandbox's event log gives beside its evt_ ID.
+      const logged = (await (await fetch(`${m.sandbox.url}/sandbox/events`)).json()) as { id: string; event: string; deliveryId: string }[];
+      for (const e of events().filter((x) => !x.duplicate)) {
+        const match = logged.find((l) => l.deliveryId === e.id);
+        expect(match, `event ${e.event} ${e.id}`).toMatchObject({ event: e.event, id: expect.stringMatching(/^evt_/) });
+      }
     } finally {
       await listener.stop();
     }

@@ -132,6 +132,22 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
     expect(journal).not.toContain('4001234567890');
   });
 
+  it('return requests moments apart: every RETURN_REQUESTED line names its request', async () => {
+    const listener = await startListener();
+    const { until, events } = listener;
+    try {
+      const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+      const asked: string[] = [];
+      // Within the second: the first line's queue listing predates the later requests.
+      for (let i = 0; i < 4; i++) asked.push((await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).requestId);
+      await until(() => events().filter((e) => e.event === 'RETURN_REQUESTED' && (e.data?.serviceReceiptId === serviceReceiptId)).length === 4, 'four RETURN_REQUESTED');
+      const named = events().filter((e) => e.event === 'RETURN_REQUESTED' && e.data?.serviceReceiptId === serviceReceiptId).map((e) => (e as { requestId?: string }).requestId);
+      expect(named.sort()).toEqual([...asked].sort());
+    } finally {
+      await listener.stop();
+    }
+  });
+
   // Runs after the test above, so the profile has a subscription of an earlier listener too.
   it('decrypts a delivery for a key rotated in another terminal while it listens', async () => {
     const listener = await startListener();

@@ -68,7 +68,8 @@ export interface ListenOptions {
 function requestIdFinder(f: Factory, profile: string): (ciphertext: string, companyId: string | undefined) => Promise<string | undefined> {
   interface Queue {
     byCiphertext: Map<string, string>;
-    listedAt: number;
+    /** The listing under way, and when it was sent. */
+    listing: { done: Promise<void>; sentAt: number } | undefined;
     disabled: boolean;
   }
   const queues = new Map<string, Queue>();
@@ -86,15 +87,34 @@ function requestIdFinder(f: Factory, profile: string): (ciphertext: string, comp
     const grant = await grantOfCompany(companyId);
     const key = grant ?? '';
     let queue = queues.get(key);
-    if (queue === undefined) queues.set(key, (queue = { byCiphertext: new Map(), listedAt: 0, disabled: false }));
+    if (queue === undefined) queues.set(key, (queue = { byCiphertext: new Map(), listing: undefined, disabled: false }));
     const known = queue.byCiphertext.get(ciphertext);
-    if (known !== undefined || queue.disabled || f.clock.now() - queue.listedAt < 2000) return known;
+    if (known !== undefined || queue.disabled) return known;
+    // The request was queued before its delivery was sent, so a listing sent after this
+    // lookup began holds it. One under way is shared; one sent earlier may predate the
+    // request (two deliveries within moments: the second line had no request ID), so the
+    // queue is listed again.
+    const lookupAt = performance.now();
+    const q = queue;
+    const list = () => {
+      const sentAt = performance.now();
+      const done = (async () => {
+        const [{ writeReceiptsCaller }, { listReturnRequests }] = await Promise.all([import('../../auth/caller.js'), import('../../api/credit-note.js')]);
+        const items = await listReturnRequests(await writeReceiptsCaller(f, grant));
+        // Replaced, not added to: a listener that runs for months keeps only the queue as it is.
+        q.byCiphertext = new Map(items.map((i) => [i.encryptedCreditNoteInitiationRequest, i.requestId]));
+      })().finally(() => {
+        if (q.listing?.done === done) q.listing = undefined;
+      });
+      q.listing = { done, sentAt };
+      return done;
+    };
     try {
-      const [{ writeReceiptsCaller }, { listReturnRequests }] = await Promise.all([import('../../auth/caller.js'), import('../../api/credit-note.js')]);
-      queue.listedAt = f.clock.now();
-      const items = await listReturnRequests(await writeReceiptsCaller(f, grant));
-      queue.byCiphertext = new Map(items.map((i) => [i.encryptedCreditNoteInitiationRequest, i.requestId]));
-      return queue.byCiphertext.get(ciphertext);
+      if (q.listing !== undefined) await q.listing.done;
+      if (q.byCiphertext.has(ciphertext)) return q.byCiphertext.get(ciphertext);
+      if (q.listing !== undefined && q.listing.sentAt >= lookupAt) await q.listing.done;
+      else await list();
+      return q.byCiphertext.get(ciphertext);
     } catch (error) {
       queue.disabled = true;
       const whose = grant === undefined ? 'this profile cannot list the queue' : `the queue of Grant ${grant} cannot be listed`;

@@ -123,6 +123,18 @@ describe('svc sandbox start --state', () => {
     expect(both.exitCode).toBe(2);
   });
 
+  it('a state made with --companies 50, started with --auto-approve alone: refused naming --companies 50 and how to start afresh (exit 2)', async () => {
+    const fixture = await fixtureWithOwnRedirect(dirs);
+    const state = join(await dirs.make('svc-sandbox-state-'), 'state');
+    const first = await startSandbox(['--fixture', fixture.path, '--companies', '50', '--state', state]);
+    await first.stop();
+    const again = await runSvc(['sandbox', 'start', '--port', '0', '--fixture', fixture.path, '--auto-approve', '--state', state]);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain('--companies 50');
+    expect(again.stderr).toContain('--ephemeral');
+    expect(again.stderr).toContain(`remove ${state}`);
+  });
+
   it('restarted without a kept state: the refused Grant says the sandbox restarted and how to log in', async () => {
     const fixture = await fixtureWithOwnRedirect(dirs);
     const port = await freeLoopbackPort();

@@ -42,7 +42,7 @@ const ROOT_GROUPS: Readonly<Record<string, string>> = {
 };
 
 export function polishHelp(program: Command): void {
-  program.configureHelp({ subcommandTerm: (cmd: Command) => cmd.name() });
+  program.configureHelp({ ...program.configureHelp(), subcommandTerm: (cmd: Command) => cmd.name() });
   for (const cmd of program.commands) {
     const group = ROOT_GROUPS[cmd.name()];
     if (group !== undefined) cmd.helpGroup(group);

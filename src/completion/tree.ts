@@ -58,10 +58,15 @@ export function* commandsOf(spec: CommandSpec): Generator<CommandSpec> {
   for (const sub of spec.subcommands) yield* commandsOf(sub);
 }
 
+/** The subcommands `--help` lists, in its order. */
+export function visibleSubcommands(cmd: Command): Command[] {
+  // visibleCommands adds commander's implicit `help` command, which is not one of ours.
+  return cmd.createHelp().visibleCommands(cmd).filter((sub) => cmd.commands.includes(sub));
+}
+
 function describe(cmd: Command, path: readonly string[]): CommandSpec {
   const help = cmd.createHelp();
-  // visibleCommands adds commander's implicit `help` command, which is not one of ours.
-  const subcommands = help.visibleCommands(cmd).filter((sub) => cmd.commands.includes(sub));
+  const subcommands = visibleSubcommands(cmd);
   const inherited: Option[] = [];
   for (let ancestor = cmd.parent; ancestor; ancestor = ancestor.parent) {
     inherited.push(...ancestor.options.filter((o) => !o.hidden));

@@ -25,7 +25,7 @@ const ENCODING_RUNS = Number(process.env.BENCH_ENCODING_RUNS ?? 3);
 const RSA_N = 2000;
 const TARGET_RATIO = 1.5;
 const TARGET_RSS_MIB = 200;
-/** Of the bare ceiling's rate (issue 24). */
+/** Of the bare pipeline's speed, measured in the same rounds (the bar since issue 24's decision). */
 const TARGET_SHARE = 0.85;
 const CLIENT_ID = 'app_sandbox_pos';
 
@@ -100,6 +100,8 @@ try {
   // The bare pipeline (barePipeline below): its share of the ceiling, per round, in wall and CPU time.
   const bareShares = [];
   const bareCpuShares = [];
+  // The bar: poll's speed as a share of the bare pipeline's, measured in the same round.
+  const pipelineShares = [];
   let template;
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to see where the time goes.
   const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -125,6 +127,7 @@ try {
       got[side] = side === 'poll' ? await pollOnce() : side === 'ceiling' ? ceilingRun(privateKeyPem) : await bare.run();
     }
     if (got.bare) {
+      pipelineShares.push(got.bare.seconds / got.poll.seconds);
       bareShares.push(got.ceiling.seconds / got.bare.seconds);
       bareCpuShares.push(got.ceiling.cpuMs / got.bare.cpuMs);
     }
@@ -153,7 +156,7 @@ try {
     `credit-note poll: ${Math.round(rate)} items/s = ${ratio.toFixed(2)}× single-thread RSA-OAEP rate (target >= ${TARGET_RATIO}x), peak RSS ${mib.toFixed(0)} MiB (target < ${TARGET_RSS_MIB})`,
   );
   console.log(
-    `credit-note poll: ${(share * 100).toFixed(0)}% of the bare ceiling (median of ${RUNS} alternating rounds, min ${(Math.min(...shares) * 100).toFixed(0)}%; target >= ${TARGET_SHARE * 100}%) ${share >= TARGET_SHARE ? 'ok' : 'MISSED'}; ` +
+    `  context: poll reaches ${(share * 100).toFixed(0)}% of the bare ceiling (median of ${RUNS} alternating rounds, min ${(Math.min(...shares) * 100).toFixed(0)}%); ` +
       `in CPU time ${(cpuShare * 100).toFixed(0)}% (min ${(Math.min(...cpuShares) * 100).toFixed(0)}%: the bare process's CPU over poll's, which load moves far less)`,
   );
   const floor = median(floors);
@@ -171,9 +174,14 @@ try {
         `${(median(bareShares) * 100).toFixed(0)}% of the bare ceiling in wall time, ${(median(bareCpuShares) * 100).toFixed(0)}% in CPU time (medians of ${bareShares.length} rounds; CPU min ${(Math.min(...bareCpuShares) * 100).toFixed(0)}%, max ${(Math.max(...bareCpuShares) * 100).toFixed(0)}%): what a plain program doing poll's work, without svc's obligations, reaches here`,
     );
   }
+  // The bar (since issue 24's decision): poll against the bare pipeline, round by round.
+  const pipelineShare = pipelineShares.length > 0 ? median(pipelineShares) : Number.NaN;
+  console.log(
+    `credit-note poll: ${(pipelineShare * 100).toFixed(0)}% of the bare pipeline's speed (median of ${pipelineShares.length} alternating rounds, min ${(Math.min(...pipelineShares) * 100).toFixed(0)}%; target >= ${TARGET_SHARE * 100}%) ${pipelineShare >= TARGET_SHARE ? 'ok' : 'MISSED'}`,
+  );
   if (process.env.BENCH_ENCODINGS !== '0') await compareEncodings(url, probe, rssFile);
   // Speed is reported, never asserted (shared, noisy machines); BENCH_STRICT=1 makes a miss fail.
-  if (process.env.BENCH_STRICT === '1' && !(ratio >= TARGET_RATIO && share >= TARGET_SHARE && mib < TARGET_RSS_MIB)) process.exitCode = 1;
+  if (process.env.BENCH_STRICT === '1' && !(ratio >= TARGET_RATIO && pipelineShare >= TARGET_SHARE && mib < TARGET_RSS_MIB)) process.exitCode = 1;
 } catch (error) {
   console.error(`credit-note-poll: ${error.message}`);
   process.exitCode = 1;

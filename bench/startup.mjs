@@ -22,9 +22,9 @@ const oneRequest = `require('node:http').get(${JSON.stringify(`${sandboxUrl}/san
 const cases = [
   { name: 'node -e 0', args: ['-e', '0'] },
   { name: 'svc --version', args: [svc, '--version'], target: 1.3 },
-  { name: 'svc --help', args: [svc, '--help'], target: 1.25 },
+  { name: 'svc --help', args: [svc, '--help'], target: 1.2 },
   { name: 'node http.get', args: ['-e', oneRequest] },
-  { name: 'svc sandbox outbox', args: [svc, 'sandbox', 'outbox', '--json'], against: 3, againstTarget: 1.6 },
+  { name: 'svc sandbox outbox', args: [svc, 'sandbox', 'outbox', '--json'], against: 3, againstTarget: 1.35 },
 ];
 
 function timeOnce(args) {

@@ -44,7 +44,7 @@ const keyFile = join(work, 'key.pem');
 writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
 const spki = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
 
-// CONTRACT.md §2 and §3, written out here so that the load generator shares no code with the listener.
+// docs/interface-decisions.md#hybrid-encryption, #webhook-signatures, written out here so that the load generator shares no code with the listener.
 function seal(plaintext) {
   const key = randomBytes(32);
   const iv = randomBytes(12);

@@ -26,8 +26,8 @@ _svc_spec() {
       ;;
     'svc receipt send')
       subcommands=''
-      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --profile --base-url --jq'
+      flags='--grant --email --phone --iban --card --file --customer --issue-date --strict --store --dry-run --idempotency-key --abandon-pending --batch --concurrency --max-lines --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --email --phone --iban --card --file --customer --issue-date --store --idempotency-key --batch --concurrency --max-lines --profile --base-url --jq'
       args=()
       ;;
     'svc receipt email')
@@ -140,8 +140,8 @@ _svc_spec() {
       ;;
     'svc webhook listen')
       subcommands=''
-      flags='--grant --port --host --public --path --forward-to --subscribe --show-secret --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grant --port --host --path --forward-to --profile --base-url --jq'
+      flags='--grant --all-grants --grants --concurrency --port --host --public --path --forward-to --subscribe --show-secret --admin-port --admin-host --log-format --drain-timeout --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --grants --concurrency --port --host --path --forward-to --admin-port --admin-host --log-format --drain-timeout --profile --base-url --jq'
       args=()
       ;;
     'svc webhook events')
@@ -296,8 +296,8 @@ _svc_spec() {
       ;;
     'svc sandbox trigger return-request')
       subcommands=''
-      flags='--item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
+      flags='--grant --item --refund --note --reason --companies --age --created-at --count --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --item --refund --note --reason --companies --age --created-at --count --profile --base-url --jq'
       args=(@live:service-receipt-id)
       ;;
     'svc sandbox trigger cancel')
@@ -511,6 +511,7 @@ _svc_flag_values() {
     'svc webhook unsubscribe --grants') files=1 ;;
     'svc webhook unsubscribe --profile') live=1 ;;
     'svc webhook listen --grant') live=1 ;;
+    'svc webhook listen --grants') files=1 ;;
     'svc webhook listen --profile') live=1 ;;
     'svc webhook events --profile') live=1 ;;
     'svc webhook replay --profile') live=1 ;;
@@ -544,6 +545,7 @@ _svc_flag_values() {
     'svc sandbox start --fixture') files=1 ;;
     'svc sandbox start --profile') live=1 ;;
     'svc sandbox trigger --profile') live=1 ;;
+    'svc sandbox trigger return-request --grant') live=1 ;;
     'svc sandbox trigger return-request --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc sandbox trigger return-request --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc sandbox trigger return-request --profile') live=1 ;;

@@ -8,6 +8,8 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let bad = false;
+const failures = [];
+const flaky = [];
 for (let i = 0; i < args.length; i += 2) {
   const file = args[i];
   const status = Number(args[i + 1] ?? 1);
@@ -18,6 +20,21 @@ for (let i = 0; i < args.length; i += 2) {
     runPassed = report.numPassedTests ?? 0;
     runFailed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+    for (const suite of report.testResults ?? []) {
+      const where = String(suite.name ?? '').replace(process.cwd() + '/', '');
+      const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+      if (suite.status === 'failed' && failedTests.length === 0) {
+        failures.push(`${file}: ${where}: ${String(suite.message ?? '').split('\n')[0].slice(0, 300)}`);
+      }
+      for (const t of (suite.assertionResults ?? []).filter((t) => t.status === 'passed' && (t.failureMessages ?? []).length > 0)) {
+        const why = String(t.failureMessages[0] ?? '').split('\n')[0].slice(0, 300);
+        flaky.push(`${file}: ${where} > ${t.fullName ?? t.title}: ${why}`);
+      }
+      for (const t of failedTests) {
+        const why = String((t.failureMessages ?? [])[0] ?? '').split('\n')[0].slice(0, 300);
+        failures.push(`${file}: ${where} > ${t.fullName ?? t.title}: ${why}`);
+      }
+    }
   } catch {
     runFailed = 1;
   }
@@ -27,5 +44,14 @@ for (let i = 0; i < args.length; i += 2) {
   failed += runFailed;
 }
 if (args.length === 0) failed = 1;
+// The failing tests by name, so that the tail of a CI log says which ones (the log's head may be cut).
+if (flaky.length > 0) {
+  console.log('passed on a second try (a failure first, named here so that it is looked into):');
+  for (const f of flaky.slice(0, 40)) console.log(`  ${f}`);
+}
+if (failures.length > 0) {
+  console.log('failed:');
+  for (const f of failures.slice(0, 40)) console.log(`  ${f}`);
+}
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(bad || failed > 0 || passed === 0 ? 1 : 0);

@@ -127,7 +127,7 @@ export class DecryptError extends SvcError {
  * a key generated since the keys were loaded may be in the store now.
  */
 export class MissingKeyError extends DecryptError {
-  /** The fingerprint (CONTRACT.md §1) of the item's public key. */
+  /** The fingerprint (docs/interface-decisions.md#key-fingerprints) of the item's public key. */
   readonly keyId: string;
   constructor(keyId: string) {
     super(`cannot decrypt: no private key matches the item's public key ${keyId}`);
@@ -196,7 +196,7 @@ export function exitCodeOf(error: unknown): ExitCode {
   return error instanceof SvcError ? error.exitCode : ExitCode.failure;
 }
 
-/** An error as a script reads it (`--json`, batch results): CLI.md's `{ code, message, hint, exitCode, details }`. */
+/** An error as a script reads it (`--json`, batch results): `{ code, message, hint, exitCode, details }` (docs/interface-decisions.md#json-errors). */
 export interface ErrorReport {
   code: string;
   message: string;

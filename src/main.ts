@@ -4,11 +4,12 @@ import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
-import { ExitCode, JqHaltError, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
+import { CancelError, ExitCode, JqHaltError, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
 import type { Factory } from './factory.js';
 import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
 import { stdoutReaderGone } from './io/reader-gone.js';
+import { stopIsHandled } from './io/stop-signal.js';
 import { colorEnabled } from './io/streams.js';
 import { reportedColumns } from './io/terminal-columns.js';
 import { wrapText } from './io/wrap.js';
@@ -19,6 +20,19 @@ const UNTIL_STOPPED = new Set(['webhook listen', 'sandbox start', 'credit-note t
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let factory: Factory | undefined;
+  // Ctrl-C anywhere (a login waiting for its browser, a request, a prompt's wait) is a
+  // cancel: exit 3, as `svc help exit-codes` says, not the shell's 130. A command that
+  // listens for it itself (a server, --watch, a fan-out) stops in its own way instead.
+  process.on('SIGINT', () => {
+    if (stopIsHandled()) return;
+    const interrupted = new CancelError('interrupted (Ctrl-C)');
+    try {
+      writeSync(2, argv.includes('--json') ? `${jsonText({ error: errorReport(interrupted) })}\n` : `\nerror: ${interrupted.message}\n`);
+    } catch {
+      // stderr's reader is gone: the code still says it.
+    }
+    process.exit(ExitCode.cancelled);
+  });
   const ctx: CommandContext = {
     async run(cmd, load, opts) {
       // Before the verb's modules build their schemas (src/contract/zod-mode.ts).
@@ -66,7 +80,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   const noColorFlag = argv.includes('--no-color');
   let errColor: boolean | undefined;
   const red = (s: string) => ((errColor ??= colorEnabled({ env, noColorFlag, isTTY: Boolean(process.stderr.isTTY) })) ? `\x1b[31m${s}\x1b[39m` : s);
-  // --json: a failure is one JSON object on stderr (CLI.md), commander's usage errors included.
+  // --json: a failure is one JSON object on stderr (docs/interface-decisions.md#json-errors), commander's usage errors included.
   const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   let usageMessage = '';
   const program = buildProgram(ctx, {

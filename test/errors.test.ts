@@ -14,7 +14,7 @@ import {
   exitCodeOf,
 } from '../src/errors.js';
 
-describe('exit codes (CLI.md)', () => {
+describe('exit codes (docs/interface-decisions.md#exit-codes)', () => {
   it.each([
     [new UsageError('x'), 2],
     [new ValidationError('file', [{ path: 'a.b', message: 'bad' }]), 2],

@@ -1,6 +1,6 @@
 // What an operation module needs to call a protected operation: the client and the
 // integration's credentials, either a token source that can renew its token after a 401
-// (OAuth) or a company API key (CONTRACT.md §5, CLI.md's SVC_API_KEY).
+// (OAuth) or a company API key (docs/interface-decisions.md#api-keys, SVC_API_KEY, docs/interface-decisions.md#credentials-from-the-environment).
 import type { ApiClient, ApiKeyAuth, TokenSource } from './client.js';
 
 export interface Caller {
@@ -12,5 +12,5 @@ export interface Caller {
   companyId?: string | undefined;
 }
 
-/** CONTRACT.md §5: recipient resolution and every `/receipt/*` operation. */
+/** docs/interface-decisions.md#oauth-details: recipient resolution and every `/receipt/*` operation. */
 export const WRITE_RECEIPTS = 'write_receipts';

@@ -1,10 +1,10 @@
-// The one HTTP client of the CLI (over transport.ts): JSON in and out, CONTRACT.md §4 errors as
+// The one HTTP client of the CLI (over transport.ts): JSON in and out, docs/interface-decisions.md#error-bodies errors as
 // ApiError, bounded retries with full jitter, token renewal after a 401, and a --debug
 // trace that goes through src/io/redact.ts so it is safe to paste into an issue.
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { networkTransport, readAll, undiciTransport, type Transport } from './transport.js';
+import { networkTransport, readAll, RESPONSE_BYTES, undiciTransport, type Transport } from './transport.js';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
 import { ErrorBody } from '../contract/error.js';
@@ -25,7 +25,7 @@ export interface TokenSource {
   invalidate(): Promise<void>;
 }
 
-/** CONTRACT.md §5: a company API key, sent as X-API-Key instead of a bearer token. */
+/** docs/interface-decisions.md#api-keys: a company API key, sent as X-API-Key instead of a bearer token. */
 export interface ApiKeyAuth {
   apiKey: string;
 }
@@ -351,7 +351,7 @@ function buildUrl(baseUrl: string, path: string, query: Record<string, string | 
 
 async function buildHeaders(req: RawRequestOptions, sent: Sent, userAgent: string): Promise<Record<string, string>> {
   // Compressed answers are about half the bytes of a queue of encrypted requests, for a few
-  // hundred ms of decoding per 17 MB (bench/credit-note-poll.mjs, README "Networks").
+  // hundred ms of decoding per 17 MB (bench/credit-note-poll.mjs, docs/networks.md).
   const headers: Record<string, string> = { accept: sent.accept, 'accept-encoding': ACCEPT_ENCODING, 'user-agent': userAgent };
   if (sent.body !== undefined) headers['content-type'] = 'application/json';
   if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
@@ -401,7 +401,7 @@ async function exchange(
       streamed = res.body;
       body = Buffer.alloc(0);
     } else {
-      body = await readAll(res.body);
+      body = await readAll(res.body, RESPONSE_BYTES, `the answer to ${sent.method} ${sent.path}`);
     }
   } catch (error) {
     const proxyStatus = proxyStatusOf(error);

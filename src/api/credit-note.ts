@@ -1,4 +1,4 @@
-// Credit note management (INTERFACE.md, CONTRACT.md §6), all with a `write_receipts` token:
+// Credit note management (docs/interface-decisions.md#recipients-receipts-and-credit-notes, #return-request-moves), all with a `write_receipts` token:
 // the return request queue (`GET /credit-note`), its status updates, the credit note
 // template and the encrypted submission.
 import { CreditNoteSubmissionResult, type CreditNoteSubmission } from '../contract/credit-note.js';
@@ -42,7 +42,7 @@ export async function findReturnRequest(caller: Caller, requestId: string): Prom
 
 /**
  * `PATCH /credit-note/requests/{id}/status`. Setting the same status again is harmless
- * (CONTRACT.md §6), so a lost answer is simply asked again. A refused move (409) becomes a
+ * (docs/interface-decisions.md#return-request-moves), so a lost answer is simply asked again. A refused move (409) becomes a
  * RequestStateError carrying the service's account of the current state and allowed moves.
  */
 export async function setReturnRequestStatus(

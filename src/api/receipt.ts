@@ -1,4 +1,4 @@
-// Receipt management (INTERFACE.md, CONTRACT.md §6): `POST /receipt/template`,
+// Receipt management (docs/interface-decisions.md#recipients-receipts-and-credit-notes, #receipt-template-and-submission): `POST /receipt/template`,
 // `/receipt/encrypted` and `/receipt/email`, all with a `write_receipts` token.
 import {
   ReceiptEmailResponse,

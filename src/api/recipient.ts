@@ -1,4 +1,4 @@
-// `POST /recipient/resolve` (INTERFACE.md "Recipient management", CONTRACT.md §6). A card
+// `POST /recipient/resolve` (docs/interface-decisions.md#recipients-receipts-and-credit-notes, #recipient-resolution). A card
 // number or IBAN is sent once, in the body; no message of this module carries it in full.
 import { ResolveRecipientResponse, type ResolveRecipientRequest } from '../contract/recipient.js';
 import { ApiError, NotFoundError } from '../errors.js';

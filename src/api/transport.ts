@@ -1,7 +1,7 @@
 // How the API client's bytes travel. The default is Node's own node:http (node:https for an
 // https base URL, loaded only then), with keep-alive agents: it is in Node's start-up
 // snapshot, so a command pays nothing to load it, where undici cost some 39 ms of every
-// command that made a request (PERF-NOTES.md). Through a proxy (HTTPS_PROXY and the like,
+// command that made a request (docs/benchmarks.md#start-up). Through a proxy (HTTPS_PROXY and the like,
 // src/net/proxy-for.ts) undici's ProxyAgent carries the request, loaded only then; tests
 // that script answers with undici's MockAgent pass a dispatcher instead.
 //
@@ -13,6 +13,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { SvcError } from '../errors.js';
 import { proxyFor } from '../net/proxy-for.js';
 import { DEFAULT_ANSWER_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type NetworkSettings, type Timeouts } from '../net/settings.js';
 
@@ -152,9 +153,24 @@ export async function decoded(res: TransportResponse): Promise<TransportResponse
   return { statusCode: res.statusCode, headers, body: decoder };
 }
 
-/** Reads a whole body. */
-export async function readAll(body: Readable): Promise<Buffer> {
+/**
+ * An answer read whole is at most this: the largest the service sends whole is a document
+ * (a template, a receipt); lists that grow (the return queue) are read as they arrive.
+ */
+export const RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** Reads a whole body, at most `limit` bytes: past it the body is let go and the request fails. */
+export async function readAll(body: Readable, limit = RESPONSE_BYTES, what = 'the answer'): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks);
+  let total = 0;
+  for await (const chunk of body) {
+    const piece = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    total += piece.length;
+    if (total > limit) {
+      body.destroy();
+      throw new SvcError(`${what} is larger than ${limit / (1024 * 1024)} MiB: svc stopped reading it`, { hint: 'the service (or a proxy before it) sent far more than any answer of the interface; check SVC_BASE_URL' });
+    }
+    chunks.push(piece);
+  }
+  return Buffer.concat(chunks, total);
 }

@@ -1,4 +1,4 @@
-// Webhook management (INTERFACE.md "Webhook management", CONTRACT.md §6): create a
+// Webhook management (docs/interface-decisions.md#webhook-subscriptions): create a
 // subscription (its secret is in this one answer) and list them (without secrets; the list
 // is a sandbox extension the real service may not offer). Both take a `write_receipts` token.
 import * as z from 'zod';
@@ -34,7 +34,7 @@ export function listWebhookSubscriptions(caller: Caller): Promise<ListedWebhookS
   });
 }
 
-/** `DELETE /webhook/subscription/{id}`: a sandbox extension (CONTRACT §8); 204 when removed. */
+/** `DELETE /webhook/subscription/{id}`: a sandbox extension (docs/interface-decisions.md#subscription-listing); 204 when removed. */
 export async function deleteWebhookSubscription(caller: Caller, id: string): Promise<void> {
   await caller.api.request({
     method: 'DELETE',

@@ -5,6 +5,7 @@ import { BUILTIN_PROFILES } from '../config/defaults.js';
 import type { Settings } from '../config/settings.js';
 import { AuthError, SecretStoreError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { readBounded, SMALL_BYTES } from '../io/bounded-read.js';
 import { note, type IOStreams } from '../io/streams.js';
 import { envVariableFor } from '../secrets/env.js';
 import { memorySecretStore, type SecretStore } from '../secrets/store.js';
@@ -114,9 +115,7 @@ export function noCredentialsWithoutStore(f: Factory, error: unknown): unknown {
 
 /** A secret piped in: one trailing newline (from `echo`) is not part of it; empty is refused. */
 export async function readSecretFromStdin(io: IOStreams, what: string, hint: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
-  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const value = (await readBounded('-', io.stdin, `${what} from stdin`, { bytes: SMALL_BYTES, why: 'a secret is a short string' })).toString('utf8').replace(/\r?\n$/, '');
   if (value.trim() === '') throw new UsageError(`${what} from stdin is empty`, { hint });
   return value;
 }

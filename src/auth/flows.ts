@@ -1,4 +1,4 @@
-// The OAuth exchanges of INTERFACE.md "OAuth" and CONTRACT.md §5, as the CLI performs them:
+// The OAuth exchanges of docs/interface-decisions.md#oauth-flows and docs/interface-decisions.md#oauth-details, as the CLI performs them:
 // the browser authorization with PKCE and state, the two ways of redeeming its code, the
 // client-credentials token per Grant, and the rotating refresh of the code flow. Bodies
 // are JSON; the ApiClient's --debug trace redacts every secret member of them.
@@ -77,10 +77,12 @@ export async function authorizeAutomatically(
   const pkce = createPkce();
   const state = createState();
   const url = authorizeUrl(req.baseUrl, { clientId: req.clientId, redirectUri: req.redirectUri, scopes: req.scopes, challenge: pkce.challenge, state: state.value });
-  note(req.io, 'The sandbox approves this at once (--auto-approve):');
-  note(req.io, url);
   const { codeFromAutoApproval } = await import('./auto-approve.js');
-  return { code: await codeFromAutoApproval(url, req.redirectUri, state, req.clientAt), verifier: pkce.verifier, redirectUri: req.redirectUri };
+  const code = await codeFromAutoApproval(url, req.redirectUri, state, req.clientAt);
+  // Said once it happened: a sandbox without --auto-approve refuses (exit 2) without this line.
+  note(req.io, 'The sandbox approved this at once (--auto-approve):');
+  note(req.io, url);
+  return { code, verifier: pkce.verifier, redirectUri: req.redirectUri };
 }
 
 /**

@@ -188,7 +188,7 @@ function explainRefusedClient(f: Factory, error: unknown): unknown {
 export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<TokenSource & { grantId?: string }> {
   const handedIn = f.env.SVC_TOKEN;
   if (handedIn !== undefined && handedIn !== '') {
-    // CI hands in a token (CLI.md SVC_TOKEN): used as it is, never stored, never renewed; a
+    // CI hands in a token (docs/interface-decisions.md#credentials-from-the-environment SVC_TOKEN): used as it is, never stored, never renewed; a
     // 401 means that token is no good, which no login here would change.
     return {
       token: async () => handedIn,

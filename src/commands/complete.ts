@@ -30,14 +30,17 @@ async function live(source: LiveSource, f: Factory, path: string): Promise<reado
       const config = await f.config();
       return [...new Set([...config.profileNames(), ...Object.keys(BUILTIN_PROFILES)])].sort();
     }
-    case 'grants': {
+    case 'grants':
+    case 'grant-selectors': {
       const { resolveProfileName } = await import('../config/settings.js');
       const profile = (await f.config()).profile(resolveProfileName(f.globals, f.env).value);
-      // Each with its company after a tab: zsh and fish show it beside the ID, bash drops it.
+      // Each with its company after a tab: zsh and fish show it beside the value, bash drops it.
       const described = (id: string, company: unknown) => (typeof company === 'string' && company !== '' ? `${id}\t${company.replace(/[\t\n\r]/g, ' ')}` : id);
+      // A selector (--grant) is best a tax ID, what a person and bash can read; an ID where there is none.
+      const selector = (id: string, taxId: unknown) => (source === 'grant-selectors' && typeof taxId === 'string' && /^[^\s\t]+$/.test(taxId) ? taxId : id);
       return [
-        ...(profile.grants ?? []).map((g) => described(g.grant_id, g.company_legal_name)),
-        ...((profile.companies ?? []) as { merchant_id?: string; company_legal_name?: unknown }[]).flatMap((c) => (c.merchant_id ? [described(c.merchant_id, c.company_legal_name)] : [])),
+        ...(profile.grants ?? []).map((g) => described(selector(g.grant_id, g.tax_id), g.company_legal_name)),
+        ...((profile.companies ?? []) as { merchant_id?: string; company_legal_name?: unknown; tax_id?: unknown }[]).flatMap((c) => (c.merchant_id ? [described(selector(c.merchant_id, c.tax_id), c.company_legal_name)] : [])),
       ];
     }
     case 'request-ids':
@@ -47,9 +50,8 @@ async function live(source: LiveSource, f: Factory, path: string): Promise<reado
     case 'event-ids':
       return eventIds(profileStateDir(f, 'webhooks'));
     case 'subscription-ids': {
-      const text = await readFile(join(profileStateDir(f, 'webhooks'), 'subscriptions.json'), 'utf8');
-      const parsed = JSON.parse(text) as { subscriptions?: { id?: unknown }[] };
-      return (parsed.subscriptions ?? []).flatMap((s) => (typeof s.id === 'string' ? [s.id] : []));
+      const { readLocalSubscriptions } = await import('../webhook/subscriptions.js');
+      return (await readLocalSubscriptions(f)).map((s) => s.id);
     }
   }
 }

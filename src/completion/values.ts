@@ -13,7 +13,7 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export type LiveSource = 'profiles' | 'grants' | 'request-ids' | 'receipt-ids' | 'event-ids' | 'subscription-ids';
+export type LiveSource = 'profiles' | 'grants' | 'grant-selectors' | 'request-ids' | 'receipt-ids' | 'event-ids' | 'subscription-ids';
 
 export interface SlotValues {
   /** A fixed list. */
@@ -35,7 +35,8 @@ export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 // By flag name, wherever the flag is (unless a command path names it first).
 const FLAGS: Readonly<Record<string, SlotValues>> = {
   '--profile': { live: 'profiles' },
-  '--grant': { live: 'grants' },
+  // --grant takes a tax ID: one a person can read, and the one bash (which shows no descriptions) offers.
+  '--grant': { live: 'grant-selectors' },
   '--receipt': { live: 'receipt-ids' },
   '--status': { values: QUEUE_STATUSES },
   '--flow': { values: ['grant', 'code'] },

@@ -1,4 +1,4 @@
-// The keys `svc config` reads and writes (CLI.md), mapped to the profile's stored fields.
+// The keys `svc config` reads and writes (docs/interface-decisions.md#settings-precedence), mapped to the profile's stored fields.
 import { UsageError } from '../errors.js';
 import { checkDatabaseUrl, refuseStoredPassword } from '../store/database-url.js';
 import { validateBaseUrl } from './base-url.js';

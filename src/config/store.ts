@@ -48,7 +48,7 @@ export interface ConfigStore {
 /**
  * `<configDir>/config.json`, the file conf used to keep (same place, same JSON), read and
  * written with plain fs: conf pulled ajv in at every start (26 ms of each command,
- * PERF-NOTES.md) for a schema this file never had. Every read takes the file as it is now,
+ * docs/benchmarks.md#start-up) for a schema this file never had. Every read takes the file as it is now,
  * so a change by another process is seen; a write replaces the file whole (a private
  * temporary file, fsync'd, renamed over it), so a crash leaves the old file or the new one.
  */

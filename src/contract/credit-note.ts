@@ -1,4 +1,4 @@
-// `POST /credit-note/encrypted` (INTERFACE.md "Encrypted credit note entry").
+// `POST /credit-note/encrypted` (docs/interface-decisions.md#recipients-receipts-and-credit-notes).
 import * as z from 'zod';
 import { Base64, NonEmptyString, Sha256Hex, Uuid } from './common.js';
 import { ReceiverType } from './recipient.js';

@@ -1,7 +1,7 @@
-// CONTRACT.md §4: every error body, OAuth and non-OAuth alike.
+// docs/interface-decisions.md#error-bodies: every error body, OAuth and non-OAuth alike.
 import * as z from 'zod';
 
-/** CONTRACT.md §4: a request body over this is 413 `payload_too_large` (service and webhook receivers alike). */
+/** docs/interface-decisions.md#body-size-limit: a request body over this is 413 `payload_too_large` (service and webhook receivers alike). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export const ErrorDetail = z.looseObject({

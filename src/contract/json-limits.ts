@@ -2,7 +2,7 @@
 // - nested at most MAX_JSON_DEPTH levels: deeper input is refused as invalid rather than
 //   ending in "Maximum call stack size exceeded" somewhere in the code that walks it;
 // - no lone surrogate (U+D800–U+DFFF without its pair) in any string or key: such a string
-//   has no UTF-8 form and no canonical JSON (RFC 8785, CONTRACT §8), so no templateHash.
+//   has no UTF-8 form and no canonical JSON (RFC 8785, docs/interface-decisions.md#canonical-json-limits), so no templateHash.
 // The walk is iterative, so the check itself cannot overflow the stack.
 
 export const MAX_JSON_DEPTH = 64;

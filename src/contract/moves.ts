@@ -1,5 +1,5 @@
-// The issuer's moves of a return request (INTERFACE.md "States and transitions"; CONTRACT.md
-// §6): one table, which the sandbox enforces and the CLI's pickers, completion and
+// The issuer's moves of a return request (docs/interface-decisions.md#return-request-moves):
+// one table, which the sandbox enforces and the CLI's pickers, completion and
 // confirmations read. Plain data with type-only imports, so that `svc __complete` loads no
 // schema library to read it.
 import type { QueueItemStatus, SettableQueueItemStatus } from './returns.js';

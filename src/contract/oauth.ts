@@ -1,5 +1,5 @@
-// OAuth resources and requests (INTERFACE.md "OAuth", "Client application management";
-// CONTRACT.md §5, §6). Requests may arrive form-encoded or as JSON: either way they are
+// OAuth resources and requests (docs/interface-decisions.md#oauth-flows, #client-application-keys;
+// docs/interface-decisions.md#oauth-details, #client-application-key-shape). Requests may arrive form-encoded or as JSON: either way they are
 // validated as objects of strings.
 import * as z from 'zod';
 import { Base64, KeyAlgorithm, NonEmptyString, OpenEnum } from './common.js';
@@ -17,7 +17,7 @@ export const SCOPES = [
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 
-/** CONTRACT.md §5: `ALL_STORES` is our name for unrestricted access (then `store_ids` is empty). */
+/** docs/interface-decisions.md#oauth-details: `ALL_STORES` is our name for unrestricted access (then `store_ids` is empty). */
 export const StoreAccessMode = z.enum(['SELECTED_STORES', 'ALL_STORES']);
 export type StoreAccessMode = z.infer<typeof StoreAccessMode>;
 
@@ -105,7 +105,7 @@ export const AuthorizationCodeTokenRequest = z.looseObject({
   client_id: NonEmptyString,
   client_secret: NonEmptyString,
   redirect_uri: NonEmptyString,
-  /** Extension (CONTRACT.md §5): PKCE in this flow too. */
+  /** Extension (docs/interface-decisions.md#oauth-details): PKCE in this flow too. */
   code_verifier: NonEmptyString.optional(),
 });
 export type AuthorizationCodeTokenRequest = z.infer<typeof AuthorizationCodeTokenRequest>;
@@ -146,7 +146,7 @@ export type ClientApplicationPublicKey = z.infer<typeof ClientApplicationPublicK
 export const IssuerKey = z.looseObject({
   publicKey: NonEmptyString,
   algorithm: OpenEnum,
-  /** Base64url SHA-256 of the DER SubjectPublicKeyInfo (CONTRACT.md §1). */
+  /** Base64url SHA-256 of the DER SubjectPublicKeyInfo (docs/interface-decisions.md#key-fingerprints). */
   keyId: NonEmptyString,
 });
 export type IssuerKey = z.infer<typeof IssuerKey>;

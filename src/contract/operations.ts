@@ -1,4 +1,4 @@
-// Every operation of the interface (INTERFACE.md, CONTRACT.md) and of the sandbox's extensions
+// Every operation of the interface (docs/interface-decisions.md#the-services-interface) and of the sandbox's extensions
 // (§7), with the zod schemas of its request and its answers: the source of the OpenAPI
 // document (openapi.ts) and of the sandbox's own check of what it answers (a test mode).
 import * as z from 'zod';
@@ -27,12 +27,12 @@ import { ClockAdvanceRequest, ClockAdvanceResponse, OutageRequest, OutageRespons
 import { CreditNoteTemplateRequest, ReceiptTemplateRequest, UblDocument } from './template.js';
 import { WebhookSubscription, WebhookSubscriptionRequest } from './webhook.js';
 
-/** `client`: client_id and client_secret in the JSON body (INTERFACE.md), not HTTP Basic. */
+/** `client`: client_id and client_secret in the JSON body (docs/interface-decisions.md#authentication), not HTTP Basic. */
 export type Auth = 'bearer' | 'bearerOrApiKey' | 'client' | 'none';
 
 export interface Operation {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** With {param} segments, as the router and INTERFACE.md write them. */
+  /** With {param} segments, as the router and docs/interface-decisions.md#the-services-interface write them. */
   path: string;
   summary: string;
   auth: Auth;
@@ -64,8 +64,8 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'POST', path: '/credit-note/encrypted', summary: 'Submit a credit note encrypted per device (Idempotency-Key)', auth: 'bearerOrApiKey', request: CreditNoteSubmission, responses: { 201: CreditNoteSubmissionResult, 200: CreditNoteSubmissionResult } },
   { method: 'GET', path: '/credit-note/{serviceReceiptId}/issuer-key', summary: "The issuer's key for a receipt's credit notes", auth: 'bearerOrApiKey', responses: { 200: IssuerKey } },
   { method: 'POST', path: '/webhook/subscription', summary: 'Subscribe a URL to events (the signing secret is in the answer)', auth: 'bearerOrApiKey', request: WebhookSubscriptionRequest, responses: { 201: WebhookSubscription, 200: WebhookSubscription } },
-  { method: 'GET', path: '/webhook/subscription', summary: 'The subscriptions (sandbox extension, CONTRACT §8)', auth: 'bearerOrApiKey', responses: { 200: z.array(z.looseObject({ id: z.string() })) }, sandboxOnly: true },
-  { method: 'DELETE', path: '/webhook/subscription/{subscriptionId}', summary: 'Remove a subscription (sandbox extension, CONTRACT §8)', auth: 'bearerOrApiKey', responses: { 204: null }, sandboxOnly: true },
+  { method: 'GET', path: '/webhook/subscription', summary: 'The subscriptions (sandbox extension, docs/interface-decisions.md#subscription-listing)', auth: 'bearerOrApiKey', responses: { 200: z.array(z.looseObject({ id: z.string() })) }, sandboxOnly: true },
+  { method: 'DELETE', path: '/webhook/subscription/{subscriptionId}', summary: 'Remove a subscription (sandbox extension, docs/interface-decisions.md#subscription-listing)', auth: 'bearerOrApiKey', responses: { 204: null }, sandboxOnly: true },
   { method: 'GET', path: '/openapi.json', summary: 'This document (sandbox)', auth: 'none', responses: { 200: z.looseObject({ openapi: z.literal('3.1.0'), paths: z.record(z.string(), z.unknown()) }) }, sandboxOnly: true },
   { method: 'GET', path: '/sandbox/health', summary: 'Sandbox: liveness, version, start time and clock', auth: 'none', responses: { 200: SandboxHealth }, sandboxOnly: true },
   { method: 'POST', path: '/sandbox/reset', summary: 'Sandbox: drop all state', auth: 'none', responses: { 200: SandboxResetResponse }, sandboxOnly: true },

@@ -1,10 +1,10 @@
-// `POST /receipt/encrypted` and `POST /receipt/email` (CONTRACT.md §6).
+// `POST /receipt/encrypted` and `POST /receipt/email` (docs/interface-decisions.md#receipt-email).
 import * as z from 'zod';
 import { Base64, NonEmptyString, Sha256Hex } from './common.js';
 import { EncryptedCreditNoteEntry } from './credit-note.js';
 import { UblDocument } from './template.js';
 
-/** CONTRACT.md §6: the credit note entry, carrying `encryptedReceipt` in place of `encryptedCreditNote`. */
+/** docs/interface-decisions.md#receipt-template-and-submission: the credit note entry, carrying `encryptedReceipt` in place of `encryptedCreditNote`. */
 export const EncryptedReceiptEntry = EncryptedCreditNoteEntry.omit({ encryptedCreditNote: true }).extend({
   encryptedReceipt: Base64,
 });

@@ -1,4 +1,4 @@
-// `POST /recipient/resolve` (CONTRACT.md §6).
+// `POST /recipient/resolve` (docs/interface-decisions.md#recipient-resolution).
 import * as z from 'zod';
 import { ibanProblem } from './iban.js';
 import { NonEmptyString, OpenEnum } from './common.js';

@@ -1,5 +1,5 @@
 // Customer return requests: the decrypted plaintext, the polling queue item and its status
-// updates (INTERFACE.md "Return request", "Outstanding return request queue item"; CONTRACT.md §6).
+// updates (docs/interface-decisions.md#return-requests, #return-request-moves).
 import * as z from 'zod';
 import { NonEmptyString, OpenEnum } from './common.js';
 
@@ -93,13 +93,13 @@ export type SettableQueueItemStatus = z.infer<typeof SettableQueueItemStatus>;
 
 /**
  * Element of `GET /credit-note` (the polling shape). Ciphertexts are plain strings here: a bad
- * one makes that item undecryptable (CONTRACT.md §2), not the whole answer unreadable.
+ * one makes that item undecryptable (docs/interface-decisions.md#hybrid-encryption), not the whole answer unreadable.
  */
 export const QueueItem = z.looseObject({
   requestId: NonEmptyString,
   serviceReceiptId: NonEmptyString,
   encryptedSymmetricKey: z.string(),
-  // CONTRACT.md §2: without it the receiver tries each of its keys.
+  // docs/interface-decisions.md#which-key-decrypts: without it the receiver tries each of its keys.
   publicKey: z.string().optional(),
   /** One of `QueueItemStatus`, or a newer status shown as it is. */
   status: OpenEnum,

@@ -1,4 +1,4 @@
-// `POST /sandbox/grants/{grant_id}/revoke` (CONTRACT.md §5, §7), shared by the sandbox and
+// `POST /sandbox/grants/{grant_id}/revoke` (docs/interface-decisions.md#grant-revocation, #sandbox-endpoints), shared by the sandbox and
 // `svc sandbox revoke`.
 import * as z from 'zod';
 import { NonEmptyString } from './common.js';

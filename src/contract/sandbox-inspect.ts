@@ -1,4 +1,4 @@
-// Sandbox-only inspection endpoints (CONTRACT.md §7) for issue 4: what the simulated devices
+// Sandbox-only inspection endpoints (docs/interface-decisions.md#sandbox-endpoints) for issue 4: what the simulated devices
 // made of each delivery, and the email outbox. Shared by the sandbox and `svc sandbox
 // deliveries` / `svc sandbox outbox`.
 import * as z from 'zod';

@@ -1,4 +1,4 @@
-// Sandbox-only return request triggers (CONTRACT.md §7), shared by the sandbox and
+// Sandbox-only return request triggers (docs/interface-decisions.md#sandbox-endpoints), shared by the sandbox and
 // `svc sandbox trigger return-request | cancel`. The trigger says what the customer wants;
 // the sandbox's device turns it into the return request plaintext, and the rules of that
 // plaintext (`ReturnRequest`) are the ones enforced, so members here are only typed.

@@ -1,4 +1,4 @@
-// Sandbox-only endpoints (CONTRACT.md §7), shared by the sandbox and the `svc sandbox` verbs.
+// Sandbox-only endpoints (docs/interface-decisions.md#sandbox-endpoints), shared by the sandbox and the `svc sandbox` verbs.
 import * as z from 'zod';
 
 /** Ten years: enough to expire anything the service issues, small enough to keep dates valid. */

@@ -1,5 +1,5 @@
 // Template requests of `POST /credit-note/template` and `POST /receipt/template`
-// (INTERFACE.md "Credit note management", CONTRACT.md §6), and the UBL document they return.
+// (docs/interface-decisions.md#recipients-receipts-and-credit-notes, #receipt-template-and-submission), and the UBL document they return.
 import * as z from 'zod';
 import { formatMoney, toMinor } from '../crypto/money.js';
 import { Amount, NonEmptyString } from './common.js';
@@ -121,7 +121,7 @@ const receiptTemplateShape = {
   charges: z.array(Adjustment).optional(),
   taxes: z.array(ReceiptTax),
   note: OptionalString,
-  /** CONTRACT.md §5: required when the Grant restricts stores. */
+  /** docs/interface-decisions.md#store-restriction: required when the Grant restricts stores. */
   storeId: NonEmptyString.optional(),
 };
 

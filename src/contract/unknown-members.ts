@@ -1,5 +1,5 @@
 // Members of an input file that its schema does not name (`products[0].colour`): the
-// contract's objects are loose (CONTRACT: unknown members are kept, for a service newer than
+// contract's objects are loose (docs/interface-decisions.md#unknown-members-and-values: unknown members are kept, for a service newer than
 // svc), so a typo would be sent and signed into the document without a word. The schema's
 // JSON Schema is walked beside the value; a member is unknown when no branch of a union
 // names it. Building that JSON Schema costs a one-receipt `receipt send` ~10 ms (zod's

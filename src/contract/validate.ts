@@ -1,4 +1,4 @@
-// Turns zod failures into the `{ path, message }` issues of CONTRACT.md §4 with messages a
+// Turns zod failures into the `{ path, message }` issues of docs/interface-decisions.md#error-bodies with messages a
 // user can act on. The messages come from a per-parse error map rather than `z.config()`, so
 // that importing the contract never changes how unrelated zod schemas report errors.
 import * as z from 'zod';

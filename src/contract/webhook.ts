@@ -1,6 +1,6 @@
-// Webhook subscriptions, event deliveries and the envelope plaintext (INTERFACE.md "Events";
-// CONTRACT.md §3, §6). Ciphertexts in events are plain strings: a bad one makes that event
-// undecryptable (CONTRACT.md §2), it does not make the delivery unreadable.
+// Webhook subscriptions, event deliveries and the envelope plaintext (docs/interface-decisions.md#events-and-delivery-rules;
+// docs/interface-decisions.md#webhook-signatures, #receipt-envelope). Ciphertexts in events are plain strings: a bad one makes that event
+// undecryptable (docs/interface-decisions.md#hybrid-encryption), it does not make the delivery unreadable.
 import * as z from 'zod';
 import { NonEmptyString, OpenEnum } from './common.js';
 import { UblDocument } from './template.js';
@@ -42,7 +42,7 @@ export const CreditNoteInitiationRequest = z.looseObject({
   created_at: NonEmptyString,
   /** The original receipt. */
   serviceReceiptId: NonEmptyString,
-  // CONTRACT.md §2: without it the receiver tries each of its keys.
+  // docs/interface-decisions.md#which-key-decrypts: without it the receiver tries each of its keys.
   publicKey: z.string().optional(),
   encryptedCreditNoteInitiationRequest: z.string(),
   encryptedSymmetricKey: z.string(),
@@ -62,7 +62,7 @@ export const EncryptedCreditNoteDelivery = z.looseObject({
   /** Ciphertext of a `ReceiptEnvelope`. */
   encryptedEnvelope: z.string(),
   encryptedEnvelopeKey: z.string(),
-  // CONTRACT.md §2: without it the receiver tries each of its keys.
+  // docs/interface-decisions.md#which-key-decrypts: without it the receiver tries each of its keys.
   publicKey: z.string().optional(),
   recipientKeyAlgorithm: OpenEnum,
   envelopeVersion: z.int(),
@@ -111,7 +111,7 @@ export function isKnownWebhookEvent(event: WebhookEvent): event is KnownWebhookE
   return isKnownWebhookEventName(event.event);
 }
 
-/** Plaintext of `encryptedEnvelope` (CONTRACT.md §6); `documents` is authoritative. */
+/** Plaintext of `encryptedEnvelope` (docs/interface-decisions.md#receipt-envelope); `documents` is authoritative. */
 export const ReceiptEnvelope = z.looseObject({
   envelopeVersion: z.int().positive(),
   documents: z.looseObject({

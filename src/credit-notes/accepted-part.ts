@@ -1,4 +1,4 @@
-// The part of a return request the merchant accepted, as a decision of record (CONTRACT §8
+// The part of a return request the merchant accepted, as a decision of record (docs/interface-decisions.md#partial-acceptance
 // "Partial acceptance"): `accept --partial --item P:Q` (and triage's `p`) keeps it in the
 // ledger — shared with the team on PostgreSQL — and `issue` on a PARTIALLY_ACCEPTED request
 // credits that part by default and never more. A request accepted in part elsewhere, or by an
@@ -14,6 +14,8 @@ import type { Factory } from '../factory.js';
 import type { AcceptedPart } from '../store/ledger.js';
 import type { ItemQuantity } from './item-flag.js';
 import { askedPart, parsePart, partProblem } from './part.js';
+import { askedProducts } from './summary.js';
+import { note } from '../io/streams.js';
 import { quantityOf, scaledQuantity } from './check.js';
 
 /** `milk:1 bread:2`, as `--item` takes it. */
@@ -98,15 +100,24 @@ export function withinAcceptedPart(recorded: AcceptedPart | undefined, items: re
 
 /** The part, typed at a prompt as `--item` takes it, starting from `start` (default: what the request asks). */
 export async function askPart(f: Factory, requestId: string, request: ReturnRequest, start?: readonly ItemQuantity[]): Promise<ItemQuantity[]> {
+  // The products by name, above the IDs the answer is typed in.
+  const record = await (await f.ledger()).receipt(request.serviceReceiptId);
+  note(f.io, `${request.lineItems.length === 1 ? 'The product' : 'The products'} asked back:\n${askedProducts(request, record)}`);
+  const kept = typedParts.get(requestId);
   const text = await f.prompter().input({
     message: `Which part of ${requestId.slice(0, 8)} is accepted? PRODUCT_ID:QTY, several separated by spaces:`,
     flag: '--item',
-    default: start && start.length > 0 ? partText(start) : askedPart(request),
+    default: kept ?? (start && start.length > 0 ? partText(start) : askedPart(request)),
     editable: true,
     validate: (value) => partProblem(value, requestId, request),
+    typed: (value) => void typedParts.set(requestId, value),
   });
+  typedParts.delete(requestId);
   return parsePart(text, requestId, request);
 }
+
+/** A part typed and left (Esc) before it was taken, by request: offered again at the next prompt for it in this process. */
+const typedParts = new Map<string, string>();
 
 /**
  * A part in pieces the receipt cannot have (half a bottle of a product sold `EA`), against

@@ -1,4 +1,4 @@
-// INTERFACE.md "RETURN_REQUESTED" processing: a decrypted return request is checked against
+// docs/interface-decisions.md#return-requests processing: a decrypted return request is checked against
 // the merchant's own record of the receipt before any credit note is built. Every problem
 // is collected, so the merchant sees them all at once, each at the line it concerns.
 import type { ReturnRequest } from '../contract/returns.js';
@@ -164,7 +164,7 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   return [...allocations.values()];
 }
 
-/** Only a PENDING request can still be rejected (CONTRACT.md §6); an accepted one can only be completed. */
+/** Only a PENDING request can still be rejected (docs/interface-decisions.md#return-request-moves); an accepted one can only be completed. */
 function refusedHint(requestId: string, status: string): string {
   if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
     return (

@@ -1,7 +1,7 @@
 // The credit note's figures, from the merchant's own record of the receipt and never from
 // the customer's request: every line amount (net, discounts, charges, taxes) is the credited
 // share of the original line by quantity, in integer minor units, rounded half away from
-// zero (CONTRACT.md §1). A share is taken as the difference of cumulative shares, so that
+// zero (docs/interface-decisions.md#money). A share is taken as the difference of cumulative shares, so that
 // the credit notes of a line, however it is split, add up exactly to the line.
 import { CreditNoteTemplateRequest, type Adjustment, type Product, type ProductTax, type ReceiptTax, type ReceiptTemplateRequest } from '../contract/template.js';
 import { parseOrThrow } from '../contract/validate.js';

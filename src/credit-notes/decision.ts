@@ -36,7 +36,7 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
     const terms: Terms = { documentNumber: undefined, now: f.clock.now(), windowDays: returnWindowDays(f) };
     const ledger = await f.ledger();
     const shown = prepare(opened, creditedOf(await ledger.credits(opened.item.serviceReceiptId)), terms);
-    const text = previewText(shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) });
+    const text = previewText(shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) }, f.io.stdoutIsTTY ? f.io.columns : undefined);
     const flags = items.map((i) => ` --item ${i.productId}:${i.quantity}`).join('');
     return {
       json: { requestId: opened.item.requestId, checks: 'passed', creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency },

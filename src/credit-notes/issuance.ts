@@ -1,4 +1,4 @@
-// `credit-note issue`: the whole of INTERFACE.md "RETURN_REQUESTED" processing. The request
+// `credit-note issue`: the whole of docs/interface-decisions.md#return-requests processing. The request
 // (or the part of it named with --item, which a PARTIALLY_ACCEPTED request needs) is decrypted
 // and checked against the merchant's own record of the receipt (open-request.ts), the credit
 // note is computed from that record, never from the customer's figures (prepare.ts), and
@@ -16,9 +16,9 @@ import { RequestStateError, setReturnRequestStatus } from '../api/credit-note.js
 import type { CreditNoteSubmissionResult } from '../contract/credit-note.js';
 import type { QueueItem } from '../contract/returns.js';
 import { formatMoney } from '../crypto/money.js';
-import { CancelError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { canPrompt, note } from '../io/streams.js';
+import { confirmOrCancel } from '../io/prompter.js';
 import { contentDigest, startedBy } from '../receipts/submission.js';
 import type { Credited, Intent } from '../store/ledger.js';
 import { partChanged, sameRecordedPart } from './accepted-part.js';
@@ -178,8 +178,7 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Ope
   if (!opts.yes) {
     const company = await companyNameOf(f, caller);
     const message = `Request ${item.requestId} of ${company} was already credited by ${earlier.documentNumber} (issued elsewhere; no second credit note is issued). Complete it? It cannot be moved again.`;
-    const ok = await f.prompter().confirm({ message, flag: '--yes' });
-    if (!ok) throw new CancelError(`cancelled: request ${item.requestId} was not completed (it stays credited by ${earlier.documentNumber})`);
+    await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, `cancelled: request ${item.requestId} was not completed (it stays credited by ${earlier.documentNumber})`);
   }
   if (item.status === 'PENDING') {
     const part = creditsWhole(opened, earlier) ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED';
@@ -231,11 +230,10 @@ async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Pr
   const { credit } = shown;
   const asked = { summary: requestSummary(shown.returnRequest, await (await f.ledger()).receipt(shown.item.serviceReceiptId)), company: await companyNameOf(f, caller) };
   const message = issueQuestion({ documentNumber: credit.request.documentNumber, amount: formatMoney(credit.totals.total, credit.currency) }, asked, opts.complete === true);
-  const ok = await f.prompter().confirm({ message, flag: '--yes' });
-  if (!ok) throw new CancelError('cancelled: no credit note was issued');
+  await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, 'cancelled: no credit note was issued');
 }
 
-/** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (CONTRACT.md §6). */
+/** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (docs/interface-decisions.md#return-request-moves). */
 async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whole: boolean, result: CreditNoteSubmissionResult): Promise<string> {
   try {
     if (item.status === 'PENDING') await rememberMove(f, item.requestId, (await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED')).status);

@@ -75,6 +75,13 @@ export function movesFor(status: string): MoveKey[] {
 export interface Asked {
   summary: string;
   company: string;
+  /** Named in a list of several: two requests on one document can read alike. */
+  requestId?: string | undefined;
+}
+
+/** "R-2025-000871 (1 × Milk, 1.28 EUR) of Example Retail Ltd, request 1dd58e1e": one line of a list of several. */
+export function listedLine(a: Asked): string {
+  return `  ${a.summary} of ${a.company}${a.requestId === undefined ? '' : `, request ${a.requestId.slice(0, 8)}`}`;
 }
 
 /** What a final move will credit: a credit note already issued for the request, or none. */
@@ -85,14 +92,14 @@ const FINAL = 'It cannot be moved again.';
 /** `reject`'s question: no credit note, and final. */
 export function rejectQuestion(asked: readonly Asked[]): string {
   if (asked.length === 1) return `Reject ${asked[0]!.summary} of ${asked[0]!.company}? No credit note is issued. ${FINAL}`;
-  return `Reject these ${asked.length} requests? No credit note is issued for any of them. They cannot be moved again.\n${asked.map((a) => `  ${a.summary} of ${a.company}`).join('\n')}\n`;
+  return `Reject these ${asked.length} requests? No credit note is issued for any of them. They cannot be moved again.\n${asked.map(listedLine).join('\n')}\n`;
 }
 
 /** `complete`'s question: the credit note issued for each request, or that none is and nothing is credited. */
 export function completeQuestion(asked: readonly (Asked & { credited: CreditNoteIssued })[]): string {
   const how = (c: CreditNoteIssued) => (c === undefined ? 'with NO credit note: nothing is credited' : `credited by credit note ${c.documentNumber} (${c.amount})`);
   if (asked.length === 1) return `Complete ${asked[0]!.summary} of ${asked[0]!.company} ${how(asked[0]!.credited)}? ${FINAL}`;
-  return `Complete these ${asked.length} requests? They cannot be moved again.\n${asked.map((a) => `  ${a.summary} of ${a.company}, ${how(a.credited)}`).join('\n')}\n`;
+  return `Complete these ${asked.length} requests? They cannot be moved again.\n${asked.map((a) => `${listedLine(a)}, ${how(a.credited)}`).join('\n')}\n`;
 }
 
 /** `issue`'s question: which credit note, how much, whose; with --complete, the request it closes. */

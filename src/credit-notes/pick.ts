@@ -67,7 +67,7 @@ export async function pickRequestId(f: Factory, what: PickFor): Promise<string> 
 
 /**
  * The open requests (PENDING, ACCEPTED, PARTIALLY_ACCEPTED) the service lists, oldest first,
- * each decrypted or with the reason it cannot be; kept in the ledger as seen (CONTRACT §8).
+ * each decrypted or with the reason it cannot be; kept in the ledger as seen (docs/interface-decisions.md#outstanding-queue).
  */
 export async function openRequests(f: Factory, caller: Caller): Promise<ReadItem[]> {
   const listed = await listReturnRequests(caller);

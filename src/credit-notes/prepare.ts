@@ -99,7 +99,7 @@ function documentNumberFor(receiptNumber: string, previous: readonly Credited[],
   return `CN-${receiptNumber}-${n}`;
 }
 
-/** A credited request is closed with COMPLETED, which only an accepted one can move to (CONTRACT.md §6). */
+/** A credited request is closed with COMPLETED, which only an accepted one can move to (docs/interface-decisions.md#return-request-moves). */
 function markDoneHint(item: QueueItem): string {
   const complete = `\`svc credit-note complete ${item.requestId}\``;
   if (item.status !== 'PENDING') return `mark it done with ${complete}`;

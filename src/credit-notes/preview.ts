@@ -7,6 +7,7 @@ import type { Factory } from '../factory.js';
 import { maskLast4 } from '../io/redact.js';
 import { note } from '../io/streams.js';
 import { wrapText } from '../io/wrap.js';
+import { displayWidth, fitWidth, padWidth } from '../io/width.js';
 import type { Credited } from '../store/ledger.js';
 import type { ComputedCreditNote } from './compute.js';
 import { returnWindowEnd } from './check.js';
@@ -41,7 +42,7 @@ export function preview(
   previous: readonly Credited[] = [],
   window?: WindowTerms,
 ): void {
-  const text = previewText(credit, request, previous, window);
+  const text = previewText(credit, request, previous, window, f.io.stderrIsTTY ? f.io.columns : undefined);
   note(f.io, f.io.stderrIsTTY ? wrapText(text, f.io.columns, { hang: '  ' }) : text);
 }
 
@@ -51,6 +52,8 @@ export function previewText(
   request: ReturnRequest,
   previous: readonly Credited[] = [],
   window?: WindowTerms,
+  /** On a terminal, its width: the table's names are cut so that each row fits, its columns kept aligned. */
+  columns?: number,
 ): string {
   const { currency, totals } = credit;
   const amount = (minor: number) => formatMoney(minor, currency).slice(0, -(currency.length + 1));
@@ -66,9 +69,19 @@ export function previewText(
       amount(line.total),
     ]),
   ];
-  const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length))) ?? [];
+  const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => displayWidth(row[col] ?? '')))) ?? [];
+  // Wider than the terminal: the names give way first, then the product IDs, never the figures.
+  const NAME = 2;
+  const PRODUCT = 1;
+  let over = columns === undefined ? 0 : 2 + widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) - columns;
+  for (const col of [NAME, PRODUCT]) {
+    if (over <= 0) break;
+    const cut = Math.min(over, Math.max(0, (widths[col] ?? 0) - 4));
+    widths[col] = (widths[col] ?? 0) - cut;
+    over -= cut;
+  }
   const numeric = new Set([3, 4, 5, 6]);
-  const lines = rows.map((row) => `  ${row.map((cell, col) => (numeric.has(col) ? cell.padStart(widths[col] ?? 0) : cell.padEnd(widths[col] ?? 0))).join('  ')}`.trimEnd());
+  const lines = rows.map((row) => `  ${row.map((cell, col) => (numeric.has(col) ? padWidth(cell, widths[col] ?? 0, 'right') : padWidth(fitWidth(cell, widths[col] ?? 0), widths[col] ?? 0))).join('  ')}`.trimEnd());
   const money = (minor: number) => formatMoney(minor, currency);
   const adjustments = [
     ...(totals.discounts > 0 ? [`discounts -${money(totals.discounts)}`] : []),

@@ -1,4 +1,4 @@
-// CONTRACT §8 "Outstanding" queue: a real service may list only PENDING items, so an item is
+// docs/interface-decisions.md#outstanding-queue: a real service may list only PENDING items, so an item is
 // kept in the ledger when it is first seen, and a command that needs one the queue no longer
 // lists (`issue` after `accept`, `show`) falls back to the kept copy. The copy is the
 // encrypted item as the service sent it: nothing decrypted is kept.

@@ -8,7 +8,7 @@ import { KNOWN_REASON_CODES, QueueItemStatus, RefundPreference, type ReturnReque
 import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { parseDurationSeconds } from '../io/duration.js';
-import { knownReceipts, receiptNamed, receiptsOfCustomer } from '../receipts/receipt-id.js';
+import { documentNumberOf, knownReceipts, receiptNamed, receiptsOfCustomer } from '../receipts/receipt-id.js';
 import { OPEN_STATUSES, type QueueFilter } from './filter.js';
 
 export interface QueueFilterFlags {
@@ -62,7 +62,7 @@ export function queueFilter(flags: QueueFilterFlags, now: number): QueueFilter {
  * profile's receipt records. A --receipt no record knows still matches a serviceReceiptId
  * prefix, or the document number in a decrypted request (receipts another machine issued).
  */
-export async function queueSelection(f: Factory, flags: QueueFilterFlags, opts: { decrypt: boolean }): Promise<QueueSelection> {
+export async function queueSelection(f: Factory, flags: QueueFilterFlags, opts: { decrypt: boolean; acrossCompanies?: boolean }): Promise<QueueSelection> {
   const filter = queueFilter(flags, f.clock.now());
   const reason = flags.reason?.trim().toUpperCase();
   const refund = flags.refund?.trim().toUpperCase();
@@ -76,7 +76,19 @@ export async function queueSelection(f: Factory, flags: QueueFilterFlags, opts: 
   const customer = flags.customer?.trim();
   if (flags.customer !== undefined && customer === '') throw new UsageError('--customer needs some of an email, phone number or name');
   const records = filter.receipt !== undefined || customer !== undefined ? await knownReceipts(f) : [];
-  if (filter.receipt !== undefined) {
+  const sameNumber = filter.receipt === undefined ? [] : records.filter((r) => documentNumberOf(r) === filter.receipt);
+  // A serviceReceiptId (or a prefix of one) names one receipt, in any company.
+  const byId = filter.receipt !== undefined && records.some((r) => r.serviceReceiptId.startsWith(filter.receipt!));
+  if (filter.receipt !== undefined && !byId && (sameNumber.length > 1 || (opts.acrossCompanies && opts.decrypt))) {
+    // A document number is per company: on several receipts (of several companies), or in
+    // the queues of many companies (where receipts this ledger never kept may carry it too),
+    // it means every receipt with that number, one per company.
+    const given = filter.receipt;
+    const ids = new Set(sameNumber.map((r) => r.serviceReceiptId));
+    filter.receipt = undefined;
+    if (opts.decrypt) tests.push((i) => ids.has(i.serviceReceiptId) || i.returnRequest?.receiptId === given);
+    else filter.receipts = [...ids];
+  } else if (filter.receipt !== undefined) {
     const named = receiptNamed(records, filter.receipt);
     if (named !== undefined) {
       filter.receipts = [named.serviceReceiptId];

@@ -1,6 +1,6 @@
 // The return request queue as the merchant sees it: each item with its decrypted return
 // request, or the reason it could not be read. An item that fails never takes the others
-// with it (CLI.md: `returnRequest` or `decryptError`, never both).
+// with it (docs/interface-decisions.md#json-output: `returnRequest` or `decryptError`, never both).
 //
 // RSA-OAEP unwrapping is most of the cost (about 0.3 ms an item), so a queue of thousands is
 // unwrapped on threads that do nothing else (crypto/unwrap-threads.ts), while this thread

@@ -25,7 +25,7 @@ import { hashedTemplate } from '../receipts/template.js';
 import { originalReceipt } from './open-request.js';
 import type { CreditNoteRecord } from '../contract/records.js';
 
-/** The only algorithm CONTRACT.md §2 defines a wrap for. */
+/** The only algorithm docs/interface-decisions.md#hybrid-encryption defines a wrap for. */
 const SUPPORTED_ALGORITHM = 'RSA_2048';
 
 export interface Issued {
@@ -140,7 +140,7 @@ function encryptable(f: Factory, recipients: readonly Recipient[]): Recipient[] 
   });
 }
 
-/** CONTRACT.md §6: the receipt entry and the credit note entry differ only in the document's field. */
+/** docs/interface-decisions.md#receipt-template-and-submission: the receipt entry and the credit note entry differ only in the document's field. */
 function asCreditNoteEntry({ encryptedReceipt, ...entry }: EncryptedReceiptEntry): EncryptedCreditNoteEntry {
   return { ...entry, encryptedCreditNote: encryptedReceipt };
 }

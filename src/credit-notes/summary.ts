@@ -37,3 +37,16 @@ function share(product: RecordedProduct, quantity: number, currency: string): nu
     return undefined;
   }
 }
+
+/** The request's products one a line, by ID and name, as a part prompt lists them: "  4001234567890  Whole milk 3.5% 1 l (asked: 2)". */
+export function askedProducts(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
+  const products = (receipt?.templateRequest as { products?: RecordedProduct[] } | undefined)?.products ?? [];
+  const ids = request.lineItems.map((line) => oneLine(line.productId));
+  const width = Math.max(...ids.map((id) => id.length));
+  return request.lineItems
+    .map((line, i) => {
+      const name = products.find((p) => p.identifier === line.productId)?.name;
+      return `  ${ids[i]!.padEnd(width)}  ${name === undefined ? '(not in this profile\'s record of the receipt)' : oneLine(name)} (asked: ${line.quantity})`;
+    })
+    .join('\n');
+}

@@ -1,4 +1,4 @@
-// Base64 per CONTRACT §1. Node's decoder silently skips characters outside the alphabet and
+// Base64 per docs/interface-decisions.md#base64. Node's decoder silently skips characters outside the alphabet and
 // tolerates missing padding, so every input is validated before it is decoded.
 
 /** Thrown by `decodeBase64Strict`; crypto callers turn it into `DecryptError`. */

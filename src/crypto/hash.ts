@@ -6,12 +6,12 @@ export function sha256Hex(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** CONTRACT §1 `templateHash` / `finalHash`: SHA-256 of the JCS canonical JSON. */
+/** docs/interface-decisions.md#template-and-final-hashes `templateHash` / `finalHash`: SHA-256 of the JCS canonical JSON. */
 export function documentHash(doc: unknown): string {
   return sha256Hex(canonicalize(doc));
 }
 
-/** CONTRACT §3 idempotency key of a webhook delivery: SHA-256 of the exact raw body bytes. */
+/** docs/interface-decisions.md#webhook-deliveries idempotency key of a webhook delivery: SHA-256 of the exact raw body bytes. */
 export function bodyId(rawBody: Uint8Array | string): string {
   return sha256Hex(rawBody);
 }

@@ -1,4 +1,4 @@
-// Hybrid encryption of every `encrypted*` field, exactly CONTRACT §2: a fresh AES-256-GCM
+// Hybrid encryption of every `encrypted*` field, exactly docs/interface-decisions.md#hybrid-encryption: a fresh AES-256-GCM
 // content key per ciphertext (Base64 of IV || ciphertext || tag), wrapped with RSA-OAEP
 // SHA-256 (MGF1-SHA-256, empty label). Every decryption failure is one DecryptError whose
 // reason names no plaintext and no key material.
@@ -157,7 +157,7 @@ function fingerprintOfPrivate(pem: string): string | undefined {
 }
 
 /**
- * CONTRACT §2 last bullet: decrypt with the historical key whose fingerprint matches the
+ * docs/interface-decisions.md#which-key-decrypts: decrypt with the historical key whose fingerprint matches the
  * item's `publicKey`; only without that field is every key tried in turn. Keys are matched
  * on their own key material, so a mislabelled `keyId` cannot select the wrong key.
  */

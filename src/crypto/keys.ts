@@ -1,4 +1,4 @@
-// RSA key pairs per CONTRACT §2: public keys travel as Base64 of DER SPKI, private keys stay
+// RSA key pairs per docs/interface-decisions.md#hybrid-encryption: public keys travel as Base64 of DER SPKI, private keys stay
 // PKCS#8 PEM. Parsed KeyObjects are cached because a poll or a webhook backlog decrypts
 // thousands of items with the same few keys, and parsing a private key costs more than
 // the AES work per item.
@@ -94,7 +94,7 @@ export function publicKeyOfPrivate(pem: string): string {
 }
 
 /**
- * CONTRACT §1 keyId: base64url (no padding) SHA-256 of the DER SPKI. A string is Base64 SPKI;
+ * docs/interface-decisions.md#key-fingerprints keyId: base64url (no padding) SHA-256 of the DER SPKI. A string is Base64 SPKI;
  * a KeyObject may be public or private. Always hashed from Node's re-export, so the public
  * key of an item and the private key that opens it agree whatever form each arrives in.
  */

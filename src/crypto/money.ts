@@ -1,4 +1,4 @@
-// CONTRACT.md §1: amounts travel as JSON numbers, but every sum and comparison is done in
+// docs/interface-decisions.md#money: amounts travel as JSON numbers, but every sum and comparison is done in
 // integer minor units of the currency, rounding half away from zero. Conversions go through
 // the number's shortest decimal spelling, so binary noise (1.005 is stored as
 // 1.00499999999999989…) never decides a rounding.

@@ -10,6 +10,7 @@ import { grantEntries, selectGrant, type GrantEntry } from '../auth/grant-select
 import { readAuthorizations } from '../auth/profile.js';
 import { CancelError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { REQUEST_BYTES } from '../io/bounded-read.js';
 import { readBytesInput } from '../io/input.js';
 import type { ApiClient } from '../api/client.js';
 
@@ -23,7 +24,7 @@ export interface FanOutFlags {
 
 // A Grant costs two round trips cold (token, then the call) and svc ~1.5 ms of CPU: against a
 // service 20-60 ms away, 16 at once is ~12x one at a time (8 was ~7x) while the CPU stays far
-// from the limit; the service limits each Grant on its own (CONTRACT §8), not the run.
+// from the limit; the service limits each Grant on its own (docs/interface-decisions.md#rate-limits-in-the-sandbox), not the run.
 export const DEFAULT_CONCURRENCY = 16;
 const MAX_CONCURRENCY = 64;
 
@@ -44,7 +45,7 @@ export async function fanOutTargets(f: Factory, flags: FanOutFlags): Promise<Gra
   const entries = grantEntries(readAuthorizations(await f.config(), settings.profile.value));
   if (entries.length === 0) throw new UsageError('this profile has no Grants to act for', { hint: 'run `svc auth login`' });
   if (flags.grants === undefined) return entries;
-  const text = (await readBytesInput(flags.grants, f)).toString('utf8');
+  const text = (await readBytesInput(flags.grants, f, { bytes: REQUEST_BYTES, why: 'a list of Grant selectors, one a line' })).toString('utf8');
   const chosen = new Set<string>();
   text.split(/\r?\n/).forEach((raw, index) => {
     // A `#` at the start or after whitespace starts a comment (`EU000000002  # Sample Foods`).

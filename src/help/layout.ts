@@ -4,6 +4,7 @@
 // and the terminal breaks them mid-word.) A usage line too long for the terminal wraps under
 // its first word, and text after the options (addHelpText) wraps at words too.
 import { Help, type Command, type Option } from 'commander';
+import { stdoutColumns } from '../io/terminal-columns.js';
 import { wrapText } from '../io/wrap.js';
 
 /** Narrower than this, a description column is too thin to read. */
@@ -13,7 +14,7 @@ const USAGE = 'Usage: ';
 
 /** Text shown after a command's help, wrapped at words to the terminal it is read on (whole when piped). */
 export function wrappedHelpText(text: string, hang = '    '): () => string {
-  return () => wrapText(text, process.stdout.isTTY ? process.stdout.columns : undefined, { hang });
+  return () => wrapText(text, stdoutColumns(), { hang });
 }
 
 /**

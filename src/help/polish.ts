@@ -7,6 +7,7 @@
 import { Help, type Command } from 'commander';
 import { missingArgumentText } from './arguments.js';
 import { helpLayout } from './layout.js';
+import { stdoutColumns } from '../io/terminal-columns.js';
 import { wrapText } from '../io/wrap.js';
 import { EXAMPLES } from './examples.js';
 
@@ -52,7 +53,7 @@ export function polishHelp(program: Command): void {
     const path = commandPathOf(cmd);
     if (path !== '') cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: false, subcommandTerm, ...helpLayout });
     // Wrapped like the rest of the help: at word boundaries, to the terminal it is read on.
-    cmd.addHelpText('after', () => wrapText(afterHelp(path), process.stdout.isTTY ? process.stdout.columns : undefined, { hang: '    ' }));
+    cmd.addHelpText('after', () => wrapText(afterHelp(path), stdoutColumns(), { hang: '    ' }));
     // Commander's own message only names the argument.
     (cmd as unknown as { missingArgument(name: string): void }).missingArgument = (name: string) => {
       cmd.error(`error: ${missingArgumentText(name)}\n(usage: svc ${path} ${cmd.usage()})`, { code: 'commander.missingArgument', exitCode: 2 });

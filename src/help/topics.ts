@@ -1,4 +1,4 @@
-// `svc help environment` and `svc help exit-codes`: what CLI.md says, where a user looks.
+// `svc help environment` and `svc help exit-codes`: what docs/interface-decisions.md#exit-codes says, where a user looks.
 
 export const ENVIRONMENT = `Environment variables (a flag wins over its variable):
 
@@ -38,7 +38,7 @@ export const ENVIRONMENT = `Environment variables (a flag wins over its variable
   SVC_WEBHOOK_CLAIM_SECONDS
                            lease of a delivery a listener claimed (team journal, default 30)
 
-  Networks (README "Networks"):
+  Networks (docs/networks.md):
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY (either case)
                            proxies as curl and npm take them; loopback is never proxied;
                            credentials in the URL: http://user:password@host:port

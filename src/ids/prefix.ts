@@ -1,4 +1,4 @@
-// IDs as people type them (CLI.md, "IDs and lists"): wherever an ID is taken, the whole ID
+// IDs as people type them (docs/interface-decisions.md#ids-by-prefix): wherever an ID is taken, the whole ID
 // or a unique prefix of 6 or more characters among the IDs the command knows of (the
 // service's list, this machine's records). One rule for return requests, Grants, receipts,
 // keys, events and subscriptions, so each says the same thing when a prefix is too short or

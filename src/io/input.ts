@@ -2,7 +2,7 @@
 // file and, for bad JSON, the line and column; they never quote the input, which may hold
 // a customer's personal data (V8's own JSON messages do quote it).
 import { isUtf8 } from 'node:buffer';
-import { readFile } from 'node:fs/promises';
+import { readBounded, REQUEST_BYTES, type ReadLimit } from './bounded-read.js';
 import { jsonInputProblem } from '../contract/json-limits.js';
 import { UsageError, ValidationError } from '../errors.js';
 import { note, type IOStreams } from './streams.js';
@@ -17,10 +17,14 @@ export function inputName(path: string): string {
   return path === '-' ? 'standard input' : path;
 }
 
-/** Reads and parses a JSON file, or standard input for `-`; the value is for the caller's schema. */
-export async function readJsonInput(path: string, f: Reader): Promise<unknown> {
+/** A document sent as one request: the service refuses bodies over 1 MiB (413), and nothing raises that. */
+export const REQUEST_LIMIT: ReadLimit = { bytes: REQUEST_BYTES, why: 'the service refuses request bodies over 1 MiB' };
+
+/** Reads and parses a JSON file, or standard input for `-`, at most `limit`; the value is for the caller's schema. */
+export async function readJsonInput(path: string, f: Reader, limit: ReadLimit = REQUEST_LIMIT): Promise<unknown> {
   const name = inputName(path);
-  const text = utf8Text(path === '-' ? await readStdin(f) : await readPath(path, null), name);
+  if (path === '-' && f.io.stdinIsTTY) note(f.io, 'reading JSON from standard input (end it with Ctrl-D)');
+  const text = utf8Text(await readInput(path, f, limit), name);
   if (text.trim() === '') throw new UsageError(`${name} is empty`, { hint: 'give a JSON document' });
   let value: unknown;
   try {
@@ -37,23 +41,26 @@ export async function readJsonInput(path: string, f: Reader): Promise<unknown> {
   return value;
 }
 
-/** The exact bytes of a file, or of standard input for `-` (a signed body, say). */
-export async function readBytesInput(path: string, f: Reader): Promise<Buffer> {
-  if (path !== '-') return readPath(path, null);
-  if (f.io.stdinIsTTY) note(f.io, 'reading standard input (end it with Ctrl-D)');
-  return stdinBytes(f);
+/** The exact bytes of a file, or of standard input for `-` (a signed body, say), at most `limit`. */
+export async function readBytesInput(path: string, f: Reader, limit: ReadLimit): Promise<Buffer> {
+  if (path === '-' && f.io.stdinIsTTY) note(f.io, 'reading standard input (end it with Ctrl-D)');
+  return readInput(path, f, limit);
 }
 
-async function readPath(path: string): Promise<string>;
-async function readPath(path: string, encoding: null): Promise<Buffer>;
-async function readPath(path: string, encoding: 'utf8' | null = 'utf8'): Promise<string | Buffer> {
+async function readInput(path: string, f: Reader, limit: ReadLimit): Promise<Buffer> {
   try {
-    return encoding === null ? await readFile(path) : await readFile(path, encoding);
+    return await readBounded(path, f.io.stdin, inputName(path), limit);
   } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown error';
-    const why = READ_ERRORS[code] ?? code;
-    throw new UsageError(`cannot read ${path}: ${why}`, { hint: 'check the path, or pass - to read standard input', cause: error });
+    throw inputReadError(path, error);
   }
+}
+
+/** A file that cannot be opened or read, named with the reason; a usage error (a limit) passes as it is. */
+export function inputReadError(path: string, error: unknown): unknown {
+  if (error instanceof UsageError) return error;
+  const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown error';
+  const why = READ_ERRORS[code] ?? code;
+  return new UsageError(`cannot read ${path}: ${why}`, { hint: 'check the path, or pass - to read standard input', cause: error });
 }
 
 const READ_ERRORS: Readonly<Record<string, string>> = {
@@ -62,11 +69,6 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
 };
-
-async function readStdin(f: Reader): Promise<Buffer> {
-  if (f.io.stdinIsTTY) note(f.io, 'reading JSON from standard input (end it with Ctrl-D)');
-  return stdinBytes(f);
-}
 
 const SAVE_AS_UTF8 = 'save it as UTF-8 (from Windows-1252 or Latin-1: iconv -f windows-1252 -t utf-8; in PowerShell: Set-Content -Encoding utf8)';
 
@@ -109,12 +111,6 @@ export function linesNotUtf8(bytes: Buffer): number[] {
     start = stop + 1;
   }
   return bad;
-}
-
-async function stdinBytes(f: Reader): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of f.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks);
 }
 
 function lineColumn(text: string, offset: number): string {

@@ -1,4 +1,4 @@
-// `--jq EXPR` (CLI.md): a command's JSON output filtered by a real jq (jq 1.7 compiled to
+// `--jq EXPR` (docs/interface-decisions.md#json-output): a command's JSON output filtered by a real jq (jq 1.7 compiled to
 // WebAssembly, from the jq-wasm package, made fit by scripts/jq-runtime.mjs at build time).
 // The command writes its --json output as always, into a buffer; the filter runs over it once
 // the command has finished, whether it succeeded or not (a batch that partly failed still has

@@ -208,13 +208,17 @@ export async function tableLines<T>(
   const allWidths = allColumns.map((c, i) => Math.max(displayWidth(c.header), ...allCells.map((r) => displayWidth(r[i] ?? ''))));
   // The narrowest header each column may take (Column.short), for the floors of the fit.
   const least = (c: Column<T>) => displayWidth(c.short ?? c.header);
-  const kept = keptColumns(allWidths, allColumns, room, allColumns.map(least));
+  // An ID is cut to the shortest prefix that still tells its values apart (at least its usable
+  // prefix): 50 stores all starting "50000000" keep as many characters as tell them apart.
+  const allPrefixes = allColumns.map((c, i) => (c.id === undefined || c.id === false ? 0 : uniquePrefixLength(allCells.map((r) => r[i] ?? ''), idPrefix(c.id))));
+  const kept = keptColumns(allWidths, allColumns, room, allColumns.map(least), allPrefixes);
   const every = kept.length === allColumns.length;
   const columns = every ? allColumns : kept.map((i) => allColumns[i] as Column<T>);
   const cells = every ? allCells : allCells.map((r) => kept.map((i) => r[i] ?? ''));
   const widths = every ? allWidths : kept.map((i) => allWidths[i] ?? 0);
+  const prefixes = every ? allPrefixes : kept.map((i) => allPrefixes[i] ?? 0);
   const dropped = every ? [] : allColumns.filter((_, i) => !kept.includes(i)).map((c) => c.header);
-  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map(least));
+  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map(least), prefixes);
   // Room left over gives a short-headed column its whole header back.
   let spare = room - GAP.length * (columns.length - 1) - widths.reduce((a, b) => a + b, 0);
   columns.forEach((c, i) => {
@@ -228,7 +232,7 @@ export async function tableLines<T>(
         const width = widths[i] ?? 0;
         // A cut ID is its usable prefix, even under a header wider than that (REQUEST ID).
         const id = columns[i]?.id;
-        const fitted = id && displayWidth(v) > width ? v.slice(0, Math.min(width, idPrefix(id))) : fitWidth(v, width);
+        const fitted = id && displayWidth(v) > width ? v.slice(0, Math.min(width, Math.max(idPrefix(id), prefixes[i] ?? 0))) : fitWidth(v, width);
         // The last column is not padded: no trailing blanks to wrap a line.
         const padded = i === last && columns[i]?.align !== 'right' ? fitted : padWidth(fitted, widths[i] ?? 0, columns[i]?.align);
         return style(padded, i);
@@ -257,12 +261,12 @@ export async function tableLines<T>(
  * every column wanted more is (a strict order: the long text keeps what a small column would
  * take). When even the first column alone does not fit whole, what is left is cut (fitColumns).
  */
-export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; id?: boolean | number; drop?: number }[], room: number, headers: readonly number[]): number[] {
+export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; id?: boolean | number; drop?: number }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): number[] {
   const floorOf = (i: number) => {
     const c = columns[i];
     const natural = widths[i] ?? 0;
     if (c?.flex) return Math.min(natural, READABLE_FLEX_WIDTH);
-    if (c?.id !== undefined && c.id !== false) return Math.min(natural, Math.max(idPrefix(c.id), headers[i] ?? 0));
+    if (c?.id !== undefined && c.id !== false) return Math.min(natural, Math.max(idPrefix(c.id), prefixes[i] ?? 0, headers[i] ?? 0));
     return natural;
   };
   const kept = columns.map((_, i) => i);
@@ -278,15 +282,17 @@ export function keptColumns(widths: readonly number[], columns: readonly { flex?
 }
 
 /**
- * Narrows columns until they fit `room`, by priority: long text first (down to
- * MIN_FLEX_WIDTH), then IDs, each to its usable prefix at once (a 10-character cut of a UUID
- * is no better than 8 and costs 2), then the widest of the other columns, then long text
- * further, and dates (whole) only when nothing else can give. What cutting an ID freed beyond the need goes back to the long text.
+ * Narrows columns until they fit `room`, by priority: IDs first, each at once to the shortest
+ * prefix that tells its values apart (at least its usable prefix: a 10-character cut of a UUID
+ * is no better than 8 and costs 2), then long text (down to MIN_FLEX_WIDTH), then the widest
+ * of the other columns, then long text further, and dates (whole) only when nothing else can
+ * give. What cutting an ID freed beyond the need goes back to the long text. A wider room
+ * never gives a column less.
  */
-export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number; whole?: boolean }[], room: number, headers: readonly number[]): void {
+export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number; whole?: boolean }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): void {
   const natural = [...widths];
   const total = () => widths.reduce((a, b) => a + b, 0);
-  const prefixOf = (i: number) => Math.max(idPrefix(columns[i]?.id ?? false), headers[i] ?? 0);
+  const prefixOf = (i: number) => Math.min(natural[i] ?? 0, Math.max(idPrefix(columns[i]?.id ?? false), prefixes[i] ?? 0, headers[i] ?? 0));
   const shrink = (inStage: (i: number) => boolean, floorOf: (i: number) => number) => {
     while (total() > room) {
       const pool = widths.map((w, i) => ({ w, i })).filter(({ w, i }) => inStage(i) && w > floorOf(i));
@@ -297,13 +303,15 @@ export function fitColumns(widths: number[], columns: readonly { flex?: boolean;
   };
   const isFlex = (i: number) => Boolean(columns[i]?.flex);
   const isId = (i: number) => columns[i]?.id !== undefined && columns[i]?.id !== false;
-  shrink(isFlex, () => MIN_FLEX_WIDTH);
+  // IDs give way first, each to the prefix that still tells its values apart, before a name,
+  // a note or a reason is cut: a wider terminal never shows less of the text.
   while (total() > room) {
     const ids = widths.map((w, i) => ({ w, i })).filter(({ w, i }) => isId(i) && w > prefixOf(i));
     if (ids.length === 0) break;
     const widest = ids.reduce((a, b) => (b.w > a.w ? b : a));
     widths[widest.i] = prefixOf(widest.i);
   }
+  shrink(isFlex, () => MIN_FLEX_WIDTH);
   const isWhole = (i: number) => Boolean(columns[i]?.whole);
   const floor = (i: number) => Math.max(4, Math.min(headers[i] ?? 0, 12));
   shrink((i) => !isFlex(i) && !isId(i) && !isWhole(i), floor);
@@ -313,6 +321,16 @@ export function fitColumns(widths: number[], columns: readonly { flex?: boolean;
   for (let i = 0; i < widths.length && total() < room; i++) {
     if (isFlex(i)) widths[i] = Math.min(natural[i] ?? 0, (widths[i] ?? 0) + room - total());
   }
+}
+
+/** The shortest prefix length, at least `min`, at which the distinct values differ (their whole length when one is a prefix of another). */
+export function uniquePrefixLength(values: readonly string[], min: number): number {
+  const distinct = [...new Set(values)];
+  const longest = Math.max(0, ...distinct.map((v) => v.length));
+  for (let n = min; n < longest; n++) {
+    if (new Set(distinct.map((v) => v.slice(0, n))).size === distinct.length) return n;
+  }
+  return longest;
 }
 
 /** A TSV field: the whole value, \ \t \n \r escaped, other control characters as printable shows them. */

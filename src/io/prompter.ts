@@ -1,6 +1,6 @@
 // Prompts bound to the IO streams (so tests answer them through stdin), refused with a
 // usage error naming the flag or variable when nobody can answer. Ctrl-C at any prompt, and
-// Esc at a choice (select, key), is a CancelError (exit 3).
+// Esc at a choice (select, key) or a line of text (input, confirm), is a CancelError (exit 3).
 import type { Readable } from 'node:stream';
 import { CancelError, UsageError } from '../errors.js';
 import { canPrompt, type IOStreams } from './streams.js';
@@ -14,9 +14,10 @@ export interface Ask {
 export interface Prompter {
   /**
    * `validate` answers true, or what is wrong with the value (the prompt asks again);
-   * `editable`: the default stands in the line, to be edited, instead of beside it.
+   * `editable`: the default stands in the line, to be edited, instead of beside it;
+   * `typed`: told the line as it is typed, so a caller keeps it when the prompt is left (Esc).
    */
-  input(ask: Ask & { default?: string; editable?: boolean; validate?: (value: string) => true | string }): Promise<string>;
+  input(ask: Ask & { default?: string; editable?: boolean; validate?: (value: string) => true | string; typed?: (value: string) => void }): Promise<string>;
   password(ask: Ask): Promise<string>;
   confirm(ask: Ask & { default?: boolean }): Promise<boolean>;
   /** `short` is what stays on the screen once chosen (default: `name`). */
@@ -29,6 +30,21 @@ export interface Prompter {
    * not a completion confirmed). Ctrl-C still stops the command.
    */
   dropTypeAhead?(): { dispose(): void };
+}
+
+/**
+ * A question that must be answered yes to go on: n, Esc or Ctrl-C is a CancelError saying
+ * what did not happen (`unless`). Esc leaves the question; it is never taken as its answer.
+ */
+export async function confirmOrCancel(prompter: Prompter, ask: Ask & { default?: boolean }, unless: string): Promise<void> {
+  let ok: boolean;
+  try {
+    ok = await prompter.confirm(ask);
+  } catch (error) {
+    if (error instanceof CancelError) throw new CancelError(unless);
+    throw error;
+  }
+  if (!ok) throw new CancelError(unless);
 }
 
 export function createPrompter(io: IOStreams): Prompter {
@@ -50,8 +66,20 @@ export function createPrompter(io: IOStreams): Prompter {
     async input(ask) {
       guard(ask);
       const { input } = await import('@inquirer/prompts');
-      const config = { message: ask.message, default: ask.default, ...(ask.editable ? { prefill: 'editable' as const } : {}), ...(ask.validate ? { validate: ask.validate } : {}) };
-      return input(config, context()).catch(cancelled);
+      const typed = ask.typed;
+      const config = {
+        message: ask.message,
+        default: ask.default,
+        ...(ask.editable ? { prefill: 'editable' as const } : {}),
+        ...(ask.validate ? { validate: ask.validate } : {}),
+        ...(typed ? { transformer: (value: string) => (typed(value), value) } : {}),
+      };
+      const escape = escapeAborts(io.stdin);
+      try {
+        return await input(config, context(escape.signal)).catch(cancelled);
+      } finally {
+        escape.dispose();
+      }
     },
     async password(ask) {
       guard(ask);
@@ -64,14 +92,19 @@ export function createPrompter(io: IOStreams): Prompter {
       // anything else that merely starts with "y", are asked again, never taken as a yes.
       const { input } = await import('@inquirer/prompts');
       const fallback = ask.default ?? false;
-      const answer = await input(
-        {
-          message: `${ask.message} ${fallback ? '(Y/n)' : '(y/N)'}`,
-          validate: (value: string) => (yesOrNo(value, fallback) === undefined ? 'answer y (yes) or n (no)' : true),
-        },
-        context(),
-      ).catch(cancelled);
-      return yesOrNo(answer, fallback) ?? fallback;
+      const escape = escapeAborts(io.stdin);
+      try {
+        const answer = await input(
+          {
+            message: `${ask.message} ${fallback ? '(Y/n)' : '(y/N)'}`,
+            validate: (value: string) => (yesOrNo(value, fallback) === undefined ? 'answer y (yes) or n (no)' : true),
+          },
+          context(escape.signal),
+        ).catch(cancelled);
+        return yesOrNo(answer, fallback) ?? fallback;
+      } finally {
+        escape.dispose();
+      }
     },
     async select(ask) {
       guard(ask, 'a choice');

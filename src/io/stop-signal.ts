@@ -6,6 +6,13 @@ export interface StopSignal {
   dispose(): void;
 }
 
+let listening = 0;
+
+/** Whether a command is listening for SIGINT itself (a server, a --watch, a fan-out): main's default interrupt then stays out. */
+export function stopIsHandled(): boolean {
+  return listening > 0;
+}
+
 /** SIGINT or SIGTERM, once: a second Ctrl-C during shutdown gets Node's default (exit at once). */
 export function processStopSignal(): StopSignal {
   let dispose = () => {};
@@ -17,10 +24,14 @@ export function processStopSignal(): StopSignal {
       setImmediate(dispose);
       resolveStop(signal);
     };
+    let disposed = false;
     dispose = () => {
+      if (!disposed) listening--;
+      disposed = true;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     };
+    listening++;
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });

@@ -1,6 +1,8 @@
-// The IO object over this process's own streams (src/io/streams.ts). A module of its own
-// because it needs node:tty, which the command tree (--help) does not.
-import { isatty } from 'node:tty';
+// The IO object over this process's own streams (src/io/streams.ts). Whether standard input
+// is a terminal is asked when a command needs to know (a prompt, a note before reading it):
+// node:tty, which answers it, costs about 1 ms to load, and a command that makes one request
+// never asks (test/e2e/startup-guard.test.ts).
+import { fstatSync } from 'node:fs';
 import { colorEnabled, isCI, type IOStreams } from './streams.js';
 import { reportedColumns } from './terminal-columns.js';
 
@@ -11,7 +13,18 @@ export interface SystemStreamOptions {
   json: boolean;
 }
 
+/** Only a character device can be a terminal; only for one is node:tty loaded to ask. */
+function stdinIsTerminal(): boolean {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(0);
+}
+
 export function systemStreams(opts: SystemStreamOptions): IOStreams {
+  let stdinIsTTY: boolean | undefined;
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
   const stderrIsTTY = Boolean(process.stderr.isTTY);
   return {
@@ -22,7 +35,9 @@ export function systemStreams(opts: SystemStreamOptions): IOStreams {
     },
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: isatty(0),
+    get stdinIsTTY() {
+      return (stdinIsTTY ??= stdinIsTerminal());
+    },
     stdoutIsTTY,
     stderrIsTTY,
     color: colorEnabled({ env: opts.env, noColorFlag: opts.noColorFlag, isTTY: stderrIsTTY }),

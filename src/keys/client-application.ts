@@ -1,6 +1,6 @@
-// `/client-application/{id}/public-key` (INTERFACE.md "Client application management"): the
+// `/client-application/{id}/public-key` (docs/interface-decisions.md#client-application-keys): the
 // key the service encrypts this integration's return requests and webhook envelopes for.
-// CONTRACT.md §5: a company API key in X-API-Key when there is one, else a bearer token with
+// docs/interface-decisions.md#api-keys: a company API key in X-API-Key when there is one, else a bearer token with
 // `manage_client_applications`.
 import {
   ClientApplicationPublicKey,

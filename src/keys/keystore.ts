@@ -1,4 +1,4 @@
-// The integration's own RSA key pairs (CONTRACT.md §2). Every private key ever generated is
+// The integration's own RSA key pairs (docs/interface-decisions.md#hybrid-encryption). Every private key ever generated is
 // kept: return requests queued before a rotation and webhook retries still arrive encrypted
 // for the older public keys. Private keys are the secrets `private-key/<keyId>`; the index
 // of them (`keys-index`) is not secret but lives in the same store, so keys and index share
@@ -28,7 +28,7 @@ function privateKeySecret(keyId: string): string {
 
 // Loose, so that entries written by a newer svc keep their extra fields when this one rewrites them.
 const LocalKey = z.looseObject({
-  /** CONTRACT.md §1 fingerprint of `publicKey`. */
+  /** docs/interface-decisions.md#key-fingerprints fingerprint of `publicKey`. */
   keyId: z.string().min(1),
   /** Base64 of DER SPKI. */
   publicKey: z.string().min(1),
@@ -165,7 +165,7 @@ export async function importedKey(f: Factory): Promise<ImportedKey | undefined> 
 
 /**
  * Every private key this profile can decrypt with, for `decryptWithKeyring`: the imported
- * key first (CLI.md: the environment's credentials take precedence), then the index, current
+ * key first (docs/interface-decisions.md#credentials-from-the-environment: the environment's credentials take precedence), then the index, current
  * first. A listed key whose private half is gone is reported on stderr and left out.
  */
 export function loadKeyring(f: Factory): Promise<KeyringEntry[]> {

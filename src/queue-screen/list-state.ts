@@ -8,6 +8,8 @@ export interface ListRow {
   status: string;
   /** What `/` searches: the row's cells as shown, joined. */
   text: string;
+  /** More that `/` finds the row by (its customer, as `--customer` matches one). */
+  matches?: (needle: string) => boolean;
 }
 
 export class ListState<T extends ListRow> {
@@ -30,7 +32,12 @@ export class ListState<T extends ListRow> {
   /** The rows the filter lets through, in order. */
   visible(): T[] {
     const needle = this.filter.trim().toLowerCase();
-    return needle === '' ? [...this.rows] : this.rows.filter((r) => r.text.toLowerCase().includes(needle));
+    return needle === '' ? [...this.rows] : this.rows.filter((r) => r.text.toLowerCase().includes(needle) || (r.matches?.(needle) ?? false));
+  }
+
+  /** How many rows the list holds, the filter aside. */
+  total(): number {
+    return this.rows.length;
   }
 
   cursor(): number {
@@ -60,12 +67,11 @@ export class ListState<T extends ListRow> {
     this.cursorId = rows[this.cursorIndex]?.id;
   }
 
-  /** Marks or unmarks the selected row, then moves on to the next. */
+  /** Marks or unmarks the selected row; the cursor stays on it (a mark lands where the cursor is seen). */
   toggleMark(): void {
     const selected = this.selected();
     if (selected === undefined) return;
     if (!this.marked.delete(selected.id)) this.marked.add(selected.id);
-    this.move(1);
   }
 
   setFilter(text: string): void {

@@ -12,6 +12,7 @@ import type { IOStreams } from '../io/streams.js';
 import { holdTerminal, type TerminalKey } from '../io/terminal-keys.js';
 import { theme } from '../io/theme.js';
 import { displayWidth, fitWidth, padWidth } from '../io/width.js';
+import { wrapText } from '../io/wrap.js';
 import { DECISIONS, KEY_HELP, decisionsFor, isDecisionKey, refusal, type DecisionKey } from './keys.js';
 import { ListState, windowTop, type ListRow } from './list-state.js';
 
@@ -49,6 +50,8 @@ export interface QueueScreenParts<T extends QueueRow> {
   decisions: Decisions;
   /** False when nobody may be asked (--no-input): the decision keys say so; Enter still shows. */
   canDecide: boolean;
+  /** What else `/` finds a row by, beyond its cells (its customer, as `--customer` matches one). */
+  matches?: (row: T) => ((needle: string) => boolean) | undefined;
 }
 
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[?25l';
@@ -60,7 +63,10 @@ const CLEAR_BELOW = '\x1b[J';
 /** The cursor's and the mark's places before each row. */
 const PREFIX = 3;
 
-type View = { kind: 'list' } | { kind: 'help' } | { kind: 'detail'; requestId: string; lines: string[]; top: number };
+type View = { kind: 'list' } | { kind: 'help' } | { kind: 'detail'; requestId: string; lines: string[]; top: number; message?: string };
+
+/** The status area takes at most this share of the screen; a longer message is one key (e) away, whole. */
+const MESSAGE_SHARE = 3;
 
 export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts<T>): Promise<void> {
   const { io } = parts;
@@ -103,7 +109,9 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     const fit = (line: string) => fitWidth(line, width);
     if (view.kind === 'help') {
       const keyWidth = Math.max(...KEY_HELP.map(([k]) => displayWidth(k)));
-      const lines = [t.bold('keys'), '', ...KEY_HELP.map(([k, what]) => fit(`  ${padWidth(k, keyWidth)}  ${what}`)), '', t.dim(fit('any key: back to the list'))];
+      // Wrapped at words, each continuation under its text: nothing of a key's meaning is cut.
+      const help = KEY_HELP.flatMap(([k, what]) => wrapText(`  ${padWidth(k, keyWidth)}  ${what}`, width, { columns: true }).split('\n')).map(fit);
+      const lines = [t.bold('keys'), '', ...help, '', t.dim(fit('any key: back to the list'))];
       return lines.slice(0, height);
     }
     if (view.kind === 'detail') {
@@ -111,24 +119,27 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       view.top = Math.max(0, Math.min(view.top, view.lines.length - body));
       const shown = view.lines.slice(view.top, view.top + body).map(fit);
       const where = view.lines.length > body ? ` · lines ${view.top + 1}–${view.top + shown.length} of ${view.lines.length} · ↑↓ PgUp PgDn scroll` : '';
-      return [...shown, ...Array<string>(body - shown.length).fill(''), t.dim(fit(`${view.requestId}${where} · q or Esc: back to the list`))];
+      return [...shown, ...Array<string>(body - shown.length).fill(''), t.dim(fit(`${view.message === undefined ? view.requestId : 'the whole message'}${where} · q or Esc: back to the list`))];
     }
     const rows = state.visible();
     const selected = state.selected();
     // What only this screen knows first (marks, the filter), so a narrow terminal keeps it.
     const marks = state.marked.size > 0 ? `${state.marked.size} marked · ` : '';
-    const filter = state.filter && !state.typing ? `/${state.filter} · ` : '';
+    // Filtered, the count is of the rows shown ("1 of 9 requests (filter: bob)"), not the queue's counts of them all.
+    const counts = state.filter ? `${rows.length} of ${state.total()} ${state.total() === 1 ? 'request' : 'requests'} (filter: ${oneLine(state.filter)})` : footer;
+    const status = statusLines(selected, width);
+    const below = 1 + status.length;
     const fitted = async (body: number) => {
       const at = windowTop(top, state.cursor(), body, rows.length);
       const window = rows.slice(at, at + body);
       const table = await tableLines(io, window, parts.columns(), width - PREFIX, (row) => row.requestId === selected?.requestId);
       // The columns this width left out (writeList's note): after the count line, or on a line of its own above it.
       const note = droppedNote(table.dropped);
-      const joined = note !== undefined && displayWidth(`${marks}${filter}${footer} · ${note}`) <= width;
-      return { at, window, table, count: joined ? `${marks}${filter}${footer} · ${note}` : `${marks}${filter}${footer}`, noteLine: joined ? undefined : note };
+      const joined = note !== undefined && displayWidth(`${marks}${counts} · ${note}`) <= width;
+      return { at, window, table, count: joined ? `${marks}${counts} · ${note}` : `${marks}${counts}`, noteLine: joined ? undefined : note };
     };
-    let frame = await fitted(height - 3);
-    if (frame.noteLine !== undefined && frame.window.length === height - 3) frame = await fitted(height - 4);
+    let frame = await fitted(height - 1 - below);
+    if (frame.noteLine !== undefined && frame.window.length === height - 1 - below) frame = await fitted(height - 2 - below);
     const { window, table, count, noteLine } = frame;
     top = frame.at;
     const lines = [`${' '.repeat(PREFIX)}${table.header}`];
@@ -138,12 +149,21 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       lines.push(`${cursor}${mark} ${table.rows[i]}`);
     });
     if (rows.length === 0) lines.push(state.filter ? `nothing matches /${state.filter}` : 'nothing to show');
-    while (lines.length < height - (noteLine === undefined ? 2 : 3)) lines.push('');
+    while (lines.length < height - below - (noteLine === undefined ? 0 : 1)) lines.push('');
     if (noteLine !== undefined) lines.push(t.dim(fit(noteLine)));
     const shownOf = rows.length === 0 ? '' : ` · row ${state.cursor() + 1}`;
     lines.push(t.dim(fit(`${count}${shownOf} · updated ${updated} · every ${parts.intervalMs / 1000} s`)));
-    lines.push(fit(statusLine(selected)));
+    lines.push(...status.map(fit));
     return lines;
+  };
+
+  /** The status area: the hint line, or a message wrapped at words (an error whole, with its hint), cut with e's note when it would take over the screen. */
+  const statusLines = (selected: T | undefined, width: number): string[] => {
+    if (state.typing || !message) return [statusLine(selected)];
+    const wrapped = wrapText(message, width, { hang: '  ' }).split('\n');
+    const room = Math.max(1, Math.floor(size().height / MESSAGE_SHARE));
+    if (wrapped.length <= room) return wrapped;
+    return [...wrapped.slice(0, room - 1), t.dim('… e: the whole message')];
   };
 
   const statusLine = (selected: T | undefined): string => {
@@ -156,7 +176,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
   const refresh = async () => {
     try {
       const fetched = await parts.fetch();
-      state.setRows(fetched.rows.map((row) => Object.assign(row, { id: row.requestId, text: searchText(parts.columns(), row) })));
+      state.setRows(fetched.rows.map((row) => Object.assign(row, { id: row.requestId, text: searchText(parts.columns(), row), matches: parts.matches?.(row) })));
       footer = fetched.footer;
       changed = fetched.changed;
       updated = parts.clockTime();
@@ -172,17 +192,19 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
   };
 
   /** Lets go of the terminal while a decision asks its questions; the list is fetched again after. */
-  const suspended = async (title: string, act: () => Promise<string>) => {
+  const suspended = async (title: string, act: () => Promise<string>): Promise<boolean> => {
     busy = true;
     held.dispose();
     await drawing;
     out.write(`${HOME}\x1b[2J\x1b[?25h${title}\r\n\r\n`);
+    let done = false;
     try {
       message = await act();
+      done = true;
     } catch (error) {
-      // As main.ts prints an error: control characters made visible.
+      // As main.ts prints an error: control characters made visible; the hint on a line of its own.
       if (error instanceof CancelError) message = oneLine(error.message);
-      else if (error instanceof SvcError) message = oneLine(`error: ${error.message}${error.hint ? ` (${error.hint})` : ''}`);
+      else if (error instanceof SvcError) message = errorMessage(error);
       else throw error;
     } finally {
       out.write('\x1b[?25l\x1b[2J');
@@ -190,6 +212,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       busy = false;
     }
     wake?.();
+    return done;
   };
 
   const decide = async (key: DecisionKey) => {
@@ -217,7 +240,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       }
     }
     const ids = targets.map((r) => r.requestId);
-    await suspended(`${name} ${labelOf(targets)}`, () => {
+    const done = await suspended(`${name} ${labelOf(targets)}`, () => {
       switch (key) {
         case 'a':
           return decisions.accept(ids);
@@ -231,7 +254,8 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
           return decisions.complete(ids[0]!);
       }
     });
-    for (const id of ids) state.marked.delete(id);
+    // A declined question (or a move that failed) keeps the marks: the same keys try again.
+    if (done) for (const id of ids) state.marked.delete(id);
   };
 
   const showSelected = async () => {
@@ -246,7 +270,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       view = { kind: 'detail', requestId, lines: text.replace(/\n+$/, '').split('\n'), top: at };
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;
-      message = oneLine(`error: ${error.message}`);
+      message = errorMessage(error);
     }
     await draw();
   };
@@ -280,6 +304,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       else if (key.length === 1 && key >= ' ') state.setFilter(state.filter + key);
       return draw();
     }
+    const shown = message;
     message = '';
     const page = Math.max(1, height - 4);
     if (key === 'q' || key === 'Q') return leave();
@@ -296,6 +321,10 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     else if (key === ' ') state.toggleMark();
     else if (key === '/') state.typing = true;
     else if (key === '?') view = { kind: 'help' };
+    else if (key === 'e' && shown) {
+      message = shown;
+      view = { kind: 'detail', requestId: '', message: shown, lines: wrapText(shown, size().width, { hang: '  ' }).split('\n'), top: 0 };
+    }
     else if (key === 'enter') return showSelected();
     else if (isDecisionKey(key)) await decide(key);
     return draw();
@@ -313,7 +342,8 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
         });
       },
       resize: () => {
-        if (view.kind === 'detail') void openDetail(view.requestId, view.top).catch((error: unknown) => ((fatal = error), leave()));
+        if (view.kind === 'detail' && view.message !== undefined) view.lines = wrapText(view.message, size().width, { hang: '  ' }).split('\n');
+        if (view.kind === 'detail' && view.message === undefined) void openDetail(view.requestId, view.top).catch((error: unknown) => ((fatal = error), leave()));
         else void draw();
       },
     });
@@ -346,6 +376,11 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     parts.signal.removeEventListener('abort', leave);
   }
   if (fatal !== undefined) throw fatal;
+}
+
+/** An error as main.ts prints it: its message, then its hint, each made printable. */
+function errorMessage(error: SvcError): string {
+  return `error: ${oneLine(error.message)}${error.hint ? `\n${oneLine(error.hint)}` : ''}`;
 }
 
 /** A row's cells as shown, for `/`. */

@@ -1,4 +1,4 @@
-// The final document of CONTRACT.md §6: the template as the service returned it, with the
+// The final document of docs/interface-decisions.md#final-documents: the template as the service returned it, with the
 // customer party filled in. Devices verify `finalHash` over exactly this value, and the
 // sandbox rebuilds it with this function, so it must stay deterministic and pure.
 import type { CustomerDetails } from '../contract/receipt.js';

@@ -1,4 +1,4 @@
-// Encryption of a final document for every device of a customer (CONTRACT.md §2, §6): each
+// Encryption of a final document for every device of a customer (docs/interface-decisions.md#hybrid-encryption, #final-documents): each
 // entry has its own content keys, so no recipient can open another's entry.
 import { randomBytes, type KeyObject } from 'node:crypto';
 import type { CustomerDetails, EncryptedReceiptEntry } from '../contract/receipt.js';

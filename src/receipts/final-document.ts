@@ -1,4 +1,4 @@
-// The canonical text of the final document (CONTRACT.md §1, §6) without canonicalizing it
+// The canonical text of the final document (docs/interface-decisions.md#template-and-final-hashes, #final-documents) without canonicalizing it
 // twice. The final document is the template with `accountingCustomerParty` set, and JCS
 // writes an object's members in name order, so the template's canonical text, cut where that
 // member goes, is the final text around the customer's member. The cut is made once, where

@@ -1,7 +1,7 @@
 // Issuing one receipt under an intent of the ledger, shared by `receipt send` and
 // `receipt send --batch`: template → resolve → inject the customer → encrypt per device,
 // recorded with its exact bytes and Idempotency-Key before it is sent, then sent and
-// recorded. A receipt is identified by its company and document number (CONTRACT §8): the
+// recorded. A receipt is identified by its company and document number (docs/interface-decisions.md#idempotency-keys): the
 // same number and content again is the same receipt (an open intent is finished, a done one
 // reported), the same number with other content is refused; another company's receipt under
 // that number (a platform's, `--grant`) is another receipt.
@@ -63,7 +63,7 @@ export interface Built {
   submission: ReceiptSubmission;
 }
 
-/** The only algorithm CONTRACT.md §2 defines a wrap for. */
+/** The only algorithm docs/interface-decisions.md#hybrid-encryption defines a wrap for. */
 const SUPPORTED_ALGORITHM = 'RSA_2048';
 
 export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerStore, input: ReceiptInput, ui: IssueUi): Promise<Issued> {

@@ -17,7 +17,40 @@ const DOCUMENT_NUMBERS = { noun: 'receipt document number', listedBy: '`svc rece
 export async function resolveReceiptId(f: Factory, given: string): Promise<string> {
   const id = given.trim();
   if (UUID.test(id) || id.length > 64) return id;
-  return receiptNamed(await knownReceipts(f), id)?.serviceReceiptId ?? id;
+  const records = await knownReceipts(f);
+  const sameNumber = records.filter((r) => documentNumberOf(r) === id);
+  if (sameNumber.length > 1) return oneOfCompanies(f, id, sameNumber);
+  return receiptNamed(records, id)?.serviceReceiptId ?? id;
+}
+
+/**
+ * A document number on receipts of several companies (each numbers its own), where one
+ * receipt is needed: the one of the company --grant (or SVC_GRANT_ID) names, else an error
+ * naming the companies and how to choose.
+ */
+async function oneOfCompanies(f: Factory, number: string, records: readonly ReceiptRecord[]): Promise<string> {
+  const [{ foundUnder }, { grantEntries, selectGrant }, { readAuthorizations }, { companyLabel }] = await Promise.all([
+    import('../grants/found-under.js'),
+    import('../auth/grant-select.js'),
+    import('../auth/profile.js'),
+    import('../grants/company.js'),
+  ]);
+  const settings = await f.settings();
+  const entries = grantEntries(readAuthorizations(await f.config(), settings.profile.value));
+  const grants = await Promise.all(records.map((r) => foundUnder(f, 'receipts', r.serviceReceiptId)));
+  if (settings.grant !== undefined && settings.grant.source !== 'profile') {
+    const chosen = selectGrant(settings.grant.value, entries, { passUnknown: true });
+    const theirs = records.filter((_, i) => grants[i] === chosen);
+    if (theirs.length === 1) return theirs[0]!.serviceReceiptId;
+  }
+  const named = records.map((r, i) => {
+    const entry = entries.find((e) => e.id === grants[i]);
+    return entry === undefined ? `${r.serviceReceiptId} (company not recorded)` : companyLabel(entry);
+  });
+  const example = entries.find((e) => e.id === grants.find((g) => g !== undefined));
+  throw new UsageError(`document number ${number} is on ${records.length} receipts, one each of: ${named.join(', ')}`, {
+    hint: `choose the company with --grant (its tax ID${example === undefined ? '' : `, e.g. --grant ${example.taxId || example.id}`}), or name the receipt by its serviceReceiptId (6+ characters)`,
+  });
 }
 
 /** This profile's receipt records, newest first; none when it has no ledger yet. */

@@ -1,5 +1,5 @@
 // What `receipt send` and `credit-note issue` share about submitting a document under an
-// intent of the ledger (src/store/ledger.ts): a stable Idempotency-Key (CONTRACT §8), the
+// intent of the ledger (src/store/ledger.ts): a stable Idempotency-Key (docs/interface-decisions.md#idempotency-keys), the
 // digest that tells a re-run of the same document from another document under the same
 // number, and the send itself, where the service's "already submitted" answer ends the
 // command without issuing anything again.
@@ -19,7 +19,7 @@ export class AlreadySubmittedError extends SvcError {
 }
 
 /**
- * CONTRACT §8: derived from what identifies the document (issuer, document type, document
+ * docs/interface-decisions.md#idempotency-keys: derived from what identifies the document (issuer, document type, document
  * number), so that a retry from another machine, or after the local ledger was lost, carries
  * the same key and the service recognises it.
  */

@@ -11,7 +11,7 @@ import { canonicalTemplate, type CanonicalTemplate } from './final-document.js';
 export interface Template {
   /** The response body as the service returned it. */
   document: UblDocument;
-  /** CONTRACT.md §1: over the whole response body. */
+  /** docs/interface-decisions.md#template-and-final-hashes: over the whole response body. */
   templateHash: string;
   /** Its canonical text, ready for the final document (final-document.ts). */
   canonical: CanonicalTemplate;

@@ -1,7 +1,7 @@
-// The administrator's side of the authorization (INTERFACE.md "Grant and authorization
-// code"): a pending authorization request per consent page, the internal approval
+// The administrator's side of the authorization (docs/interface-decisions.md#oauth-flows):
+// a pending authorization request per consent page, the internal approval
 // (`/oauth2/approve/{requestId}`) that turns it into one Grant per chosen company and a
-// code, and the code's redemption rules (CONTRACT §5: 60 s, single use, bound to the
+// code, and the code's redemption rules (docs/interface-decisions.md#oauth-details: 60 s, single use, bound to the
 // client, redirect URI and PKCE challenge; a wrong verifier leaves it usable).
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Sandbox } from './context.js';
@@ -13,7 +13,7 @@ import { counted } from '../io/plural.js';
 export const AUTHORIZATION_REQUEST_TTL_SECONDS = 10 * 60;
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
-/** INTERFACE.md "Scopes": these need the administrator to pick companies. */
+/** docs/interface-decisions.md#scopes: these need the administrator to pick companies. */
 const COMPANY_LEVEL_SCOPES: readonly string[] = ['write_receipts', 'write_stores', 'read_stores', 'company_access'];
 
 export interface AuthorizationRequest {

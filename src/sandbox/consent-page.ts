@@ -1,5 +1,5 @@
-// The sandbox's authorization web page (INTERFACE.md: "the service shows an authorization
-// web page addressed by a requestId") and its error page. Self-contained: inline CSS, no
+// The sandbox's authorization web page (docs/interface-decisions.md#oauth-flows "the service shows an authorization web page addressed by a requestId")
+// and its error page. Self-contained: inline CSS, no
 // scripts, no third-party content, so the strict headers below hold and nothing outside
 // the sandbox learns about the request.
 import type { Company, Store } from './state.js';
@@ -26,7 +26,7 @@ function cspSource(uri: string): string {
   return url.origin === 'null' ? url.protocol : url.origin;
 }
 
-/** INTERFACE.md "Scopes", in the administrator's words. */
+/** docs/interface-decisions.md#scopes, in the administrator's words. */
 const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   write_receipts: 'resolve recipients, issue receipts and credit notes',
   read_receipts: 'read receipts of authorized identifiers',
@@ -42,6 +42,8 @@ const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 export const FORM = {
   csrf: 'csrf_token',
   decision: 'decision',
+  /** Every company offered, each with the stores chosen under it (all by default). */
+  allCompanies: 'companies:all',
   company: (companyId: string) => `company:${companyId}`,
   storeMode: (companyId: string) => `stores:${companyId}`,
   store: (companyId: string, storeId: string) => `store:${companyId}:${storeId}`,
@@ -74,7 +76,8 @@ ${page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : '
 <form method="post" action="${escapeHtml(action)}">
 <input type="hidden" name="${FORM.csrf}" value="${escapeHtml(page.csrfToken)}">
 <p>Choose the companies it may act for:</p>
-${companies}
+${page.companies.length > 1 ? `<p class="all"><label><input type="checkbox" name="${FORM.allCompanies}" value="on"> All ${page.companies.length} companies below (each with the stores chosen under it)</label></p>
+` : ''}${companies}
 <div class="buttons">
 <button type="submit" name="${FORM.decision}" value="approve">Approve</button>
 <button type="submit" name="${FORM.decision}" value="deny" class="deny">Deny</button>

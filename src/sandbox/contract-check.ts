@@ -1,7 +1,7 @@
 // A test mode of the sandbox (SVC_SANDBOX_CHECK_CONTRACT=1, which the end-to-end tests set):
 // every JSON answer is checked against the schema the interface gives that operation and
 // status (src/contract/operations.ts, the source of the OpenAPI document), and every error
-// against CONTRACT §4's body. A mismatch is logged as a contract violation and answered 500,
+// against the error body of docs/interface-decisions.md#error-bodies. A mismatch is logged as a contract violation and answered 500,
 // so the test that caused it fails where it happened.
 import { ErrorBody } from '../contract/error.js';
 import { findOperation } from '../contract/operations.js';

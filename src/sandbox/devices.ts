@@ -1,5 +1,5 @@
 // The simulated customer devices: what a device does with the entry it receives. It picks
-// its key by the entry's `publicKey` (CONTRACT §2), opens the document and the customer
+// its key by the entry's `publicKey` (docs/interface-decisions.md#which-key-decrypts), opens the document and the customer
 // details, and checks the document against `finalHash`. A device that cannot use its entry
 // says why; the submission stands, because the real service routes ciphertext it cannot read.
 import { CustomerDetails } from '../contract/receipt.js';

@@ -3,7 +3,7 @@
 // id used twice, a device whose private key is not its public key's partner) is refused
 // at start, naming the field, rather than surfacing later as a confusing 404 or a failed
 // decryption.
-import { readFile } from 'node:fs/promises';
+import { readBounded } from '../io/bounded-read.js';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { parseOrThrow } from '../contract/validate.js';
@@ -65,7 +65,7 @@ export const FixtureClientApplication = z.object({
   status: ClientApplicationStatus,
   /** Generated on approval, so only an Approved application has one. */
   clientSecret: z.string().min(16).nullable(),
-  /** Compared as exact strings (CONTRACT §5). */
+  /** Compared as exact strings (docs/interface-decisions.md#oauth-details). */
   redirectUris: z.array(z.url()).min(1),
   scopes: z.array(z.string().min(1)).min(1),
   /** Set by `POST /client-application/{id}/public-key`. */
@@ -164,11 +164,15 @@ export function parseFixture(value: unknown, source = 'fixture'): Fixture {
   return parseOrThrow(Fixture, value, source);
 }
 
+/** Seed data of thousands of companies fits in a few MiB. */
+const FIXTURE_BYTES = 32 * 1024 * 1024;
+
 export async function loadFixture(path: string): Promise<Fixture> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readBounded(path, undefined, `the fixture ${path}`, { bytes: FIXTURE_BYTES, why: 'a sandbox seed' })).toString('utf8');
   } catch (cause) {
+    if (cause instanceof UsageError) throw cause;
     throw new UsageError(`cannot read the fixture ${path}`, { cause, hint: 'pass an existing file with --fixture' });
   }
   let value: unknown;

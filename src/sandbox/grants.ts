@@ -9,7 +9,7 @@ import { defineSlice, type Store } from './state.js';
 
 export interface GrantRecord {
   readonly grantId: string;
-  /** Increases on every change (CONTRACT §5), revocation included. */
+  /** Increases on every change (docs/interface-decisions.md#grants), revocation included. */
   version: number;
   readonly clientId: string;
   readonly companyId: string;
@@ -91,7 +91,7 @@ export function permittedStores(sandbox: Sandbox, grant: Pick<GrantRecord, 'comp
   return grant.storeIds === null ? own : own.filter((s) => grant.storeIds?.includes(s.id));
 }
 
-/** The consent result as INTERFACE.md "Grant" has it. */
+/** The consent result as docs/interface-decisions.md#grants has it. */
 export function grantResource(sandbox: Sandbox, grant: GrantRecord): Grant {
   const company = sandbox.state.companies.get(grant.companyId);
   return {
@@ -106,7 +106,7 @@ export function grantResource(sandbox: Sandbox, grant: GrantRecord): Grant {
   };
 }
 
-/** INTERFACE.md "Grant details": only permitted, active stores. */
+/** docs/interface-decisions.md#grants: only permitted, active stores. */
 export function grantDetails(sandbox: Sandbox, grant: GrantRecord): GrantDetails {
   const company = sandbox.state.companies.get(grant.companyId);
   return {

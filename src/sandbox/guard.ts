@@ -1,4 +1,4 @@
-// The one check in front of every protected route (INTERFACE.md "Authentication" 1: every
+// The one check in front of every protected route (docs/interface-decisions.md#authentication: every
 // protected operation re-validates the live Grant, scope, company, store ownership, store
 // restriction and active status). Nothing is cached between calls: a Grant revoked, or a
 // store deactivated, a moment ago is refused now.
@@ -16,7 +16,7 @@ import {
 } from './grants.js';
 import { HttpError, type RouteRequest } from './router.js';
 
-/** Grant-based (`client_credentials`) access tokens live 900 s (INTERFACE.md "Limits"). */
+/** Grant-based (`client_credentials`) access tokens live 900 s (docs/interface-decisions.md#limits). */
 export const CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS = 900;
 
 export interface Caller {

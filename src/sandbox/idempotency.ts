@@ -1,4 +1,4 @@
-// The Idempotency-Key extension (CONTRACT §6) for any POST route: the first successful
+// The Idempotency-Key extension (docs/interface-decisions.md#idempotency-key-header) for any POST route: the first successful
 // response to a key is kept for a day, per company; the same key with the same body gets
 // that response again, byte for byte, without running the handler; the same key with
 // another body (or on another route) is a 409. Failures are not kept, so a client may fix
@@ -76,7 +76,7 @@ function idempotencyKey(req: RouteRequest<unknown, unknown, unknown>): string | 
 }
 
 /**
- * CONTRACT §8: the same key with other bytes (a retry from another machine, whose encryption
+ * docs/interface-decisions.md#idempotency-keys: the same key with other bytes (a retry from another machine, whose encryption
  * differs) names the first result, so that the client can report the document as issued.
  */
 function reused(first: Reply): HttpError {

@@ -1,6 +1,6 @@
 // The issuer of a receipt or credit note is the integration that submitted it: a client
 // application (OAuth) or the company itself (API key). Return requests and credit-note
-// envelopes are encrypted for that issuer's registered key (CONTRACT.md §6), so whoever
+// envelopes are encrypted for that issuer's registered key (docs/interface-decisions.md#client-application-key-shape), so whoever
 // can decrypt them is whoever issued the document, not every integration of the company.
 import type { Sandbox } from './context.js';
 import { HttpError } from './router.js';

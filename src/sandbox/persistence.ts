@@ -37,6 +37,8 @@ interface Saved {
   /** When this state began (a new DIR, or its last reset): what `/sandbox/health` reports as `stateSince`. */
   since: string;
   clockOffsetMs: number;
+  /** How many companies the fixture approved for (sandbox start --companies N): said when a start with another fixture is refused. */
+  companies?: number;
   data: StateData;
 }
 
@@ -86,8 +88,14 @@ async function openLocked(
   const digest = fixtureDigest(fixture);
   const saved = await readSaved(path);
   if (saved !== undefined && saved.fixture !== digest) {
+    const afresh = `to start afresh: --ephemeral (nothing kept), --state OTHER_DIR, or remove ${dir}`;
+    if (typeof saved.companies === 'number' && saved.companies !== fixture.companies.length) {
+      throw new UsageError(`${dir} holds a sandbox state seeded with ${saved.companies} companies (sandbox start --companies ${saved.companies}), not ${fixture.companies.length}`, {
+        hint: `start it as it was made: \`svc sandbox start --companies ${saved.companies}\` (with the same flags otherwise); ${afresh}`,
+      });
+    }
     throw new UsageError(`${dir} holds a sandbox state seeded from another fixture`, {
-      hint: 'start with the fixture it was made from, or use --state OTHER_DIR, or --ephemeral; remove the directory to start over',
+      hint: `start with the fixture (and --companies N) it was made from; ${afresh}`,
     });
   }
   let since = saved?.since ?? clock.iso();
@@ -102,7 +110,7 @@ async function openLocked(
   let failed: unknown;
 
   const snapshot = (): Buffer =>
-    serialize({ format: FORMAT, version: VERSION, fixture: digest, since, clockOffsetMs: clock.offsetMs(), data: state.exportData() } satisfies Saved);
+    serialize({ format: FORMAT, version: VERSION, fixture: digest, since, clockOffsetMs: clock.offsetMs(), companies: fixture.companies.length, data: state.exportData() } satisfies Saved);
 
   const writeNow = async (): Promise<void> => {
     const bytes = snapshot();

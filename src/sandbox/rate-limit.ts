@@ -1,4 +1,4 @@
-// Rate limiting (INTERFACE.md "Errors": 429, callers back off and retry; CONTRACT §8): a
+// Rate limiting (docs/interface-decisions.md#limits: 429, callers back off and retry; docs/interface-decisions.md#rate-limits-in-the-sandbox): a
 // token bucket per client application and company, that is per Grant (or per company for
 // API-key calls), so that a platform acting for thousands of companies is limited per
 // company and not starved as a whole. Refilled by the sandbox clock so tests can drain and

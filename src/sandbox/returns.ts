@@ -1,5 +1,5 @@
-// The outstanding return request queue (INTERFACE.md "Outstanding return request queue
-// item", "States and transitions"; CONTRACT.md §6): what customers' devices submitted, for
+// The outstanding return request queue (docs/interface-decisions.md#return-requests, #return-request-moves;
+// docs/interface-decisions.md#return-request-moves): what customers' devices submitted, for
 // whom, and the state each request is in. The service only ever holds the ciphertext.
 import { ISSUER_MOVES } from '../contract/moves.js';
 import type { QueueItem, QueueItemStatus, SettableQueueItemStatus } from '../contract/returns.js';
@@ -46,7 +46,7 @@ function visibleTo(record: QueueRecord, caller: Caller): boolean {
   return record.companyId === caller.companyId && (caller.via === 'api-key' || record.clientId === caller.clientId);
 }
 
-/** The polling shape, and nothing else (INTERFACE.md names what it must not contain). */
+/** The polling shape, and nothing else (docs/interface-decisions.md#return-requests names what it must not contain). */
 export function queueItem(record: QueueRecord): QueueItem {
   return {
     requestId: record.requestId,

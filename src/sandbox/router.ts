@@ -1,6 +1,6 @@
 // The sandbox's HTTP layer on plain node:http: method + path patterns with `{param}`
 // segments, body reading with the 1 MiB cap, JSON and form bodies, zod validation, and
-// error bodies exactly as CONTRACT.md §4 has them. A handler gets a parsed request and
+// error bodies exactly as docs/interface-decisions.md#error-bodies has them. A handler gets a parsed request and
 // returns a `Reply` (or throws `HttpError`), so it never touches the socket and can be
 // wrapped (idempotency replay, rate limits) without knowing how responses are written.
 //
@@ -98,7 +98,7 @@ export class HttpError extends Error {
 }
 
 /**
- * CONTRACT §8: only requests addressed to a loopback name or address are answered. A web
+ * docs/interface-decisions.md#host-header: only requests addressed to a loopback name or address are answered. A web
  * page whose domain was rebound to 127.0.0.1 sends its own Host, and gets 421 instead of
  * the sandbox's state (DNS-rebinding defence).
  */
@@ -135,7 +135,7 @@ export interface Router {
   readonly delete: AddRoute;
   /** Serves the routes on `server` (its 'request' and 'checkContinue' events). */
   attach(server: Server): void;
-  /** Writes a contract error body (CONTRACT.md §4) stamped with the sandbox clock. */
+  /** Writes a contract error body (docs/interface-decisions.md#error-bodies) stamped with the sandbox clock. */
   sendError(
     res: ServerResponse,
     status: number,

@@ -1,5 +1,5 @@
-// Templates the sandbox issued, by `templateHash` (the hash of the response body, CONTRACT
-// §1) and company: a submission may only name a template its own company was given.
+// Templates the sandbox issued, by `templateHash` (the hash of the response body, docs/interface-decisions.md#template-and-final-hashes)
+// and company: a submission may only name a template its own company was given.
 import type { UblDocument } from '../contract/template.js';
 import type { Sandbox } from './context.js';
 import { HttpError } from './router.js';

@@ -1,5 +1,5 @@
 // The UBL documents `POST /receipt/template` and `POST /credit-note/template` answer with
-// (INTERFACE.md "Credit note management", CONTRACT.md §6): the request's figures laid out as
+// (docs/interface-decisions.md#recipients-receipts-and-credit-notes, #final-documents): the request's figures laid out as
 // an invoice or a credit note of the calling company, with an empty customer party that the
 // SDK fills in on the customer's behalf. Pure: the caller supplies the nonce.
 import type { Adjustment, CreditNoteTemplateRequest, Product, ReceiptTemplateRequest, UblDocument } from '../contract/template.js';

@@ -1,4 +1,4 @@
-// Webhook subscriptions (INTERFACE.md "Webhook management", CONTRACT.md §6): several per
+// Webhook subscriptions (docs/interface-decisions.md#webhook-subscriptions): several per
 // company, each with its own signing secret. The secret is kept here for the delivery
 // worker to sign with; callers see it once, in the create answer.
 import { randomUUID } from 'node:crypto';
@@ -80,7 +80,7 @@ export function subscribersOf(sandbox: Sandbox, event: { companyId: string; clie
 }
 
 /**
- * Removes a subscription of this company (sandbox extension, CONTRACT §8): its pending
+ * Removes a subscription of this company (sandbox extension, docs/interface-decisions.md#subscription-listing): its pending
  * deliveries stop, since the delivery worker looks the subscription up before each attempt.
  * false when the company has no such subscription.
  */

@@ -1,4 +1,4 @@
-// The sandbox's webhook sender (CONTRACT.md §3): every recorded event goes to each
+// The sandbox's webhook sender (docs/interface-decisions.md#webhook-deliveries): every recorded event goes to each
 // subscription of its company that asked for it, at least once. A delivery is one body,
 // serialised once, sent again byte for byte on every retry with a fresh signature; it is
 // retried with exponential backoff until a 2xx or the last attempt. Each attempt is kept in

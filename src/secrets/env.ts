@@ -1,9 +1,9 @@
-// Credentials from the environment (CLI.md: for CI, taking precedence over stored ones),
+// Credentials from the environment (docs/interface-decisions.md#credentials-from-the-environment: for CI, taking precedence over stored ones),
 // laid over the real store: reads answer from the variable when it is set, writes and
 // deletes always reach the store underneath.
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { setSecrets, type SecretStore } from './store.js';
+import { readBounded, SMALL_BYTES } from '../io/bounded-read.js';
+import { getSecrets, setSecrets, type SecretStore } from './store.js';
 
 export const SECRET_ENV_VARIABLES = {
   'client-secret': 'SVC_CLIENT_SECRET',
@@ -36,8 +36,9 @@ export function withEnvSecrets(store: SecretStore, env: Env): SecretStore {
     const value = env[name] as string;
     if (key !== 'private-key') return value;
     try {
-      return await readFile(value, 'utf8');
+      return (await readBounded(value, undefined, `${name} (${value})`, { bytes: SMALL_BYTES, why: 'a PKCS#8 PEM key is a few KiB' })).toString('utf8');
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
       throw new UsageError(`${name}: cannot read "${value}" (${code})`, {
         hint: `point ${name} at a PKCS#8 PEM file, or unset it to use the stored key`,
@@ -49,6 +50,10 @@ export function withEnvSecrets(store: SecretStore, env: Env): SecretStore {
     backend: store.backend,
     async get(key) {
       return (await fromEnv(key)) ?? store.get(key);
+    },
+    async getMany(keys) {
+      const stored = await getSecrets(store, keys);
+      return Promise.all(keys.map(async (key, i) => (await fromEnv(key)) ?? stored[i] ?? null));
     },
     set: (key, value) => store.set(key, value),
     setMany: (entries) => setSecrets(store, entries),

@@ -34,13 +34,34 @@ export function fileSecretStore(configDir: string, io: IOStreams, quiet?: QuietF
   // new inode), so any change, by this process or another, is read afresh.
   let parsedAs: { identity: string; values: Record<string, string> } | undefined;
 
-  async function load(): Promise<Record<string, string>> {
-    let text: string;
+  // Callers at once share one read: 10,000 of them each reading a 1.2 MB file ran out of memory.
+  let loading: { identity: string; values: Promise<Readonly<Record<string, string>>> } | undefined;
+
+  /** The entries as parsed: shared, never to be changed (load() hands out a copy to change). */
+  function current(): Promise<Readonly<Record<string, string>>> {
     let identity: string;
     try {
-      const st = statSync(path, { bigint: true });
-      identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-      if (parsedAs?.identity === identity) return { ...parsedAs.values };
+      identity = identityOf(path);
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return Promise.resolve({});
+      return Promise.reject(new SecretStoreError(`cannot read ${path} (${fsErrorCode(error)})`, { cause: error }));
+    }
+    if (parsedAs?.identity === identity) return Promise.resolve(parsedAs.values);
+    if (loading?.identity === identity) return loading.values;
+    const values = parse(identity).finally(() => {
+      if (loading?.values === values) loading = undefined;
+    });
+    loading = { identity, values };
+    return values;
+  }
+
+  async function load(): Promise<Record<string, string>> {
+    return { ...(await current()) };
+  }
+
+  async function parse(identity: string): Promise<Record<string, string>> {
+    let text: string;
+    try {
       text = await readFile(path, 'utf8');
     } catch (error) {
       if (isCode(error, 'ENOENT')) return {};
@@ -59,7 +80,7 @@ export function fileSecretStore(configDir: string, io: IOStreams, quiet?: QuietF
       values[key] = value;
     }
     parsedAs = { identity, values };
-    return { ...values };
+    return values;
   }
 
   let warned = false;
@@ -73,8 +94,7 @@ export function fileSecretStore(configDir: string, io: IOStreams, quiet?: QuietF
       await replacePrivateFile(path, `${JSON.stringify(values, null, 2)}\n`);
       // Written under the lock: the next read need not parse what this process just wrote
       // (a fan-out storing 2,000 subscription secrets parsed a growing file 2,000 times).
-      const st = statSync(path, { bigint: true });
-      parsedAs = { identity: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, values: { ...values } };
+      parsedAs = { identity: identityOf(path), values: { ...values } };
     } catch (error) {
       throw new SecretStoreError(`cannot write ${path} (${fsErrorCode(error)})`, { cause: error });
     }
@@ -108,7 +128,11 @@ export function fileSecretStore(configDir: string, io: IOStreams, quiet?: QuietF
   return {
     backend: 'file',
     async get(key) {
-      return (await load())[key] ?? null;
+      return (await current())[key] ?? null;
+    },
+    async getMany(keys) {
+      const values = await current();
+      return keys.map((key) => (Object.hasOwn(values, key) ? values[key]! : null));
     },
     set: (key, value) => setMany([[key, value]]),
     setMany,
@@ -122,6 +146,11 @@ export function fileSecretStore(configDir: string, io: IOStreams, quiet?: QuietF
       }),
     describe: () => quiet?.describe ?? `plain-text file ${path}`,
   };
+}
+
+function identityOf(path: string): string {
+  const st = statSync(path, { bigint: true });
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
 function corrupt(path: string, cause?: unknown): SecretStoreError {

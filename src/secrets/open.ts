@@ -1,4 +1,4 @@
-// Picks the secret backend (CLI.md: SVC_SECRET_STORE, default the probed OS keychain, never
+// Picks the secret backend (docs/interface-decisions.md#credentials-from-the-environment: SVC_SECRET_STORE, default the probed OS keychain, never
 // a silent plain-text fallback), scopes its keys to the profile and lays the environment's
 // credentials over it. One exception to the opt-in: the `local` profile talks to the
 // embedded sandbox, whose secrets are sandbox data, so on a machine without a keychain (SSH,
@@ -10,7 +10,7 @@ import { note, type IOStreams } from '../io/streams.js';
 import { withEnvSecrets } from './env.js';
 import { fileSecretStore, secretsFilePath } from './file.js';
 import { openKeychainStore, type KeyringModule } from './keychain.js';
-import { memorySecretStore, setSecrets, type SecretStore } from './store.js';
+import { getSecrets, memorySecretStore, setSecrets, type SecretStore } from './store.js';
 
 export interface OpenSecretStoreOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -99,6 +99,7 @@ export function scopedToProfile(store: SecretStore, profile: string): SecretStor
   return {
     backend: store.backend,
     get: (key) => store.get(scoped(key)),
+    getMany: (keys) => getSecrets(store, keys.map(scoped)),
     set: (key, value) => store.set(scoped(key), value),
     setMany: (entries) => setSecrets(store, entries.map(([key, value]) => [scoped(key), value] as const)),
     delete: (key) => store.delete(scoped(key)),

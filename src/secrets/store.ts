@@ -11,6 +11,11 @@ export interface SecretStore {
   set(key: string, value: string): Promise<void>;
   /** Several at once, in one write where the backend can (the file: one lock, one rewrite); see setSecrets. */
   setMany?(entries: readonly (readonly [string, string])[]): Promise<void>;
+  /**
+   * Several at once, in one read where the backend can (the file: parsed once). A listener
+   * loading 10,000 subscription secrets read the whole file once per secret, all at once.
+   */
+  getMany?(keys: readonly string[]): Promise<(string | null)[]>;
   delete(key: string): Promise<boolean>;
   /** Where values are kept, for `svc auth status` (never the values). */
   describe(): string;
@@ -20,6 +25,14 @@ export interface SecretStore {
 export async function setSecrets(store: SecretStore, entries: readonly (readonly [string, string])[]): Promise<void> {
   if (store.setMany) return store.setMany(entries);
   for (const [key, value] of entries) await store.set(key, value);
+}
+
+/** Reads every entry: in one read where the store can, else one after another (never all at once). */
+export async function getSecrets(store: SecretStore, keys: readonly string[]): Promise<(string | null)[]> {
+  if (store.getMany) return store.getMany(keys);
+  const values: (string | null)[] = [];
+  for (const key of keys) values.push(await store.get(key));
+  return values;
 }
 
 export function memorySecretStore(

@@ -1,4 +1,4 @@
-// The stored form of an accepted part's items (CONTRACT §8 "Partial acceptance"), read back
+// The stored form of an accepted part's items (docs/interface-decisions.md#partial-acceptance), read back
 // from either engine through the same schema.
 import * as z from 'zod';
 

@@ -1,4 +1,4 @@
-// SVC_DATABASE_URL (or the profile's `database-url`; CLI.md precedence: env > profile): the
+// SVC_DATABASE_URL (or the profile's `database-url`; docs/interface-decisions.md#settings-precedence precedence: env > profile): the
 // shared PostgreSQL database of a team. Only postgres:// and postgresql:// URLs; the
 // password never reaches a message, `config list` or --debug: everything shows the URL with
 // it replaced.

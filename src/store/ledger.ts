@@ -94,7 +94,7 @@ export interface ReceiptCredits {
 }
 
 /**
- * The part of a return request the merchant accepted (CONTRACT §8 "Partial acceptance"): the
+ * The part of a return request the merchant accepted (docs/interface-decisions.md#partial-acceptance): the
  * service's PATCH takes only the status, so the part is a decision of record kept here, and
  * `issue` credits at most it.
  */
@@ -191,7 +191,7 @@ export interface LedgerStore {
   /** A receipt's credit notes and open reservations as they are now (what `reserveCreditNote` will check again). */
   credits(parent: string): Promise<ReceiptCredits>;
 
-  /** Keeps queue items as they were first seen (CONTRACT §8 "Outstanding" queue); later sightings refresh them. */
+  /** Keeps queue items as they were first seen (docs/interface-decisions.md#outstanding-queue); later sightings refresh them. */
   rememberQueueItems(items: readonly QueueItem[]): Promise<void>;
   queueItem(requestId: string): Promise<QueueItem | undefined>;
   /** Keeps why the merchant rejected a request (the service takes no reason) with its kept item: remember that first; false when none is kept. */

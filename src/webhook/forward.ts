@@ -34,7 +34,7 @@ export interface ForwardResult {
 
 export interface Forwarder {
   /** Never rejects: an app that is down is something to show, not a reason to stop listening. */
-  forward(delivery: StoredDelivery): Promise<ForwardResult>;
+  forward(delivery: StoredDelivery, extraHeaders?: Record<string, string>): Promise<ForwardResult>;
   /** Drops its keep-alive connections, so the process can end. */
   close(): Promise<void>;
 }
@@ -42,8 +42,8 @@ export interface Forwarder {
 export function createForwarder(url: URL): Forwarder {
   const agent = new Agent({ connect: { timeout: FORWARD_TIMEOUT_MS }, headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS });
   return {
-    async forward(delivery) {
-      const headers: Record<string, string> = {};
+    async forward(delivery, extraHeaders = {}) {
+      const headers: Record<string, string> = { ...extraHeaders };
       for (const name of JOURNALLED_HEADERS) {
         const value = delivery.headers[name];
         if (value !== undefined) headers[name] = value;

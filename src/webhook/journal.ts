@@ -1,12 +1,12 @@
 // The webhook journal: an append-only NDJSON file per profile that makes a delivery durable
-// before its sender hears 2xx (INTERFACE.md "Delivery rules"). Two kinds of line:
+// before its sender hears 2xx (docs/interface-decisions.md#events-and-delivery-rules). Two kinds of line:
 //
 //   {"type":"delivery","id":<hex SHA-256 of the raw body>,"receivedAt":ISO,"event":NAME|null,
 //    "headers":{"content-type":...,"x-service-signature":...},"body":<Base64 of the raw body>}
 //   {"type":"processed","id":...,"at":ISO,"ok":true|false,"error"?:TEXT}
 //
 // The body is the delivery exactly as signed, so it holds only ciphertext; decrypted data
-// never reaches this file. The delivery id is CONTRACT.md §3's idempotency key, so the
+// never reaches this file. The delivery id is the idempotency key of docs/interface-decisions.md#webhook-deliveries, so the
 // index rebuilt from these lines deduplicates across restarts, and a delivery without a
 // `processed` line is processed at the next start.
 //
@@ -21,7 +21,7 @@ import { NonEmptyString, Sha256Hex } from '../contract/common.js';
 import { bodyId } from '../crypto/hash.js';
 import { fsErrorCode, privateDir, writePrivateFile } from '../store/private-file.js';
 
-/** CONTRACT.md §3 retries stop long before this; older processed entries may be compacted away. */
+/** docs/interface-decisions.md#webhook-deliveries retries stop long before this; older processed entries may be compacted away. */
 export const JOURNAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The request headers worth keeping: what a forward or a later `verify` needs. */

@@ -1,4 +1,4 @@
-// A Grant's own path under a listener's URL (CONTRACT §8: a subscription may be given a
+// A Grant's own path under a listener's URL (docs/interface-decisions.md#own-paths-for-subscriptions: a subscription may be given a
 // notificationUrl of its own): `URL/g` + 24 hex digits of the Grant ID's SHA-256. The same
 // on every run, so a re-run finds (reuses) the subscription it made; no Grant ID in URLs.
 // The listener checks a delivery to such a path against that path's secrets only.

@@ -29,6 +29,8 @@ export interface ClaimKeeperOptions {
 export interface ClaimKeeper {
   /** Deliveries this listener has just claimed (inserted or taken over), with when the claiming statement was sent. */
   hold(ids: Iterable<string>, claimedAt: number): void;
+  /** The deliveries this listener has in hand (claimed, not yet recorded). */
+  held(): string[];
   /** Resolves true once the delivery may be processed here, false if another listener has it; waits while paused. */
   admit(id: string): Promise<boolean>;
   /** Records the outcome (retried until it is); resolves once it is recorded. */
@@ -94,10 +96,14 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
           // Without waiting for the commit's fsync (synchronous_commit off for this one statement's
           // transaction): a renewal lost in a crash only shortens a claim, and a renewal that
           // waits behind a busy disk lets the lease run out.
+          //
+          // Only the deliveries in hand: a row this listener's INSERT committed but whose reply was
+          // lost (answered 503) is claimed by it without being in hand; renewing every row claimed
+          // by it kept such a row claimed forever, processed by nobody.
           `UPDATE svc_webhook_deliveries SET claimed_until = now() + make_interval(secs => $2)
-           WHERE claimed_by = $1 AND processed_at IS NULL AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+           WHERE claimed_by = $1 AND id = ANY($3) AND processed_at IS NULL AND set_config('synchronous_commit', 'off', true) IS NOT NULL
            RETURNING id`,
-          [opts.me, opts.claimSeconds],
+          [opts.me, opts.claimSeconds, before],
         );
         const still = new Set((rows as { id: string }[]).map((r) => r.id));
         for (const id of before) {
@@ -155,6 +161,7 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
     hold(ids, claimedAt) {
       for (const id of ids) held.set(id, Math.max(held.get(id) ?? 0, claimedAt));
     },
+    held: () => [...held.keys()],
     async admit(id) {
       for (;;) {
         if (stopped) return false;

@@ -33,6 +33,10 @@ export interface SharedJournal extends Journal {
   /** True once the delivery may be processed here (its claim fresh, the journal writable); false: another listener has it. */
   admit(id: string): Promise<boolean>;
   readonly claimSeconds: number;
+  /** Resolves when the database answers a query (readiness). */
+  ping(): Promise<void>;
+  /** How many deliveries the team journal holds unprocessed, whichever listener has them (the backlog gauge). */
+  unprocessed(): Promise<number>;
 }
 
 interface DeliveryRow {
@@ -95,12 +99,13 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
        WHERE id IN (
          SELECT id FROM svc_webhook_deliveries
          WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
-           -- Not its own: this listener renews those, and has them in hand already.
-           AND claimed_by IS DISTINCT FROM $1
+           -- Not those it has in hand (it renews them); its own that it does not hold (an
+           -- INSERT committed whose reply was lost) are taken like anybody's.
+           AND NOT (claimed_by IS NOT DISTINCT FROM $1 AND id = ANY($4))
          ORDER BY received_at LIMIT $3
          FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [me, claimSeconds, limit],
+      [me, claimSeconds, limit, claims.held()],
     );
     claims.hold((rows as DeliveryRow[]).map((r) => r.id), sentAt);
     return (rows as DeliveryRow[]).sort((a, b) => (isoOf(a.received_at) < isoOf(b.received_at) ? -1 : 1)).map(deliveryOf);
@@ -142,6 +147,25 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
         );
         const fresh = new Map((inserted.rows as DeliveryRow[]).map((r) => [r.id, r]));
         claims.hold(fresh.keys(), sentAt);
+        if (fresh.size < unique.length) {
+          // Sent again, and already in the journal: a duplicate, unless nobody is processing it.
+          // An INSERT of this listener that committed but whose reply was lost (answered 503)
+          // left it claimed by this listener yet in nobody's hand, and a listener that died left
+          // it with a lapsed claim: the retry is then the delivery, claimed here as new.
+          const inHand = new Set(claims.held());
+          const orphans = unique.map((w) => w.id).filter((id) => !fresh.has(id) && !inHand.has(id));
+          if (orphans.length > 0) {
+            const retakenAt = performance.now();
+            const retaken = await query(
+              `UPDATE svc_webhook_deliveries SET claimed_by = $1, claimed_until = now() + make_interval(secs => $2)
+               WHERE id = ANY($3) AND processed_at IS NULL AND (claimed_by IS NULL OR claimed_by = $1 OR claimed_until < now())
+               RETURNING *`,
+              [me, claimSeconds, orphans],
+            );
+            for (const row of retaken.rows as DeliveryRow[]) fresh.set(row.id, row);
+            claims.hold((retaken.rows as DeliveryRow[]).map((r) => r.id), retakenAt);
+          }
+        }
         const stored = fresh.size === unique.length ? fresh : new Map([...(await query('SELECT * FROM svc_webhook_deliveries WHERE id = ANY($1)', [unique.map((w) => w.id)])).rows as DeliveryRow[]].map((r) => [r.id, r]));
         const firstOf = new Map<string, Waiting>();
         for (const w of batch) {
@@ -173,6 +197,8 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
       });
     },
     admit: (id) => claims.admit(id),
+    ping: async () => void (await query('SELECT 1', [])),
+    unprocessed: async () => Number((await query('SELECT count(*) AS n FROM svc_webhook_deliveries WHERE processed_at IS NULL', [])).rows[0].n),
     markProcessed: (id, outcome) => claims.finish(id, outcome),
     takeUnprocessed: () => backlog.splice(0),
     async close() {

@@ -1,5 +1,5 @@
-// What happens to a journalled delivery after its sender has its 2xx (INTERFACE.md "Delivery
-// rules": asynchronously and idempotently). RETURN_REQUESTED opens to a ReturnRequest and
+// What happens to a journalled delivery after its sender has its 2xx (docs/interface-decisions.md#events-and-delivery-rules:
+// asynchronously and idempotently). RETURN_REQUESTED opens to a ReturnRequest and
 // CREDIT_NOTE_CREATED to a ReceiptEnvelope, each with whichever historical key the item was
 // encrypted for; unknown events are shown, never fatal. A delivery that cannot be decrypted
 // stays in the journal with its error. The outcome is journalled after it was reported, so
@@ -14,7 +14,7 @@ import type { IOStreams } from '../io/streams.js';
 import type { Decryptor } from './decryptor.js';
 import type { ProcessedOutcome, StoredDelivery } from './journal.js';
 
-/** One line of `svc webhook listen --json` (CLI.md). */
+/** One line of `svc webhook listen --json` (docs/interface-decisions.md#webhook-listen-lines). */
 export interface EventReport {
   id: string;
   event: string | null;
@@ -133,7 +133,7 @@ function eventLines(processed: ProcessedEvent): string {
   return `${head}${body}\n${forwarded === undefined ? '' : `    forwarded to ${forwarded}\n`}`;
 }
 
-/** The human line on stderr, and with --json the CLI.md object as one line on stdout. */
+/** The human line on stderr, and with --json the docs/interface-decisions.md#json-output object as one line on stdout. */
 export function writeEvent(io: IOStreams, processed: ProcessedEvent): void {
   io.stderr.write(eventLines(processed));
   if (io.json) io.stdout.write(`${jsonText(processed.report)}\n`);
@@ -184,6 +184,8 @@ export const PROCESSING_BATCH = 32;
 // one part in four of the time (a pause three times as long as its last batch took), and
 // all of it once deliveries stop arriving.
 const BUSY_PAUSE_FACTOR = 3;
+/** Deliveries whose forwards may be under way at once. */
+const MAX_FORWARDING = 256;
 const MAX_PAUSE_MS = 250;
 
 export function createProcessor(opts: ProcessorOptions): Processor {
@@ -199,11 +201,20 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   let enqueued = 0;
   let passed = 0;
   const duplicates: { after: number; delivery: StoredDelivery }[] = [];
-  const reportDuplicate = ({ entry }: StoredDelivery) =>
-    opts.report({
-      report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null },
-      summary: '',
-    });
+  // With forwarding, deliveries whose forwards are still under way (each target at its own
+  // pace): a slow or hung target holds up its own forwards, never the next deliveries'.
+  const forwarding = new Map<string, Promise<void>>();
+  const reportDuplicate = ({ entry }: StoredDelivery) => {
+    const line = () =>
+      opts.report({
+        report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null },
+        summary: '',
+      });
+    // After its original's line, which waits for the original's forwards.
+    const original = forwarding.get(entry.id);
+    if (original) void original.then(line);
+    else line();
+  };
   const reportDuplicatesUpTo = (count: number) => {
     while (duplicates.length > 0 && duplicates[0]!.after <= count) reportDuplicate(duplicates.shift()!.delivery);
   };
@@ -235,22 +246,39 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     });
   }
 
+  /** Starts the delivery's forwards and goes on; at most MAX_FORWARDING deliveries at once (memory stays bounded). */
+  async function startForwarded(delivery: StoredDelivery, decoded: Decoded): Promise<void> {
+    while (forwarding.size >= MAX_FORWARDING) await Promise.race(forwarding.values());
+    const id = delivery.entry.id;
+    const done = finish(delivery, decoded).finally(() => forwarding.delete(id));
+    forwarding.set(id, done);
+  }
+
   async function drain(): Promise<void> {
     // Deliveries enqueued together (the backlog at start) make one batch.
     await Promise.resolve();
-    while (head < queue.length && !stopping) {
-      const batch = queue.slice(head, head + PROCESSING_BATCH);
-      const started = performance.now();
-      const decoded = await Promise.all(batch.map((delivery) => decodeDelivery(delivery.raw, opts.decryptor)));
-      for (const [i, delivery] of batch.entries()) {
-        const admitted = opts.admit ? await Promise.race([opts.admit(delivery), stopped]) : true;
-        // A shared journal gives its claims back when it stops: what is not admitted by then is left.
-        if (opts.admit && stopping) break;
-        if (admitted) await finish(delivery, decoded[i] as Decoded);
-        head++;
-        reportDuplicatesUpTo(++passed);
+    for (;;) {
+      while (head < queue.length && !stopping) {
+        const batch = queue.slice(head, head + PROCESSING_BATCH);
+        const started = performance.now();
+        const decoded = await Promise.all(batch.map((delivery) => decodeDelivery(delivery.raw, opts.decryptor)));
+        for (const [i, delivery] of batch.entries()) {
+          const admitted = opts.admit ? await Promise.race([opts.admit(delivery), stopped]) : true;
+          // A shared journal gives its claims back when it stops: what is not admitted by then is left.
+          if (opts.admit && stopping) break;
+          if (admitted) {
+            if (opts.forward) await startForwarded(delivery, decoded[i] as Decoded);
+            else await finish(delivery, decoded[i] as Decoded);
+          }
+          head++;
+          reportDuplicatesUpTo(++passed);
+        }
+        if (!stopping && opts.busy?.()) await sleep(Math.min(MAX_PAUSE_MS, (performance.now() - started) * BUSY_PAUSE_FACTOR));
       }
-      if (!stopping && opts.busy?.()) await sleep(Math.min(MAX_PAUSE_MS, (performance.now() - started) * BUSY_PAUSE_FACTOR));
+      // Every forward begun is finished (and its delivery marked) before the queue counts as
+      // idle or stopped; deliveries that arrive meanwhile are taken up.
+      if (forwarding.size === 0) break;
+      await Promise.race(forwarding.values());
     }
     queue = queue.slice(head);
     head = 0;

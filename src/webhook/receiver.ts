@@ -1,4 +1,4 @@
-// The HTTP end of `svc webhook listen` (INTERFACE.md "Delivery rules", CONTRACT.md §3): a
+// The HTTP end of `svc webhook listen` (docs/interface-decisions.md#events-and-delivery-rules, #webhook-signatures): a
 // delivery is answered 2xx only once its signature verified over the exact raw bytes and
 // the journal has it on disk. Everything refused is refused before anything is stored:
 // 400 for a missing, malformed, non-matching or out-of-window signature, 413 past 1 MiB
@@ -13,7 +13,7 @@ import { OWN_PATH_SEGMENT } from './own-path.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
 import { MAX_BODY_BYTES } from '../contract/error.js';
 
-/** CONTRACT.md §4: bodies over 1 MiB are refused. */
+/** docs/interface-decisions.md#body-size-limit: bodies over 1 MiB are refused. */
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
@@ -66,7 +66,7 @@ export interface ReceiverOptions {
   port: number;
   /**
    * The path deliveries are accepted on, e.g. /webhooks, and a Grant's own path below it
-   * (/webhooks/g1f2e…, CONTRACT §8: a subscription may be given a path of its own).
+   * (/webhooks/g1f2e…, docs/interface-decisions.md#own-paths-for-subscriptions: a subscription may be given a path of its own).
    */
   path: string;
   journal: Pick<Journal, 'record'>;
@@ -82,10 +82,10 @@ export interface ReceiverOptions {
   clock: Clock;
   toleranceSeconds?: number;
   maxBodyBytes?: number;
-  /** A delivery that was just acknowledged; called after the 2xx is sent. */
-  onDelivery(delivery: StoredDelivery, duplicate: boolean): void;
+  /** A delivery that was just acknowledged; called after the 2xx is sent, with the seconds since its request arrived. */
+  onDelivery(delivery: StoredDelivery, duplicate: boolean, ackSeconds: number): void;
   /** The journal refused a delivery (it was answered 503). */
-  onJournalError(error: unknown): void;
+  onJournalError(error: unknown, raw: Buffer): void;
   /** A request refused (4xx), with the reason in words a person can act on; never the body or a secret. */
   onRejected?: ((rejection: Rejection) => void) | undefined;
 }
@@ -138,6 +138,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
     if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} (or one segment below it) only`);
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'not a POST', 'deliveries are POST requests', { headers: { allow: 'POST' } });
@@ -174,12 +175,12 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     try {
       recorded = await opts.journal.record(raw, headers, eventNameOf(raw));
     } catch (error) {
-      opts.onJournalError(error);
+      opts.onJournalError(error, raw);
       return refuse(res, 503, 'unavailable', 'not stored', 'the delivery could not be stored; retry later', { headers: { 'retry-after': '1' } });
     }
     const { entry, duplicate } = recorded;
     reply(res, 200, { received: true, id: entry.id, duplicate });
-    opts.onDelivery({ entry, raw, headers }, duplicate);
+    opts.onDelivery({ entry, raw, headers }, duplicate, (performance.now() - arrived) / 1000);
   }
 
   const server: Server = createServer((req, res) => {

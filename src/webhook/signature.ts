@@ -1,4 +1,4 @@
-// The `X-Service-Signature` scheme of CONTRACT.md §3, used by both ends: the sandbox signs
+// The `X-Service-Signature` scheme of docs/interface-decisions.md#webhook-signatures, used by both ends: the sandbox signs
 // its deliveries and `svc webhook listen` verifies them. Pure functions of their arguments
 // (time is passed in), so that both sides and their tests agree byte for byte.
 //
@@ -10,7 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';
-/** Largest |now - t| a receiver accepts, in seconds (CONTRACT.md §3). */
+/** Largest |now - t| a receiver accepts, in seconds (docs/interface-decisions.md#webhook-signatures). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 const SECRET_PREFIX = 'whsec_';

@@ -1,5 +1,5 @@
 // The Idempotency-Key of a subscription being created, recorded before the request is sent
-// (CONTRACT §8): a run killed after the service created the subscription, but before this
+// (docs/interface-decisions.md#idempotency-keys): a run killed after the service created the subscription, but before this
 // machine kept its secret, sends the same request under the same key again, and the service
 // answers with the subscription it made, secret included, instead of making a second one.
 // One small map per profile, <state>/<profile>/webhooks/subscribe-intents.json, keyed by

@@ -1,18 +1,17 @@
 // This profile's webhook subscriptions as this machine knows them. A subscription's signing
 // secret goes to the secret store as `webhook-secret/<id>` (the service shows it once); its
-// other fields go to <stateDir>/<profile>/webhooks/subscriptions.json, so that `listen`
-// knows every secret of the profile. `webhook-secret` itself (or SVC_WEBHOOK_SECRET) is one
+// other fields go to <stateDir>/<profile>/webhooks/subscriptions.db, a row each
+// (src/store/subscription-file.ts), so that `listen` knows every secret of the profile. `webhook-secret` itself (or SVC_WEBHOOK_SECRET) is one
 // more secret, for a subscription made elsewhere.
-import { statSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { writeReceiptsCaller } from '../auth/caller.js';
 import { dropSubscribeIntents, subscribeIntentKeys, type SubscribeIntent } from './subscribe-intents.js';
 import { groupCommit } from '../store/group-commit.js';
-import { setSecrets } from '../secrets/store.js';
+import { getSecrets, setSecrets } from '../secrets/store.js';
 import { createWebhookSubscription, deleteWebhookSubscription, listWebhookSubscriptions, type ListedWebhookSubscription } from '../api/webhook.js';
-import { withLock } from '../store/lock.js';
+import { openSubscriptionFile, type SubscriptionFile, type SubscriptionRow } from '../store/subscription-file.js';
 import { isOwnPathUnder, ownPathUrl } from './own-path.js';
 export { isOwnPathUnder, ownPathUrl };
 import { NonEmptyString } from '../contract/common.js';
@@ -20,14 +19,15 @@ import type { WebhookSubscription, WebhookSubscriptionRequest } from '../contrac
 import { ApiError, SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { matchPrefix } from '../ids/prefix.js';
-import { fsErrorCode, pathSegment, writePrivateFile } from '../store/private-file.js';
+import { fsErrorCode } from '../store/private-file.js';
 import { profileStateDir } from '../config/profile-dir.js';
-import { resolveProfileName } from '../config/settings.js';
 import { envVariableFor } from '../secrets/env.js';
 
 /** The secret of SVC_WEBHOOK_SECRET (src/secrets/env.ts), or one stored by hand. */
 const PROFILE_SECRET_KEY = 'webhook-secret';
+/** Where an older svc kept them whole; taken over into SUBSCRIPTIONS_DB on first use. */
 const SUBSCRIPTIONS_FILE = 'subscriptions.json';
+const SUBSCRIPTIONS_DB = 'subscriptions.db';
 const JOURNAL_FILE = 'journal.ndjson';
 
 export function subscriptionSecretKey(subscriptionId: string): string {
@@ -59,31 +59,64 @@ export function journalPathOf(f: Factory): string {
   return join(webhooksDir(f), JOURNAL_FILE);
 }
 
-function subscriptionsPath(f: Factory): string {
-  return join(webhooksDir(f), SUBSCRIPTIONS_FILE);
+/**
+ * The profile's subscriptions as this process knows them, indexed by ID and by Grant: read
+ * whole once, then again only when another process has written the file since (SQLite's
+ * data_version); what this process writes is applied here as it is written. A fan-out over
+ * 10,000 Grants looks up each Grant's own records, never all of them per Grant.
+ */
+interface SubscriptionIndex {
+  file: SubscriptionFile;
+  version: number;
+  byId: Map<string, LocalSubscription>;
+  byGrant: Map<string, Map<string, LocalSubscription>>;
+  /** Records of Grants the profile no longer holds, for the set of Grants held (by config object). */
+  orphans?: { held: object; records: LocalSubscription[] };
 }
 
-// The file as last parsed in this process, by its identity: a run over 2,000 Grants reads it
-// once per Grant, and parsing 2,000 entries each time made that quadratic. Any write (a
-// rename into place: a new inode, or at least another mtime) reads afresh.
-const parsedFiles = new Map<string, { identity: string; subscriptions: readonly LocalSubscription[] }>();
+const indexes = new Map<string, Promise<SubscriptionIndex>>();
 
-function identityOf(path: string): string {
-  const st = statSync(path, { bigint: true });
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+function grantKey(grantId: string | undefined): string {
+  return grantId ?? '';
 }
 
-export async function readLocalSubscriptions(f: Factory): Promise<LocalSubscription[]> {
-  const path = subscriptionsPath(f);
+function place(index: SubscriptionIndex, s: LocalSubscription): void {
+  const before = index.byId.get(s.id);
+  if (before !== undefined) index.byGrant.get(grantKey(before.grantId))?.delete(s.id);
+  index.byId.set(s.id, s);
+  const key = grantKey(s.grantId);
+  let of = index.byGrant.get(key);
+  if (of === undefined) index.byGrant.set(key, (of = new Map()));
+  of.set(s.id, s);
+  index.orphans = undefined;
+}
+
+function unplace(index: SubscriptionIndex, id: string): void {
+  const before = index.byId.get(id);
+  if (before === undefined) return;
+  index.byId.delete(id);
+  index.byGrant.get(grantKey(before.grantId))?.delete(id);
+  index.orphans = undefined;
+}
+
+function reload(index: SubscriptionIndex, version: number): void {
+  index.byId = new Map();
+  index.byGrant = new Map();
+  index.version = version;
+  for (const row of index.file.all()) {
+    const parsed = LocalSubscription.safeParse(JSON.parse(row.record));
+    if (parsed.success) place(index, parsed.data);
+  }
+}
+
+/** The whole-file records of an older svc (subscriptions.json), taken over on first use. */
+function legacyRecords(dir: string): SubscriptionRow[] | undefined {
+  const path = join(dir, SUBSCRIPTIONS_FILE);
   let text: string;
-  let identity: string;
   try {
-    identity = identityOf(path);
-    const known = parsedFiles.get(path);
-    if (known?.identity === identity) return [...known.subscriptions];
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
-    if (fsErrorCode(error) === 'ENOENT') return [];
+    if (fsErrorCode(error) === 'ENOENT') return undefined;
     throw new SvcError(`cannot read ${path} (${fsErrorCode(error)})`, { cause: error });
   }
   let parsed: ReturnType<typeof SubscriptionsFile.safeParse> | undefined;
@@ -92,39 +125,61 @@ export async function readLocalSubscriptions(f: Factory): Promise<LocalSubscript
   } catch {
     parsed = undefined;
   }
-  if (parsed?.success) {
-    // Read before its identity was taken? Then the next read parses again: never a stale hit.
-    parsedFiles.set(path, { identity, subscriptions: parsed.data.subscriptions });
-    return [...parsed.data.subscriptions];
+  if (!parsed?.success) {
+    throw new SvcError(`${path} is damaged`, {
+      hint: 'move it away; the secrets stay in the secret store, and `svc webhook list` shows the subscriptions of the service',
+    });
   }
-  throw new SvcError(`${path} is damaged`, {
-    hint: 'move it away; the secrets stay in the secret store, and `svc webhook list` shows the subscriptions of the service',
-  });
+  return parsed.data.subscriptions.map(rowOf);
 }
 
-function subscriptionsLockPath(f: Factory): string {
-  const profile = pathSegment(resolveProfileName(f.globals, f.env).value, 'profile name');
-  return join(f.paths.stateDir, 'locks', `webhooks-${profile}.lock`);
+function rowOf(s: LocalSubscription): SubscriptionRow {
+  return { id: s.id, grantId: s.grantId, notificationUrl: s.notificationUrl, record: JSON.stringify(s) };
 }
 
-/** Rewrites the file under the profile's lock: `change` gets the entries and returns the new ones. */
-async function updateLocalSubscriptions(f: Factory, change: (current: LocalSubscription[]) => LocalSubscription[]): Promise<void> {
+async function subscriptionIndex(f: Factory): Promise<SubscriptionIndex> {
   const dir = webhooksDir(f);
-  // Two `subscribe` runs at once must not drop each other's entry.
-  await withLock(
-    subscriptionsLockPath(f),
-    async () => {
-      const body = { version: 1, subscriptions: change(await readLocalSubscriptions(f)) };
-      try {
-        await writePrivateFile(dir, SUBSCRIPTIONS_FILE, `${JSON.stringify(body, null, 2)}\n`);
-        // Under the lock no other svc writes it: what was written is what the next read would parse.
-        parsedFiles.set(subscriptionsPath(f), { identity: identityOf(subscriptionsPath(f)), subscriptions: body.subscriptions });
-      } catch (error) {
-        if (error instanceof SvcError) throw error;
-        throw new SvcError(`cannot write ${join(dir, SUBSCRIPTIONS_FILE)} (${fsErrorCode(error)})`, { cause: error });
-      }
-    },
-  );
+  const path = join(dir, SUBSCRIPTIONS_DB);
+  let pending = indexes.get(path);
+  if (pending === undefined) {
+    pending = (async () => {
+      const file = await openSubscriptionFile(path, () => legacyRecords(dir));
+      const index: SubscriptionIndex = { file, version: file.version(), byId: new Map(), byGrant: new Map() };
+      reload(index, index.version);
+      return index;
+    })();
+    indexes.set(path, pending);
+    pending.catch(() => indexes.delete(path));
+  }
+  const index = await pending;
+  const version = index.file.version();
+  if (version !== index.version) reload(index, version);
+  return index;
+}
+
+export async function readLocalSubscriptions(f: Factory): Promise<LocalSubscription[]> {
+  return [...(await subscriptionIndex(f)).byId.values()];
+}
+
+/** This Grant's records and those naming no Grant (an older svc's); every record for no Grant. */
+async function subscriptionsOfGrant(f: Factory, grantId: string | undefined): Promise<LocalSubscription[]> {
+  const index = await subscriptionIndex(f);
+  if (grantId === undefined) return [...index.byId.values()];
+  return [...(index.byGrant.get(grantId)?.values() ?? []), ...(index.byGrant.get('')?.values() ?? [])];
+}
+
+/** Keeps these records (one transaction, a row each). */
+async function putLocalSubscriptions(f: Factory, records: readonly LocalSubscription[]): Promise<void> {
+  if (records.length === 0) return;
+  const index = await subscriptionIndex(f);
+  index.file.put(records.map(rowOf));
+  for (const s of records) place(index, s);
+}
+
+/** A change any process makes shows here as another version; undefined before any subscription is kept. */
+async function subscriptionsVersion(f: Factory): Promise<number> {
+  const index = await subscriptionIndex(f);
+  return index.file.version();
 }
 
 /**
@@ -160,15 +215,15 @@ class SecretsNotStored extends Error {}
 export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
   const intentKey = groupCommit((items: readonly (SubscribeIntent & { seen?: ReadonlySet<string> | undefined })[]) =>
     subscribeIntentKeys(f, items, async () => {
-      const local = await readLocalSubscriptions(f);
-      return (item, index) =>
-        local.find(
+      const index = await subscriptionIndex(f);
+      return (item, i) =>
+        [...(index.byGrant.get(grantKey(item.grantId))?.values() ?? [])].find(
           (s) =>
             (s.grantId ?? undefined) === item.grantId &&
             s.notificationUrl === item.request.notificationUrl &&
             sameEvents(s.events, item.request.events) &&
-            items[index]!.seen !== undefined &&
-            !items[index]!.seen!.has(s.id),
+            items[i]!.seen !== undefined &&
+            !items[i]!.seen!.has(s.id),
         );
     }),
   );
@@ -184,8 +239,7 @@ export function subscriptionKeeper(f: Factory): SubscriptionKeeper {
       throw new SecretsNotStored(`${store.describe()}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     const entries = items.map(({ created: { id, name, notificationUrl, events, createdAt }, grantId }) => ({ id, name, notificationUrl, events, createdAt, ...(grantId === undefined ? {} : { grantId }) }));
-    const ids = new Set(entries.map((e) => e.id));
-    await updateLocalSubscriptions(f, (current) => [...current.filter((s) => !ids.has(s.id)), ...entries]);
+    await putLocalSubscriptions(f, entries);
     await dropSubscribeIntents(f, items);
     return items.map(() => undefined);
   });
@@ -254,13 +308,14 @@ export interface SubscribeOutcome {
   kept?: Promise<void>;
 }
 
-/** The records among `records` of Grants the profile no longer holds. */
-async function orphanedFor(f: Factory, records: readonly LocalSubscription[]): Promise<LocalSubscription[]> {
-  const of = records.filter((s) => s.grantId !== undefined);
-  if (of.length === 0) return [];
-  const [{ knownIds, readAuthorizations }, settings] = await Promise.all([import('../auth/profile.js'), f.settings()]);
-  const held = new Set(knownIds(readAuthorizations(await f.config(), settings.profile.value)));
-  return of.filter((s) => !held.has(s.grantId!));
+/** The records of Grants the profile no longer holds (a new login replaced them), worked out once per change. */
+async function orphanedRecords(f: Factory): Promise<LocalSubscription[]> {
+  const [{ knownIds, readAuthorizations }, settings, config, index] = await Promise.all([import('../auth/profile.js'), f.settings(), f.config(), subscriptionIndex(f)]);
+  if (index.orphans?.held === config) return index.orphans.records;
+  const held = new Set(knownIds(readAuthorizations(config, settings.profile.value)));
+  const records = [...index.byId.values()].filter((s) => s.grantId !== undefined && !held.has(s.grantId));
+  index.orphans = { held: config, records };
+  return records;
 }
 
 function sameEvents(a: readonly string[], b: readonly string[]): boolean {
@@ -281,8 +336,7 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   // Grant, so another company's are neither reused nor forgotten here.
   const grant = (await writeReceiptsCaller(f)).grantId;
   const request = opts.ownPath && grant !== undefined ? { ...asked, notificationUrl: ownPathUrl(asked.notificationUrl, grant) } : asked;
-  const all = await readLocalSubscriptions(f);
-  const local = all.filter((s) => s.grantId === undefined || grant === undefined || s.grantId === grant);
+  const local = await subscriptionsOfGrant(f, grant);
   // With --own-path, a path of its own under the URL derived from another Grant ID is this
   // company's too when listed under this Grant: one kept through a new login (moved to it).
   const sameUrl = (s: LocalSubscription) =>
@@ -291,7 +345,7 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
   const candidates = local.filter(same);
   // Records of a Grant the profile no longer holds (a new login replaced it: new IDs, same
   // companies) may be this company's: the service's list under this Grant says which.
-  const orphans = candidates.length > 0 || grant === undefined ? [] : await orphanedFor(f, all.filter(same));
+  const orphans = candidates.length > 0 || grant === undefined ? [] : (await orphanedRecords(f)).filter(same);
   let forgotten: string[] = [];
   let listed: Set<string> | undefined;
   if (candidates.length > 0 || orphans.length > 0) {
@@ -300,8 +354,7 @@ export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionReques
       listed = new Set(remote.map((s) => s.id));
       const adopted = orphans.filter((s) => listed!.has(s.id));
       if (adopted.length > 0) {
-        const ids = new Set(adopted.map((s) => s.id));
-        await updateLocalSubscriptions(f, (current) => current.map((s) => (ids.has(s.id) ? { ...s, grantId: grant } : s)));
+        await putLocalSubscriptions(f, adopted.map((s) => ({ ...s, grantId: grant })));
         candidates.push(...adopted.map((s) => ({ ...s, grantId: grant })));
       }
       // A record of an older svc names no Grant: not listed under this one says nothing of it.
@@ -348,7 +401,7 @@ export async function listedSubscriptionFor(f: Factory, request: WebhookSubscrip
   return same.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
 }
 
-/** The service's list (a sandbox extension, CONTRACT §8), or undefined where it has none. */
+/** The service's list (a sandbox extension, docs/interface-decisions.md#subscription-listing), or undefined where it has none. */
 export async function serviceSubscriptions(f: Factory): Promise<ListedWebhookSubscription[] | undefined> {
   try {
     return await listWebhookSubscriptions(await writeReceiptsCaller(f));
@@ -360,8 +413,11 @@ export async function serviceSubscriptions(f: Factory): Promise<ListedWebhookSub
 
 /** Drops entries and their secrets from this machine (not from the service). */
 export async function forgetLocally(f: Factory, ids: readonly string[]): Promise<void> {
-  const gone = new Set(ids);
-  await updateLocalSubscriptions(f, (current) => current.filter((s) => !gone.has(s.id)));
+  if (ids.length > 0) {
+    const index = await subscriptionIndex(f);
+    index.file.remove(ids);
+    for (const id of ids) unplace(index, id);
+  }
   const store = await f.secrets();
   for (const id of ids) await store.delete(subscriptionSecretKey(id));
 }
@@ -416,16 +472,19 @@ export interface KnownSecrets {
 async function loadSecrets(f: Factory): Promise<KnownSecrets> {
   const store = await f.secrets();
   const subscriptions = await readLocalSubscriptions(f);
-  const [own, ...values] = await Promise.all([PROFILE_SECRET_KEY, ...subscriptions.map((s) => subscriptionSecretKey(s.id))].map((key) => store.get(key)));
+  // One read of the store for all of them, each secret filed under its path once.
+  const [own, ...values] = await getSecrets(store, [PROFILE_SECRET_KEY, ...subscriptions.map((s) => subscriptionSecretKey(s.id))]);
   const byPath = new Map<string, string[]>();
   subscriptions.forEach((subscription, i) => {
     const secret = values[i];
     const path = deliveryPathOf(subscription.notificationUrl);
     if (secret === null || secret === undefined || secret === '' || path === undefined) return;
-    byPath.set(path, [...(byPath.get(path) ?? []), secret]);
+    const at = byPath.get(path);
+    if (at === undefined) byPath.set(path, [secret]);
+    else if (!at.includes(secret)) at.push(secret);
   });
-  const all = [own, ...values].filter((v): v is string => v !== null && v !== undefined && v !== '');
-  return { all: [...new Set(all)], own: own === null || own === undefined || own === '' ? [] : [own], byPath };
+  const all = new Set([own, ...values].filter((v): v is string => v !== null && v !== undefined && v !== ''));
+  return { all: [...all], own: own === null || own === undefined || own === '' ? [] : [own], byPath };
 }
 
 /** Every secret a delivery to this profile may be signed with. */
@@ -466,38 +525,41 @@ export interface SecretSet {
 }
 
 export async function watchSecrets(f: Factory): Promise<SecretSet> {
-  const path = subscriptionsPath(f);
-  const mtimeOf = () => stat(path).then(
-    (s) => s.mtimeMs,
-    () => 0,
-  );
-  let seen = await mtimeOf();
+  const versionOf = () => subscriptionsVersion(f).catch(() => 0);
+  let seen = await versionOf();
   let known = await loadSecrets(f);
+  let all = new Set(known.all);
   let refreshing: Promise<boolean> | undefined;
+  const file = (delivery: string, secret: string, byPath: Map<string, string[]>) => {
+    const at = byPath.get(delivery);
+    if (at === undefined) byPath.set(delivery, [secret]);
+    else if (!at.includes(secret)) at.push(secret);
+  };
   return {
     current: () => known.all,
     forPath(delivery) {
       const routed = known.byPath.get(delivery);
-      return routed && [...new Set([...routed, ...known.own])];
+      return routed && (known.own.length === 0 ? routed : [...new Set([...routed, ...known.own])]);
     },
     add(secret, delivery) {
-      if (!known.all.includes(secret)) known = { ...known, all: [...known.all, secret] };
-      if (delivery !== undefined && !known.byPath.get(delivery)?.includes(secret)) known.byPath.set(delivery, [...(known.byPath.get(delivery) ?? []), secret]);
+      if (!all.has(secret)) {
+        all.add(secret);
+        known.all.push(secret);
+      }
+      if (delivery !== undefined) file(delivery, secret, known.byPath);
     },
     refresh() {
       refreshing ??= (async () => {
         try {
-          const mtime = await mtimeOf();
-          if (mtime === seen) return false;
-          seen = mtime;
+          const version = await versionOf();
+          if (version === seen) return false;
+          seen = version;
           const fresh = await loadSecrets(f);
-          const added = fresh.all.filter((s) => !known.all.includes(s));
+          const added = fresh.all.filter((s) => !all.has(s));
           // Secrets learnt in this process stay, under their paths too.
-          for (const [delivery, secrets] of known.byPath) {
-            const merged = [...new Set([...(fresh.byPath.get(delivery) ?? []), ...secrets])];
-            fresh.byPath.set(delivery, merged);
-          }
+          for (const [delivery, secrets] of known.byPath) for (const secret of secrets) file(delivery, secret, fresh.byPath);
           known = { all: [...known.all, ...added], own: fresh.own, byPath: fresh.byPath };
+          all = new Set(known.all);
           return added.length > 0;
         } catch {
           // A damaged or unreadable file keeps the secrets already known.

@@ -36,7 +36,7 @@ afterEach(async () => {
 
 const MILK = '4001234567890';
 const WATER = '4001111222333';
-/** CONTRACT §8: derived from issuer, document type and number. */
+/** docs/interface-decisions.md#idempotency-keys: derived from issuer, document type and number. */
 const DERIVED_KEY = /^svc-credit-note-[0-9a-f]{40}$/;
 const alice = () => readFixture('customers/alice.json') as CustomerDetails;
 

@@ -48,7 +48,7 @@ function everyStatus(): QueueItem[] {
   return STATUSES.map((status, i) => queueItem(idOf(status), milkAndBread, keys.current.publicKey, { status, createdAt: new Date(NOW - (10 - i) * 60_000).toISOString() }));
 }
 
-/** What each verb may offer, by hand: the service's moves (CONTRACT.md §6), per verb. */
+/** What each verb may offer, by hand: the service's moves (docs/interface-decisions.md#return-request-moves), per verb. */
 const PICKERS: [string, (f: Factory) => Promise<unknown>, string[]][] = [
   ['show', (f) => show({ reveal: false }, f), ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED']],
   ['accept', (f) => accept.run({ requestIds: [], partial: false }, f), ['PENDING']],
@@ -163,9 +163,9 @@ describe('final moves: --yes without a terminal, a confirmation naming what is m
     atTerminal(h, person.prompter);
     serveQueue(h, everyStatus());
     await complete.run({ requestIds: [idOf('ACCEPTED'), idOf('PARTIALLY_ACCEPTED')], creditedElsewhere: true }, h.f);
-    // No record of the receipt here: the product IDs, and no amount.
+    // No record of the receipt here: the product IDs, and no amount; the same document told apart by request ID.
     expect(person.asked).toEqual([
-      "confirm: Complete these 2 requests? They cannot be moved again.\n  R-2025-000871 (2 × 4001234567890, 1 × 4009876543210) of your API key's company, with NO credit note: nothing is credited\n  R-2025-000871 (2 × 4001234567890, 1 × 4009876543210) of your API key's company, with NO credit note: nothing is credited\n",
+      `confirm: Complete these 2 requests? They cannot be moved again.\n  R-2025-000871 (2 × 4001234567890, 1 × 4009876543210) of your API key's company, request ${idOf('ACCEPTED').slice(0, 8)}, with NO credit note: nothing is credited\n  R-2025-000871 (2 × 4001234567890, 1 × 4009876543210) of your API key's company, request ${idOf('PARTIALLY_ACCEPTED').slice(0, 8)}, with NO credit note: nothing is credited\n`,
     ]);
     expect(statusMoves(h)).toEqual([
       [idOf('ACCEPTED'), 'COMPLETED'],

@@ -125,7 +125,7 @@ export function replyIssue(h: Harness, serviceReceiptId = 'cn-1') {
   return documents;
 }
 
-/** Moves a merchant may make (CONTRACT.md §6); the same status again is allowed too. */
+/** Moves a merchant may make (docs/interface-decisions.md#return-request-moves); the same status again is allowed too. */
 const MOVES: Readonly<Record<string, readonly string[]>> = { PENDING: ['ACCEPTED', 'PARTIALLY_ACCEPTED', 'REJECTED'], ACCEPTED: ['COMPLETED'], PARTIALLY_ACCEPTED: ['COMPLETED'] };
 
 /**

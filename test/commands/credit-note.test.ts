@@ -124,7 +124,7 @@ describe('credit-note poll', () => {
       'decrypted, but not a valid return request: lineItems must have at least one entry',
       undefined,
     ]);
-    // The decrypted plaintext (CLI.md), with the bank account masked as everywhere it is printed.
+    // The decrypted plaintext (docs/interface-decisions.md#json-output), with the bank account masked as everywhere it is printed.
     expect((out[4]!.returnRequest as ReturnRequest).refundBankAccount).toEqual({ iban: '•••• 3000', accountHolder: 'Alice Example', bic: 'COBADEFFXXX' });
     expect(h.output()).not.toContain(VALID_IBAN);
     expect(h.output()).not.toContain('PRIVATE KEY');
@@ -351,7 +351,7 @@ describe('status changes', () => {
     currentHarness = await harness();
     // IDs that are not whole UUIDs are looked up in the queue first (prefixes).
     replyQueue(currentHarness, []);
-    // Accepting keeps the item first (CONTRACT §8), from the queue as listed.
+    // Accepting keeps the item first (docs/interface-decisions.md#outstanding-queue), from the queue as listed.
     if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') replyQueue(currentHarness, []);
     replyStatus(currentHarness, 'req-1');
     await runVerb();

@@ -48,7 +48,7 @@ describe('help', () => {
     expect((await runSvc(['help', 'exit-codes'])).stdout).toContain('7  conflict');
     const unknown = await runSvc(['help', 'credit-not']);
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain('svc has auth, grants');
+    expect(unknown.stderr).toContain('svc has receipt, credit-note, recipient, webhook, auth, grants');
     expect(unknown.stderr).not.toContain('__complete');
   });
 

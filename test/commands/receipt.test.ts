@@ -42,7 +42,7 @@ afterEach(async () => {
 
 const groceries = () => readFixture('receipts/groceries.json') as ReceiptTemplateRequest;
 const alice = () => readFixture('customers/alice.json') as CustomerDetails;
-/** CONTRACT §8: derived from issuer, document type and number. */
+/** docs/interface-decisions.md#idempotency-keys: derived from issuer, document type and number. */
 const DERIVED_KEY = /^svc-receipt-[0-9a-f]{40}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const CREATED_AT = new Date(NOW).toISOString();

@@ -77,3 +77,23 @@ describe('in fish', () => {
     expect(words(await fishComplete(join(completionsDir, 'svc.fish'), 'svc --profile pro', env))).toEqual(['production']);
   });
 });
+
+describe('--grant of a profile with many companies, in bash', () => {
+  const missing = requireTools(['bash']);
+  it.skipIf(missing !== undefined)('offers tax IDs (which --grant takes), not bare Grant UUIDs; grants show still offers the IDs', async () => {
+    const home = await makeSvcHome(dirs);
+    const grants = Array.from({ length: 3 }, (_, i) => ({
+      grant_id: `9a000000-0000-4000-8000-00000000000${i}`, grant_version: 1, issuer_company_id: `c0000000-0000-4000-a000-00000000000${i}`,
+      company_legal_name: `Platform Shop 0000${i} GmbH`, tax_id: `EU90000000${i}`, scopes: ['write_receipts'], store_ids: [], store_access_mode: 'ALL_STORES', saved_at: '2026-11-24T10:00:00.000Z',
+    }));
+    await mkdir(home.configDir, { recursive: true });
+    await writeFile(join(home.configDir, 'config.json'), JSON.stringify({ profiles: { local: { grants, grant: grants[0]!.grant_id } } }));
+    const withGrants = { ...env, SVC_CONFIG_DIR: home.configDir, SVC_STATE_DIR: home.stateDir };
+    const complete = (...words: string[]) => bashComplete(join(completionsDir, 'svc.bash'), words, false, withGrants);
+    expect(await complete('svc', 'credit-note', 'poll', '--grant', '')).toEqual(['EU900000000', 'EU900000001', 'EU900000002']);
+    expect(await complete('svc', 'credit-note', 'poll', '--grant', 'EU900000001')).toEqual(['EU900000001']);
+    expect(await complete('svc', 'grants', 'show', '')).toEqual(grants.map((g) => g.grant_id));
+    // zsh and fish read the company beside each value.
+    expect((await runSvc(['__complete', '--', 'credit-note poll', '--grant'], { env: withGrants })).stdout).toContain('EU900000001\tPlatform Shop 00001 GmbH');
+  });
+});

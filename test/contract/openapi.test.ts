@@ -32,7 +32,7 @@ describe('the OpenAPI document', () => {
   });
 });
 
-describe('its security and servers, as INTERFACE.md and CONTRACT §5 say', () => {
+describe('its security and servers, as docs/interface-decisions.md#authentication and docs/interface-decisions.md#oauth-details say', () => {
   type Entry = { security: Record<string, string[]>[]; description?: string };
   const doc = openApiDocument('0.0.0') as { servers?: { url: string }[]; paths: Record<string, Record<string, Entry>>; components: { securitySchemes: Record<string, { type: string; scheme?: string }> } };
   const op = (method: string, path: string) => doc.paths[path]![method]!;

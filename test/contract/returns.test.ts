@@ -143,7 +143,7 @@ describe('ReturnRequest', () => {
 });
 
 describe('isKnownReasonCode', () => {
-  it('knows the codes of CONTRACT.md §6 only', () => {
+  it('knows the codes of docs/interface-decisions.md#reason-codes only', () => {
     expect(KNOWN_REASON_CODES.every(isKnownReasonCode)).toBe(true);
     expect(isKnownReasonCode('ARRIVED_LATE')).toBe(false);
   });

@@ -1,6 +1,6 @@
 // `svc api METHOD PATH` on the built binary against the sandbox: the profile's base URL and
 // credentials, fields as query or JSON body, --input, --include, a token renewed after a
-// 401, and the exit codes of CLI.md for a refusal.
+// 401, and the exit codes of docs/interface-decisions.md#exit-codes for a refusal.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ describe('svc api', () => {
     expect(JSON.parse(r.stdout)).toHaveProperty('accountingSupplierParty');
   });
 
-  it('a refused request exits with CLI.md\'s code: 400 → 2, 404 → 6; no credentials needed under /sandbox/', async () => {
+  it('a refused request exits with the exit code of docs/interface-decisions.md#exit-codes: 400 → 2, 404 → 6; no credentials needed under /sandbox/', async () => {
     const file = join(await dirs.make('svc-api-'), 'bad.json');
     await writeFile(file, JSON.stringify({ documentNumber: 'X' }));
     const bad = await api(['POST', '/receipt/template', '--input', file]);

@@ -1,5 +1,5 @@
 // "A re-run is always safe": `receipt send` and `credit-note issue` killed with SIGKILL at each
-// step that talks to the service (STYLE.md 12: crash points are named), then run again. A
+// step that talks to the service (docs/contributing.md#how-the-code-reads: crash points are named), then run again. A
 // proxy in front of the sandbox holds the step's request — before the service sees it, or
 // after the service answered it — until the kill. Afterwards the service holds exactly one
 // document, and the ledger exactly that one with no submission left open.

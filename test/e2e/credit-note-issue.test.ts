@@ -171,7 +171,7 @@ describe('a return accepted in part', () => {
   });
 });
 
-describe('the accepted part, a decision of record (CONTRACT §8)', () => {
+describe('the accepted part, a decision of record (docs/interface-decisions.md#partial-acceptance)', () => {
   const trigger = async () => {
     const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     // Milk 2, water 3, bread 1: three lines.

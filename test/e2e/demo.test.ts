@@ -38,7 +38,7 @@ describe('svc demo', () => {
     // The batch: three NDJSON results.
     expect(result.stdout.match(/^\{"line":\d,"serviceReceiptId":"[^"]+"\}$/gm)).toHaveLength(3);
     // The re-run of `receipt send`: the same receipt, nothing sent again.
-    expect(result.stderr).toMatch(/receipt \S+ was already issued as \S+ at \S+; nothing was sent again/);
+    expect(result.stderr).toMatch(/receipt \S+ of .+ was already issued as \S+ at \S+; nothing was sent again/);
     // The flaky link: two 503s, then the receipt issued (to her three devices) all the same.
     expect(result.stdout).toMatch(/\$ svc sandbox trigger outage --requests 2\nthe next 2 requests to the API are answered 503[^\n]*\n\n\$ svc receipt send --file \S+receipt-F\.json[^\n]*\n[0-9a-f-]{36}\n/);
     // Alice has three devices, and each could decrypt its copy.
@@ -49,6 +49,9 @@ describe('svc demo', () => {
     // The receiver got both events and decrypted them.
     expect(result.stderr).toMatch(/--> RETURN_REQUESTED +\w+ +request [0-9a-f-]{36} +receipt \S+ +1 item/);
     expect(result.stderr).toMatch(/--> CREDIT_NOTE_CREATED +\w+ +credit note \S+ +SERVICE, UBL_CREDIT_NOTE/);
+    // Run as a service: the listener's readiness, read from its admin port.
+    expect(result.stdout).toMatch(/\$ svc webhook listen --port \d+ --subscribe --admin-port \d+/);
+    expect(result.stdout).toMatch(/\$ curl http:\/\/127\.0\.0\.1:\d+\/readyz\n\{"status":"ready"\}\nHTTP 200/);
     // Each step's output stays under its own `$ svc` line.
     const journal = result.stdout.split('$ svc webhook events\n')[1]?.split('\n\n')[0] ?? '';
     expect(journal).toMatch(/\tCREDIT_NOTE_CREATED\t.*\tprocessed\n[^\n]+\tRETURN_REQUESTED\t.*\tprocessed/);

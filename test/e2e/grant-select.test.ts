@@ -25,6 +25,9 @@ describe('--grant SELECTOR', () => {
     // Issued for Sample Foods (by its tax ID), while the profile's default is Example Retail.
     const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--grant', foods.tax_id, '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const requestId = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    // What a person reads names the company acted for.
+    const sent = await m.svc(['receipt', 'send', '--grant', foods.tax_id, '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    expect(sent.stderr).toMatch(/issued to \d+ devices? of email alice@example\.com for Sample Foods GmbH; recorded in the ledger/);
     // The receipt is remembered with its company: resolving its owner needs no --grant, while
     // the default company is told it does not exist (404, as for any object of another company).
     expect((await m.json<{ recipients: unknown[] }>(['recipient', 'resolve', '--receipt', serviceReceiptId])).recipients.length).toBeGreaterThan(0);
@@ -38,6 +41,7 @@ describe('--grant SELECTOR', () => {
     // Polled under Sample Foods: remembered with it, so no --grant is needed (the default Grant would answer 404).
     const shown = await m.json<{ requestId: string }>(['credit-note', 'show', requestId.slice(0, 8)]);
     expect(shown.requestId).toBe(requestId);
+    expect((await m.svc(['credit-note', 'show', requestId.slice(0, 8)])).stdout).toMatch(/^company +Sample Foods GmbH$/m);
     expect((await m.svc(['credit-note', 'accept', requestId])).stdout).toBe(`${requestId} ACCEPTED\n`);
 
     // The same selectors for `token get` and `grants use`.

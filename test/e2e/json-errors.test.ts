@@ -1,4 +1,4 @@
-// Machine-readable errors (CLI.md): with --json a failure prints one object
+// Machine-readable errors (docs/interface-decisions.md#json-errors): with --json a failure prints one object
 // `{ "error": { code, message, hint, exitCode, details } }` on stderr and nothing on stdout,
 // with the same exit codes as without.
 import { writeFile } from 'node:fs/promises';

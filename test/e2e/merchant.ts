@@ -17,7 +17,7 @@ export interface Merchant {
   receiptFile: string;
   /**
    * The same receipt under a document number of its own (R-2025-000871-<n>): a document
-   * number identifies a document (CONTRACT §8), so sending one file twice is one receipt.
+   * number identifies a document (docs/interface-decisions.md#idempotency-keys), so sending one file twice is one receipt.
    */
   newReceiptFile(): Promise<string>;
   /** Runs `svc ARGS` and expects exit 0. */

@@ -53,6 +53,28 @@ describe.skipIf(skip)('auth login in a real browser', () => {
     await page.close();
   });
 
+  it('select all: one box approves every company offered (a platform of 5), each a Grant', async () => {
+    const many = await startSandbox(['--fixture', fixture.path, '--companies', '5']);
+    try {
+      const home = await makeSvcHome(dirs);
+      const login = await startLogin(home, many.url, fixture);
+      const page = await browser.newPage();
+      await page.goto(login.url);
+      const companies = await page.locator('fieldset').count();
+      expect(companies).toBeGreaterThanOrEqual(5);
+      await page.getByRole('checkbox', { name: new RegExp(`All ${companies} companies`) }).check();
+      await page.getByRole('button', { name: /approve/i }).click();
+      await page.waitForURL((u) => u.toString().startsWith(fixture.redirectUri));
+      const result = await login.child;
+      expect(result.exitCode, login.stderr()).toBe(0);
+      const grants = JSON.parse((await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: many.url } })).stdout) as unknown[];
+      expect(grants).toHaveLength(companies);
+      await page.close();
+    } finally {
+      await many.stop();
+    }
+  });
+
   it('deny: the CLI exits 3 and stores nothing', async () => {
     const home = await makeSvcHome(dirs);
     const login = await startLogin(home, sandbox.url, fixture);

@@ -1,4 +1,4 @@
-// The end-to-end tests' own account of CONTRACT.md §2, written out with node:crypto alone,
+// The end-to-end tests' own account of docs/interface-decisions.md#hybrid-encryption, written out with node:crypto alone,
 // so that what the devices received is checked independently of svc's crypto module.
 import { createDecipheriv, constants, privateDecrypt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

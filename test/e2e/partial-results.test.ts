@@ -1,4 +1,4 @@
-// The partial-result contract (CLI.md exit 9, README "Exit codes") for commands acting on
+// The partial-result contract (docs/interface-decisions.md#exit-codes, exit 9) for commands acting on
 // several things: every element's result on stdout (failures as elements), the exit code 9
 // when some succeeded, and under --json the last stderr line one JSON object, with no human
 // `error:` line anywhere before it.

@@ -1,5 +1,5 @@
 // `credit-note poll` on a team (SVC_DATABASE_URL) keeps the requests it lists in the shared
-// ledger (CONTRACT §8, README "Working as a team"). With PostgreSQL down the queue is still
+// ledger (docs/interface-decisions.md#outstanding-queue, docs/teams.md). With PostgreSQL down the queue is still
 // shown, and stderr says the team ledger could not be reached and what was not kept: exit 8.
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';

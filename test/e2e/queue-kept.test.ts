@@ -1,4 +1,4 @@
-// CONTRACT §8 "Outstanding" queue: a real service may list only PENDING items in
+// docs/interface-decisions.md#outstanding-queue: a real service may list only PENDING items in
 // `GET /credit-note`. In front of the sandbox, a proxy answers that way; `accept` keeps the
 // item in the ledger, so `issue --complete` still finds it after the service stopped listing it.
 import { createServer, request as upstreamRequest } from 'node:http';

@@ -1,6 +1,6 @@
 // Issue 4 end to end on the built binary: a receipt sent to a customer with three devices
 // reaches all three, and what each device decrypts (with the fixture's private keys and an
-// independent implementation of CONTRACT.md §2) is the template plus the customer party.
+// independent implementation of docs/interface-decisions.md#hybrid-encryption) is the template plus the customer party.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';

@@ -36,7 +36,7 @@ describe('svc sandbox login', () => {
     const login = await runSvc(['sandbox', 'login'], { home, env: { SVC_BASE_URL: auto.url, CI: 'true' } });
     expect(login.exitCode, login.stderr).toBe(0);
     // Nobody is asked to open anything: the sandbox approves by itself.
-    expect(login.stderr).toContain('The sandbox approves this at once');
+    expect(login.stderr).toContain('The sandbox approved this at once');
     expect(login.stderr).not.toMatch(/open this URL in a browser|opened it in your browser/);
     const grants = await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: auto.url } });
     expect((JSON.parse(grants.stdout) as unknown[]).length).toBeGreaterThan(0);
@@ -48,6 +48,8 @@ describe('svc sandbox login', () => {
     const login = await runSvc(['sandbox', 'login', '--timeout', '5'], { home: await homeWithRedirect(), env: { SVC_BASE_URL: manual.url, CI: 'true' } });
     expect(login.exitCode).toBe(2);
     expect(login.stderr).toContain('svc sandbox start --auto-approve');
+    // Nothing said of an approval that did not happen.
+    expect(login.stderr).not.toMatch(/approve[sd] this at once/);
   });
 
   it('a service that is not a sandbox: refused (exit 2)', async () => {

@@ -1,5 +1,5 @@
 // `svc sandbox trigger outage`: the sandbox answers the next N API requests 503 with a
-// Retry-After, as a service restarting does. svc's retries ride it out (README "Networks"):
+// Retry-After, as a service restarting does. svc's retries ride it out (docs/networks.md):
 // a receipt issued through two 503s is issued once, a longer outage ends in exit 8 after
 // 4 attempts, the sandbox's own endpoints keep answering, and --requests 0 ends it.
 import { describe, expect, it } from 'vitest';

@@ -219,7 +219,7 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     const shared = await json<{ counts: { openIntents: number } }>(other, ['db', 'status']);
     expect(shared.counts.openIntents).toBe(0);
   });
-  it('poll keeps the requests it lists in the shared ledger, encrypted as listed (CONTRACT §8): a row in svc_queue_items', async () => {
+  it('poll keeps the requests it lists in the shared ledger, encrypted as listed (docs/interface-decisions.md#outstanding-queue): a row in svc_queue_items', async () => {
     const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(m.home, ['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
     const { requestId } = await json<{ requestId: string }>(m.home, ['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${EGGS}:1`]);
     const polled = await on(m.home, ['credit-note', 'poll', '--no-decrypt']);

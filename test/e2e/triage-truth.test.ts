@@ -153,8 +153,8 @@ describe('triage: keys typed ahead at the other prompts', () => {
       term.keys('a');
       await term.waitFor(`✔ ${a.slice(0, 8)} PENDING: accept`);
       term.keys('C-c');
-      // As Ctrl-C stopped it before: SIGINT (exit 130); Node gives the terminal its modes back.
-      await term.waitFor(/SVC-EXIT=130\b/, 'the walk stopped', 10_000);
+      // Ctrl-C stops the walk as it stops every command: exit 3 (interrupted), the terminal given its modes back.
+      await term.waitFor(/SVC-EXIT=3\b/, 'the walk stopped', 10_000);
     } finally {
       term.kill();
     }

@@ -34,13 +34,15 @@ describe('ListState', () => {
     expect(s.selected()?.id).toBe('c');
   });
 
-  it('marks with space (moving on), acts on the marked in view, else the selected; a row that leaves loses its mark', () => {
+  it('marks with space (the cursor stays), acts on the marked in view, else the selected; a row that leaves loses its mark', () => {
     const s = new ListState();
     s.setRows([row('a'), row('b'), row('c')]);
     expect(s.targets().map((r) => r.id)).toEqual(['a']);
     s.toggleMark();
+    expect(s.selected()?.id).toBe('a');
+    s.move(1);
     s.toggleMark();
-    expect(s.selected()?.id).toBe('c');
+    expect(s.selected()?.id).toBe('b');
     expect(s.targets().map((r) => r.id)).toEqual(['a', 'b']);
     s.setRows([row('b'), row('c')]);
     expect([...s.marked]).toEqual(['b']);

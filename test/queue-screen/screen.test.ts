@@ -115,7 +115,10 @@ describe('the queue screen', () => {
     await until(() => q.cursorRow() !== undefined, 'the list', q.term.screen);
     q.keys('i');
     await until(() => q.status().startsWith('cannot issue aaaaaaaa: it is PENDING; issue moves ACCEPTED or PARTIALLY_ACCEPTED'), 'i refused', q.term.screen);
-    q.keys('  ');
+    // Space marks the row under the cursor and stays on it: mark, down, mark.
+    q.keys(' ');
+    q.keys('j');
+    q.keys(' ');
     await until(() => q.term.screen().filter((l) => l.startsWith(' *') || l.startsWith('>*')).length === 2, 'two marked', q.term.screen);
     q.keys('p');
     await until(() => q.status().startsWith('accept part acts on one request'), 'p on two refused', q.term.screen);
@@ -149,7 +152,9 @@ describe('the queue screen', () => {
     q.term.stdout.emit('resize');
     await until(() => q.term.screen().every((l) => displayWidth(l) <= 40) && q.term.screen().some((l) => l.endsWith('…')), 'the list at 40 columns', q.term.screen);
     q.keys('a');
-    await until(() => q.status().startsWith('decisions ask questions, and prompts ar'), 'no decision', q.term.screen);
+    // Said whole, wrapped on the status area rather than cut at the width.
+    await until(() => q.term.screen().join(' ').replace(/ +/g, ' ').includes('decisions ask questions, and prompts are off (--no-input): use accept, reject and issue'), 'no decision', q.term.screen);
+    expect(q.term.screen().every((l) => displayWidth(l) <= 40)).toBe(true);
     q.keys('q');
     await q.done;
     expect(q.calls).toEqual([]);

@@ -1,5 +1,5 @@
 // The sandbox's contract check (the end-to-end tests' mode): an answer that breaks the
-// operation's schema, an error body that is not CONTRACT §4's, or a route the interface does
+// operation's schema, an error body that is not docs/interface-decisions.md#error-bodies, or a route the interface does
 // not have is logged and answered 500; a conforming answer passes untouched.
 import { describe, expect, it } from 'vitest';
 import { checkReply } from '../../src/sandbox/contract-check.js';
@@ -21,7 +21,7 @@ describe('checkReply', () => {
     expect(logged.at(-1)).toMatch(/^contract violation: GET \/credit-note 200: /);
   });
 
-  it('checks error bodies against CONTRACT §4 and refuses a status or route the interface does not give', () => {
+  it('checks error bodies against docs/interface-decisions.md#error-bodies and refuses a status or route the interface does not give', () => {
     expect(checkReply('GET', '/credit-note', json(404, { message: 'nope' }), log).status).toBe(500);
     expect(checkReply('GET', '/credit-note', json(201, []), log).status).toBe(500);
     expect(checkReply('GET', '/no/such/route', json(200, {}), log).status).toBe(500);

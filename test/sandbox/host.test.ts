@@ -1,4 +1,4 @@
-// CONTRACT §8, the DNS-rebinding defence: the sandbox answers only requests whose Host is a
+// docs/interface-decisions.md#host-header, the DNS-rebinding defence: the sandbox answers only requests whose Host is a
 // loopback name or address; anything else gets 421 with the contract's error body.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -52,7 +52,7 @@ describe('Idempotency-Key on POST /receipt/encrypted', () => {
     const { status, body: error } = await submit('key-1', other);
     expect(status).toBe(409);
     expect(error).toMatchObject({ error: 'idempotency_key_reused', error_description: expect.stringContaining('another request body') });
-    // CONTRACT §8: the details name the first result.
+    // docs/interface-decisions.md#idempotency-keys: the details name the first result.
     expect((error as { details: unknown }).details).toEqual([{ path: 'serviceReceiptId', message: (first.body as { serviceReceiptId: string }).serviceReceiptId }]);
     expect(await deliveryCount()).toBe(2);
   });

@@ -245,7 +245,7 @@ describe('rate limiting', () => {
     for (let i = 0; i < 5; i++) expect((await h.get('/sandbox/health')).status).toBe(200);
   });
 
-  it("keeps one bucket per client and company (CONTRACT §8): one company's spent burst leaves the client's other Grants served", async () => {
+  it("keeps one bucket per client and company (docs/interface-decisions.md#rate-limits-in-the-sandbox): one company's spent burst leaves the client's other Grants served", async () => {
     const retail = grantAndTokenForTests(h.sandbox, { companyId: RETAIL, scopes: ['read_stores'] });
     const foods = grantAndTokenForTests(h.sandbox, { companyId: FOODS, scopes: ['read_stores'] });
     for (let i = 0; i < 3; i++) expect((await h.get(`/oauth2/grants/${retail.grantId}`, bearer(retail.token))).status).toBe(200);

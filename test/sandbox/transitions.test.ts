@@ -1,4 +1,4 @@
-// The return request state table of CONTRACT.md §6, every cell of it: the issuer's moves
+// The return request state table of docs/interface-decisions.md#return-request-moves, every cell of it: the issuer's moves
 // through PATCH, the customer's cancel through the sandbox trigger, and what is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueItemStatus, SettableQueueItemStatus } from '../../src/contract/returns.js';

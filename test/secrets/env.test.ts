@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('withEnvSecrets', () => {
-  it('answers from the variables of CLI.md before the store', async () => {
+  it('answers from the variables of docs/interface-decisions.md#credentials-from-the-environment before the store', async () => {
     const inner = memorySecretStore({ 'client-secret': 'stored', 'api-key': 'stored-key', 'webhook-secret': 'stored-wh' });
     const store = withEnvSecrets(inner, {
       SVC_CLIENT_SECRET: 'from-env',
@@ -76,7 +76,7 @@ describe('envVariableFor', () => {
     expect(envVariableFor({ toString: 'x' }, 'toString')).toBeUndefined();
   });
 
-  it('covers exactly the credential variables of CLI.md', () => {
+  it('covers exactly the credential variables of docs/interface-decisions.md#credentials-from-the-environment', () => {
     expect(Object.values(SECRET_ENV_VARIABLES).sort()).toEqual([
       'SVC_API_KEY',
       'SVC_CLIENT_SECRET',

@@ -48,7 +48,7 @@ describe('argv → options', () => {
       { url: 'https://x.example/h', events: 'RETURN_REQUESTED,CREDIT_NOTE_CREATED', showSecret: true },
     ]);
     expect(await parseArgv(['webhook', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:3000/h', '--subscribe'])).toEqual([
-      { port: '0', host: '127.0.0.1', path: '/webhooks', forwardTo: 'http://127.0.0.1:3000/h', subscribe: true },
+      { port: '0', host: '127.0.0.1', path: '/webhooks', forwardTo: ['http://127.0.0.1:3000/h'], subscribe: true, adminHost: '127.0.0.1', logFormat: 'text', drainTimeout: '30s' },
     ]);
     expect(await parseArgv(['webhook', 'events', '--limit', '5'])).toEqual([{ limit: '5' }]);
     expect(await parseArgv(['webhook', 'replay', 'abcdef', '--forward-to', 'http://127.0.0.1:1/h'])).toEqual([{ eventId: 'abcdef', forwardTo: 'http://127.0.0.1:1/h' }]);
@@ -68,12 +68,12 @@ describe('subscribe', () => {
     expect(h.sent[0]!.body).toEqual({ name: 'shop', notificationUrl: 'https://shop.example/webhooks', events: ['RETURN_REQUESTED', 'CREDIT_NOTE_CREATED'] });
     expectHeader(h.sent[0]!, 'idempotency-key');
     expect(await (await h.f.secrets()).get('webhook-secret/whsub_1')).toBe(SECRET);
-    const remembered = await readFile(join(h.stateDir, 'shop', 'webhooks', 'subscriptions.json'), 'utf8');
-    expect(JSON.parse(remembered)).toEqual({
-      version: 1,
-      subscriptions: [{ id: 'whsub_1', name: 'shop', notificationUrl: 'https://shop.example/webhooks', events: ['RETURN_REQUESTED', 'CREDIT_NOTE_CREATED'], createdAt: CREATED_AT }],
-    });
-    expect(remembered).not.toContain('whsec_');
+    const { readLocalSubscriptions } = await import('../../src/webhook/subscriptions.js');
+    expect(await readLocalSubscriptions(h.f)).toEqual([{ id: 'whsub_1', name: 'shop', notificationUrl: 'https://shop.example/webhooks', events: ['RETURN_REQUESTED', 'CREDIT_NOTE_CREATED'], createdAt: CREATED_AT }]);
+    // The secret only in the secret store: neither the file nor its write-ahead log holds it.
+    const stored = await Promise.all(['subscriptions.db', 'subscriptions.db-wal'].map((name) => readFile(join(h.stateDir, 'shop', 'webhooks', name)).catch(() => Buffer.alloc(0))));
+    expect(Buffer.concat(stored).includes('whsub_1')).toBe(true);
+    expect(Buffer.concat(stored).includes('whsec_')).toBe(false);
   });
 
   it('shows the secret only with --show-secret', async () => {

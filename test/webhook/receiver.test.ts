@@ -86,9 +86,12 @@ describe('a verified delivery', () => {
     expect((await deliver(l.url, body, { secret: OTHER_SECRET })).status).toBe(400);
 
     await (await h.f.secrets()).set('webhook-secret/whsub_2', OTHER_SECRET);
-    const { writePrivateFile } = await import('../../src/store/private-file.js');
+    // Kept by another process: its own connection to the subscriptions file.
+    const { openSubscriptionFile } = await import('../../src/store/subscription-file.js');
     const subscription = { id: 'whsub_2', name: 'n', notificationUrl: 'http://127.0.0.1/webhooks', events: ['RETURN_REQUESTED'], createdAt: new Date(NOW).toISOString() };
-    await writePrivateFile(join(h.stateDir, 'shop', 'webhooks'), 'subscriptions.json', JSON.stringify({ version: 1, subscriptions: [subscription] }));
+    const other = await openSubscriptionFile(join(h.stateDir, 'shop', 'webhooks', 'subscriptions.db'), () => undefined);
+    other.put([{ id: subscription.id, grantId: undefined, notificationUrl: subscription.notificationUrl, record: JSON.stringify(subscription) }]);
+    other.close();
     expect((await deliver(l.url, body, { secret: OTHER_SECRET })).status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 // `svc api METHOD PATH`: any operation of the interface with the profile's base URL and
 // credentials, the way `gh api` does it. The same client as every command: retries where
-// they are safe, a token renewed after a 401, the exit codes of CLI.md for a refusal. The
+// they are safe, a token renewed after a 401, the exit codes of docs/interface-decisions.md#exit-codes for a refusal. The
 // credentials follow the path: a read_stores token of that Grant for GET /oauth2/grants/{id},
 // the usual token for /oauth2/token/validate, none for the other /oauth2/ and /sandbox/ paths,
 // the company API key (or else a manage_client_applications token) for the public key, and for
@@ -54,12 +54,12 @@ export async function run(opts: ApiOptions, f: Factory): Promise<void> {
   if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) f.io.stdout.write('\n');
 }
 
-/** INTERFACE.md: the Grant's details want a bearer with read_stores, for that Grant. */
+/** docs/interface-decisions.md#authentication: the Grant's details want a bearer with read_stores, for that Grant. */
 const GRANT_DETAILS = /^\/oauth2\/grants\/([^/?#]+)$/;
-/** CONTRACT.md §5: a company API key, or a bearer with manage_client_applications. */
+/** docs/interface-decisions.md#api-keys: a company API key, or a bearer with manage_client_applications. */
 const PUBLIC_KEY = /^\/client-application\/[^/?#]+\/public-key$/;
 
-/** What the path needs (INTERFACE.md, CONTRACT.md §5), and nothing where it needs nothing. */
+/** What the path needs (docs/interface-decisions.md#authentication, #oauth-details), and nothing where it needs nothing. */
 async function credentialsFor(f: Factory, path: string): Promise<TokenSource | ApiKeyAuth | undefined> {
   const bare = path.replace(/[?#].*$/, '');
   const { tokenSourceFor } = await import('../../auth/session.js');

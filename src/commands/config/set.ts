@@ -24,7 +24,7 @@ export async function run(opts: SetOptions, f: Factory): Promise<void> {
   }
 }
 
-/** What overrides a profile's key (CLI.md: flag > env > profile > built-in). */
+/** What overrides a profile's key (docs/interface-decisions.md#settings-precedence: flag > env > profile > built-in). */
 const OVERRIDES: Partial<Record<keyof typeof CONFIG_KEYS, string>> = {
   'base-url': 'SVC_BASE_URL (or --base-url)',
   'client-id': 'SVC_CLIENT_ID',

@@ -26,16 +26,17 @@ import { arrangement, columns, footerOf, reportUnreadable, watch, type PollOptio
 type CompanyItem = PolledItem & { grantId: string; companyId: string };
 
 export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): Promise<void> {
-  const arrange = arrangement(opts);
-  const concurrency = concurrencyOf(opts.concurrency);
   const targets = await fanOutTargets(f, opts);
+  const companies = new Map(targets.map((t) => [t.id, t.company]));
+  // --sort receipt: by what the table shows, the company and then its document numbers.
+  const arrange = arrangement(opts, (i) => companies.get((i as CompanyItem).grantId) ?? '');
+  const concurrency = concurrencyOf(opts.concurrency);
   const keys = opts.decrypt ? await loadKeyring(f) : undefined;
   // The same selection as a single company's poll (--receipt, --customer, --reason, --refund …).
-  const selection = await queueSelection(f, opts, { decrypt: keys !== undefined });
+  const selection = await queueSelection(f, opts, { decrypt: keys !== undefined, acrossCompanies: true });
   if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
   const filter = selection.filter;
   arrange.select(selection.decrypted);
-  const companies = new Map(targets.map((t) => [t.id, t.company]));
   const leading: Column<PolledItem>[] = [{ header: 'COMPANY', value: (i) => companies.get((i as CompanyItem).grantId) ?? '' }];
   const read = new Map<string, Pick<PolledItem, 'returnRequest' | 'decryptError'>>();
 
@@ -62,7 +63,8 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
       for (const item of fresh) read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
     const merged: CompanyItem[] = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
-    return { all, listed, viewed: shown, shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
+    // Counted as selected (a document number is matched per company once read), before --limit.
+    return { all, listed, viewed: arrange.selectedOf(merged), shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
   };
 
   if (opts.watch) {

@@ -25,6 +25,8 @@ import { clockTime, zoneOf } from '../../io/time.js';
 import { holdTerminal } from '../../io/terminal-keys.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { counted } from '../../io/plural.js';
+import { documentNumberOf, knownReceipts, receiptsOfCustomer } from '../../receipts/receipt-id.js';
+import type { ReceiptRecord } from '../../contract/records.js';
 
 /** The queue's filters (src/credit-notes/queue-flags.ts), its order, and the fan-out's flags. */
 export interface PollOptions extends FanOutFlags, QueueFilterFlags {
@@ -77,7 +79,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const viewed = all.filter((i) => matchesFilter(i, status));
     const shown = arrange(viewed);
     if (f.io.json) await writeJsonArray(f.io, shown);
-    else await writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, viewed, f.clock.now(), status?.statuses) });
+    else await writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, arrange.selectedOf(viewed), f.clock.now(), status?.statuses) });
     return keepPolledOnTeam(f, all);
   }
   // A team's ledger keeps the items as listed, so they are fetched whole rather than streamed.
@@ -90,7 +92,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const shown = arrange(read);
     if (f.io.json) await writeJsonArray(f.io, shown);
     else {
-      await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, read, f.clock.now(), status?.statuses) });
+      await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, arrange.selectedOf(read), f.clock.now(), status?.statuses) });
       reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
     }
     if (keep) await keepPolled(f, all);
@@ -135,17 +137,18 @@ export interface Polled {
  * Fetches the queue and decrypts only the items to be shown, each once: a request's
  * ciphertext never changes, so --watch decrypts only the items it has not seen yet.
  */
-function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: QueueFilter, arrange: (items: PolledItem[]) => PolledItem[] = (i) => i): () => Promise<Polled> {
+function queueReader(caller: Caller, keys: KeyringEntry[] | undefined, filter: QueueFilter, arrange?: Arrangement): () => Promise<Polled> {
   const read = new Map<string, Pick<ReadItem, 'returnRequest' | 'decryptError'>>();
   return async () => {
     const all = await listReturnRequests(caller);
     const shown = all.filter((i) => matchesFilter(i, filter));
-    if (keys === undefined) return { all, viewed: shown, shown: arrange(shown) };
+    if (keys === undefined) return { all, viewed: arrange?.selectedOf(shown) ?? shown, shown: arrange ? arrange(shown) : shown };
     const fresh = (await readQueue(shown.filter((i) => !read.has(i.requestId)), keys)).map(maskedItem);
     for (const item of fresh) {
       read.set(item.requestId, item.decryptError === undefined ? { returnRequest: item.returnRequest } : { decryptError: item.decryptError });
     }
-    return { all, viewed: shown, shown: arrange(shown.map((item) => ({ ...item, ...read.get(item.requestId) }))) };
+    const merged = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
+    return { all, viewed: arrange?.selectedOf(merged) ?? merged, shown: arrange ? arrange(merged) : merged };
   };
 }
 
@@ -156,7 +159,7 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
     // On a terminal, what the customer reads out: the receipt's document number in the request
     // (else its serviceReceiptId); piped rows keep the serviceReceiptId scripts already read.
     f.io.stdoutIsTTY
-      ? { header: 'RECEIPT', value: (i) => i.returnRequest?.receiptId ?? i.serviceReceiptId }
+      ? { header: 'RECEIPT', value: shownReceipt }
       : { header: 'RECEIPT', value: (i) => i.serviceReceiptId, id: true },
     { header: 'STATUS', value: (i) => i.status, tone: statusTone },
     { header: 'AGE', value: (i) => age(i.createdAt, now), align: 'right' },
@@ -178,13 +181,25 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
 }
 
 const SORT_KEYS = ['created', 'age', 'status', 'receipt'] as const;
+// Made when --sort receipt first compares: a collator loads ICU data that other polls never need.
+let natural: Intl.Collator | undefined;
+const NATURAL = { compare: (a: string, b: string) => (natural ??= new Intl.Collator('en', { numeric: true })).compare(a, b) };
+/** The receipt as a person reads it: its document number, else its serviceReceiptId. */
+const shownReceipt = (i: PolledItem) => i.returnRequest?.receiptId ?? i.serviceReceiptId;
 const STATUS_ORDER = ['PENDING', 'ACCEPTED', 'PARTIALLY_ACCEPTED', 'COMPLETED', 'REJECTED', 'CANCELLED'];
 
 /**
  * The tests of the decrypted request (queue-flags.ts, through `select`), --sort
  * created|age|status|receipt, --reverse and --limit N, applied in that order; `active` when any was given.
  */
-export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>): ((items: PolledItem[]) => PolledItem[]) & { active: boolean; select(test: ((item: PolledItem) => boolean) | undefined): void } {
+export type Arrangement = ((items: PolledItem[]) => PolledItem[]) & {
+  active: boolean;
+  select(test: ((item: PolledItem) => boolean) | undefined): void;
+  /** The items the selection keeps, before --limit: what the count line counts. */
+  selectedOf<T extends PolledItem>(items: T[]): T[];
+};
+
+export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>, companyOf?: (item: PolledItem) => string): Arrangement {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
   const limit = opts.limit === undefined ? undefined : Number(opts.limit);
@@ -199,7 +214,8 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
       case 'status':
         return STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || a.createdAt.localeCompare(b.createdAt);
       case 'receipt':
-        return a.serviceReceiptId.localeCompare(b.serviceReceiptId) || a.createdAt.localeCompare(b.createdAt);
+        // What the table shows: the company (of many), then the document number in natural order (R-2 before R-10).
+        return (companyOf === undefined ? 0 : NATURAL.compare(companyOf(a), companyOf(b))) || NATURAL.compare(shownReceipt(a), shownReceipt(b)) || a.createdAt.localeCompare(b.createdAt);
       default:
         return 0;
     }
@@ -217,6 +233,7 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
       selected = test;
       if (test !== undefined) arranged.active = true;
     },
+    selectedOf: <T extends PolledItem>(items: T[]): T[] => (selected === undefined ? items : items.filter(selected)),
   });
   return arranged;
 }
@@ -373,10 +390,15 @@ export async function watch(f: Factory, parts: WatchParts): Promise<void> {
 async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): Promise<void> {
   const [{ runQueueScreen }, { screenDecisions }] = await Promise.all([import('../../queue-screen/screen.js'), import('./screen-decisions.js')]);
   let before: Map<string, string> | undefined;
+  // This profile's receipt records, read again with each refresh: `/` finds a request by its customer as --customer does.
+  let records = new Map<string, ReceiptRecord>();
   return runQueueScreen<PolledItem>({
     io: f.io,
     async fetch() {
       const polled = await fetchKept(parts);
+      // A ledger that cannot be read (a team database down) only leaves `/` without customers:
+      // the queue is still shown, and the keeper says what was not kept.
+      records = await knownReceipts(f).then((known) => new Map(known.map((r) => [r.serviceReceiptId, r])), () => records);
       const previous = before;
       before = new Map(polled.all.map((i) => [i.requestId, i.status]));
       return {
@@ -393,6 +415,11 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
     signal,
     decisions: screenDecisions(f),
     canDecide: canPrompt(f.io),
+    matches: (row) => {
+      const record = records.get(row.serviceReceiptId);
+      if (record === undefined) return undefined;
+      return (needle) => receiptsOfCustomer([record], needle).length > 0 || documentNumberOf(record).toLowerCase().includes(needle);
+    },
   });
 }
 

@@ -37,6 +37,8 @@ export function screenDecisions(f: Factory): Decisions {
     await move();
     return oneLine(outcomeText(requestId, await outcomeOf(f, await callerForRequests(f, [requestId]), requestId), true));
   };
+  // What was typed at the last reason prompt of a reject that did not happen.
+  let typedReason = '';
   return {
     async show(requestId, columns) {
       let text = '';
@@ -59,8 +61,19 @@ export function screenDecisions(f: Factory): Decisions {
     reject: (requestIds) =>
       run(async (g) => {
         const which = requestIds.length === 1 ? 'it' : `these ${requestIds.length}`;
-        const reason = await g.prompter().input({ message: `Why reject ${which}? (kept on this machine only)`, flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
+        // A reason typed and then declined at the question (n, Esc) is offered again, not lost.
+        const reason = await g.prompter().input({
+          message: `Why reject ${which}? (kept on this machine only)`,
+          flag: '--reason',
+          ...(typedReason.trim() === '' ? {} : { default: typedReason }),
+          validate: (v) => reasonProblem(v) ?? true,
+          typed: (value) => {
+            if (value !== '') typedReason = value;
+          },
+        });
+        typedReason = reason;
         await reject.run({ requestIds, reason }, g);
+        typedReason = '';
       }),
     // The status line is what the service and the ledger say after it (the credit note's
     // document number, COMPLETED), not issue's stdout (a bare serviceReceiptId, for scripts).

@@ -9,6 +9,7 @@ import { age, maskedRequest } from '../../credit-notes/display.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
+import { companyNameOf } from '../../auth/caller.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { DecryptError } from '../../errors.js';
@@ -38,14 +39,18 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   // The service takes no reason with a rejection: this machine's ledger may have kept one.
   const ledger = await f.ledger();
   const rejection = f.io.json ? undefined : await ledger.rejection(requestId);
-  // Nor a part with a partial acceptance: the ledger keeps it, for the team (CONTRACT §8).
+  // Nor a part with a partial acceptance: the ledger keeps it, for the team (docs/interface-decisions.md#partial-acceptance).
   const part = item.status === 'PARTIALLY_ACCEPTED' ? await ledger.acceptedPart(requestId) : undefined;
   // The decision: what `issue` would credit, or why it would not; on stdout, as the rest.
   const decision = await (await import('../../credit-notes/decision.js')).decisionOf(f, caller, requestId, [], item);
+  // Who the receipt went to, as this profile's records have it (the service's request does not say).
+  const record = await ledger.receipt(request.serviceReceiptId);
+  const customer = record === undefined ? undefined : (Object.fromEntries(Object.entries(record.customer).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>);
   writeRecord(
     f.io,
     [
       ['request', item.requestId],
+      ['company', await companyNameOf(f, caller)],
       ['status', item.status],
       ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${localTime(rejection.rejectedAt, zoneOf(f.env))}; kept on this machine only)`] as [string, string]]),
       ...(item.status !== 'PARTIALLY_ACCEPTED'
@@ -53,14 +58,25 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
         : [['accepted part', part ? `${partText(part.items)} (recorded ${localTime(part.acceptedAt, zoneOf(f.env))}${part.acceptedBy ? ` by ${part.acceptedBy}` : ''})` : 'not recorded: `issue` asks for it, or name it with --item'] as [string, string]]),
       ['created', `${localTime(item.createdAt, zoneOf(f.env))} (${age(item.createdAt, f.clock.now())} ago)`],
       ['receipt', `${request.serviceReceiptId} (document ${request.receiptId})`],
+      ['customer', customerText(record, customer)],
       ...refundFields(request),
       ...(request.customerNote === undefined ? [] : [['note', request.customerNote] as [string, string]]),
       ...lineFields(request),
     ],
     // The item as `poll --json` has it, so scripts read both alike.
-    { ...item, returnRequest: request, ...(part ? { acceptedPart: part } : {}), decision: decision.json },
+    { ...item, returnRequest: request, ...(customer && Object.keys(customer).length > 0 ? { customer } : {}), ...(part ? { acceptedPart: part } : {}), decision: decision.json },
   );
   if (!f.io.json) println(f.io, `\n${f.io.stdoutIsTTY ? wrapText(decision.text, f.io.columns, { hang: '  ' }) : decision.text}`);
+}
+
+/** "Bob Builder <bob@example.com>", or how the customer was found when no details were given. */
+function customerText(record: { lookup: { by: string; display: string } } | undefined, customer: Record<string, string> | undefined): string {
+  if (record === undefined) return "not in this profile's records (the receipt was sent elsewhere)";
+  const { name, email, phone } = customer ?? {};
+  const contact = [email, phone].filter((v) => v !== undefined).join(', ');
+  if (name !== undefined) return contact === '' ? name : `${name} <${contact}>`;
+  if (contact !== '') return contact;
+  return `${record.lookup.display} (found by ${record.lookup.by}; no customer details were given)`;
 }
 
 function refundFields(request: ReturnRequest): [string, string][] {

@@ -1,9 +1,9 @@
 // `svc credit-note accept|reject|complete [REQUEST_ID...]` and `status [REQUEST_ID] STATUS`:
 // one PATCH of the request's status. A refused move exits 7 with the service's account of
 // the current state and the moves it allows. Before accepting, the request is kept in the
-// ledger (CONTRACT §8): a service may stop listing it once it is no longer PENDING, and
+// ledger (docs/interface-decisions.md#outstanding-queue): a service may stop listing it once it is no longer PENDING, and
 // `issue` and `complete` still need it. A partial acceptance records its part in the ledger
-// first (CONTRACT §8). Without an ID a terminal offers the requests the
+// first (docs/interface-decisions.md#partial-acceptance). Without an ID a terminal offers the requests the
 // verb can move (src/credit-notes/moves.ts). A final move (REJECTED, COMPLETED; `status`
 // to either runs `reject` or `complete`) is confirmed on a terminal, naming each request's
 // document number, lines and amount, and needs --yes elsewhere. A rejection's reason
@@ -20,7 +20,7 @@ import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { companyNameOf } from '../../auth/caller.js';
-import { completeQuestion, rejectQuestion, type CreditNoteIssued } from '../../credit-notes/moves.js';
+import { completeQuestion, listedLine, rejectQuestion, type CreditNoteIssued } from '../../credit-notes/moves.js';
 import { reservationOf } from '../../credit-notes/submit.js';
 import type { CreditNoteTemplateRequest } from '../../contract/template.js';
 import { formatMoney, toMinor } from '../../crypto/money.js';
@@ -33,6 +33,7 @@ import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJson } from '../../io/output.js';
 import { claimStdoutReaderGone } from '../../io/reader-gone.js';
+import { confirmOrCancel } from '../../io/prompter.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import type { Verb } from '../context.js';
 
@@ -206,10 +207,9 @@ async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { v
     });
   }
   // What it will do, said before it is done: no credit note, or the one issued (the ledger's), for which company.
-  const asked = await Promise.all(requests.map(async (r) => ({ summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })));
+  const asked = await Promise.all(requests.map(async (r) => ({ requestId: r.requestId, summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })));
   const message = how.verb === 'Reject' ? rejectQuestion(asked) : completeQuestion(asked);
-  const ok = await f.prompter().confirm({ message, flag: '--yes' });
-  if (!ok) throw new CancelError(`cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
+  await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, `cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
 }
 
 /** The credit note this ledger issued for a request (its number and total), or undefined for none. */
@@ -222,9 +222,8 @@ async function creditedFor(f: Factory, requestId: string): Promise<CreditNoteIss
 
 /** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */
 export async function confirmAccept(f: Factory, requestIds: readonly string[]): Promise<void> {
-  const summaries = await Promise.all((await requestsOf(f, requestIds)).map((r) => summaryOf(f, r.caller, r.requestId)));
-  const ok = await f.prompter().confirm({ message: `Accept these ${summaries.length} requests?\n${summaries.map((s) => `  ${s}`).join('\n')}\n`, flag: 'request IDs to accept' });
-  if (!ok) throw new CancelError('cancelled: nothing was accepted');
+  const asked = await Promise.all((await requestsOf(f, requestIds)).map(async (r) => ({ requestId: r.requestId, summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller) })));
+  await confirmOrCancel(f.prompter(), { message: `Accept these ${asked.length} requests?\n${asked.map(listedLine).join('\n')}\n`, flag: 'request IDs to accept' }, 'cancelled: nothing was accepted');
 }
 
 /** "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)"; the request's ID when it cannot be read. */

@@ -77,7 +77,16 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
 
     heading('A local webhook receiver: signatures checked on the raw body, journalled before 2xx, decrypted');
     const listenPort = String(await freeLoopbackPort());
-    const listener = await demo.background(['webhook', 'listen', '--port', listenPort, '--subscribe']);
+    const adminPort = String(await freeLoopbackPort());
+    const listener = await demo.background(['webhook', 'listen', '--port', listenPort, '--subscribe', '--admin-port', adminPort]);
+
+    heading('Run as a service, it answers health checks on an admin port of its own (/healthz, /readyz, /metrics)');
+    await listener.waitFor(/^ready$/m);
+    const readyz = `http://127.0.0.1:${adminPort}/readyz`;
+    out(`$ curl ${readyz}`);
+    const ready = await getText(readyz);
+    out(ready.text.trim());
+    out(t.dim(`HTTP ${ready.status}: a load balancer sends deliveries here only while this says ready; on SIGTERM it turns 503 at once and the listener drains`));
 
     heading('A customer asks to return the milk; the request arrives encrypted for our key');
     const requestId = (
@@ -132,6 +141,20 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await sandbox.close();
     await rm(home, { recursive: true, force: true });
   }
+}
+
+/** GET a loopback URL, as `curl` would show it. */
+async function getText(url: string): Promise<{ status: number; text: string }> {
+  const { get } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    get(url, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 /** The receipt under a document number of its own (a document number identifies a document). */

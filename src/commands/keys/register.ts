@@ -8,7 +8,7 @@ import type { Factory } from '../../factory.js';
 import { note } from '../../io/streams.js';
 import { shownTime } from '../../io/time.js';
 
-/** CONTRACT.md §1 fingerprint of the service's `keyData`; undefined when it is not an RSA SPKI. */
+/** docs/interface-decisions.md#key-fingerprints fingerprint of the service's `keyData`; undefined when it is not an RSA SPKI. */
 export function remoteKeyId(keyData: string): string | undefined {
   try {
     return keyFingerprint(keyData);

@@ -22,7 +22,8 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .option('--abandon-pending', 'close a submission of this receipt left under way instead of resuming it')
     .option('--batch <file.jsonl>', 'issue one receipt per line (template + recipient); NDJSON results on stdout')
     .option('--concurrency <n>', 'receipts in flight with --batch (default 8)')
-    .action((flags: IdentifierFlags & { file?: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean; batch?: string; concurrency?: string; issueDate?: string; strict?: boolean }, cmd: Command) =>
+    .option('--max-lines <n>', 'lines a --batch file may have (default 10000; each line at most 1 MiB)')
+    .action((flags: IdentifierFlags & { file?: string; customer?: string; store?: string; dryRun?: boolean; idempotencyKey?: string; abandonPending?: boolean; batch?: string; concurrency?: string; maxLines?: string; issueDate?: string; strict?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./send.js'), flags),
     );
   grantOption(receipt.command('email'))

@@ -1,5 +1,5 @@
 // `svc receipt send --batch FILE.jsonl`: many receipts in one process, one token per company,
-// N in flight (CLI.md). Each line is `{ "template": <template request>, one of "email" |
+// N in flight (docs/interface-decisions.md#batch-lines). Each line is `{ "template": <template request>, one of "email" |
 // "phone" | "iban" | "card", "customer"?: {…}, "store"?: "…", "grant"?: "…" }` ("grant": a
 // selector as --grant takes it, so one batch issues for many companies, each under its own
 // Grant), and gets one NDJSON line on stdout as it finishes: `{ "line": N,
@@ -21,7 +21,8 @@ import { jsonInputProblem } from '../../contract/json-limits.js';
 import { CancelError, ExitCode, SvcError, UsageError, ValidationError, errorReport, partialExitCode } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
-import { inputName, linesNotUtf8, readBytesInput, refuseUtf16 } from '../../io/input.js';
+import { readBoundedLines, REQUEST_BYTES } from '../../io/bounded-read.js';
+import { inputName, inputReadError, linesNotUtf8, refuseUtf16 } from '../../io/input.js';
 import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { note } from '../../io/streams.js';
 import { terminalColumns } from '../../io/terminal-columns.js';
@@ -35,6 +36,8 @@ import type { SendOptions } from './send.js';
 /** The sandbox refills 50 requests a second per client and a receipt takes 3: a few in flight keep it busy without a wall of 429s. */
 export const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 64;
+/** Lines of a batch read at most (blank ones too), unless --max-lines says more: every line is held and checked before anything is sent. */
+export const DEFAULT_MAX_LINES = 10_000;
 const IDENTIFIERS = ['email', 'phone', 'iban', 'card'] as const;
 const WARNING = 'warning: ';
 
@@ -66,7 +69,17 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
     }
   }
   const concurrency = concurrencyOf(opts.concurrency);
-  const bytes = await readBytesInput(file, f);
+  const maxLines = maxLinesOf(opts.maxLines);
+  // Every line is checked before anything is sent, so the whole file is read first: a FIFO
+  // whose writer never closes is waited on, holding at most the limits.
+  if (file === '-' && f.io.stdinIsTTY) note(f.io, 'reading standard input (end it with Ctrl-D)');
+  const bytes = await readBoundedLines(file, f.io.stdin, inputName(file), {
+    line: { bytes: REQUEST_BYTES, why: 'a line is sent as one request, and the service refuses request bodies over 1 MiB' },
+    lines: maxLines,
+    raiseLines: `--max-lines N (now ${maxLines.toLocaleString('en-US')})`,
+  }).catch((error: unknown) => {
+    throw inputReadError(file, error);
+  });
   refuseUtf16(bytes, inputName(file));
   const lines = parseLines(bytes.toString('utf8').replace(/^\ufeff/, ''), opts.strict === true, linesNotUtf8(bytes));
   warnUnknown(f, lines);
@@ -154,7 +167,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
 
 type ParsedLine = { line: number; input: ReceiptInput; grant?: string; unknown: string[] } | { line: number; error: LineError };
 
-/** A line as the interface names its members (CLI.md), for telling a typo from a member. */
+/** A line as the interface names its members (docs/interface-decisions.md#batch-lines), for telling a typo from a member. */
 const BatchLine = z.object({
   template: ReceiptTemplateRequest,
   email: z.string().optional(),
@@ -272,6 +285,13 @@ function lineError(error: unknown): LineError {
   }
   const { code, message, details } = errorReport(error);
   return { code: code === 'usage' ? 'invalid_input' : code, message, ...(details ? { details: [...details] } : {}) };
+}
+
+function maxLinesOf(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_LINES;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 1) return n;
+  throw new UsageError(`--max-lines ${value} is not a whole number of 1 or more`, { hint: `the default is ${DEFAULT_MAX_LINES.toLocaleString('en-US')}` });
 }
 
 function concurrencyOf(value: string | undefined): number {

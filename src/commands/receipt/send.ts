@@ -11,10 +11,12 @@ import { CustomerDetails, type ReceiptSubmission, type ReceiptSubmissionResult }
 import { parseOrThrow } from '../../contract/validate.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { SMALL_BYTES, type ReadLimit } from '../../io/bounded-read.js';
 import { inputName, readJsonInput } from '../../io/input.js';
 import { writeJson, writeRecord } from '../../io/output.js';
 import { withSpinner } from '../../io/spinner.js';
 import { note, println } from '../../io/streams.js';
+import { companyNameOf } from '../../auth/caller.js';
 import { buildReceipt, issueReceipt, type IssueUi } from '../../receipts/issue.js';
 import { checkIdempotencyKey } from '../../receipts/submission.js';
 import type { IdentifierFlags } from '../recipient/index.js';
@@ -35,6 +37,7 @@ export interface SendOptions extends IdentifierFlags {
   /** A JSONL file (or -) of receipts to issue. */
   batch?: string | undefined;
   concurrency?: string | undefined;
+  maxLines?: string | undefined;
   /** Replaces the file's issueDate: an ISO 8601 time, or `now`. */
   issueDate?: string | undefined;
   /** Refuse members the interface does not name instead of warning. */
@@ -61,8 +64,10 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   const { record, earlier } = await issueReceipt(f, caller, await f.ledger(), { request, lookup, customer, idempotencyKey: opts.idempotencyKey, abandonPending: opts.abandonPending }, ui);
   await rememberFoundBy(f, caller, 'receipts', [record.serviceReceiptId]);
   report(f, record.submission, { templateHash: record.templateHash, finalHash: record.finalHash, recipients: record.recipients.length });
-  if (earlier) note(f.io, `receipt ${request.documentNumber} was already issued as ${record.serviceReceiptId} at ${record.issuedAt}; nothing was sent again`);
-  else note(f.io, `issued to ${counted(record.recipients.length, 'device')} of ${lookup.kind} ${lookup.display}; recorded in the ledger`);
+  // The company it was issued for, read from the Grant used (a platform holds many).
+  const company = await companyNameOf(f, caller);
+  if (earlier) note(f.io, `receipt ${request.documentNumber} of ${company} was already issued as ${record.serviceReceiptId} at ${record.issuedAt}; nothing was sent again`);
+  else note(f.io, `issued to ${counted(record.recipients.length, 'device')} of ${lookup.kind} ${lookup.display} for ${company}; recorded in the ledger`);
 }
 
 function report(f: Factory, result: ReceiptSubmissionResult, extra: { templateHash: string; finalHash: string; recipients: number }): void {
@@ -89,9 +94,12 @@ function reportDryRun(f: Factory, submission: ReceiptSubmission, finalHash: stri
   note(f.io, 'dry run: nothing was submitted');
 }
 
+/** Customer details are a name, an address and a few contacts. */
+const CUSTOMER_LIMIT: ReadLimit = { bytes: SMALL_BYTES, why: 'customer details are a name, an address and contacts' };
+
 /** The --customer file, checked like the receipt's: invalid is exit 2; unknown members a warning, or with --strict exit 2. */
 async function readCustomer(f: Factory, file: string, strict: boolean | undefined): Promise<CustomerDetails> {
-  const value = await readJsonInput(file, f);
+  const value = await readJsonInput(file, f, CUSTOMER_LIMIT);
   const customer = parseOrThrow(CustomerDetails, value, inputName(file));
   checkMembers(f, CustomerDetails, value, inputName(file), strict);
   return customer;

@@ -28,7 +28,7 @@ export async function readTemplateRequest(f: Factory, file: string, storeId?: st
 /**
  * Members the interface does not name (`products[0].colour`, a typo as often as not): a
  * warning naming each, and with --strict a refusal (exit 2). Not refused by default, since
- * CONTRACT keeps unknown members for a service newer than svc; see README "Unknown members".
+ * docs/interface-decisions.md#unknown-members-and-values keeps unknown members for a service newer than svc; see docs/receipts.md.
  */
 export function checkMembers(f: Factory, schema: ZodType, value: unknown, what: string, strict: boolean | undefined): void {
   const unknown = unknownMembers(schema, value);

@@ -1,5 +1,5 @@
 // `svc sandbox clock reset`: the sandbox's clock back to real time, undoing every
-// `clock advance` (a sandbox extension, CONTRACT §7), without forgetting anything else.
+// `clock advance` (a sandbox extension, docs/interface-decisions.md#sandbox-endpoints), without forgetting anything else.
 import { ClockAdvanceResponse } from '../../contract/sandbox.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';

@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { collect } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
 import { readsEnv, wrappedHelpText } from '../../help/layout.js';
+import { grantOption } from '../grant-flag.js';
 
 const BULK_HELP = wrappedHelpText([
   '',
@@ -45,8 +46,8 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
       ) => ctx.run(cmd, () => import('./start.js'), flags),
     );
   const trigger = sandbox.command('trigger').description('simulate what customers do').addHelpText('after', BULK_HELP);
-  trigger
-    .command('return-request')
+  grantOption(trigger
+    .command('return-request'))
     .description("a customer's device asks to return items of a receipt")
     .argument('<service-receipt-id>')
     .option('--item <product-id:qty>', 'item to return (repeatable; default: every line once)', collect)

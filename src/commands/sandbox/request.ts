@@ -1,4 +1,4 @@
-// The sandbox-only endpoints (CONTRACT.md §7) through the profile's API client, with a
+// The sandbox-only endpoints (docs/interface-decisions.md#sandbox-endpoints) through the profile's API client, with a
 // plain answer when the base URL is a service without them.
 import type { RequestOptions } from '../../api/client.js';
 import { ApiError, SvcError } from '../../errors.js';

@@ -1,5 +1,5 @@
 // `svc sandbox revoke GRANT_ID`: what a company administrator withdrawing consent does
-// (CONTRACT.md §5, §7), so integrations can rehearse a revoked Grant.
+// (docs/interface-decisions.md#grant-revocation, #sandbox-endpoints), so integrations can rehearse a revoked Grant.
 import { GrantRevocation } from '../../contract/sandbox-grants.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import { knownIds, readAuthorizations } from '../../auth/profile.js';

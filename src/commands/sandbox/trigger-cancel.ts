@@ -1,5 +1,5 @@
 // `svc sandbox trigger cancel REQUEST_ID`: the customer withdraws a return request nobody has
-// decided on yet (CONTRACT.md §6: CANCELLED is the customer's move, never the issuer's).
+// decided on yet (docs/interface-decisions.md#return-request-moves: CANCELLED is the customer's move, never the issuer's).
 import { StatusUpdateResponse } from '../../contract/returns.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';

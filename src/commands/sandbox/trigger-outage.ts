@@ -1,6 +1,6 @@
 // `svc sandbox trigger outage [--requests N] [--retry-after SECONDS]`: the sandbox answers
 // the next N requests to its API 503 with a Retry-After, as a service restarting does, to
-// watch an integration's retries (svc's own: README "Networks") on this machine.
+// watch an integration's retries (svc's own: docs/networks.md) on this machine.
 import { MAX_OUTAGE_REQUESTS, OutageResponse } from '../../contract/sandbox.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';

@@ -1,5 +1,5 @@
 // `svc sandbox trigger return-request SERVICE_RECEIPT_ID`: what a customer's device does when
-// its owner asks to return items (CONTRACT.md §7), so an integration can rehearse
+// its owner asks to return items (docs/interface-decisions.md#sandbox-endpoints), so an integration can rehearse
 // RETURN_REQUESTED, `svc credit-note poll` and the credit note that answers it. `--age 7d`
 // or `--created-at ISO` dates it back (an aged queue); `--count N` makes N at once through
 // the bulk endpoint (no RETURN_REQUESTED events).
@@ -14,6 +14,8 @@ import { note, println } from '../../io/streams.js';
 import { resolveReceiptId } from '../../receipts/receipt-id.js';
 import { parseItem } from '../../credit-notes/item-flag.js';
 import { parseCompanies, spreadReturnRequests } from './trigger-spread.js';
+import { grantOfFound } from '../../grants/found.js';
+import { companyLabel, namedCompany, pollCommandFor } from '../../grants/company.js';
 
 export interface TriggerReturnRequestOptions {
   serviceReceiptId: string;
@@ -76,7 +78,7 @@ export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promis
       const bulk = await api.request({ method: 'POST', path: '/sandbox/return-requests/bulk', body: { ...body, serviceReceiptId, count }, schema: BulkReturnRequestResult });
       if (f.io.json) return writeJson(f.io, bulk);
       println(f.io, bulk.requestIds.join('\n'));
-      note(f.io, `${bulk.count} return requests for receipt ${bulk.serviceReceiptId} are PENDING (no RETURN_REQUESTED events); the issuer sees them with \`svc credit-note poll\``);
+      note(f.io, `${bulk.count} return requests for receipt ${bulk.serviceReceiptId} are PENDING (no RETURN_REQUESTED events); ${await whoSees(f, serviceReceiptId, 'them')}`);
       return;
     }
     // Not retried: a repeat after a lost answer would be a second return request.
@@ -101,5 +103,12 @@ export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promis
     return;
   }
   println(f.io, item.requestId);
-  note(f.io, `return request ${item.requestId} for receipt ${item.serviceReceiptId} is ${item.status}; the issuer sees it with \`svc credit-note poll\``);
+  note(f.io, `return request ${item.requestId} for receipt ${item.serviceReceiptId} is ${item.status}; ${await whoSees(f, serviceReceiptId, 'it')}`);
+}
+
+/** The issuer of the receipt (the company it was sent for) and the command that finds its requests. */
+async function whoSees(f: Factory, serviceReceiptId: string, them: string): Promise<string> {
+  const named = await namedCompany(f, await grantOfFound(f, 'receipts', [serviceReceiptId]));
+  const issuer = named === undefined ? 'the issuer' : `the issuer, ${companyLabel(named.entry)},`;
+  return `${issuer} sees ${them} with \`${pollCommandFor(named)}\`${named?.ofMany ? ' (or --all-grants)' : ''}`;
 }

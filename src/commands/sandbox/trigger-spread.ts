@@ -29,5 +29,5 @@ export async function spreadReturnRequests(f: Factory, serviceReceiptId: string,
     return;
   }
   for (const id of result.requestIds) println(f.io, id);
-  note(f.io, `${counted(result.count, 'return request')} in ${counted(result.companies?.length ?? 1, 'company', 'companies')}; each company sees its own with \`svc credit-note poll\``);
+  note(f.io, `${counted(result.count, 'return request')} in ${counted(result.companies?.length ?? 1, 'company', 'companies')}; \`svc credit-note poll --all-grants\` shows them all, \`svc credit-note poll --grant TAX_ID\` one company's (tax IDs: \`svc grants list\`)`);
 }

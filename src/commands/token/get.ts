@@ -14,7 +14,7 @@ export interface GetOptions {
 export async function run(opts: GetOptions, f: Factory): Promise<void> {
   const handedIn = f.env.SVC_TOKEN;
   if (handedIn !== undefined && handedIn !== '') {
-    // The token every other command would use (CLI.md SVC_TOKEN): as it is, with nothing known about it.
+    // The token every other command would use (docs/interface-decisions.md#credentials-from-the-environment SVC_TOKEN): as it is, with nothing known about it.
     if (opts.grant !== undefined || opts.scope !== undefined || opts.force) note(f.io, 'note: SVC_TOKEN is set and used as it is: --grant, --scope and --force change nothing');
     if (!f.io.json) return println(f.io, handedIn);
     return writeJson(f.io, { access_token: handedIn, token_type: 'Bearer', expires_at: null, grant_id: null, scope: null, source: 'SVC_TOKEN' });

@@ -6,19 +6,24 @@
 import type { WebhookSubscriptionRequest } from '../../contract/webhook.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags } from '../../grants/fan-out.js';
+import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags, type FanOutResult } from '../../grants/fan-out.js';
+import type { GrantEntry } from '../../auth/grant-select.js';
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { isOwnPathUnder, readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionKeeper, subscriptionSecretKey, unsubscribe } from '../../webhook/subscriptions.js';
+import { isOwnPathUnder, readLocalSubscriptions, serviceSubscriptions, subscribeOnce, subscriptionKeeper, subscriptionSecretKey, unsubscribe, type SubscribeOutcome } from '../../webhook/subscriptions.js';
 
 interface Company {
   grantId: string;
   companyId: string;
 }
 
-export async function subscribeAll(request: WebhookSubscriptionRequest, flags: FanOutFlags & { showSecret?: boolean | undefined; ownPath?: boolean | undefined }, f: Factory): Promise<void> {
-  if (flags.showSecret) throw new UsageError('--show-secret prints one secret; over several companies each is kept in the secret store', { hint: 'subscribe one company with --grant to see its secret' });
+/**
+ * Each company's subscription (its own if the service still lists it, else a new one), the
+ * new ones kept in batches; a company whose subscription or write failed is among `failed`.
+ * `webhook subscribe --all-grants` and `webhook listen --subscribe --all-grants` both.
+ */
+export async function subscribeEach(request: WebhookSubscriptionRequest, flags: FanOutFlags & { ownPath?: boolean | undefined }, f: Factory): Promise<{ targets: GrantEntry[]; result: FanOutResult<SubscribeOutcome> }> {
   const targets = await fanOutTargets(f, flags);
   // One keeper for the run: the new subscriptions are written together, in batches, while
   // the workers go on; a Grant whose write failed is reported as failed.
@@ -39,6 +44,12 @@ export async function subscribeAll(request: WebhookSubscriptionRequest, flags: F
     });
     result.failed.sort((a, b) => order.get(a.target)! - order.get(b.target)!);
   }
+  return { targets, result };
+}
+
+export async function subscribeAll(request: WebhookSubscriptionRequest, flags: FanOutFlags & { showSecret?: boolean | undefined; ownPath?: boolean | undefined }, f: Factory): Promise<void> {
+  if (flags.showSecret) throw new UsageError('--show-secret prints one secret; over several companies each is kept in the secret store', { hint: 'subscribe one company with --grant to see its secret' });
+  const { targets, result } = await subscribeEach(request, flags, f);
   failIfAllFailed(f, result.failed, targets.length, 'subscribed');
   const rows = result.ok.map(({ target, value }) => {
     const { secret: _secret, ...shown } = value.subscription;

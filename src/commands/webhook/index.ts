@@ -23,16 +23,20 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--url <url>', 'with --all-grants or --grants: remove each company\'s subscriptions to this URL')
     .action((id: string | undefined, flags: { url?: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => ctx.run(cmd, () => import('./unsubscribe.js'), { id, ...flags }))
   ;
-  grantOption(wh.command('listen'))
+  fanOutOptions(grantOption(wh.command('listen')))
     .description('run a local receiver that verifies, journals and decrypts deliveries')
     .addOption(new Option('--port <n>', 'port to listen on').env('SVC_WEBHOOK_PORT').default('8790'))
     .option('--host <host>', 'address to bind (anything but loopback is reachable from other machines)', '127.0.0.1')
     .option('--public', 'allow --host 0.0.0.0 or :: (every interface)')
     .option('--path <path>', 'path to accept deliveries on', '/webhooks')
-    .option('--forward-to <url>', 're-post each verified delivery to a local app')
+    .option('--forward-to <[events=]url>', 're-post each processed delivery to a local app; repeatable; EVENTS= (a comma list) routes only those events there', (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
     .option('--subscribe', 'subscribe this listener (reuses this profile\'s subscription for the same URL)')
     .option('--show-secret', 'with --subscribe: print the signing secret (needed with no secret store; then SVC_WEBHOOK_SECRET on a restart)')
-    .action((flags: { port: string; host: string; path: string; forwardTo?: string; subscribe?: boolean; showSecret?: boolean; public?: boolean }, cmd: Command) =>
+    .option('--admin-port <n>', 'serve GET /healthz, /readyz and /metrics (Prometheus) on this port (never the delivery port)')
+    .option('--admin-host <host>', 'address the admin port binds', '127.0.0.1')
+    .option('--log-format <format>', 'stderr as text lines, or json: one JSON object a line', 'text')
+    .option('--drain-timeout <duration>', 'on SIGTERM or SIGINT, how long to finish deliveries and forwards in flight (30s, 2m)', '30s')
+    .action((flags: { port: string; host: string; path: string; forwardTo?: string[]; subscribe?: boolean; showSecret?: boolean; public?: boolean; adminPort?: string; adminHost: string; logFormat: string; drainTimeout: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./listen.js'), flags),
     );
   wh.command('events')

@@ -3,7 +3,7 @@
 // keys again for a key generated since it started; see src/webhook/. Output: the line
 // `listening on http://HOST:PORT/PATH` on stderr once deliveries are accepted (scripts and
 // tests wait for it; with --json stdout carries only events), then one `--> EVENT ...` line
-// per event on stderr, and with --json one CLI.md event object per line on stdout.
+// per event on stderr, and with --json one docs/interface-decisions.md#webhook-listen-lines event object per line on stdout.
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
 import { loadKeyring } from '../../keys/keystore.js';
@@ -14,8 +14,15 @@ import { note } from '../../io/streams.js';
 import { resolveProfileName } from '../../config/settings.js';
 import type { StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
+import { fansOut } from '../../grants/fan-out.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
-import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
+import { createRoutingForwarder, parseRoutes } from '../../webhook/routes.js';
+import { adoptStderr, createListenLog, parseLogFormat, type ListenLog } from '../../webhook/log.js';
+import { parseDrainTimeout, quitOnSecondSignal, within } from '../../webhook/drain.js';
+import { createReadiness } from '../../webhook/readiness.js';
+import { NO_METRICS, refusalOutcome, statusClassOf, type ListenerMetrics } from '../../webhook/listener-events.js';
+import type { RunningAdmin } from '../../webhook/admin.js';
+import { bodyId } from '../../crypto/hash.js';
 import { databaseUrlOf } from '../../config/profile-dir.js';
 import { isLoopbackHost } from '../../config/base-url.js';
 import { claimJournal } from '../../webhook/journal-claim.js';
@@ -34,10 +41,20 @@ export interface ListenOptions {
   /** Needed to bind every interface (0.0.0.0, ::). */
   public?: boolean | undefined;
   path: string;
-  forwardTo?: string | undefined;
+  /** `[EVENTS=]URL`, each: see src/webhook/routes.ts. */
+  forwardTo?: string | readonly string[] | undefined;
+  /** Serve /healthz, /readyz and /metrics on this port. */
+  adminPort?: string | undefined;
+  adminHost?: string | undefined;
+  logFormat?: string | undefined;
+  drainTimeout?: string | undefined;
   subscribe?: boolean | undefined;
   /** With --subscribe: print the subscription's signing secret (needed when no secret store keeps it). */
   showSecret?: boolean | undefined;
+  /** With --subscribe: every company (or those of a file), each on a path of its own. */
+  allGrants?: boolean | undefined;
+  grants?: string | undefined;
+  concurrency?: string | undefined;
 }
 
 /**
@@ -87,20 +104,32 @@ function requestIdFinder(f: Factory, profile: string): (ciphertext: string, comp
   };
 }
 
-export async function run(given: ListenOptions, f: Factory, listenForStop: () => StopSignal = f.stopSignal): Promise<void> {
+export async function run(given: ListenOptions, factory: Factory, listenForStop: () => StopSignal = factory.stopSignal): Promise<void> {
   // An IPv6 address as URLs write it ([::1]) is the address to bind.
   const opts = { ...given, host: given.host.replace(/^\[(.*)\]$/, '$1') };
   const port = parsePort(opts.port);
   const path = parsePath(opts.path);
+  const log = createListenLog(factory.io, parseLogFormat(opts.logFormat), factory.clock);
+  adoptStderr(factory.io, log);
+  // Every note below goes through the log's streams: JSON lines under --log-format json.
+  const f: Factory = Object.create(factory, { io: { value: log.io } }) as Factory;
+  const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort);
+  const adminHost = (opts.adminHost ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
+  if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new UsageError(`--admin-port ${adminPort} is the delivery port`, { hint: 'give the admin endpoints a port of their own' });
+  const drainMs = parseDrainTimeout(opts.drainTimeout);
   checkExposure(f, opts.host, Boolean(opts.public));
-  const forwardUrl = opts.forwardTo === undefined ? undefined : parseForwardUrl(opts.forwardTo);
+  const routes = parseRoutes(opts.forwardTo === undefined ? [] : typeof opts.forwardTo === 'string' ? [opts.forwardTo] : opts.forwardTo);
   const profile = resolveProfileName(f.globals, f.env).value;
 
   if (opts.showSecret && !opts.subscribe) throw new UsageError('--show-secret goes with --subscribe', { hint: 'add --subscribe, or leave out --show-secret' });
-  // The service shows a new subscription's secret once (CONTRACT §8): with no secret store it
+  const everyCompany = fansOut(opts);
+  if (everyCompany && !opts.subscribe) throw new UsageError('--all-grants and --grants go with --subscribe: a listener takes every company\'s deliveries anyway', { hint: 'add --subscribe to subscribe each company on a path of its own' });
+  if (everyCompany && opts.showSecret) throw new UsageError('--show-secret prints one secret; over several companies each is kept in the secret store', { hint: 'subscribe one company with --grant to see its secret' });
+  // The service shows a new subscription's secret once (docs/interface-decisions.md#subscription-secrets): with no secret store it
   // is kept only by the person, so this is refused before anything is bound or created.
   const nowhereToKeep = Boolean(opts.subscribe) && (await f.secrets()).backend === 'env';
   const handedIn = envVariableFor(f.env, 'webhook-secret') !== undefined;
+  if (nowhereToKeep && everyCompany) throw noSecretStoreError('the signing secrets of the companies\' subscriptions could be kept nowhere');
   if (nowhereToKeep && !opts.showSecret && !handedIn) throw noSecretStoreError('the new subscription\'s signing secret could be kept nowhere and would be lost when this listener stops');
   const secrets = await watchSecrets(f);
   if (secrets.current().length === 0 && !opts.subscribe) {
@@ -129,33 +158,69 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
   });
   const keyring = watchKeyring(f);
   const decryptor = await createDecryptor(keyring.current, { reloadFor: keyring.reloadFor });
-  const rejections = rejectionReporter(f);
+  const rejections = rejectionReporter(f, log);
   let receiver: RunningReceiver | undefined;
   let sweeper: { stop(): void } | undefined;
-  const forwarder = forwardUrl && createForwarder(forwardUrl);
+  const readiness = createReadiness({ secrets: () => secrets.current().length, ping: shared && (() => shared.ping()) });
+  let metrics: ListenerMetrics = NO_METRICS;
+  let admin: RunningAdmin | undefined;
+  // Set when the drain ran out of time: what is being processed then is left unmarked, for the next start.
+  let abandoned = false;
+  const forwarder = routes.length > 0 ? createRoutingForwarder(routes) : undefined;
   const processor = createProcessor({
     decryptor,
-    markProcessed: (id, outcome) => journal.markProcessed(id, outcome),
-    forward: forwarder && (async (delivery) => `${forwardUrl.href}: ${(await forwarder.forward(delivery)).text}`),
-    report: (processed) => writeEvent(f.io, processed),
+    markProcessed: (id, outcome) => (abandoned ? Promise.resolve() : journal.markProcessed(id, outcome)),
+    forward: forwarder && (async (delivery) => {
+      const outcomes = await forwarder.forward(delivery);
+      for (const { target, result, attempts } of outcomes) {
+        metrics.forwarded(target, statusClassOf(result.status));
+        if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, target, attempts, detail: result.text });
+      }
+      return outcomes.length === 0 ? 'no target for this event' : outcomes.map(({ target, result }) => `${target}: ${result.text}`).join(', ');
+    }),
+    report: (processed) => {
+      if (!processed.report.duplicate) metrics.processed(processed.report.event, processed.report.error === undefined);
+      if (log.format === 'json') {
+        log.processed(processed);
+        if (f.io.json) f.io.stdout.write(`${jsonText(processed.report)}\n`);
+      } else writeEvent(f.io, processed);
+    },
     warn: (text) => note(f.io, text),
     busy: () => receiver?.busy() ?? false,
     requestIdOf: requestIdFinder(f, profile),
     admit: shared && ((delivery) => shared.admit(delivery.entry.id)),
     companyName: await companyNames(f, profile),
   });
-  const shutDown = async () => {
-    const left = await processor.stop();
+  const shutDown = async (deadline = Number.POSITIVE_INFINITY) => {
+    let left = 0;
+    const stopped = processor.stop().then((n) => void (left = n));
+    if (!(await within(stopped, Math.max(0, deadline - performance.now())))) {
+      abandoned = true;
+      left = processor.waiting();
+      note(f.io, `warning: the drain ran out of time (--drain-timeout); the deliveries still being processed or forwarded stay journalled for the next start`);
+    }
     await decryptor.close();
     sweeper?.stop();
     await journal.close();
     await claim?.release();
-    await forwarder?.close();
+    if (abandoned) void forwarder?.close();
+    else await forwarder?.close();
     stop.dispose();
     if (left > 0) note(f.io, `${left} journalled deliver${left === 1 ? 'y is' : 'ies are'} left for the next start`);
   };
 
   try {
+    if (adminPort !== undefined) {
+      // Loaded only here: a listener without --admin-port never loads prom-client.
+      const [{ createMetrics }, { startAdmin }] = await Promise.all([import('../../webhook/metrics.js'), import('../../webhook/admin.js')]);
+      // The team journal's count: a delivery no listener is processing shows there, not in any one's queue.
+      let lastBacklog = 0;
+      const backlog = shared ? () => shared.unprocessed().then((n) => (lastBacklog = n), () => lastBacklog) : () => processor.waiting();
+      const registry = createMetrics({ backlog });
+      metrics = registry;
+      admin = await startAdmin({ host: adminHost, port: adminPort, readiness: () => readiness.check(), metrics: registry });
+      note(f.io, `admin endpoints on ${admin.url} (/healthz, /readyz, /metrics)`);
+    }
     receiver = await startReceiver({
       host: opts.host,
       port,
@@ -166,20 +231,35 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
       refreshSecrets: () => secrets.refresh(),
       noMatchAdvice: environmentSecretAdvice(f),
       clock: f.clock,
-      onDelivery: (delivery, duplicate) => processor.enqueue(delivery, duplicate),
-      onRejected: (rejection) => rejections.report(rejection),
-      onJournalError: (error) =>
-        note(f.io, `warning: a delivery could not be journalled (${error instanceof Error ? error.message : String(error)}); answered 503 so that it is sent again`),
+      onDelivery: (delivery, duplicate, ackSeconds) => {
+        readiness.journalWritten();
+        metrics.delivery(duplicate ? 'duplicate' : 'accepted', ackSeconds);
+        log.delivery(duplicate ? 'duplicate' : 'accepted', { deliveryId: delivery.entry.id, event: delivery.entry.event, status: 200 });
+        processor.enqueue(delivery, duplicate);
+      },
+      onRejected: (rejection) => {
+        metrics.delivery(refusalOutcome(rejection.status, rejection.kind));
+        rejections.report(rejection);
+      },
+      onJournalError: (error, raw) => {
+        readiness.journalFailed(error);
+        metrics.delivery('unavailable');
+        log.delivery('unavailable', { deliveryId: bodyId(raw), status: 503, reason: 'the delivery could not be journalled' });
+        note(f.io, `warning: a delivery could not be journalled (${error instanceof Error ? error.message : String(error)}); answered 503 so that it is sent again`);
+      },
     });
+    readiness.bound();
   } catch (error) {
     await shutDown();
+    await admin?.close();
     throw error;
   }
 
   try {
     if (opts.subscribe) {
       const request = { name: `svc webhook listen on ${hostname()}`, notificationUrl: notificationUrlOf(receiver.url, opts.host), events: [...KNOWN_WEBHOOK_EVENTS] };
-      if (nowhereToKeep) await subscribeWithoutStore(f, request, secrets, { showSecret: Boolean(opts.showSecret), handedIn });
+      if (everyCompany) await subscribeEveryCompany(f, request, opts, secrets);
+      else if (nowhereToKeep) await subscribeWithoutStore(f, request, secrets, { showSecret: Boolean(opts.showSecret), handedIn });
       else {
         const { subscription, reused, forgotten } = await subscribeOnce(f, request);
         secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
@@ -189,17 +269,30 @@ export async function run(given: ListenOptions, f: Factory, listenForStop: () =>
       }
     }
     await claim?.describe({ address: receiver.url });
-    note(f.io, `listening on ${receiver.url}`);
+    log.lifecycle('listening', `listening on ${receiver.url}`, { url: receiver.url });
+    if (admin) {
+      const notReady = await readiness.check();
+      log.lifecycle('ready', notReady.length === 0 ? 'ready' : `not ready: ${notReady.map((r) => r.detail).join('; ')}`, { ready: notReady.length === 0 });
+    }
     const backlog = journal.takeUnprocessed();
     if (backlog.length > 0) note(f.io, `processing ${backlog.length} journalled deliver${backlog.length === 1 ? 'y' : 'ies'} the last run left unprocessed`);
     for (const delivery of backlog) processor.enqueue(delivery, false);
     if (shared) sweeper = catchUp(f, shared, processor);
     const signal = await stop.stopped;
-    note(f.io, `${signal}: finishing the deliveries in progress`);
+    readiness.draining();
+    log.lifecycle('draining', `${signal}: finishing the deliveries in progress`, { signal, drainTimeoutSeconds: drainMs / 1000 });
     rejections.summarize();
   } finally {
-    await receiver.close();
-    await shutDown();
+    const deadline = performance.now() + drainMs;
+    const quit = quitOnSecondSignal((signal) => log.lifecycle('stopped', `${signal} again: stopping at once, without finishing the drain`, { signal, drained: false }));
+    try {
+      await within(receiver.close(), drainMs);
+      await shutDown(deadline);
+      log.lifecycle('stopped', 'stopped', { drained: !abandoned });
+    } finally {
+      await admin?.close();
+      quit.dispose();
+    }
   }
 }
 
@@ -233,6 +326,23 @@ function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { sto
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * `--subscribe --all-grants`: each company's subscription on a path of its own under this
+ * listener's URL, reusing those the service still lists (as `webhook subscribe --all-grants
+ * --own-path`); their secrets are learnt as they come. A company that failed is named and
+ * the listener goes on for the others; none subscribed is an error.
+ */
+async function subscribeEveryCompany(f: Factory, request: WebhookSubscriptionRequest, flags: ListenOptions, secrets: SecretSet): Promise<void> {
+  const { subscribeEach } = await import('./fan-out.js');
+  const { reportFailures, failIfAllFailed } = await import('../../grants/report.js');
+  const { targets, result } = await subscribeEach(request, { ...flags, ownPath: true }, f);
+  for (const { value } of result.ok) secrets.add(value.subscription.secret, deliveryPathOf(value.subscription.notificationUrl));
+  failIfAllFailed(f, result.failed, targets.length, 'subscribed');
+  reportFailures(f, result.failed, { total: targets.length });
+  const reused = result.ok.filter((r) => r.value.reused).length;
+  note(f.io, `subscribed ${result.ok.length} compan${result.ok.length === 1 ? 'y' : 'ies'} (${result.ok.length - reused} created, ${reused} reused), each at a path of its own under ${request.notificationUrl}`);
 }
 
 /**
@@ -272,13 +382,14 @@ function noSecretStoreError(why: string): UsageError {
  * stdout under --json), so that a listener that gets deliveries it cannot accept says so;
  * a count by reason when it stops, the most frequent first. Never the body or a secret.
  */
-function rejectionReporter(f: Factory): { report(rejection: Rejection): void; summarize(): void } {
+function rejectionReporter(f: Factory, log: ListenLog): { report(rejection: Rejection): void; summarize(): void } {
   // By kind, not by error code: one code (400 invalid_signature) covers a clock, a secret and a sender to fix.
   const counts = new Map<string, number>();
   return {
     report(rejection) {
       counts.set(rejection.kind, (counts.get(rejection.kind) ?? 0) + 1);
-      note(f.io, `refused a delivery: ${rejection.status} ${rejection.reason}`);
+      if (log.format === 'json') log.delivery(refusalOutcome(rejection.status, rejection.kind), { status: rejection.status, reason: rejection.reason });
+      else note(f.io, `refused a delivery: ${rejection.status} ${rejection.reason}`);
       if (f.io.json) f.io.stdout.write(`${jsonText({ rejected: true, receivedAt: new Date(f.clock.now()).toISOString(), status: rejection.status, error: rejection.code, reason: rejection.reason })}\n`);
     },
     summarize() {

@@ -36,7 +36,7 @@ export async function run(opts: SubscribeOptions, f: Factory): Promise<void> {
     'the subscription request',
   );
 
-  // The service shows the secret only in its answer (CONTRACT §8): with nowhere to keep it,
+  // The service shows the secret only in its answer (docs/interface-decisions.md#subscription-secrets): with nowhere to keep it,
   // it is handed to the person, who must ask for that; refused before anything is created.
   const store = await f.secrets();
   const nowhereToKeep = store.backend === 'env';

@@ -1,5 +1,5 @@
 // `svc webhook unsubscribe ID`: removes a subscription on the service (DELETE, a sandbox
-// extension, CONTRACT §8) and forgets it here with its signing secret. ID: the whole ID or a
+// extension, docs/interface-decisions.md#subscription-secrets) and forgets it here with its signing secret. ID: the whole ID or a
 // unique prefix of 6+ characters (with or without `whsub_`), among the subscriptions this
 // machine and the service know. stdout: the ID removed; --json: `{ id, onService }`.
 import { NotFoundError, UsageError } from '../../errors.js';

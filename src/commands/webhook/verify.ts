@@ -5,6 +5,7 @@ import { readSecretFromStdin } from '../../auth/credentials.js';
 import { SvcError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
+import { REQUEST_BYTES } from '../../io/bounded-read.js';
 import { readBytesInput } from '../../io/input.js';
 import { println } from '../../io/streams.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from '../../webhook/signature.js';
@@ -28,7 +29,7 @@ export async function run(opts: VerifyOptions, f: Factory): Promise<void> {
   if (opts.file === '-' && opts.secretStdin) {
     throw new UsageError('--file - and --secret-stdin cannot both read standard input', { hint: 'save the body to a file, or set SVC_WEBHOOK_SECRET' });
   }
-  const body = await readBytesInput(opts.file, f);
+  const body = await readBytesInput(opts.file, f, { bytes: REQUEST_BYTES, why: 'a receiver refuses delivery bodies over 1 MiB' });
   const secrets = opts.secretStdin
     ? [await readSecretFromStdin(f.io, 'the signing secret', 'pipe it in: printf %s "$SECRET" | svc webhook verify --secret-stdin ...')]
     : await knownSecrets(f);

@@ -1,5 +1,5 @@
-// `/client-application/{clientApplicationId}/public-key` (INTERFACE.md "Client application
-// management"; CONTRACT §5, §6): the key the sandbox encrypts this integration's return
+// `/client-application/{clientApplicationId}/public-key` (docs/interface-decisions.md#client-application-keys;
+// docs/interface-decisions.md#oauth-details, #client-application-key-shape): the key the sandbox encrypts this integration's return
 // requests and webhook envelopes for. The key lives on the application's record in the
 // state, so `reset` goes back to the fixture's.
 import { createPublicKey } from 'node:crypto';

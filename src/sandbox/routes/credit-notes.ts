@@ -1,5 +1,5 @@
-// Credit note management (INTERFACE.md "Credit note management", "Credit note issuance
-// flow"; CONTRACT.md §6): the return request queue and its status updates, the encrypted
+// Credit note management (docs/interface-decisions.md#recipients-receipts-and-credit-notes;
+// docs/interface-decisions.md#return-request-moves): the return request queue and its status updates, the encrypted
 // credit note submission with what follows it (the owner's devices store their copy, one
 // elected device seals the ReceiptEnvelope for the issuing integration, then one
 // CREDIT_NOTE_CREATED), and the issuer key a device verifies a credit note with.

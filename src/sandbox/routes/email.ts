@@ -1,4 +1,4 @@
-// `POST /receipt/email` (CONTRACT.md §6): the service renders the receipt as a PDF and mails
+// `POST /receipt/email` (docs/interface-decisions.md#receipt-email): the service renders the receipt as a PDF and mails
 // it. The sandbox mails nothing; it keeps each message and its PDF in an outbox that
 // `GET /sandbox/outbox` lists and `GET /sandbox/outbox/{messageId}.pdf` serves (§7).
 import { randomUUID } from 'node:crypto';

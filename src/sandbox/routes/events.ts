@@ -1,4 +1,4 @@
-// `GET /sandbox/events[?event=]` (CONTRACT.md §7): the events the sandbox has recorded, oldest
+// `GET /sandbox/events[?event=]` (docs/interface-decisions.md#sandbox-endpoints): the events the sandbox has recorded, oldest
 // first, whether or not any subscription received them; for tests and demos that want to
 // see what happened without running a webhook receiver.
 import * as z from 'zod';

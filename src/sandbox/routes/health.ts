@@ -1,4 +1,4 @@
-// Sandbox-only endpoints of CONTRACT.md §7 that concern the sandbox itself: liveness,
+// Sandbox-only endpoints of docs/interface-decisions.md#sandbox-endpoints that concern the sandbox itself: liveness,
 // reset, and moving the clock (forward, or back to real time).
 import { ClockAdvanceRequest } from '../../contract/sandbox.js';
 import type { Sandbox } from '../context.js';

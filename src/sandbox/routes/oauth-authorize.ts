@@ -1,4 +1,4 @@
-// `GET /oauth2/authorize` and the consent form it shows (INTERFACE.md "OAuth"; CONTRACT §5).
+// `GET /oauth2/authorize` and the consent form it shows (docs/interface-decisions.md#oauth-flows, #oauth-details).
 // A request that cannot be trusted to name its own callback (unknown or unapproved client,
 // unregistered redirect URI) gets an error page and never a redirect; any other mistake
 // goes back to the registered redirect URI as `error=...&state=...`.
@@ -106,7 +106,7 @@ function consentPage(sandbox: Sandbox, request: AuthorizationRequest, status: nu
 // form adds is ignored.
 function choicesOf(sandbox: Sandbox, form: Readonly<Record<string, string>>): CompanyChoice[] {
   return approvableCompanies(sandbox)
-    .filter(({ company }) => form[FORM.company(company.id)] === 'on')
+    .filter(({ company }) => form[FORM.allCompanies] === 'on' || form[FORM.company(company.id)] === 'on')
     .map(({ company, stores }) => ({
       companyId: company.id,
       storeIds:

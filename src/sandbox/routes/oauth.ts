@@ -1,4 +1,4 @@
-// The token side of INTERFACE.md "OAuth" (CONTRACT §5): redeeming codes for Grants or for
+// The token side of docs/interface-decisions.md#oauth-flows (docs/interface-decisions.md#oauth-details): redeeming codes for Grants or for
 // token records, client-credentials tokens per Grant, the rotating refresh of the code
 // flow with reuse detection (RFC 9700 §4.14.2), token validation and Grant details.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -23,7 +23,7 @@ export const REFRESH_TTL_SECONDS = 30 * 24 * 60 * 60;
 /** A missing verifier is the same `invalid_grant` as a wrong one, not a malformed body. */
 const ExchangeBody = AuthorizationCodeExchangeRequest.extend({ code_verifier: NonEmptyString.optional() });
 
-// A request must never choose a company independently of its Grant (INTERFACE.md
+// A request must never choose a company independently of its Grant (docs/interface-decisions.md#authentication
 // "Authentication" 6), so a client that tries is told rather than silently ignored.
 const COMPANY_PARAMETERS = ['company_id', 'companyId', 'merchant_id', 'issuer_company_id', 'tax_id'];
 
@@ -69,7 +69,7 @@ export function register(router: Router, sandbox: Sandbox): void {
     return json(200, rotate(sandbox, client, req.body.refresh_token));
   });
 
-  // A token presented: 200 true or false (CONTRACT §5). None at all: 401, as the bearer
+  // A token presented: 200 true or false (docs/interface-decisions.md#oauth-details). None at all: 401, as the bearer
   // security of the operation (its OpenAPI document) says.
   router.get('/oauth2/token/validate', (req) => {
     const token = presentedBearer(req);

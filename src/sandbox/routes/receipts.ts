@@ -1,4 +1,4 @@
-// `POST /receipt/encrypted` (CONTRACT.md §6) and the sandbox's view of what the devices made
+// `POST /receipt/encrypted` (docs/interface-decisions.md#receipt-template-and-submission) and the sandbox's view of what the devices made
 // of it, `GET /sandbox/deliveries` (§7). The submission is checked as the real service can
 // check it (a live match, a known template, one entry per matched device); then each
 // simulated device opens its own entry, and whether it could is recorded, not enforced.

@@ -1,4 +1,4 @@
-// Recipient management: `POST /recipient/resolve` (CONTRACT.md §6).
+// Recipient management: `POST /recipient/resolve` (docs/interface-decisions.md#recipient-resolution).
 import { ResolveRecipientRequest } from '../../contract/recipient.js';
 import type { Sandbox } from '../context.js';
 import { authorize } from '../guard.js';

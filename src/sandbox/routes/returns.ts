@@ -1,6 +1,6 @@
-// Sandbox-only stand-ins for the customer (CONTRACT.md §7): a device of the receipt's owner
+// Sandbox-only stand-ins for the customer (docs/interface-decisions.md#sandbox-endpoints): a device of the receipt's owner
 // asks to return items, or withdraws its request. The device writes the return request
-// plaintext from the receipt it holds (INTERFACE.md "Return request") and encrypts it for
+// plaintext from the receipt it holds (docs/interface-decisions.md#return-requests) and encrypts it for
 // the receipt's issuer, so the issuer receives exactly what a real device would send:
 // in the queue of `GET /credit-note` and as a RETURN_REQUESTED event.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The sandbox's stand-in for a company administrator withdrawing consent (CONTRACT §5, §7):
+// The sandbox's stand-in for a company administrator withdrawing consent (docs/interface-decisions.md#grant-revocation, #sandbox-endpoints):
 // only that company's Grant is affected; its tokens then answer 401 `invalid_token` and its
 // `client_credentials` requests 400 `invalid_grant`, through the checks in guard.ts.
 import type { GrantRevocation } from '../../contract/sandbox-grants.js';

@@ -1,5 +1,5 @@
 // `POST /receipt/template` and `POST /credit-note/template`: UBL documents without customer
-// data (INTERFACE.md "Credit note management", CONTRACT.md §6), each remembered by its
+// data (docs/interface-decisions.md#recipients-receipts-and-credit-notes, #receipt-template-and-submission), each remembered by its
 // templateHash for the company's later submission.
 import { randomBytes } from 'node:crypto';
 import { CreditNoteTemplateRequest, ReceiptTemplateRequest, type UblDocument } from '../../contract/template.js';

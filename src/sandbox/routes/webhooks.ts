@@ -1,6 +1,6 @@
-// Webhook management (INTERFACE.md "Webhook management", CONTRACT.md §6) and two sandbox
+// Webhook management (docs/interface-decisions.md#webhook-subscriptions) and two sandbox
 // extensions for `svc webhook list` and tests: the caller's subscriptions without their
-// secrets, and the sender's log of every delivery attempt (CONTRACT.md §7).
+// secrets, and the sender's log of every delivery attempt (docs/interface-decisions.md#sandbox-endpoints).
 import * as z from 'zod';
 import { WebhookSubscriptionRequest, type WebhookSubscription } from '../../contract/webhook.js';
 import type { Sandbox } from '../context.js';
@@ -39,7 +39,7 @@ export function register(router: Router, sandbox: Sandbox): void {
     return json(200, listSubscriptions(sandbox, caller.companyId));
   });
 
-  // Sandbox extension (CONTRACT §8): `svc webhook unsubscribe`. 204; 404 when the caller's
+  // Sandbox extension (docs/interface-decisions.md#subscription-listing): `svc webhook unsubscribe`. 204; 404 when the caller's
   // company has no such subscription (another company's is not revealed).
   router.delete('/webhook/subscription/{subscriptionId}', (req) => {
     const caller = authorize(sandbox, req, { scope: 'write_receipts', apiKey: true });

@@ -50,7 +50,7 @@ const STEPS: readonly string[] = [
   // 2: why the merchant rejected a request (the service takes no reason), with its kept item.
   `ALTER TABLE queue_items ADD COLUMN rejection TEXT;`,
   // 3: one credit note per return request, enforced by the database; the part of a request the
-  // merchant accepted (CONTRACT §8 "Partial acceptance"), a decision of record.
+  // merchant accepted (docs/interface-decisions.md#partial-acceptance), a decision of record.
   `CREATE UNIQUE INDEX credit_notes_one_per_request ON credit_notes (request_id);
    CREATE TABLE accepted_parts (
      request_id TEXT PRIMARY KEY,

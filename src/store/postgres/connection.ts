@@ -19,7 +19,8 @@
 //   waiting for a lock is shown) and limits how long it waits for a lock and how long it may
 //   sit idle inside a transaction (lock_timeout, idle_in_transaction_session_timeout); the
 //   URL's `options` or PGOPTIONS come after the defaults, so `-c lock_timeout=30s` there wins.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readBoundedSync, REQUEST_BYTES } from '../../io/bounded-read.js';
 import { hostname, homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
@@ -108,8 +109,9 @@ function applicationName(given: string | undefined): string {
 function tlsOptions(mode: Exclude<SslMode, 'disable'>, host: string, rootCert: string | undefined, client: { cert?: string | undefined; key?: string | undefined }, home: string): ConnectionOptions {
   const read = (path: string, what: string) => {
     try {
-      return readFileSync(path);
+      return readBoundedSync(path, `the ${what} ${path}`, { bytes: REQUEST_BYTES, why: 'a PEM certificate or key' });
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(`cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { hint: 'check the path given in the database URL (or the PGSSL… variable)' });
     }
   };
@@ -155,9 +157,9 @@ export function passwordFromFile(path: string, want: { host: string; port: numbe
     const info = statSync(path);
     if (!info.isFile()) return { why: `${path} is not a plain file` };
     if ((info.mode & 0o077) !== 0) return { why: `${path} was not used: others can read it; chmod 600 it` };
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return {};
+    text = readBoundedSync(path, `the password file ${path}`, { bytes: REQUEST_BYTES, why: 'a libpq password file' }).toString('utf8');
+  } catch (error) {
+    return error instanceof UsageError ? { why: `${error.message}: not used` } : {};
   }
   // A socket directory matches "localhost", as in libpq.
   const host = want.host.startsWith('/') ? 'localhost' : want.host;

@@ -9,7 +9,7 @@ import { StoreError } from '../errors.js';
 const MIGRATION_LOCK = 7_305_982_117_456_321;
 
 export const STEPS: readonly string[] = [
-  // 1: the ledger (CONTRACT §8 intents, receipts, credit notes, kept queue items).
+  // 1: the ledger (docs/interface-decisions.md#idempotency-keys intents, receipts, credit notes, kept queue items).
   `CREATE TABLE svc_receipts (
      seq bigserial PRIMARY KEY,
      service_receipt_id text NOT NULL UNIQUE,
@@ -70,8 +70,8 @@ export const STEPS: readonly string[] = [
   // 3: why the merchant rejected a request (the service takes no reason), with its kept item.
   `ALTER TABLE svc_queue_items ADD COLUMN rejection text;`,
   // 4: invariants the database enforces itself, whatever a client does: one credit note per
-  // return request. And the part of a request the merchant accepted (CONTRACT §8 "Partial
-  // acceptance"), a decision of record beside the request.
+  // return request. And the part of a request the merchant accepted (docs/interface-decisions.md#partial-acceptance),
+  // a decision of record beside the request.
   `CREATE UNIQUE INDEX svc_credit_notes_one_per_request ON svc_credit_notes (request_id);
    CREATE INDEX svc_webhook_deliveries_received ON svc_webhook_deliveries (received_at);
    CREATE TABLE svc_accepted_parts (
@@ -80,7 +80,7 @@ export const STEPS: readonly string[] = [
      accepted_at timestamptz NOT NULL DEFAULT now(),
      accepted_by text
    );`,
-  // 5: the schema enforces what matters (see README "The team's database"). Times are
+  // 5: the schema enforces what matters (see docs/teams.md). Times are
   // timestamptz and documents jsonb; what the checks read is in columns derived from the
   // documents (generated, or line tables filled by triggers), so no writer can set them apart;
   // CHECK constraints hold the invariants, and one document number per issuer and type.

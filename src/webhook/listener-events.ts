@@ -1,0 +1,32 @@
+// What a running listener tells its operator about, in one vocabulary shared by the metrics
+// (metrics.ts, loaded only with --admin-port) and the logs (log.ts): how each delivery
+// request was answered, what was processed, what a forward target answered.
+
+/** How a delivery request was answered. */
+export type DeliveryOutcome = 'accepted' | 'duplicate' | 'bad_signature' | 'stale' | 'malformed' | 'unavailable';
+
+export interface ListenerMetrics {
+  /** One answered request; `seconds` from its arrival to a 2xx (acknowledgements only). */
+  delivery(outcome: DeliveryOutcome, seconds?: number): void;
+  processed(event: string | null, ok: boolean): void;
+  /** `statusClass`: 2xx, 3xx, 4xx, 5xx, or error (no answer). */
+  forwarded(target: string, statusClass: string): void;
+}
+
+export const NO_METRICS: ListenerMetrics = {
+  delivery: () => undefined,
+  processed: () => undefined,
+  forwarded: () => undefined,
+};
+
+/** A refusal (receiver.ts's status and kind) as a metric outcome: stale signatures apart, as they call for a clock to fix. */
+export function refusalOutcome(status: number, kind: string): DeliveryOutcome {
+  if (status >= 500) return 'unavailable';
+  if (status === 400) return /stale/.test(kind) ? 'stale' : 'bad_signature';
+  return 'malformed';
+}
+
+/** 200 → "2xx"; no answer → "error". */
+export function statusClassOf(status: number | undefined): string {
+  return status === undefined ? 'error' : `${Math.floor(status / 100)}xx`;
+}

@@ -1,0 +1,107 @@
+// `--forward-to [EVENTS=]URL`, repeatable: each processed delivery goes to the targets of its
+// event (`RETURN_REQUESTED=http://127.0.0.1:3000/returns`; EVENTS may be a comma list), and
+// to every bare URL. A forward is the delivery as it arrived (forward.ts) plus `Svc-Event`,
+// `Svc-Delivery-Id` (the journal's ID: the body's SHA-256) and `Svc-Company-Id`. Targets are
+// asked at once, not one after the other; a target that fails (no answer, 5xx, 429) is tried
+// again with exponential backoff; one whose last delivery failed every attempt is "down" and
+// gets one attempt per delivery until it answers again, so it costs the others nothing more.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UsageError } from '../errors.js';
+import { createForwarder, parseForwardUrl, type Forwarder, type ForwardResult } from './forward.js';
+import type { StoredDelivery } from './journal.js';
+
+export interface Route {
+  /** undefined: every event. */
+  events: ReadonlySet<string> | undefined;
+  url: URL;
+}
+
+const EVENTS_PREFIX = /^([A-Za-z0-9_]+(?:,[A-Za-z0-9_]+)*)=(.*)$/s;
+
+/** One `--forward-to` value. A URL never matches EVENTS= (its scheme's `:` comes first). */
+export function parseRoute(value: string): Route {
+  const match = EVENTS_PREFIX.exec(value);
+  if (!match) return { events: undefined, url: parseForwardUrl(value) };
+  const events = (match[1] ?? '').split(',');
+  const lower = events.find((e) => e !== e.toUpperCase());
+  if (lower !== undefined) {
+    throw new UsageError(`--forward-to: "${lower}" is not an event name`, { hint: 'event names are upper case, e.g. RETURN_REQUESTED=http://127.0.0.1:3000/returns' });
+  }
+  return { events: new Set(events), url: parseForwardUrl(match[2] ?? '') };
+}
+
+export function parseRoutes(values: readonly string[]): Route[] {
+  return values.map(parseRoute);
+}
+
+export interface RetryPolicy {
+  attempts: number;
+  baseMs: number;
+}
+
+/** Four attempts, 0.25 s, 0.5 s, 1 s apart (with jitter). */
+export const DEFAULT_FORWARD_RETRY: RetryPolicy = { attempts: 4, baseMs: 250 };
+
+export interface ForwardOutcome {
+  target: string;
+  result: ForwardResult;
+  attempts: number;
+}
+
+export interface RoutingForwarder {
+  /** Every target of the delivery's event, at once; never rejects. Empty when no route takes the event. */
+  forward(delivery: StoredDelivery): Promise<ForwardOutcome[]>;
+  close(): Promise<void>;
+}
+
+const retryable = (result: ForwardResult) => result.status === undefined || result.status >= 500 || result.status === 429;
+
+export function createRoutingForwarder(routes: readonly Route[], policy: RetryPolicy = DEFAULT_FORWARD_RETRY): RoutingForwarder {
+  // One connection pool per distinct URL, however many routes name it.
+  const targets = new Map<string, { forwarder: Forwarder; down: boolean }>();
+  for (const route of routes) if (!targets.has(route.url.href)) targets.set(route.url.href, { forwarder: createForwarder(route.url), down: false });
+
+  async function send(href: string, delivery: StoredDelivery, headers: Record<string, string>): Promise<ForwardOutcome> {
+    const target = targets.get(href)!;
+    const attempts = target.down ? 1 : policy.attempts;
+    let result: ForwardResult = { status: undefined, text: 'not sent' };
+    let made = 0;
+    while (made < attempts) {
+      if (made > 0) await sleep(policy.baseMs * 2 ** (made - 1) * (0.75 + Math.random() / 2));
+      made++;
+      result = await target.forwarder.forward(delivery, headers);
+      if (!retryable(result)) break;
+    }
+    target.down = retryable(result);
+    return { target: href, result, attempts: made };
+  }
+
+  return {
+    async forward(delivery) {
+      const event = delivery.entry.event;
+      const hrefs = new Set(routes.filter((r) => r.events === undefined || (event !== null && r.events.has(event))).map((r) => r.url.href));
+      if (hrefs.size === 0) return [];
+      const companyId = companyIdOf(delivery.raw);
+      const headers: Record<string, string> = {
+        'svc-event': event ?? '',
+        'svc-delivery-id': delivery.entry.id,
+        ...(companyId === undefined ? {} : { 'svc-company-id': companyId }),
+      };
+      return Promise.all([...hrefs].map((href) => send(href, delivery, headers)));
+    },
+    async close() {
+      await Promise.all([...targets.values()].map((t) => t.forwarder.close()));
+    },
+  };
+}
+
+/** The company a delivery names (outside its ciphertext), if any. */
+function companyIdOf(raw: Buffer): string | undefined {
+  try {
+    const data = (JSON.parse(raw.toString('utf8')) as { data?: Record<string, { companyId?: unknown } | undefined> } | null)?.data;
+    const id = data?.creditNoteInitiationRequest?.companyId ?? data?.encryptedCreditNote?.companyId;
+    return typeof id === 'string' && /^[\x21-\x7e]{1,200}$/.test(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

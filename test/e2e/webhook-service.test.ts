@@ -1,0 +1,439 @@
+// `svc webhook listen` run as a service: the admin port (/healthz, /readyz, /metrics parsed
+// strictly against what was sent), nothing of it on the delivery port, JSON logs with no
+// secret, signature or customer data, a drain on SIGTERM during slow forwards (readiness 503
+// at once, nothing lost, exit 0), routing by event with the Svc-* headers, and readiness
+// following a PostgreSQL stop and start, with every journalled delivery processed soon after.
+import { generateKeyPairSync } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyId } from '../../src/crypto/hash.js';
+import { encryptJson } from '../../src/crypto/hybrid.js';
+import { signPayload } from '../../src/webhook/signature.js';
+import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
+import { makeSvcHome, repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { startMerchant } from './merchant.js';
+
+const SECRET = 'whsec_c2VydmljZS1zZWNyZXQtZTJlLXNlcnZpY2Utc2VjcmV0LTEyMzQ1Njc4OQ==';
+const CUSTOMER_PRODUCT = 'sku-PRIVATE-CUSTOMER-7781';
+const dirs = tempDirs();
+let keyFile: string;
+let publicKey: string;
+
+beforeAll(async () => {
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  keyFile = join(await dirs.make('svc-key-'), 'key.pem');
+  await writeFile(keyFile, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  publicKey = pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+});
+afterAll(() => dirs.cleanup());
+
+interface Listener {
+  child: ResultPromise;
+  url: string;
+  admin: string;
+  stderr(): string;
+  stdout(): string;
+}
+
+async function startListener(env: Record<string, string>, args: string[] = []): Promise<Listener> {
+  const home = await makeSvcHome(dirs);
+  const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--admin-port', '0', ...args], {
+    env: svcEnv(home, { SVC_WEBHOOK_SECRET: SECRET, SVC_PRIVATE_KEY_FILE: keyFile, ...env }),
+    extendEnv: false,
+    cwd: repoRoot,
+    reject: false,
+    stdin: 'ignore',
+    forceKillAfterDelay: 5_000,
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  for (const deadline = Date.now() + 20_000; ; ) {
+    const url = /listening on (http:\/\/[^\s"]+)/.exec(stderr)?.[1];
+    const admin = /admin endpoints on (http:\/\/[^\s"]+)/.exec(stderr)?.[1];
+    if (url && admin) return { child, url, admin, stderr: () => stderr, stdout: () => stdout };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the listener did not start:\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function returnBody(i: number, companyId = 'company-1'): Buffer {
+  const sealed = encryptJson({ serviceReceiptId: `sr-${i}`, receiptId: `R-${i}`, lineItems: [{ productId: CUSTOMER_PRODUCT, quantity: 1, reasonCode: 'DAMAGED' }], refundPreference: 'STORE_CREDIT' }, publicKey);
+  const item = { created_at: new Date().toISOString(), serviceReceiptId: `sr-${i}`, companyId, publicKey, encryptedCreditNoteInitiationRequest: sealed.ciphertext, encryptedSymmetricKey: sealed.wrappedKey };
+  return Buffer.from(JSON.stringify({ event: 'RETURN_REQUESTED', data: { creditNoteInitiationRequest: item }, n: i }));
+}
+
+function otherEventBody(event: string, i: number): Buffer {
+  return Buffer.from(JSON.stringify({ event, data: { n: i } }));
+}
+
+const agent = new Agent({ connections: 16 });
+afterAll(() => agent.close());
+
+async function send(url: string, raw: Buffer, signature = signPayload(SECRET, raw, Math.floor(Date.now() / 1000))): Promise<number | undefined> {
+  try {
+    const res = await request(url, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body: raw });
+    await res.body.dump();
+    return res.statusCode;
+  } catch {
+    return undefined;
+  }
+}
+
+async function get(url: string): Promise<{ status: number; type: string; text: string }> {
+  const res = await request(url, { dispatcher: agent });
+  return { status: res.statusCode, type: String(res.headers['content-type']), text: await res.body.text() };
+}
+
+/** Prometheus text format 0.0.4, strictly: every line a HELP, a TYPE or a sample of a declared family. */
+function parseMetrics(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  const types = new Map<string, string>();
+  expect(text.endsWith('\n')).toBe(true);
+  for (const line of text.slice(0, -1).split('\n')) {
+    // The format ignores empty lines (prom-client puts one between families).
+    if (line === '') continue;
+    const meta = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
+    if (meta) {
+      if (meta[1] === 'TYPE') {
+        expect(['counter', 'gauge', 'histogram', 'summary', 'untyped']).toContain(meta[3]);
+        types.set(meta[2] as string, meta[3] as string);
+      }
+      continue;
+    }
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (-?[0-9.e+-]+|NaN|[+-]Inf)( -?[0-9]+)?$/.exec(line);
+    expect(sample, `not a sample line: ${line}`).not.toBeNull();
+    const name = sample![1] as string;
+    const family = [...types.keys()].find((t) => name === t || name === `${t}_bucket` || name === `${t}_sum` || name === `${t}_count` || name === `${t}_total`);
+    expect(family, `sample of an undeclared family: ${line}`).toBeDefined();
+    samples.set(`${name}${sample![2] ?? ''}`, Number(sample![3]));
+  }
+  return samples;
+}
+
+function jsonLines(stderr: string): Record<string, unknown>[] {
+  return stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const value = JSON.parse(l) as Record<string, unknown>;
+      expect(typeof value.time).toBe('string');
+      expect(['info', 'warn', 'error']).toContain(value.level);
+      expect(typeof value.msg).toBe('string');
+      return value;
+    });
+}
+
+async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+  for (const deadline = Date.now() + ms; ; ) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+interface App {
+  url: string;
+  received: { path: string; headers: IncomingHttpHeaders; id: string }[];
+  /** Requests read whole, answered or not yet. */
+  arrived(): number;
+  close(): Promise<void>;
+}
+
+async function startApp(answer: (path: string) => { status: number; delayMs?: number } = () => ({ status: 200 })): Promise<App> {
+  const received: App['received'] = [];
+  let arrived = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      arrived++;
+      const { status, delayMs = 0 } = answer(path);
+      setTimeout(() => {
+        if (status < 300) received.push({ path, headers: req.headers, id: bodyId(Buffer.concat(chunks)) });
+        res.statusCode = status;
+        res.end('ok');
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    arrived: () => arrived,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('webhook listen as a service', () => {
+  it('admin port: /healthz and /readyz 200, /metrics strict and matching what was sent, nothing of it on the delivery port; JSON logs carry no secret, signature or customer data', async () => {
+    const l = await startListener({}, ['--log-format', 'json', '--json']);
+    try {
+      expect((await get(`${l.admin}/healthz`)).status).toBe(200);
+      const ready = await get(`${l.admin}/readyz`);
+      expect(ready.status, ready.text).toBe(200);
+      const origin = new URL(l.url).origin;
+      for (const path of ['/healthz', '/readyz', '/metrics']) expect((await get(`${origin}${path}`)).status, path).toBe(404);
+
+      const bodies = Array.from({ length: 5 }, (_, i) => returnBody(i));
+      const signatures = bodies.map((b) => signPayload(SECRET, b, Math.floor(Date.now() / 1000)));
+      for (const [i, b] of bodies.entries()) expect(await send(l.url, b, signatures[i])).toBe(200);
+      expect(await send(l.url, bodies[0] as Buffer)).toBe(200); // duplicate
+      expect(await send(l.url, bodies[1] as Buffer)).toBe(200); // duplicate
+      for (let i = 0; i < 3; i++) expect(await send(l.url, returnBody(100 + i), signPayload('whsec_d3Jvbmc=', returnBody(100 + i), Math.floor(Date.now() / 1000)))).toBe(400);
+      const old = returnBody(200);
+      expect(await send(l.url, old, signPayload(SECRET, old, Math.floor(Date.now() / 1000) - 3600))).toBe(400);
+
+      const metrics = await until('5 processed', async () => {
+        const m = await get(`${l.admin}/metrics`);
+        expect(m.type).toContain('text/plain; version=0.0.4');
+        const parsed = parseMetrics(m.text);
+        return parsed.get('svc_webhook_processed_total{event="RETURN_REQUESTED",outcome="ok"}') === 5 && parsed;
+      });
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="accepted"}')).toBe(5);
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="duplicate"}')).toBe(2);
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="bad_signature"}')).toBe(3);
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="stale"}')).toBe(1);
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="unavailable"}')).toBe(0);
+      expect(metrics.get('svc_webhook_ack_seconds_count')).toBe(7);
+      expect(metrics.get('svc_webhook_backlog')).toBe(0);
+      expect(metrics.has('process_cpu_user_seconds_total')).toBe(true);
+      expect([...metrics.keys()].some((k) => k.startsWith('process_resident_memory_bytes'))).toBe(true);
+
+      l.child.kill('SIGTERM');
+      const result = await l.child;
+      expect(result.exitCode, l.stderr()).toBe(0);
+      const lines = jsonLines(l.stderr());
+      const msgs = lines.map((x) => x.msg);
+      for (const step of ['listening', 'ready', 'draining', 'stopped']) expect(msgs).toContain(step);
+      const accepted = lines.filter((x) => x.msg === 'delivery' && x.outcome === 'accepted');
+      expect(accepted.map((x) => x.deliveryId).sort()).toEqual(bodies.map((b) => bodyId(b)).sort());
+      expect(accepted.every((x) => x.event === 'RETURN_REQUESTED')).toBe(true);
+      const processed = lines.filter((x) => x.msg === 'processed' && x.outcome === 'ok');
+      expect(processed).toHaveLength(5);
+      expect(processed.every((x) => x.companyId === 'company-1' && /^[0-9a-f]{64}$/.test(String(x.deliveryId)))).toBe(true);
+      expect(lines.filter((x) => x.outcome === 'bad_signature')).toHaveLength(3);
+      expect(lines.filter((x) => x.outcome === 'stale')).toHaveLength(1);
+      const everything = l.stderr();
+      expect(everything).not.toContain(SECRET);
+      expect(everything).not.toContain(SECRET.slice(6, 30));
+      for (const s of signatures) expect(everything).not.toContain(s.split('v1=')[1] as string);
+      expect(everything).not.toContain(CUSTOMER_PRODUCT);
+      expect(everything).not.toContain('R-3');
+    } finally {
+      l.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('routes by event: EVENTS=URL targets only those events, a bare URL every event, each forward with Svc-Event, Svc-Delivery-Id, Svc-Company-Id; a failing target is counted and stalls nothing', async () => {
+    const app = await startApp((path) => ({ status: path === '/broken' ? 500 : 200 }));
+    const l = await startListener({}, [
+      '--forward-to', `RETURN_REQUESTED=${app.url}/returns`,
+      '--forward-to', `CREDIT_NOTE_CREATED,OTHER_EVENT=${app.url}/credits`,
+      '--forward-to', `${app.url}/all`,
+      '--forward-to', `OTHER_EVENT=${app.url}/broken`,
+    ]);
+    try {
+      const r = returnBody(1, 'company-77');
+      const o1 = otherEventBody('OTHER_EVENT', 1);
+      const o2 = otherEventBody('OTHER_EVENT', 2);
+      const o3 = otherEventBody('OTHER_EVENT', 3);
+      for (const b of [r, o1, o2, o3]) expect(await send(l.url, b)).toBe(200);
+      await until('every forward', () => app.received.length >= 2 + 3 * 2);
+      const at = (path: string) => app.received.filter((x) => x.path === path);
+      expect(at('/returns').map((x) => x.id)).toEqual([bodyId(r)]);
+      expect(at('/credits').map((x) => x.id).sort()).toEqual([o1, o2, o3].map((b) => bodyId(b)).sort());
+      expect(at('/all')).toHaveLength(4);
+      const returned = at('/returns')[0]!.headers;
+      expect(returned['svc-event']).toBe('RETURN_REQUESTED');
+      expect(returned['svc-delivery-id']).toBe(bodyId(r));
+      expect(returned['svc-company-id']).toBe('company-77');
+      expect(returned['x-service-signature']).toMatch(/^t=\d+,v1=/);
+      expect(at('/credits')[0]!.headers['svc-event']).toBe('OTHER_EVENT');
+      const metrics = await until('the broken target counted', async () => {
+        const parsed = parseMetrics((await get(`${l.admin}/metrics`)).text);
+        return parsed.get(`svc_webhook_forwarded_total{target="${app.url}/broken",status_class="5xx"}`) === 3 && parsed;
+      });
+      expect(metrics.get(`svc_webhook_forwarded_total{target="${app.url}/all",status_class="2xx"}`)).toBe(4);
+      expect(l.stderr()).toContain(`${app.url}/broken: 500`);
+    } finally {
+      l.child.kill('SIGTERM');
+      await l.child;
+      await app.close();
+    }
+  }, 60_000);
+
+  it('--log-format json: every line on stderr is a log object, the notes of --subscribe and of the secret store among them', async () => {
+    const m = await startMerchant(dirs);
+    try {
+      await m.svc(['keys', 'generate', '--upload']);
+      const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--subscribe', '--log-format', 'json'], { env: svcEnv(m.home, m.env), extendEnv: false, cwd: repoRoot, reject: false, stdin: 'ignore', forceKillAfterDelay: 5_000 });
+      let stderr = '';
+      child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+      await until('listening', () => stderr.includes('"msg":"listening"') || undefined, 20_000);
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode, stderr).toBe(0);
+      const lines = jsonLines(stderr);
+      const msgs = lines.map((x) => String(x.msg));
+      expect(msgs.some((x) => x.startsWith('subscribed whsub_')), stderr).toBe(true);
+      // The secret store's own warning, written by a part made before the listener ran.
+      expect(lines.find((x) => String(x.msg).includes('stored in plain text')), stderr).toMatchObject({ level: 'warn' });
+    } finally {
+      await m.sandbox.stop();
+    }
+  }, 60_000);
+
+  it('a target that hangs holds up only its own forwards: the other target gets every later delivery at once, and each is processed', async () => {
+    // /hung never answers (the forward times out after 10 s); /fast answers at once.
+    const app = await startApp((path) => ({ status: 200, delayMs: path === '/hung' ? 60_000 : 0 }));
+    const l = await startListener({}, ['--forward-to', `RETURN_REQUESTED=${app.url}/hung`, '--forward-to', `OTHER_EVENT=${app.url}/fast`, '--json']);
+    try {
+      const hung = returnBody(500);
+      expect(await send(l.url, hung)).toBe(200);
+      const others = Array.from({ length: 5 }, (_, i) => otherEventBody('OTHER_EVENT', 500 + i));
+      for (const b of others) expect(await send(l.url, b)).toBe(200);
+      // Well before the hung forward's 10 s timeout.
+      await until('the fast target got every later delivery', () => app.received.filter((x) => x.path === '/fast').length === others.length || undefined, 6_000);
+      const processed = () => l.stdout().split('\n').filter(Boolean).map((x) => (JSON.parse(x) as { id: string }).id);
+      await until('each later delivery processed', () => others.every((b) => processed().includes(bodyId(b))) || undefined, 6_000);
+      expect(processed()).not.toContain(bodyId(hung));
+    } finally {
+      l.child.kill('SIGKILL');
+      await l.child;
+      await app.close();
+    }
+  }, 60_000);
+
+  it('SIGTERM during slow forwards: /readyz 503 at once, new deliveries refused, every acknowledged delivery forwarded and journalled processed, exit 0', async () => {
+    // Forwards run side by side: each slow enough that the drain outlasts the checks below.
+    const app = await startApp(() => ({ status: 200, delayMs: 3_000 }));
+    const l = await startListener({}, ['--forward-to', `${app.url}/slow`, '--drain-timeout', '30s', '--log-format', 'json']);
+    try {
+      const bodies = Array.from({ length: 4 }, (_, i) => returnBody(300 + i));
+      for (const b of bodies) expect(await send(l.url, b)).toBe(200);
+      await until('the slow forwards under way', () => app.arrived() === bodies.length || undefined, 10_000);
+      l.child.kill('SIGTERM');
+      await until('draining', () => l.stderr().includes('"msg":"draining"'));
+      const ready = await get(`${l.admin}/readyz`).catch(() => ({ status: 0, text: 'closed' }));
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.text).reasons.map((r: { check: string }) => r.check)).toContain('draining');
+      expect(await send(l.url, returnBody(399))).not.toBe(200);
+      const result = await l.child;
+      expect(result.exitCode, l.stderr()).toBe(0);
+      expect(app.received.map((x) => x.id).sort()).toEqual(bodies.map((b) => bodyId(b)).sort());
+      const lines = jsonLines(l.stderr());
+      expect(lines.filter((x) => x.msg === 'processed').map((x) => x.deliveryId).sort()).toEqual(bodies.map((b) => bodyId(b)).sort());
+      expect(lines.at(-1)).toMatchObject({ msg: 'stopped', drained: true });
+    } finally {
+      l.child.kill('SIGKILL');
+      await app.close();
+    }
+  }, 60_000);
+
+  it('a second SIGTERM during the drain quits at once with exit 3', async () => {
+    const app = await startApp(() => ({ status: 200, delayMs: 20_000 }));
+    const l = await startListener({}, ['--forward-to', `${app.url}/stuck`]);
+    try {
+      expect(await send(l.url, returnBody(400))).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      l.child.kill('SIGTERM');
+      await until('draining', () => l.stderr().includes('finishing the deliveries'));
+      l.child.kill('SIGTERM');
+      const result = await l.child;
+      expect(result.exitCode, l.stderr()).toBe(3);
+    } finally {
+      l.child.kill('SIGKILL');
+      await app.close();
+    }
+  }, 60_000);
+
+  it('docs/systemd/svc-webhook-listen.service passes systemd-analyze verify', async () => {
+    let analyze: string | undefined;
+    try {
+      analyze = execFileSync('sh', ['-c', 'command -v systemd-analyze'], { encoding: 'utf8' }).trim();
+    } catch {
+      if (process.env.CI === 'true') throw new Error('CI must run this test: missing systemd-analyze (apt-get install systemd)');
+      return;
+    }
+    const unitDir = await dirs.make('svc-unit-');
+    const unit = join(unitDir, 'svc-webhook-listen.service');
+    const { readFile } = await import('node:fs/promises');
+    // The unit names /usr/bin/svc; verify checks that its ExecStart exists, so point it at this checkout's node.
+    await writeFile(unit, (await readFile(join(repoRoot, 'docs/systemd/svc-webhook-listen.service'), 'utf8')).replaceAll('/usr/bin/svc', process.execPath));
+    const result = await execa(analyze, ['verify', unit], { reject: false });
+    expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stderr).not.toMatch(/Unknown (key|section)|Failed to parse|Invalid/i);
+  });
+});
+
+const skip = postgresSkipReason();
+describe.skipIf(skip !== undefined)(`webhook listen readiness on PostgreSQL${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let server: PgServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.drop();
+  });
+
+  it('/readyz follows the database (503 naming it while stopped, 200 once back); every journalled delivery processed within 15 s of its return', async () => {
+    const url = await server.database('webhooks_ready');
+    const l = await startListener({ SVC_DATABASE_URL: url, SVC_WEBHOOK_CLAIM_SECONDS: '2' }, ['--json']);
+    try {
+      expect((await get(`${l.admin}/readyz`)).status).toBe(200);
+      const bodies = Array.from({ length: 150 }, (_, i) => returnBody(500 + i));
+      const acked = new Set<number>();
+      let stopped = false;
+      await Promise.all(
+        bodies.map(async (b, i) => {
+          if (i === 60 && !stopped) {
+            stopped = true;
+            server.stop();
+          }
+          if ((await send(l.url, b)) === 200) acked.add(i);
+        }),
+      );
+      if (!stopped) server.stop();
+      const down = await until('readyz 503', async () => {
+        const r = await get(`${l.admin}/readyz`);
+        return r.status === 503 && r;
+      });
+      const reasons = JSON.parse(down.text).reasons as { check: string; detail: string }[];
+      expect(reasons.map((r) => r.check)).toContain('database');
+      expect(down.text).not.toContain(server.password);
+      await new Promise((r) => setTimeout(r, 4_000));
+      server.start();
+      const back = Date.now();
+      await until('readyz 200', async () => (await get(`${l.admin}/readyz`)).status === 200, 30_000);
+      // The sender retries what got no 2xx.
+      for (let round = 0; acked.size < bodies.length; round++) {
+        expect(round).toBeLessThan(40);
+        await Promise.all(bodies.map(async (b, i) => !acked.has(i) && (await send(l.url, b)) === 200 && acked.add(i)));
+      }
+      const ids = bodies.map((b) => bodyId(b));
+      await until('every delivery processed', async () => {
+        const m = parseMetrics((await get(`${l.admin}/metrics`)).text);
+        const done = new Set(l.stdout().split('\n').filter(Boolean).map((x) => JSON.parse(x) as { id: string; duplicate: boolean }).filter((e) => !e.duplicate).map((e) => e.id));
+        return ids.every((id) => done.has(id)) && m.get('svc_webhook_backlog') === 0;
+      }, 15_000).catch((error: unknown) => {
+        throw new Error(`${String(error)} (${Math.round((Date.now() - back) / 1000)} s after the database returned)\n${l.stderr()}`);
+      });
+    } finally {
+      l.child.kill('SIGTERM');
+      await l.child;
+    }
+  }, 120_000);
+});

@@ -102,7 +102,7 @@ function optionEntry(option: Option): OptionEntry {
  */
 function ownHelpText(cmd: Command): string {
   const parts: string[] = [];
-  cmd.emit('afterHelp', { error: false, command: cmd, write: (text: string) => parts.push(text) });
+  (cmd as unknown as NodeJS.EventEmitter).emit('afterHelp', { error: false, command: cmd, write: (text: string) => parts.push(text) });
   const text = parts.join('');
   const cut = text.search(/\n(Examples:|Global options:|More: )/);
   return (cut === -1 ? text : text.slice(0, cut)).trim();

@@ -102,7 +102,14 @@ function optionEntry(option: Option): OptionEntry {
  */
 function ownHelpText(cmd: Command): string {
   const parts: string[] = [];
-  (cmd as unknown as NodeJS.EventEmitter).emit('afterHelp', { error: false, command: cmd, write: (text: string) => parts.push(text) });
+  // Whole lines, as when piped: the pages must not depend on the terminal they are made in.
+  const tty = process.stdout.isTTY;
+  process.stdout.isTTY = false;
+  try {
+    (cmd as unknown as NodeJS.EventEmitter).emit('afterHelp', { error: false, command: cmd, write: (text: string) => parts.push(text) });
+  } finally {
+    process.stdout.isTTY = tty;
+  }
   const text = parts.join('');
   const cut = text.search(/\n(Examples:|Global options:|More: )/);
   return (cut === -1 ? text : text.slice(0, cut)).trim();

@@ -30,3 +30,23 @@ describe('the command reference is up to date with the command tree', () => {
     }
   });
 });
+
+describe("each page's options are those its command's --help lists", () => {
+  const bin = join(root, 'bin/svc.js');
+  const pages = [...files.entries()].filter(([p]) => p.endsWith('.md') && !p.endsWith('README.md'));
+  it.skipIf(!existsSync(join(root, 'dist')))('every command (needs npm run build)', () => {
+    for (const [path, text] of pages) {
+      const words = path.replace(/^docs\/commands\/svc-?|\.md$/g, '');
+      const cmdPath = words === '' ? [] : (text.split('\n').find((l) => l.startsWith('# svc')) ?? '').slice('# svc '.length).split(' ');
+      const run = spawnSync(process.execPath, [bin, ...cmdPath, '--help'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      const helpFlags = run.stdout.split('\n').filter((l) => /^ {2}-/.test(l)).map((l) => l.trim().split(/ {2,}/)[0]).sort();
+      const pageFlags = [...text.matchAll(/^- `(-[^`]*)`:/gm)].map((m) => m[1]).sort();
+      const own = text.split('\n## Options\n')[1]?.split('\n## ')[0] ?? '';
+      const ownFlags = [...own.matchAll(/^- `(-[^`]*)`:/gm)].map((m) => m[1]);
+      // Every option help lists is on the page; every option of the page's own list is in help
+      // (a noun's help leaves the global options to svc --help; the page lists them apart).
+      expect(pageFlags, path).toEqual(expect.arrayContaining(helpFlags));
+      expect(helpFlags, path).toEqual(expect.arrayContaining(ownFlags));
+    }
+  }, 60_000);
+});

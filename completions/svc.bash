@@ -442,7 +442,7 @@ _svc_spec() {
       subcommands=''
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
-      args=('')
+      args=('environment exit-codes receipt credit-note recipient webhook auth grants token keys sandbox config db api completion demo')
       ;;
   esac
 }

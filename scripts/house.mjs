@@ -34,6 +34,7 @@ export const FLOORS = [
   { rooms: ['commands'], why: 'one verb per file: a thin shell of options, prompts and output' },
   { rooms: ['root'], why: 'the command tree: each verb lazily imported' },
   { rooms: ['main'], why: 'builds the factory, runs the program, maps errors to exit codes' },
+  { rooms: ['reference'], why: 'the command reference (docs/commands, docs/man) rendered from the tree: only scripts/gen-docs.mjs and its test import it, never the CLI' },
 ];
 
 /** Upward imports that stay, `from → to` as files relative to src/, each with its reason. */

@@ -2,7 +2,7 @@
 // and help. A verb's module, and whatever heavy dependency it needs, is imported when the
 // verb runs, so `svc --help` parses none of them.
 import { registerHelp } from './help/command.js';
-import { helpLayout } from './help/layout.js';
+import { helpLayout, readsEnv } from './help/layout.js';
 import { polishHelp } from './help/polish.js';
 import { Command, Option, type OutputConfiguration } from 'commander';
 import type { CommandContext } from './commands/context.js';
@@ -32,13 +32,13 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
   program
     .description('Receipts, credit notes, returns and webhooks from the merchant side, in a terminal and in CI.')
     .version(VERSION, '-v, --version', 'print the version')
-    .option('--profile <name>', 'config profile (env SVC_PROFILE; default: local, the embedded sandbox)')
-    .option('--base-url <url>', "service address, overriding the profile's (env SVC_BASE_URL)")
+    .addOption(readsEnv(new Option('--profile <name>', 'config profile (default: local, the embedded sandbox)'), 'SVC_PROFILE'))
+    .addOption(readsEnv(new Option('--base-url <url>', "service address, overriding the profile's"), 'SVC_BASE_URL'))
     .option('--json', 'machine output on stdout; human text goes to stderr')
     .option('--jq <expr>', 'filter the JSON output with jq (implies --json)')
-    .option('--no-input', 'never prompt (also CI=true or stdin not a terminal)')
-    .addOption(new Option('--debug', 'HTTP trace on stderr, secrets redacted (env SVC_DEBUG=1)'))
-    .option('--no-color', 'no colours (also NO_COLOR)')
+    .addOption(readsEnv(new Option('--no-input', 'never prompt (also when stdin is not a terminal)'), 'CI=true'))
+    .addOption(readsEnv(new Option('--debug', 'HTTP trace on stderr, secrets redacted'), 'SVC_DEBUG=1'))
+    .addOption(readsEnv(new Option('--no-color', 'no colours'), 'NO_COLOR'))
     .helpCommand(false)
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false, ...helpLayout });
 

@@ -1,11 +1,17 @@
 // `--grant SELECTOR` on every verb that acts for a company: it reaches the factory's settings
 // as a global (context.ts's globalsOf), so every token the verb asks for is that company's.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { readsEnv } from '../help/layout.js';
 
-export const GRANT_FLAG_HELP = "the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company's name (default: SVC_GRANT_ID, then the profile's Grant)";
+const GRANT_FLAG_HELP = "the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company's name (default: the profile's Grant)";
 
 export function grantOption(cmd: Command): Command {
-  return cmd.option('--grant <selector>', GRANT_FLAG_HELP);
+  return cmd.addOption(grantFlag());
+}
+
+/** `--grant SELECTOR`, SVC_GRANT_ID when it is not given (src/config/settings.ts). */
+export function grantFlag(): Option {
+  return readsEnv(new Option('--grant <selector>', GRANT_FLAG_HELP), 'SVC_GRANT_ID');
 }
 
 /** `--all-grants`, `--grants FILE|-` and `--concurrency N` of a verb that can act for many companies at once (src/grants/fan-out.ts). */

@@ -30,6 +30,8 @@ export const WEBHOOK_EVENTS = ['RETURN_REQUESTED', 'CREDIT_NOTE_CREATED'] as con
 export const SCOPES = ['write_receipts', 'read_stores', 'manage_client_applications'] as const;
 export const CONFIG_KEY_NAMES = ['base-url', 'client-id', 'redirect-uri', 'grant', 'scopes', 'database-url'] as const;
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+/** What `svc help` answers besides a command path (help/command.ts). */
+export const HELP_TOPICS = ['environment', 'exit-codes'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
 // By flag name, wherever the flag is (unless a command path names it first).

@@ -3,7 +3,7 @@
 // under its term instead, wrapped to the width. (Commander otherwise leaves such lines whole,
 // and the terminal breaks them mid-word.) A usage line too long for the terminal wraps under
 // its first word, and text after the options (addHelpText) wraps at words too.
-import { Help, type Command } from 'commander';
+import { Help, type Command, type Option } from 'commander';
 import { stdoutColumns } from '../io/terminal-columns.js';
 import { wrapText } from '../io/wrap.js';
 
@@ -17,8 +17,31 @@ export function wrappedHelpText(text: string, hang = '    '): () => string {
   return () => wrapText(text, stdoutColumns(), { hang });
 }
 
+/**
+ * The variable svc reads for an option when its flag is not given: help shows it as
+ * commander shows an Option.env() variable, and the reference (src/reference/) lists it.
+ * Not Option.env() itself: commander would then read process.env on its own, while svc
+ * reads these from the environment main() is handed, with rules of its own (SVC_DEBUG only
+ * when 1, CI only when true, a profile from SVC_PROFILE named as such in errors, a
+ * --client-id given is stored in the profile and SVC_CLIENT_ID is not).
+ */
+export function readsEnv(option: Option, variable: string): Option {
+  (option as Option & { svcEnv?: string }).svcEnv = variable;
+  return option;
+}
+
+/** An option's variable: commander's (Option.env()) or the one readsEnv() declared. */
+export function envOf(option: Option): string | undefined {
+  return option.envVar ?? (option as Option & { svcEnv?: string }).svcEnv;
+}
+
 export const helpLayout = {
   minWidthToWrap: MIN_COLUMN,
+  optionDescription(this: Help, option: Option): string {
+    const text = Help.prototype.optionDescription.call(this, option);
+    const declared = option.envVar === undefined ? envOf(option) : undefined;
+    return declared === undefined ? text : `${text} (env: ${declared})`;
+  },
   formatHelp(this: Help, cmd: Command, helper: Help): string {
     const width = this.helpWidth ?? 80;
     const text = Help.prototype.formatHelp.call(this, cmd, helper);

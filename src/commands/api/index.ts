@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { OPERATION_PATHS } from '../../contract/operation-paths.js';
 import { collect } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
-import { GRANT_FLAG_HELP } from '../grant-flag.js';
+import { grantFlag } from '../grant-flag.js';
 
 /** Offered by shell completion, not enforced: any path (with real IDs) is accepted. */
 function completedWith(argument: Argument, values: readonly string[]): Argument {
@@ -21,7 +21,7 @@ export function registerApi(program: Command, ctx: CommandContext): void {
     .option('--input <file>', 'the request body from a JSON file, or - for stdin')
     .option('-H, --header <name:value>', 'an extra request header (repeatable)', collect)
     .option('-i, --include', 'print the status line and the response headers before the body')
-    .option('--grant <selector>', GRANT_FLAG_HELP)
+    .addOption(grantFlag())
     .action((method: string, path: string, flags: { field?: string[]; rawField?: string[]; input?: string; header?: string[]; include?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./api.js'), { method, path, ...flags }),
     );

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { readsEnv } from '../../help/layout.js';
 import type { CommandContext } from '../context.js';
 
 export function registerAuth(program: Command, ctx: CommandContext): void {
@@ -8,7 +9,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
     .description('authorize this integration for companies in the browser (PKCE, loopback callback)')
     .option('--flow <flow>', 'grant (client credentials per Grant) or code (access and refresh tokens)', 'grant')
     .option('--scopes <scopes>', 'space-separated scopes to request')
-    .option('--client-id <id>', 'client ID of the integration (env SVC_CLIENT_ID)')
+    .addOption(readsEnv(new Option('--client-id <id>', 'client ID of the integration'), 'SVC_CLIENT_ID'))
     .option('--client-secret-stdin', 'read the client secret from stdin')
     .option('--no-browser', 'print the URL instead of opening a browser')
     .option('--port <n>', 'loopback callback port (default: the redirect URI\'s)')

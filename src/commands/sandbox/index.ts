@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { collect } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
-import { wrappedHelpText } from '../../help/layout.js';
+import { readsEnv, wrappedHelpText } from '../../help/layout.js';
 import { grantOption } from '../grant-flag.js';
 
 const BULK_HELP = wrappedHelpText([
@@ -87,7 +87,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--port <n>', "loopback callback port (default: the redirect URI's)")
     .option('--timeout <seconds>', 'how long to wait for the approval', '30')
     .option('--scopes <scopes>', 'space-separated scopes to request')
-    .option('--client-id <id>', 'client ID of the integration (env SVC_CLIENT_ID)')
+    .addOption(readsEnv(new Option('--client-id <id>', 'client ID of the integration'), 'SVC_CLIENT_ID'))
     .action((flags: { port?: string; timeout: string; scopes?: string; clientId?: string }, cmd: Command) => ctx.run(cmd, () => import('./login.js'), flags));
   sandbox
     .command('revoke')

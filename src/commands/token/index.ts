@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { GRANT_FLAG_HELP } from '../grant-flag.js';
+import { grantFlag } from '../grant-flag.js';
 
 export function registerToken(program: Command, ctx: CommandContext): void {
   const token = program.command('token').description("access tokens, kept in the profile's private token file and renewed on use");
   token
     .command('get')
     .description('print a valid access token for a Grant (the bare token, or --json)')
-    .option('--grant <selector>', GRANT_FLAG_HELP)
+    .addOption(grantFlag())
     .option('--scope <scope>', 'scope to request (default: write_receipts)')
     .option('--force', 'ignore the cache and request a new token')
     .action((flags: { grant?: string; scope?: string; force?: boolean }, cmd: Command) =>

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 process.chdir(new URL('..', import.meta.url).pathname);
 // Help text after a command's options is wrapped to the terminal it is read on (whole when
 // piped): the pages must not depend on the terminal `npm run docs` runs in.
-Object.defineProperty(process.stdout, 'isTTY', { value: false });
+Object.defineProperty(process.stdout, 'isTTY', { value: false, configurable: true, writable: true });
 const [{ buildProgram }, { renderReference, REFERENCE_DIRS }] = await Promise.all([import('../src/root.ts'), import('../src/reference/render.ts')]);
 const files = renderReference(buildProgram({ async run() {} }));
 

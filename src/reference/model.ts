@@ -104,11 +104,18 @@ function ownHelpText(cmd: Command): string {
   const parts: string[] = [];
   // Whole lines, as when piped: the pages must not depend on the terminal they are made in.
   const tty = process.stdout.isTTY;
-  process.stdout.isTTY = false;
+  const setTty = (value: boolean) => {
+    try {
+      Object.defineProperty(process.stdout, 'isTTY', { value, configurable: true, writable: true });
+    } catch {
+      // Fixed already (scripts/gen-docs.mjs makes it false for the whole run).
+    }
+  };
+  setTty(false);
   try {
     (cmd as unknown as NodeJS.EventEmitter).emit('afterHelp', { error: false, command: cmd, write: (text: string) => parts.push(text) });
   } finally {
-    process.stdout.isTTY = tty;
+    setTty(tty);
   }
   const text = parts.join('');
   const cut = text.search(/\n(Examples:|Global options:|More: )/);

@@ -63,6 +63,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** Starts a process and resolves with the URL of its `listening on URL` line on `stream`, and its text so far. */
 function start(args, env, stream) {
+  const startedAt = performance.now();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const seen = { stdout: '', stderr: '' };
@@ -73,7 +74,20 @@ function start(args, env, stream) {
       const url = /listening on (http:\/\/\S+)/.exec(seen[stream])?.[1];
       if (url) {
         clearInterval(timer);
-        resolve({ url, text: seen, stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) });
+        resolve({
+          url,
+          text: seen,
+          readyMs: performance.now() - startedAt,
+          // Peak resident memory so far (Linux), in MiB.
+          peakMiB: () => {
+            try {
+              return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024;
+            } catch {
+              return Number.NaN;
+            }
+          },
+          stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))),
+        });
       }
     }, 20);
     child.once('exit', (code) => {
@@ -256,6 +270,7 @@ async function listen() {
       }
     }
   } finally {
+    for (const [name, l] of Object.entries(listeners)) console.log(`  ${name}: ready in ${l.readyMs.toFixed(0)} ms, peak RSS ${l.peakMiB().toFixed(0)} MiB`);
     await Promise.all(Object.values(listeners).map((l) => l.stop()));
   }
   return Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, median(r)]));

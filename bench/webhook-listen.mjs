@@ -165,7 +165,7 @@ function median(values) {
 
 const perRound = WARMUP + REQUESTS;
 // The listener deduplicates by body, so every one of its requests needs a body of its own.
-const bodies = Array.from({ length: ROUNDS * 4 * perRound }, (_, n) => deliveryBody(n));
+const bodies = Array.from({ length: ROUNDS * 5 * perRound }, (_, n) => deliveryBody(n));
 const env = {
   PATH: process.env.PATH,
   HOME: work,
@@ -199,13 +199,17 @@ try {
   console.log(`webhook-listen: no PostgreSQL rows (${error instanceof Error ? error.message.split('\n')[0] : error})`);
 }
 
-const results = { bare: [], listen: [], pg: [], pg2: [] };
+const results = { bare: [], listen: [], pg: [], pg2: [], admin: [] };
+// BENCH_ADMIN=1: a listener with --admin-port as well (its own profile directory), in the same
+// rounds, so that what the admin endpoints and metrics cost shows as a ratio to the one without.
+const withAdmin = process.env.BENCH_ADMIN === '1';
 try {
   const bare = await startServer(['--input-type=module', '-e', BARE_SERVER], env, 'stdout');
   const listen = await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], env, 'stderr');
   const shared = postgres && { ...env, SVC_DATABASE_URL: postgres.url, SVC_STATE_DIR: join(work, 'state-pg') };
   const pgListeners = shared ? [await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], shared, 'stderr'), await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], shared, 'stderr')] : [];
-  const names = ['listen', 'bare', ...(shared ? ['pg', 'pg2'] : [])];
+  const admin = withAdmin ? await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json', '--admin-port', '0'], { ...env, SVC_STATE_DIR: join(work, 'state-admin') }, 'stderr') : undefined;
+  const names = ['listen', 'bare', ...(shared ? ['pg', 'pg2'] : []), ...(admin ? ['admin'] : [])];
   try {
     // Each round runs every kind twice, half of its requests each time, in the order A B … B A,
     // so that a burst of load from elsewhere on the machine falls on both sides of a ratio.
@@ -218,7 +222,7 @@ try {
           // Each kind of listener gets bodies of its own: a body another one stored is a duplicate there.
           const from = (round * names.length + names.indexOf(name)) * perRound;
           const run = (start, count) =>
-            name === 'pg2' ? loadSplit(pgListeners.map((l) => l.url), bodies, start, count) : load(name === 'bare' ? bare.url : name === 'listen' ? listen.url : pgListeners[0].url, bodies, start, count);
+            name === 'pg2' ? loadSplit(pgListeners.map((l) => l.url), bodies, start, count) : load(name === 'bare' ? bare.url : name === 'listen' ? listen.url : name === 'admin' ? admin.url : pgListeners[0].url, bodies, start, count);
           if (pass === 0) await run(from, WARMUP);
           const part = pass === 0 ? await run(from + WARMUP, first) : await run(from + WARMUP + first, REQUESTS - first);
           halves.set(name, [...(halves.get(name) ?? []), part]);
@@ -227,7 +231,7 @@ try {
       for (const [name, parts] of halves) results[name].push(combine(parts));
     }
   } finally {
-    await Promise.all([bare.stop(), listen.stop(), ...pgListeners.map((l) => l.stop())]);
+    await Promise.all([bare.stop(), listen.stop(), ...pgListeners.map((l) => l.stop()), ...(admin ? [admin.stop()] : [])]);
   }
 } finally {
   await postgres?.drop();
@@ -247,6 +251,11 @@ const ok = ratio >= TARGET_RATIO && listenP99 < TARGET_P99_MS;
 console.log(
   `webhook listen: ${listenRate.toFixed(0)} acks/s; per round ${ratio.toFixed(2)}× bare node:http median, ${minRatio.toFixed(2)}× min (target >= ${TARGET_RATIO}x median), p99 ${listenP99.toFixed(1)} ms (target < ${TARGET_P99_MS} ms) ${ok ? 'ok' : 'MISSED'}`,
 );
+if (results.admin.length > 0) {
+  const adminRatios = results.admin.map((r, i) => r.perSecond / (results.listen[i]?.perSecond ?? Number.NaN));
+  console.log(`  svc listen, --admin-port ${median(results.admin.map((r) => r.perSecond)).toFixed(0).padStart(7)} acks/s p99 ${median(results.admin.map((r) => r.p99)).toFixed(2)} ms`);
+  console.log(`webhook listen --admin-port: ${median(adminRatios).toFixed(2)}× the listener without it, per round median (${median(results.admin.map((r, i) => r.perSecond / (results.bare[i]?.perSecond ?? Number.NaN))).toFixed(2)}× bare node:http)`);
+}
 let pgOk = true;
 if (results.pg.length > 0) {
   const pgRate = median(results.pg.map((r) => r.perSecond));

@@ -55,6 +55,9 @@ describe('Esc at the support desk', () => {
         expect(rowOf(term, id)?.startsWith('>*')).toBe(true);
         // The question after the reason: Esc is not an answer (neither y nor the default).
         term.keys('r');
+        // Typed once the prompt is up: keys that arrive while the screen still holds the
+        // terminal are the screen's.
+        await until(() => (term.text().match(/Why reject/g) ?? []).length >= 1 && lines(term).some((l) => l.startsWith('? Why reject')), 'the reason prompt again', term);
         term.type('dented');
         term.keys('Enter');
         await term.waitFor(/\(y\/N\)/);

@@ -113,6 +113,8 @@ describe('the queue screen at the support desk', () => {
       // The reason typed ahead; the final question is answered once it is asked (a key typed
       // ahead never answers a final move's question: it is dropped).
       term.keys('r');
+      // Typed once the prompt is up: keys that arrive while the screen still holds the terminal are the screen's.
+      await term.waitFor('Why reject these 2?');
       term.type('seal broken');
       term.keys('Enter');
       await term.waitFor(/Reject these 2 requests\?[\s\S]*\(y\/N\)/);

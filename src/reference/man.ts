@@ -48,7 +48,8 @@ function optionItem(option: OptionEntry): string[] {
     option.defaultValue !== undefined ? `Default: ${option.defaultValue}.` : '',
     option.env !== undefined ? `Environment: ${option.env}.` : '',
   ].filter((f) => f !== '');
-  return ['.TP', `.B ${text(option.flags)}`, text([option.description, ...facts].join(' '))];
+  const description = facts.length > 0 && !/[.!?]$/.test(option.description) ? `${option.description}.` : option.description;
+  return ['.TP', `.B ${text(option.flags)}`, text([description, ...facts].join(' '))];
 }
 
 /**

@@ -50,7 +50,9 @@ function optionLine(option: OptionEntry): string {
     option.defaultValue !== undefined ? `Default: \`${option.defaultValue}\`.` : '',
     option.env !== undefined ? `Environment: \`${option.env}\`.` : '',
   ].filter((f) => f !== '');
-  return `- \`${option.flags}\`: ${prose(option.description)}${facts.length > 0 ? ` ${facts.join(' ')}` : ''}`;
+  // A full stop between the description and the facts after it.
+  const description = facts.length > 0 && !/[.!?]$/.test(option.description) ? `${option.description}.` : option.description;
+  return `- \`${option.flags}\`: ${prose(description)}${facts.length > 0 ? ` ${facts.join(' ')}` : ''}`;
 }
 
 function sentence(text: string): string {

@@ -28,6 +28,7 @@ describe('svc demo', () => {
       '$ svc credit-note issue',
       '--dry-run',
       '$ svc webhook listen',
+      '$ svc credit-note poll --all-grants --all',
       '$ svc webhook events',
       '$ svc token validate',
       '$ svc sandbox clock advance 1h',

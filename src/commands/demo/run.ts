@@ -111,6 +111,9 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['credit-note', 'accept', partRequestId, '--item', '4009876543210:1']);
     await demo.svc(['credit-note', 'issue', partRequestId, '--yes', '--complete']);
 
+    heading('A platform acts for many companies: one command over every Grant, each row naming its company');
+    await demo.svc(['credit-note', 'poll', '--all-grants', '--all']);
+
     heading('Both events reached the receiver, verified and decrypted');
     await listener.waitFor(/--> RETURN_REQUESTED[\s\S]*--> CREDIT_NOTE_CREATED|--> CREDIT_NOTE_CREATED[\s\S]*--> RETURN_REQUESTED/);
     await listener.stop();

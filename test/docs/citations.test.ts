@@ -13,7 +13,7 @@ const textFiles = tracked.filter((f) => /\.(ts|mts|mjs|cjs|js|json|md|sh|ya?ml|t
 // Spelt in pieces, so that this file does not cite what it forbids.
 const md = '.' + 'md';
 const FORBIDDEN: [RegExp, string][] = [
-  [new RegExp(String.raw`\.\./` + 'shared'), 'the ../shared directory'],
+  [new RegExp(String.raw`\.\./` + 'shared'), 'the design directory beside the repository'],
   [new RegExp(String.raw`\b(?:CONTRACT|INTERFACE|CLI|STYLE|PERF-NOTES)` + md.replace('.', String.raw`\.`) + String.raw`\b`), 'a design document'],
   [new RegExp(String.raw`\b` + 'CONTRACT' + String.raw`\s*§`), 'a design document section'],
   [new RegExp(String.raw`\b` + 'INTERFACE' + String.raw`\b(?:'s)?\s+"`), 'a design document section'],
@@ -53,7 +53,7 @@ function checkTarget(from: string, target: string, anchor: string | undefined): 
 }
 
 describe('the repository cites only what a clone holds', () => {
-  it('no tracked file cites ../shared or a design document', () => {
+  it('no tracked file cites the design directory beside the repository or a design document', () => {
     const found: string[] = [];
     for (const f of textFiles) {
       if (f === 'test/docs/citations.test.ts') continue;

@@ -8,7 +8,7 @@
 import { dirname } from 'node:path';
 import { open } from 'node:fs/promises';
 import { fsErrorCode, privateDir } from './private-file.js';
-import { openDatabase, retryIo, type Database } from './embedded/sqlite.js';
+import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/sqlite.js';
 import { StoreError } from './errors.js';
 
 /** A subscription as stored: its ID, Grant (if known), URL, and the whole record as JSON. */
@@ -57,22 +57,7 @@ export async function openSubscriptionFile(path: string, legacy: () => Subscript
   const migrated = db.prepare("SELECT value FROM meta WHERE key = 'legacy-taken'");
   const markMigrated = db.prepare("INSERT INTO meta (key, value) VALUES ('legacy-taken', ?)");
   const dataVersion = db.prepare('PRAGMA data_version');
-  const transaction = <T>(work: () => T): T =>
-    retryIo(() => {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = work();
-        db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          db.exec('ROLLBACK');
-        } catch {
-          // No transaction left to roll back (SQLite ended it on the error).
-        }
-        throw error;
-      }
-    });
+  const transaction = <T>(work: () => T): T => immediateTransaction(db, work);
   const put = (rows: readonly SubscriptionRow[]) => {
     for (const r of rows) upsert.run(r.id, r.grantId ?? null, r.notificationUrl, r.record);
   };

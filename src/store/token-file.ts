@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsErrorCode, privateDir } from './private-file.js';
-import { openDatabase, retryIo, type Database } from './embedded/sqlite.js';
+import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/sqlite.js';
 import { StoreError } from './errors.js';
 
 /** A Grant's cached tokens as stored: slot (the scope) → the token's JSON. */
@@ -76,22 +76,7 @@ export async function openTokenFile(path: string): Promise<TokenFile> {
   const moveClaim = db.prepare('UPDATE renewals SET owner = ?, pid = ?, since = ? WHERE id = ? AND owner = ?');
   const dropClaim = db.prepare('DELETE FROM renewals WHERE id = ? AND owner = ?');
   // Each use retried on SQLite's rare I/O errors under many processes (retryIo).
-  const transaction = <T>(work: () => T): T =>
-    retryIo(() => {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = work();
-        db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          db.exec('ROLLBACK');
-        } catch {
-          // No transaction left to roll back (SQLite ended it on the error).
-        }
-        throw error;
-      }
-    });
+  const transaction = <T>(work: () => T): T => immediateTransaction(db, work);
   return {
     claim: (id, owner) =>
       transaction(() => {

@@ -482,6 +482,29 @@ export function retryIo<T>(work: () => T, tries = 5): T {
   }
 }
 
+/**
+ * `work` inside BEGIN IMMEDIATE … COMMIT on a database whose busy timeout does the waiting
+ * (the token cache, the subscriptions file), the whole retried on SQLite's rare I/O errors
+ * under many processes (retryIo); rolled back when `work` throws.
+ */
+export function immediateTransaction<T>(db: Database, work: () => T): T {
+  return retryIo(() => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // No transaction left to roll back (SQLite ended it on the error).
+      }
+      throw error;
+    }
+  });
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -154,7 +154,7 @@ export interface ProcessorOptions {
   /** True while deliveries are being answered; processing then takes only a share of the time. */
   busy?: (() => boolean) | undefined;
   /** The queue's request ID for a RETURN_REQUESTED ciphertext; undefined when unknown. Never rejects. */
-  requestIdOf?: ((ciphertext: string, companyId: string | undefined) => Promise<string | undefined>) | undefined;
+  requestIdOf?: ((ciphertext: string, companyId: string | undefined, receivedAt: string) => Promise<string | undefined>) | undefined;
   /**
    * Asked before each delivery is processed (a shared journal: is its claim still this
    * listener's?); may wait (while outcomes cannot be recorded). False: passed over.
@@ -222,7 +222,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   async function finish(delivery: StoredDelivery, decoded: Decoded): Promise<void> {
     const { entry } = delivery;
     const forwarded = opts.forward && (await opts.forward(delivery));
-    const requestId = decoded.ciphertext !== undefined && opts.requestIdOf ? await opts.requestIdOf(decoded.ciphertext, decoded.companyId) : undefined;
+    const requestId = decoded.ciphertext !== undefined && opts.requestIdOf ? await opts.requestIdOf(decoded.ciphertext, decoded.companyId, entry.receivedAt) : undefined;
     const report: EventReport = {
       id: entry.id,
       event: decoded.event ?? entry.event,

@@ -65,11 +65,14 @@ export interface ListenOptions {
  * every 2 s); a company whose queue cannot be listed (no write_receipts, a revoked Grant) is
  * told so once, and not asked again.
  */
-function requestIdFinder(f: Factory, profile: string): (ciphertext: string, companyId: string | undefined) => Promise<string | undefined> {
+function requestIdFinder(f: Factory, profile: string): (ciphertext: string, companyId: string | undefined, receivedAt: string) => Promise<string | undefined> {
   interface Queue {
     byCiphertext: Map<string, string>;
-    /** The listing under way, and when it was sent. */
+    /** When the last listing was sent (this clock, ms), and the one under way. */
+    listedAt: number;
     listing: { done: Promise<void>; sentAt: number } | undefined;
+    /** A listing waiting for the one under way. */
+    next?: Promise<void> | undefined;
     disabled: boolean;
   }
   const queues = new Map<string, Queue>();
@@ -82,27 +85,29 @@ function requestIdFinder(f: Factory, profile: string): (ciphertext: string, comp
     })();
     return (await grantOf).get(companyId);
   };
-  return async (ciphertext, companyId) => {
+  return async (ciphertext, companyId, receivedAt) => {
     // A company this profile holds no Grant of is looked for in the default Grant's queue, as before.
     const grant = await grantOfCompany(companyId);
     const key = grant ?? '';
     let queue = queues.get(key);
-    if (queue === undefined) queues.set(key, (queue = { byCiphertext: new Map(), listing: undefined, disabled: false }));
-    const known = queue.byCiphertext.get(ciphertext);
-    if (known !== undefined || queue.disabled) return known;
-    // The request was queued before its delivery was sent, so a listing sent after this
-    // lookup began holds it. One under way is shared; one sent earlier may predate the
-    // request (two deliveries within moments: the second line had no request ID), so the
-    // queue is listed again.
-    const lookupAt = performance.now();
+    if (queue === undefined) queues.set(key, (queue = { byCiphertext: new Map(), listedAt: Number.NEGATIVE_INFINITY, listing: undefined, disabled: false }));
     const q = queue;
+    const known = q.byCiphertext.get(ciphertext);
+    if (known !== undefined || q.disabled) return known;
+    // The request was queued before its delivery arrived, so a listing sent after the delivery
+    // was received holds it while it is queued. A listing sent before may predate it (two
+    // deliveries moments apart: the second line had no request ID), so the queue is listed
+    // again; a delivery older than the last listing (a backlog of requests since completed)
+    // is not, so catching up costs no listing per delivery. A listing under way is shared.
+    const arrived = Date.parse(receivedAt);
     const list = () => {
-      const sentAt = performance.now();
+      const sentAt = f.clock.now();
       const done = (async () => {
         const [{ writeReceiptsCaller }, { listReturnRequests }] = await Promise.all([import('../../auth/caller.js'), import('../../api/credit-note.js')]);
         const items = await listReturnRequests(await writeReceiptsCaller(f, grant));
         // Replaced, not added to: a listener that runs for months keeps only the queue as it is.
         q.byCiphertext = new Map(items.map((i) => [i.encryptedCreditNoteInitiationRequest, i.requestId]));
+        q.listedAt = Math.max(q.listedAt, sentAt);
       })().finally(() => {
         if (q.listing?.done === done) q.listing = undefined;
       });
@@ -110,13 +115,15 @@ function requestIdFinder(f: Factory, profile: string): (ciphertext: string, comp
       return done;
     };
     try {
-      if (q.listing !== undefined) await q.listing.done;
-      if (q.byCiphertext.has(ciphertext)) return q.byCiphertext.get(ciphertext);
-      if (q.listing !== undefined && q.listing.sentAt >= lookupAt) await q.listing.done;
-      else await list();
+      if (q.listing !== undefined && q.listing.sentAt >= arrived) await q.listing.done;
+      else if (!(q.listedAt >= arrived)) {
+        if (q.listing === undefined) await list();
+        // After the one under way (sent too early for this delivery), one more, shared too.
+        else await (q.next ??= q.listing.done.then(list).finally(() => (q.next = undefined)));
+      }
       return q.byCiphertext.get(ciphertext);
     } catch (error) {
-      queue.disabled = true;
+      q.disabled = true;
       const whose = grant === undefined ? 'this profile cannot list the queue' : `the queue of Grant ${grant} cannot be listed`;
       note(f.io, `note: RETURN_REQUESTED lines${grant === undefined ? '' : ` of company ${companyId}`} show no request ID: ${whose} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
       return undefined;

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { svcEnv, runSvc } from './helpers.js';
 import { queueStatuses, useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
-import { svcInTerminal, type Terminal } from './tmux.js';
+import { svcInTerminal } from './tmux.js';
+import { rowOf, screenLines, triggerReturns, untilShown } from './queue-screen-kit.js';
 
 const { merchant, dirs } = useMerchant();
 
@@ -16,24 +17,12 @@ async function requestOn(m: Merchant, more: string[] = []): Promise<{ receipt: s
   const sent = await runSvc(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com', ...more, '--json'], { home: m.home, env: m.env });
   expect(sent.exitCode, sent.stderr).toBe(0);
   const { serviceReceiptId } = JSON.parse(sent.stdout) as { serviceReceiptId: string };
-  const response = await fetch(`${m.sandbox.url}/sandbox/receipts/${serviceReceiptId}/return-requests`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ items: [{ productId: '4001234567890', quantity: 1 }] }),
-  });
-  expect(response.status).toBe(201);
-  return { receipt: serviceReceiptId, id: ((await response.json()) as { requestId: string }).requestId };
+  const [id] = (await triggerReturns(m, serviceReceiptId, ['4001234567890:1'])) as [string];
+  return { receipt: serviceReceiptId, id };
 }
 
-const lines = (term: Terminal) => term.text().replace(/\n+$/, '').split('\n');
-const rowOf = (term: Terminal, id: string) => lines(term).find((l) => l.includes(id.slice(0, 8)) && /PENDING|ACCEPTED|REJECTED|COMPLETED/.test(l));
-
-async function until(what: () => boolean, label: string, term: Terminal, timeoutMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !what(); ) {
-    if (Date.now() > deadline) throw new Error(`${label} never showed; the terminal:\n${term.text()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const lines = screenLines;
+const until = untilShown;
 
 describe('Esc at the support desk', () => {
   it('screen: Esc leaves the reason prompt, the reject, issue and complete questions as a cancel; nothing moved, the mark and the reason kept (80 and 60 columns)', async (ctx) => {

@@ -12,6 +12,7 @@ import { queueStatuses, useMerchant, type Merchant } from './merchant.js';
 import { loginAutoApproved } from './oauth-fixture.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal, tmux, type Terminal } from './tmux.js';
+import { cursorRow, rowOf, screenLines, triggerReturns, untilShown } from './queue-screen-kit.js';
 
 const { merchant, dirs } = useMerchant();
 
@@ -22,18 +23,7 @@ async function requestsOn(m: Merchant, items: readonly string[], more: string[] 
   const sent = await runSvc(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com', ...more, '--json'], { home, env: m.env });
   expect(sent.exitCode, sent.stderr).toBe(0);
   const { serviceReceiptId } = JSON.parse(sent.stdout) as { serviceReceiptId: string };
-  const ids: string[] = [];
-  for (const item of items) {
-    const [productId, quantity] = item.split(':') as [string, string];
-    const response = await fetch(`${m.sandbox.url}/sandbox/receipts/${serviceReceiptId}/return-requests`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ items: [{ productId, quantity: Number(quantity) }] }),
-    });
-    expect(response.status).toBe(201);
-    ids.push(((await response.json()) as { requestId: string }).requestId);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const ids = await triggerReturns(m, serviceReceiptId, items);
   return { receipt: serviceReceiptId, ids };
 }
 
@@ -41,16 +31,8 @@ function screen(m: Merchant, name: string, args: readonly string[], size: [numbe
   return svcInTerminal(name, ['credit-note', 'poll', '--watch', '--interval', '600', ...args], { ...svcEnv(m.home, m.env), NO_COLOR: '1' }, size);
 }
 
-const lines = (term: Terminal) => term.text().replace(/\n+$/, '').split('\n');
-const cursorRow = (term: Terminal) => lines(term).find((l) => l.startsWith('>'));
-const rowOf = (term: Terminal, id: string) => lines(term).find((l) => l.includes(id.slice(0, 8)) && /PENDING|ACCEPTED|REJECTED|COMPLETED/.test(l));
-
-async function until(what: () => boolean, label: string, term: Terminal, timeoutMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !what(); ) {
-    if (Date.now() > deadline) throw new Error(`${label} never showed; the terminal:\n${term.text()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const lines = screenLines;
+const until = untilShown;
 
 describe('the queue screen at the support desk', () => {
   // First: every request of this sandbox is its own.

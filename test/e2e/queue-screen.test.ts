@@ -9,6 +9,7 @@ import { readLedgers } from './ledger.js';
 import { svcEnv } from './helpers.js';
 import { queueStatuses, useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
+import { triggerReturns } from './queue-screen-kit.js';
 import { svcInTerminal, tmux, type Terminal } from './tmux.js';
 
 const { merchant } = useMerchant();
@@ -19,18 +20,7 @@ const { merchant } = useMerchant();
  */
 async function requestsOn(m: Merchant, items: readonly string[], grant?: string): Promise<{ receipt: string; ids: string[] }> {
   const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', ...(grant ? ['--grant', grant] : []), '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-  const ids: string[] = [];
-  for (const item of items) {
-    const [productId, quantity] = item.split(':') as [string, string];
-    const response = await fetch(`${m.sandbox.url}/sandbox/receipts/${serviceReceiptId}/return-requests`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ items: [{ productId, quantity: Number(quantity) }] }),
-    });
-    expect(response.status).toBe(201);
-    ids.push(((await response.json()) as { requestId: string }).requestId);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const ids = await triggerReturns(m, serviceReceiptId, items);
   return { receipt: serviceReceiptId, ids };
 }
 

@@ -18,12 +18,16 @@ for (let i = 0; i < args.length; i += 2) {
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     runPassed = report.numPassedTests ?? 0;
-    runFailed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+    // Failing tests, plus files that failed with no test failing (an import error, a hook):
+    // vitest's numFailedTestSuites also counts each describe block around a failing test.
+    runFailed = 0;
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
     for (const suite of report.testResults ?? []) {
       const where = String(suite.name ?? '').replace(process.cwd() + '/', '');
       const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+      runFailed += failedTests.length;
       if (suite.status === 'failed' && failedTests.length === 0) {
+        runFailed += 1;
         failures.push(`${file}: ${where}: ${String(suite.message ?? '').split('\n')[0].slice(0, 300)}`);
       }
       for (const t of (suite.assertionResults ?? []).filter((t) => t.status === 'passed' && (t.failureMessages ?? []).length > 0)) {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isBusy, openDatabase, retryIo, type Database } from './embedded/sqlite.js';
+import { isBusy, openDatabase, retryIo, type Database } from './embedded/database.js';
 
 export interface LockHolder {
   pid: number;

@@ -8,7 +8,7 @@
 import { dirname } from 'node:path';
 import { open } from 'node:fs/promises';
 import { fsErrorCode, privateDir } from './private-file.js';
-import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/sqlite.js';
+import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/database.js';
 import { StoreError } from './errors.js';
 
 /** A subscription as stored: its ID, Grant (if known), URL, and the whole record as JSON. */

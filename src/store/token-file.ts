@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsErrorCode, privateDir } from './private-file.js';
-import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/sqlite.js';
+import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/database.js';
 import { StoreError } from './errors.js';
 
 /** A Grant's cached tokens as stored: slot (the scope) → the token's JSON. */

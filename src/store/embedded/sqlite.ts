@@ -4,8 +4,6 @@
 // the database's write lock at BEGIN (IMMEDIATE), so a check and the intent it allows are
 // one step for every process on the machine; the lock is the operating system's, released
 // when its holder dies, never taken over from a live (even stopped) one.
-import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { QueueItem } from '../../contract/returns.js';
 import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/records.js';
 import { AcceptedItems } from '../accepted-part.js';
@@ -15,76 +13,9 @@ import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, Intent, Led
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
-/** The part of libsql's better-sqlite3 API this engine uses. */
-interface Statement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-export interface Database {
-  prepare(sql: string): Statement;
-  exec(sql: string): void;
-  close(): void;
-}
+import { immediateTransaction, isBusy, isIoError, messageOf, openDatabase, retryIo, type Database, type SqliteOptions } from './database.js';
 
-export interface SqliteOptions {
-  /** Called once when another process holds the write lock, before waiting for it. */
-  onWait?: () => void;
-  /** How long one attempt at the write lock blocks before this process yields and says it waits. */
-  busyMs?: number;
-}
-
-/** Opens libsql lazily: commands that never touch the ledger do not load it. */
-export function openDatabase(path: string, timeoutMs: number): Database {
-  privateDatabaseFile(path);
-  const Sqlite = loadLibsql() as new (path: string, opts: { timeout: number }) => Database;
-  return new Sqlite(path, { timeout: timeoutMs });
-}
-
-/**
- * libsql picks its native build through @neon-rs/load, which on Linux tells glibc from musl
- * with process.report.getReport(): a whole diagnostic report, 10-30 ms of every command that
- * opens the ledger. detect-libc (libsql's own dependency, reading the ELF interpreter of this
- * process) answers the same in well under a millisecond, so it answers for it.
- */
-function loadLibsql(): unknown {
-  const require = createRequire(import.meta.url);
-  if (process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') && !libsqlLoaded) {
-    const fromLibsql = createRequire(require.resolve('libsql'));
-    const neon = fromLibsql('@neon-rs/load') as { currentTarget: () => string };
-    const { familySync, MUSL } = fromLibsql('detect-libc') as { familySync: () => string | null; MUSL: string };
-    neon.currentTarget = () => `linux-${process.arch}-${familySync() === MUSL ? 'musl' : 'gnu'}`;
-  }
-  libsqlLoaded = true;
-  return require('libsql');
-}
-let libsqlLoaded = false;
-
-
-/**
- * The ledger and the lock files are their owner's alone, whatever the umask. SQLite creates
- * its -wal, -shm and -journal files with the database file's mode, so a new file is created
- * 0600 before libsql opens it; one an older svc left looser is tightened by path, companions
- * too. An existing file is never opened here: closing any descriptor of a database file drops
- * every POSIX lock this process holds on it (another connection's), and SQLite's locks are
- * exactly those ("How To Corrupt An SQLite Database File", 2.2).
- */
-function privateDatabaseFile(path: string): void {
-  try {
-    closeSync(openSync(path, 'wx', 0o600));
-    return;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  if ((statSync(path).mode & 0o077) === 0) return;
-  for (const file of ['', '-wal', '-shm', '-journal']) {
-    try {
-      chmodSync(`${path}${file}`, 0o600);
-    } catch {
-      // Absent: SQLite makes it with the database file's mode when it needs it.
-    }
-  }
-}
+export { immediateTransaction, isBusy, isIoError, openDatabase, retryIo, type Database, type SqliteOptions };
 
 /** A credit note goes in with its issuer: its receipt's, when the ledger records the receipt (else unknown, NULL). */
 const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (service_receipt_id, parent, request_id, document_number, issued_at, record, issuer)
@@ -452,59 +383,4 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
-}
-
-/** SQLite's answer when another connection holds the lock asked for. */
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || /database is locked/i.test(messageOf(error));
-}
-
-/**
- * SQLite's I/O errors (SQLITE_IOERR_*, "disk I/O error"). Seen once in CI among eight processes
- * opening, claiming in and closing one WAL token file and probing each other's lock files at
- * once; a moment later the same statement succeeds. Callers retry these a few times.
- */
-export function isIoError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) || /disk I\/O error/i.test(messageOf(error));
-}
-
-/** Runs `work`, again after a short pause when SQLite reports an I/O error (at most `tries` times). */
-export function retryIo<T>(work: () => T, tries = 5): T {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return work();
-    } catch (error) {
-      if (attempt >= tries || !isIoError(error)) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 * attempt);
-    }
-  }
-}
-
-/**
- * `work` inside BEGIN IMMEDIATE … COMMIT on a database whose busy timeout does the waiting
- * (the token cache, the subscriptions file), the whole retried on SQLite's rare I/O errors
- * under many processes (retryIo); rolled back when `work` throws.
- */
-export function immediateTransaction<T>(db: Database, work: () => T): T {
-  return retryIo(() => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // No transaction left to roll back (SQLite ended it on the error).
-      }
-      throw error;
-    }
-  });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -98,7 +98,7 @@ export function createFactory(parts: FactoryParts): Factory {
   const config = once(async () => {
     if (parts.config) return parts.config;
     const { openConfigStore } = await import('./config/store.js');
-    return openConfigStore(paths().configDir);
+    return await openConfigStore(paths().configDir);
   });
   const settings = once(async () => {
     // Both loads at once: each is a chunk to read and compile.

@@ -3,7 +3,7 @@
 // record without its tokens). `grant` names the default: a Grant ID, or a company's
 // merchant ID for the code flow, so `--grant`, SVC_GRANT_ID and `grants use` cover both.
 import * as z from 'zod';
-import type { ConfigStore, GrantRecord, ProfileConfig } from '../config/store.js';
+import type { ConfigStore, GrantRecord } from '../config/store.js';
 import type { Grant, TokenRecord } from '../contract/oauth.js';
 
 export const CompanyRecord = z.looseObject({
@@ -27,8 +27,8 @@ export interface Authorizations {
 }
 
 export function readAuthorizations(config: ConfigStore, profile: string): Authorizations {
-  const p = config.profile(profile);
-  return { grants: p.grants ?? NO_GRANTS, companies: companiesOf(p), grant: p.grant };
+  const stored = config.authorizations(profile);
+  return { grants: stored.grants, companies: companiesOf(stored.companies), grant: config.profile(profile).grant };
 }
 
 const NO_COMPANIES: CompanyRecord[] = [];
@@ -36,16 +36,16 @@ const NO_COMPANIES: CompanyRecord[] = [];
 // a run over thousands of Grants reads the authorizations once per Grant.
 const parsedCompanies = new WeakMap<object, CompanyRecord[]>();
 
-// The config file is the user's to edit: an entry that no longer parses is left out.
-function companiesOf(p: ProfileConfig): CompanyRecord[] {
-  if (!Array.isArray(p.companies)) return NO_COMPANIES;
-  let companies = parsedCompanies.get(p.companies);
+// What is kept may have been edited by hand (config.json): an entry that no longer parses is left out.
+function companiesOf(stored: readonly Record<string, unknown>[]): CompanyRecord[] {
+  if (stored.length === 0) return NO_COMPANIES;
+  let companies = parsedCompanies.get(stored);
   if (companies === undefined) {
-    companies = p.companies.flatMap((entry: unknown) => {
+    companies = stored.flatMap((entry: unknown) => {
       const parsed = CompanyRecord.safeParse(entry);
       return parsed.success ? [parsed.data] : [];
     });
-    parsedCompanies.set(p.companies, companies);
+    parsedCompanies.set(stored, companies);
   }
   return companies;
 }
@@ -56,7 +56,6 @@ export interface AuthIndex {
   companies: ReadonlyMap<string, CompanyRecord>;
 }
 
-const NO_GRANTS: GrantRecord[] = [];
 const indexes = new WeakMap<object, WeakMap<object, AuthIndex>>();
 
 /** Built once for the same arrays (the same parse of the config file), so a lookup per Grant costs no scan of all of them. */
@@ -111,19 +110,20 @@ export interface SavedGrants {
 export async function saveGrants(config: ConfigStore, profile: string, received: readonly Grant[], savedAt?: string): Promise<SavedGrants> {
   // `saved_at` lets a later invalid_grant tell a sandbox that forgot the Grant (restarted
   // since) from a revocation (src/auth/sandbox-restart.ts).
-  const grants = savedAt === undefined ? received : received.map((g) => ({ ...g, saved_at: savedAt }));
+  const grants = (savedAt === undefined ? received : received.map((g) => ({ ...g, saved_at: savedAt }))) as GrantRecord[];
   const ids = grants.map((g) => g.grant_id);
   const successorOf = new Map(grants.map((g) => [g.issuer_company_id, g.grant_id]));
   const saved: SavedGrants = { grant: undefined, superseded: [] };
-  await config.updateProfile(profile, (p) => {
-    const earlier = (p.grants ?? []).filter((g) => !ids.includes(g.grant_id));
+  await config.updateAuthorizations(profile, (current, p) => {
+    const received = new Set(ids);
+    const earlier = current.grants.filter((g) => !received.has(g.grant_id));
     const superseded = earlier.filter((g) => successorOf.has(g.issuer_company_id));
     const replacedDefault = superseded.find((g) => g.grant_id === p.grant);
-    const current = replacedDefault ? successorOf.get(replacedDefault.issuer_company_id) : p.grant;
-    saved.grant = nextDefault(current, ids);
+    const chosen = replacedDefault ? successorOf.get(replacedDefault.issuer_company_id) : p.grant;
+    saved.grant = nextDefault(chosen, ids);
     saved.superseded = superseded.map((g) => g.grant_id);
-    const kept = earlier.filter((g) => !successorOf.has(g.issuer_company_id));
-    return { ...p, grants: [...kept, ...grants], grant: saved.grant };
+    // The Grants received go last, in the order received (a Grant received again moves there).
+    return { dropGrants: [...saved.superseded, ...ids], putGrants: grants, grant: saved.grant ?? null };
   });
   return saved;
 }
@@ -132,22 +132,19 @@ export async function saveGrants(config: ConfigStore, profile: string, received:
 export async function saveCompanies(config: ConfigStore, profile: string, companies: readonly CompanyRecord[]): Promise<string | undefined> {
   const ids = companies.map((c) => c.merchant_id);
   let chosen: string | undefined;
-  await config.updateProfile(profile, (p) => {
+  await config.updateAuthorizations(profile, (_current, p) => {
     chosen = nextDefault(p.grant, ids);
-    const kept = companiesOf(p).filter((c) => !ids.includes(c.merchant_id));
-    return { ...p, companies: [...kept, ...companies], grant: chosen };
+    return { dropCompanies: ids, putCompanies: companies, grant: chosen ?? null };
   });
   return chosen;
 }
 
-/** Keeps the expiry shown by `grants list` current after a refresh. */
+/** Keeps the expiry shown by `grants list` current after a refresh: the company's row alone is written. */
 export async function updateCompanyExpiry(config: ConfigStore, profile: string, record: TokenRecord): Promise<void> {
-  await config.updateProfile(profile, (p) => ({
-    ...p,
-    companies: companiesOf(p).map((c) =>
-      c.merchant_id === record.merchant_id ? { ...c, expires_at: record.expires_at, refresh_expires_at: record.refresh_expires_at } : c,
-    ),
-  }));
+  await config.updateAuthorizations(profile, (current) => {
+    const company = companiesOf(current.companies).find((c) => c.merchant_id === record.merchant_id);
+    return company === undefined ? {} : { putCompanies: [{ ...company, expires_at: record.expires_at, refresh_expires_at: record.refresh_expires_at }] };
+  });
 }
 
 export async function setDefault(config: ConfigStore, profile: string, id: string): Promise<void> {
@@ -156,5 +153,5 @@ export async function setDefault(config: ConfigStore, profile: string, id: strin
 
 /** Removes the Grants, companies and default of a profile; its other settings stay. */
 export async function forgetAuthorizations(config: ConfigStore, profile: string): Promise<void> {
-  await config.updateProfile(profile, (p) => ({ ...p, grants: undefined, companies: undefined, grant: undefined }));
+  await config.updateAuthorizations(profile, () => ({ clear: true, grant: null }));
 }

@@ -33,14 +33,14 @@ async function live(source: LiveSource, f: Factory, path: string): Promise<reado
     case 'grants':
     case 'grant-selectors': {
       const { resolveProfileName } = await import('../config/settings.js');
-      const profile = (await f.config()).profile(resolveProfileName(f.globals, f.env).value);
+      const held = (await f.config()).authorizations(resolveProfileName(f.globals, f.env).value);
       // Each with its company after a tab: zsh and fish show it beside the value, bash drops it.
       const described = (id: string, company: unknown) => (typeof company === 'string' && company !== '' ? `${id}\t${company.replace(/[\t\n\r]/g, ' ')}` : id);
       // A selector (--grant) is best a tax ID, what a person and bash can read; an ID where there is none.
       const selector = (id: string, taxId: unknown) => (source === 'grant-selectors' && typeof taxId === 'string' && /^[^\s\t]+$/.test(taxId) ? taxId : id);
       return [
-        ...(profile.grants ?? []).map((g) => described(selector(g.grant_id, g.tax_id), g.company_legal_name)),
-        ...((profile.companies ?? []) as { merchant_id?: string; company_legal_name?: unknown; tax_id?: unknown }[]).flatMap((c) => (c.merchant_id ? [described(selector(c.merchant_id, c.tax_id), c.company_legal_name)] : [])),
+        ...held.grants.map((g) => described(selector(g.grant_id, g.tax_id), g.company_legal_name)),
+        ...(held.companies as { merchant_id?: string; company_legal_name?: unknown; tax_id?: unknown }[]).flatMap((c) => (c.merchant_id ? [described(selector(c.merchant_id, c.tax_id), c.company_legal_name)] : [])),
       ];
     }
     case 'request-ids':

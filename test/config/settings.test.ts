@@ -96,7 +96,7 @@ describe('the config store reads a changed file afresh', () => {
     const { openConfigStore } = await import('../../src/config/store.js');
     const dir = await mkdtemp(join(tmpdir(), 'svc-config-cache-'));
     try {
-      const store = openConfigStore(dir);
+      const store = await openConfigStore(dir);
       await store.updateProfile('local', () => ({ grant: 'g-1' }));
       expect(store.profile('local').grant).toBe('g-1');
       // Another process: the same way svc writes (a temporary file renamed over the config).

@@ -45,7 +45,7 @@ export async function createDemoSession(f: Factory, baseUrl: string, home: strin
     SVC_CONFIG_DIR: configDir,
     SVC_STATE_DIR: stateDir,
   };
-  const config = openConfigStore(configDir);
+  const config = await openConfigStore(configDir);
   const secrets = memorySecretStore({}, 'in memory (this demo only)');
   const t = theme(f.io, 'stdout');
 

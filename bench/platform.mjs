@@ -162,18 +162,24 @@ async function pollWorld(name, spread) {
   return { env, sandbox };
 }
 
-/** One poll: its wall time, peak RSS (MiB) and CPU, and how many requests it listed (failed Grants refused). */
-function timedPoll(env, args) {
+/** `svc args` with its peak RSS (MiB, threads included) and CPU read by a preload at its exit. */
+function measured(args, env) {
   const usage = join(work, `usage-${randomBytes(4).toString('hex')}.json`);
   const probe = `data:text/javascript,${encodeURIComponent(
     `import { writeFileSync } from 'node:fs'; process.on('exit', () => { const u = process.resourceUsage(); writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ maxRSS: u.maxRSS, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 })); });`,
   )}`;
-  const { ms, stdout } = svc(['credit-note', 'poll', '--json', ...args], env, ['--import', probe]);
+  const { ms, stdout } = svc(args, env, ['--import', probe]);
+  const { maxRSS, cpuMs } = JSON.parse(readFileSync(usage, 'utf8'));
+  return { ms, stdout, rssMiB: maxRSS / 1024, cpuMs };
+}
+
+/** One poll: its wall time, peak RSS (MiB) and CPU, and how many requests it listed (failed Grants refused). */
+function timedPoll(env, args) {
+  const { ms, stdout, rssMiB, cpuMs } = measured(['credit-note', 'poll', '--json', ...args], env);
   const items = JSON.parse(stdout);
   const failed = items.filter((i) => i.error !== undefined || i.decryptError !== undefined).length;
   if (failed > 0 || items.length !== POLL_ITEMS) throw new Error(`credit-note poll ${args.join(' ')} listed ${items.length} requests (${failed} failed) of ${POLL_ITEMS}`);
-  const { maxRSS, cpuMs } = JSON.parse(readFileSync(usage, 'utf8'));
-  return { ms, rssMiB: maxRSS / 1024, cpuMs, companies: new Set(items.map((i) => i.companyId)).size };
+  return { ms, rssMiB, cpuMs, companies: new Set(items.map((i) => i.companyId)).size };
 }
 
 async function pollAcross() {
@@ -333,21 +339,21 @@ if (PART === 'subscribe') {
   // Warm tokens of the scope subscribing uses (write): the subscriptions are what is measured.
   svc(['webhook', 'list', '--all-grants', '--json'], env);
   const run = (args, url) => {
-    const { ms, stdout } = svc(['webhook', 'subscribe', ...args, '--url', `http://127.0.0.1:9/${url}`, '--json'], env);
+    const { ms, stdout, rssMiB } = measured(['webhook', 'subscribe', ...args, '--url', `http://127.0.0.1:9/${url}`, '--json'], env);
     const rows = JSON.parse(stdout);
-    return { ms, created: rows.filter((r) => r.reused === false).length, reused: rows.filter((r) => r.reused === true).length };
+    return { ms, rssMiB, created: rows.filter((r) => r.reused === false).length, reused: rows.filter((r) => r.reused === true).length };
   };
   const empty = run(['--grants', first], 'a');
-  const all = run(['--all-grants'], 'b');
+  const all = run(['--all-grants', '--own-path'], 'b');
   const full = run(['--grants', last], 'c');
-  const again = run(['--all-grants'], 'b');
+  const again = run(['--all-grants', '--own-path'], 'b');
   await sandbox.stop();
-  const line = (r, what) => `  ${what.padEnd(58)} ${(r.ms / 1000).toFixed(2)} s, ${(r.ms / (r.created + r.reused)).toFixed(2)} ms a Grant (${r.created} created, ${r.reused} reused)`;
+  const line = (r, what) => `  ${what.padEnd(58)} ${(r.ms / 1000).toFixed(2)} s, ${(r.ms / (r.created + r.reused)).toFixed(2)} ms a Grant (${r.created} created, ${r.reused} reused), peak RSS ${r.rssMiB.toFixed(0)} MiB`;
   console.log(`platform: webhook subscribe, ${GRANTS} Grants, file secret store, warm tokens, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log(line(empty, `${few} Grants, none kept before`));
-  console.log(line(all, `--all-grants, first run (${few} kept before)`));
+  console.log(line(all, `--all-grants --own-path, first run (${few} kept before)`));
   console.log(line(full, `${few} other Grants, ${few + GRANTS} kept before`));
-  console.log(line(again, '--all-grants again (every one reused)'));
+  console.log(line(again, '--all-grants --own-path again (every one reused)'));
   console.log(`platform subscribe: creating one with ${few + GRANTS} kept ${(full.ms / empty.ms).toFixed(2)}x creating one with none kept`);
 }
 

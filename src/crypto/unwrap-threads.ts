@@ -26,8 +26,10 @@ const STALL_MS = 30_000;
 // a content key, or why it failed (never key material). A key's PEM comes with the first
 // message that needs it on that thread, then only its number. Runs as CommonJS in the worker.
 const THREAD = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { constants, createPrivateKey, privateDecrypt } = require('node:crypto');
+// On Linux the nice value is a thread's own: this one's, never the process's.
+if (workerData && workerData.nice) { try { require('node:os').setPriority(workerData.nice); } catch {} }
 const parsed = new Map();
 const OAEP = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' };
 parentPort.on('message', ({ id, key: number, pem, wrapped }) => {
@@ -84,6 +86,12 @@ export interface ThreadUnwrapperOptions {
   threads?: number;
   /** This thread unwraps a slice too whenever every thread holds its two (default true). */
   shareThisThread?: boolean;
+  /**
+   * The threads' nice value (0 to 19; default 0): with 19, work that can wait (a listener's
+   * processing) gets a core only where nothing else wants it, so it never slows what is
+   * waited for (the acknowledgements), and all of an idle machine otherwise.
+   */
+  nice?: number;
   /** For tests: the threads' code instead of THREAD. */
   threadSource?: string;
   /** For tests: STALL_MS. */
@@ -113,7 +121,7 @@ export function threadUnwrapper(opts: ThreadUnwrapperOptions = {}): ThreadUnwrap
   const start = (): void => {
     started = true;
     for (let i = 0; i < threads; i++) {
-      const thread: Thread = { worker: new Worker(opts.threadSource ?? THREAD, { eval: true }), holding: new Map(), knows: new Set(), alive: true, stall: undefined };
+      const thread: Thread = { worker: new Worker(opts.threadSource ?? THREAD, { eval: true, workerData: { nice: opts.nice ?? 0 } }), holding: new Map(), knows: new Set(), alive: true, stall: undefined };
       thread.worker.on('message', ({ id, keys }: { id: number; keys: (Uint8Array | string)[] }) => {
         const slice = thread.holding.get(id);
         if (slice === undefined) return;

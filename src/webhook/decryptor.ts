@@ -77,7 +77,8 @@ async function reloadedRing(
  * reported per event; after close, events still asked for are decrypted in-process.
  */
 export async function createDecryptor(keyring: KeyringSource, opts: DecryptorOptions = {}): Promise<Decryptor> {
-  const unwrapper = opts.unwrapper ?? threadUnwrapper({ threads: 1, shareThisThread: false });
+  // At the lowest priority: processing can wait, acknowledging cannot (the sender waits for it).
+  const unwrapper = opts.unwrapper ?? threadUnwrapper({ threads: 1, shareThisThread: false, nice: 19 });
   const fallback = inProcessDecryptor(keyring, opts);
   let closed = false;
   return {

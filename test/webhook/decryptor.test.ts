@@ -1,5 +1,7 @@
 // The listener's decryptor: RSA on a thread of its own (crypto/unwrap-threads.ts), the rest
 // here; the in-process one `replay` uses; a key stored after the decryptor was made.
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority as osPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import { memoryConfigStore } from '../../src/config/store.js';
@@ -41,6 +43,29 @@ describe('createDecryptor', () => {
     await d.close();
     expect(await asked).toEqual({ ok: true, value: returnRequest('sr-1'), keyId: CURRENT_KEY.keyId });
     expect(await d.decrypt(sealedFor(CURRENT_KEY, 'sr-2'))).toMatchObject({ ok: true });
+  });
+
+  // Processing can wait, acknowledging cannot: under a burst the RSA thread takes a core only where nothing else wants it.
+  it.runIf(process.platform === 'linux')('unwraps on a thread at the lowest priority (nice 19); the thread answering deliveries keeps its own', async () => {
+    const niceOf = () =>
+      new Map(
+        readdirSync('/proc/self/task').flatMap((task) => {
+          try {
+            return [[task, Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])] as const];
+          } catch {
+            return [];
+          }
+        }),
+      );
+    const before = niceOf();
+    const d = await createDecryptor(keyring);
+    cleanup.push(() => d.close());
+    expect(await d.decrypt(sealedFor(CURRENT_KEY, 'sr-1'))).toMatchObject({ ok: true });
+    const after = niceOf();
+    const started = [...after].filter(([task]) => !before.has(task));
+    expect(started.filter(([, nice]) => nice === 19)).toHaveLength(1);
+    expect(after.get(String(process.pid)) ?? before.get(String(process.pid))).toBe(before.get(String(process.pid)));
+    expect(osPriority()).toBe(0);
   });
 
   it('reports a keyring that cannot be loaded per item, as its outcome', async () => {

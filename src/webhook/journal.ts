@@ -174,17 +174,6 @@ function parseLine(text: string): JournalLine | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The envelope's event name, for the journal and the listing; the processor validates the rest. */
-export function eventNameOf(raw: Buffer): string | null {
-  try {
-    const value: unknown = JSON.parse(raw.toString('utf8'));
-    const event = (value as { event?: unknown } | null)?.event;
-    return typeof event === 'string' && event !== '' ? event : null;
-  } catch {
-    return null;
-  }
-}
-
 function deliveryLine(entry: JournalEntry, raw: Buffer, headers: Record<string, string>): DeliveryLine {
   return { type: 'delivery', id: entry.id, receivedAt: entry.receivedAt, event: entry.event, headers, body: raw.toString('base64') };
 }

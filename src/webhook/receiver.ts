@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
 import { SvcError } from '../errors.js';
-import { eventNameOf, JOURNALLED_HEADERS, type Journal, type StoredDelivery } from './journal.js';
+import { JOURNALLED_HEADERS, type Journal, type StoredDelivery } from './journal.js';
 import { OWN_PATH_SEGMENT } from './own-path.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
 import { MAX_BODY_BYTES } from '../contract/error.js';
@@ -34,13 +34,16 @@ function signatureReason(check: { reason: SignatureFailure; timestamp?: number }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-function isJsonText(raw: Buffer): boolean {
+/** The envelope's event name for the journal (null when it names none; the processor validates the rest), or undefined when the body is not a JSON document in UTF-8: the body parsed once. */
+function eventOfJsonText(raw: Buffer): string | null | undefined {
+  let value: unknown;
   try {
-    JSON.parse(UTF8.decode(raw));
-    return true;
+    value = JSON.parse(UTF8.decode(raw));
   } catch {
-    return false;
+    return undefined;
   }
+  const event = (value as { event?: unknown } | null)?.event;
+  return typeof event === 'string' && event !== '' ? event : null;
 }
 
 const SIGNATURE_PROBLEMS: Readonly<Record<SignatureFailure, string>> = {
@@ -164,7 +167,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
       return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS[verified.reason], SIGNATURE_PROBLEMS[verified.reason], { reason });
     }
     // Signed, but not a JSON document in UTF-8: nothing any event could be made of, and not journalled.
-    if (!isJsonText(raw)) return refuse(res, 415, 'unsupported_media_type', 'body not JSON', 'the signed body is not a JSON document in UTF-8');
+    const event = eventOfJsonText(raw);
+    if (event === undefined) return refuse(res, 415, 'unsupported_media_type', 'body not JSON', 'the signed body is not a JSON document in UTF-8');
 
     const headers: Record<string, string> = {};
     for (const name of JOURNALLED_HEADERS) {
@@ -173,7 +177,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     }
     let recorded;
     try {
-      recorded = await opts.journal.record(raw, headers, eventNameOf(raw));
+      recorded = await opts.journal.record(raw, headers, event);
     } catch (error) {
       opts.onJournalError(error, raw);
       return refuse(res, 503, 'unavailable', 'not stored', 'the delivery could not be stored; retry later', { headers: { 'retry-after': '1' } });

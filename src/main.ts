@@ -1,7 +1,7 @@
 // Entry point: build the tree, run it, and turn every outcome into an exit code. This is
 // the only place that decides exit codes or prints errors.
 import { fstatSync, writeSync } from 'node:fs';
-import { CommanderError } from 'commander';
+import { CommanderError, type OutputConfiguration } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
 import { CancelError, ExitCode, JqHaltError, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
@@ -13,7 +13,7 @@ import { stopIsHandled } from './io/stop-signal.js';
 import { colorEnabled } from './io/streams.js';
 import { reportedColumns } from './io/terminal-columns.js';
 import { wrapText } from './io/wrap.js';
-import { buildProgram } from './root.js';
+import { buildProgram, nounOf } from './root.js';
 
 /** Commands that run until stopped: their output is never finished, so --jq cannot filter it. */
 const UNTIL_STOPPED = new Set(['webhook listen', 'sandbox start', 'credit-note triage']);
@@ -83,10 +83,19 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   // --json: a failure is one JSON object on stderr (docs/interface-decisions.md#json-errors), commander's usage errors included.
   const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   let usageMessage = '';
-  const program = buildProgram(ctx, {
+  // `svc --help` alone: what it prints is kept for the next run (src/startup/root-help.ts).
+  const rootHelp = argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h') ? ((globalThis as Record<symbol, unknown>)[Symbol.for('svc.rootHelp')] as { save(text: string): void } | undefined) : undefined;
+  let printed = '';
+  const output: OutputConfiguration = {
     // Help goes straight to the descriptor, and commander's defaults, which ask process.stdout,
     // are given answers that ask it only of a terminal: see writeToStdout().
-    writeOut: writeToStdout,
+    writeOut:
+      rootHelp === undefined
+        ? writeToStdout
+        : (text) => {
+            printed += text;
+            writeToStdout(text);
+          },
     getOutHelpWidth: () => (stdoutIsTerminal() ? process.stdout.columns : 80), // commander's width elsewhere
     // Whether commander keeps colours in help (it has none of its own).
     getOutHasColors: () => stdoutIsTerminal() && colorEnabled({ env, noColorFlag, isTTY: true }),
@@ -98,7 +107,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       if (json) usageMessage += s;
       else write(red(s));
     },
-  });
+  };
+  // A command of one noun defines that noun's commands alone (root.ts).
+  const program = buildProgram(ctx, output, nounOf(argv));
   // Before any command runs, whatever it writes to.
   program.hook('preAction', guardPipes);
 
@@ -111,6 +122,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' && rootHelp !== undefined && printed !== '') rootHelp.save(printed);
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
       // Commander has printed its message (unknown option, missing argument, ...), unless --json kept it.
       if (json) writeJsonError({ code: 'usage', message: usageMessage.replace(/^error: /, '').trim() || error.message, hint: 'see --help', exitCode: ExitCode.usage, details: null });

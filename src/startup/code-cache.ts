@@ -112,7 +112,7 @@ export function openCodeCache(dir: string, bundleDir: string): CodeCache {
 }
 
 /** 32-bit FNV-1a of a string's UTF-16 units, as 8 hex digits: a short directory name. */
-function fnv1a(text: string): string {
+export function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return (hash >>> 0).toString(16).padStart(8, '0');

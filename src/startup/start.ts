@@ -8,6 +8,7 @@ import module from 'node:module';
 import { join } from 'node:path';
 import { loadBundle } from './bundle-loader.js';
 import { codeCacheDir, openCodeCache } from './code-cache.js';
+import { printKeptRootHelp } from './root-help.js';
 
 type ModuleWithCompileCache = typeof module & { enableCompileCache?: () => unknown };
 
@@ -21,6 +22,7 @@ export function start(bundleDir: string, env: Readonly<Record<string, string | u
   // Node maps stack traces through the bundle's source maps (--enable-source-maps) only for
   // the files its own loader compiled.
   const cacheDir = process.sourceMapsEnabled ? undefined : codeCacheDir(env, bundleDir);
+  if (cacheDir !== undefined && printKeptRootHelp(process.argv.slice(2), main, cacheDir, env)) return;
   if (cacheDir === undefined) module.createRequire(main)(main);
   else loadBundle(main, openCodeCache(cacheDir, bundleDir));
 }

@@ -22,11 +22,49 @@ import { registerToken } from './commands/token/index.js';
 import { registerWebhook } from './commands/webhook/index.js';
 import { VERSION } from './version.js';
 
+/** Each noun and what defines its commands, in the order `svc --help` lists them (under the headings ROOT_GROUPS gives, help/polish.ts). */
+const NOUNS: readonly (readonly [string, (program: Command, ctx: CommandContext) => void])[] = [
+  ['receipt', registerReceipt],
+  ['credit-note', registerCreditNote],
+  ['recipient', registerRecipient],
+  ['webhook', registerWebhook],
+  ['auth', registerAuth],
+  ['grants', registerGrants],
+  ['token', registerToken],
+  ['keys', registerKeys],
+  ['sandbox', registerSandbox],
+  ['config', registerConfig],
+  ['db', registerDb],
+  ['api', registerApi],
+  ['completion', registerCompletion],
+];
+
+/** Global options that take a value: the word after one is its value, not a command. */
+const VALUED_GLOBALS = new Set(['--profile', '--base-url', '--jq']);
+
+/**
+ * The noun a command line runs (`svc --profile p sandbox outbox` runs sandbox), when it is one
+ * whose commands alone need defining; undefined for help, the demo, completion's questions, a
+ * word that is no noun (commander then suggests one from all of them), or none.
+ */
+export function nounOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (word === '--') return undefined;
+    if (VALUED_GLOBALS.has(word)) i++;
+    else if (!word.startsWith('-')) return NOUNS.some(([noun]) => noun === word) ? word : undefined;
+  }
+  return undefined;
+}
+
 /**
  * Parse errors throw (exitOverride) instead of exiting, at every depth: commander copies
- * these settings into each subcommand created after them, so they come first.
+ * these settings into each subcommand created after them, so they come first. With `only`
+ * (a noun: nounOf), the tree has that noun's commands alone: a command of one noun does not
+ * define the other thirteen's (about 7 ms of every start-up); help, the demo, the reference
+ * and completion build it whole.
  */
-export function buildProgram(ctx: CommandContext, output?: OutputConfiguration): Command {
+export function buildProgram(ctx: CommandContext, output?: OutputConfiguration, only?: string): Command {
   const program = new Command('svc').exitOverride();
   if (output) program.configureOutput(output);
   program
@@ -42,20 +80,11 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration):
     .helpCommand(false)
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false, ...helpLayout });
 
-  // Listed in `svc --help` in this order, under the headings ROOT_GROUPS gives (help/polish.ts).
-  registerReceipt(program, ctx);
-  registerCreditNote(program, ctx);
-  registerRecipient(program, ctx);
-  registerWebhook(program, ctx);
-  registerAuth(program, ctx);
-  registerGrants(program, ctx);
-  registerToken(program, ctx);
-  registerKeys(program, ctx);
-  registerSandbox(program, ctx);
-  registerConfig(program, ctx);
-  registerDb(program, ctx);
-  registerApi(program, ctx);
-  registerCompletion(program, ctx);
+  for (const [noun, register] of NOUNS) if (only === undefined || only === noun) register(program, ctx);
+  if (only !== undefined) {
+    polishHelp(program);
+    return program;
+  }
   registerDemo(program, ctx, buildProgram);
   registerHelp(program);
   // What the completion scripts ask for flag values and arguments (src/commands/complete.ts).

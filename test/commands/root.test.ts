@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext, VerbLoader } from '../../src/commands/context.js';
 import { globalsOf } from '../../src/commands/context.js';
-import { buildProgram } from '../../src/root.js';
+import { buildProgram, nounOf } from '../../src/root.js';
 
 function parse(argv: string[]) {
   const calls: { opts: unknown; globals: ReturnType<typeof globalsOf> }[] = [];
@@ -12,9 +12,32 @@ function parse(argv: string[]) {
       calls.push({ opts, globals: globalsOf(cmd) });
     },
   };
-  const program = buildProgram(ctx, { writeOut: () => {}, writeErr: () => {} });
+  // As src/main.ts builds it: only the noun's commands, when the line names one.
+  const program = buildProgram(ctx, { writeOut: () => {}, writeErr: () => {} }, nounOf(argv));
   return program.parseAsync(argv, { from: 'user' }).then(() => calls);
 }
+
+describe('the tree a command line needs', () => {
+  it('nounOf: the first word that is not a global option or its value, when it is a noun', () => {
+    expect(nounOf(['sandbox', 'outbox', '--json'])).toBe('sandbox');
+    expect(nounOf(['--profile', 'receipt', '--base-url', 'http://127.0.0.1:1', 'credit-note', 'poll'])).toBe('credit-note');
+    expect(nounOf(['--jq', '.[]', 'grants', 'list'])).toBe('grants');
+    expect(nounOf(['--json', '--no-input', 'webhook', 'listen'])).toBe('webhook');
+    for (const whole of [[], ['--help'], ['help', 'receipt'], ['demo'], ['__complete', 'receipt'], ['sandbx'], ['--', 'receipt']]) expect(nounOf(whole), whole.join(' ')).toBeUndefined();
+  });
+
+  it('a noun alone defines its own commands, the same as the whole tree does', () => {
+    const ctx: CommandContext = { run: async () => undefined };
+    const whole = buildProgram(ctx);
+    const walk = (cmd: Command, path = ''): string[] => [`${path}: ${cmd.options.map((o) => o.flags).join(' ')} | ${cmd.registeredArguments.map((a) => a.name()).join(' ')}`, ...cmd.commands.flatMap((c) => walk(c, `${path} ${c.name()}`))];
+    for (const noun of whole.commands.map((c) => c.name()).filter((n) => nounOf([n]) !== undefined)) {
+      const only = buildProgram(ctx, undefined, noun);
+      expect(only.commands.map((c) => c.name())).toEqual([noun]);
+      expect(walk(only.commands[0]!, noun)).toEqual(walk(whole.commands.find((c) => c.name() === noun)!, noun));
+      expect(only.options.map((o) => o.flags)).toEqual(whole.options.map((o) => o.flags));
+    }
+  });
+});
 
 describe('argv → options', () => {
   it('config set', async () => {

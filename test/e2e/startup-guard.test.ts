@@ -111,7 +111,9 @@ async function loaded(args: string[], env: Record<string, string> = {}): Promise
 
 const commands: { name: string; args: () => string[]; env: () => Record<string, string> }[] = [
   { name: 'svc --version', args: () => ['--version'], env: () => ({}) },
+  // The second run prints the help the first kept (src/startup/root-help.ts); `svc help` builds it each time.
   { name: 'svc --help', args: () => ['--help'], env: () => ({}) },
+  { name: 'svc help (the root help built)', args: () => ['help'], env: () => ({}) },
   { name: 'svc sandbox outbox (one request)', args: () => ['sandbox', 'outbox', '--json'], env: () => ({ SVC_BASE_URL: sandbox.url }) },
 ];
 

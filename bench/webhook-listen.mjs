@@ -226,6 +226,7 @@ try {
 }
 
 const results = { bare: [], listen: [], pg: [], pg2: [], admin: [] };
+const cpuPerRequest = { bare: Number.NaN, listen: Number.NaN };
 // BENCH_ADMIN=1: a listener with --admin-port as well (its own profile directory), in the same
 // rounds, so that what the admin endpoints and metrics cost shows as a ratio to the one without.
 const withAdmin = process.env.BENCH_ADMIN === '1';
@@ -261,6 +262,12 @@ try {
       for (const [name, parts] of halves) results[name].push(combine(parts));
     }
   } finally {
+    // CPU each server used over the whole run (warm-ups included, the listener's processing of
+    // what it acknowledged too, once it went quiet), per request it answered: less noisy than a rate.
+    await quiet(servers.map((server) => server.pid));
+    const served = ROUNDS * perRound;
+    cpuPerRequest.bare = (cpuMs(bare.pid) * 1000) / served;
+    cpuPerRequest.listen = (cpuMs(listen.pid) * 1000) / served;
     await Promise.all([bare.stop(), listen.stop(), ...pgListeners.map((l) => l.stop()), ...(admin ? [admin.stop()] : [])]);
   }
 } finally {
@@ -277,6 +284,7 @@ const minRatio = Math.min(...roundRatios);
 console.log(`webhook-listen: ${ROUNDS} alternating rounds of ${REQUESTS} requests (after ${WARMUP} warm-up), ${CONNECTIONS} connections, ${BODY_BYTES}-byte bodies, Node ${process.version}`);
 console.log(`  bare node:http  ${bareRate.toFixed(0).padStart(7)} req/s  p99 ${median(results.bare.map((r) => r.p99)).toFixed(2)} ms`);
 console.log(`  svc listen      ${listenRate.toFixed(0).padStart(7)} acks/s p99 ${listenP99.toFixed(2)} ms`);
+console.log(`  CPU a request (all threads, the listener's processing included): bare ${cpuPerRequest.bare.toFixed(0)} µs, svc listen ${cpuPerRequest.listen.toFixed(0)} µs (${(cpuPerRequest.listen / cpuPerRequest.bare).toFixed(2)}×)`);
 const ok = ratio >= TARGET_RATIO && listenP99 < TARGET_P99_MS;
 console.log(
   `webhook listen: ${listenRate.toFixed(0)} acks/s; per round ${ratio.toFixed(2)}× bare node:http median, ${minRatio.toFixed(2)}× min (target >= ${TARGET_RATIO}x median), p99 ${listenP99.toFixed(1)} ms (target < ${TARGET_P99_MS} ms) ${ok ? 'ok' : 'MISSED'}`,

@@ -39,12 +39,16 @@ const NOUNS: readonly (readonly [string, (program: Command, ctx: CommandContext)
   ['completion', registerCompletion],
 ];
 
+/** Nouns whose commands read the whole tree: completion writes a script of every command. */
+const WHOLE_TREE = new Set(['completion']);
+
 /** Global options that take a value: the word after one is its value, not a command. */
 const VALUED_GLOBALS = new Set(['--profile', '--base-url', '--jq']);
 
 /**
  * The noun a command line runs (`svc --profile p sandbox outbox` runs sandbox), when it is one
- * whose commands alone need defining; undefined for help, the demo, completion's questions, a
+ * whose commands alone need defining; undefined for help, the demo, completion (its scripts and
+ * its questions), a
  * word that is no noun (commander then suggests one from all of them), or none.
  */
 export function nounOf(argv: readonly string[]): string | undefined {
@@ -52,7 +56,7 @@ export function nounOf(argv: readonly string[]): string | undefined {
     const word = argv[i] as string;
     if (word === '--') return undefined;
     if (VALUED_GLOBALS.has(word)) i++;
-    else if (!word.startsWith('-')) return NOUNS.some(([noun]) => noun === word) ? word : undefined;
+    else if (!word.startsWith('-')) return NOUNS.some(([noun]) => noun === word) && !WHOLE_TREE.has(word) ? word : undefined;
   }
   return undefined;
 }

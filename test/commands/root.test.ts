@@ -23,7 +23,7 @@ describe('the tree a command line needs', () => {
     expect(nounOf(['--profile', 'receipt', '--base-url', 'http://127.0.0.1:1', 'credit-note', 'poll'])).toBe('credit-note');
     expect(nounOf(['--jq', '.[]', 'grants', 'list'])).toBe('grants');
     expect(nounOf(['--json', '--no-input', 'webhook', 'listen'])).toBe('webhook');
-    for (const whole of [[], ['--help'], ['help', 'receipt'], ['demo'], ['__complete', 'receipt'], ['sandbx'], ['--', 'receipt']]) expect(nounOf(whole), whole.join(' ')).toBeUndefined();
+    for (const whole of [[], ['--help'], ['help', 'receipt'], ['demo'], ['__complete', 'receipt'], ['completion', 'bash'], ['sandbx'], ['--', 'receipt']]) expect(nounOf(whole), whole.join(' ')).toBeUndefined();
   });
 
   it('a noun alone defines its own commands, the same as the whole tree does', () => {

@@ -52,6 +52,11 @@ const LATENCY = process.env.BENCH_LATENCY ?? '20-60ms';
 const SERIAL_GRANTS = Math.min(GRANTS, positive('BENCH_SERIAL_GRANTS', 250));
 const RATE_LIMIT = process.env.BENCH_RATE_LIMIT === undefined ? [] : ['--rate-limit', String(positive('BENCH_RATE_LIMIT', 100000))];
 
+// BENCH_JSON_OUT=FILE: the figures as JSON too, for bench/platform-scale.mjs.
+const figures = {};
+process.on('exit', () => {
+  if (process.env.BENCH_JSON_OUT) writeFileSync(process.env.BENCH_JSON_OUT, JSON.stringify({ grants: GRANTS, subscriptions: SUBSCRIPTIONS, ...figures }));
+});
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-platform-'));
 const children = [];
 process.on('exit', () => {
@@ -277,6 +282,7 @@ async function listen() {
     }
   } finally {
     for (const [name, l] of Object.entries(listeners)) console.log(`  ${name}: ready in ${l.readyMs.toFixed(0)} ms, peak RSS ${l.peakMiB().toFixed(0)} MiB`);
+    figures.listen = Object.fromEntries(Object.entries(listeners).map(([name, l]) => [name, { readyMs: l.readyMs, peakMiB: l.peakMiB() }]));
     await Promise.all(Object.values(listeners).map((l) => l.stop()));
   }
   return Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, median(r)]));
@@ -287,6 +293,7 @@ let fanOutOk = true;
 if (PART === 'all' || PART === 'tokens') {
   const loop = await tokens('tokens', [], GRANTS);
   const loopRatio = reportTokens('on loopback (answers in < 1 ms)', loop);
+  figures.tokens = { coldMsPerGrant: loop.cold.perGrant, warmMsPerGrant: loop.warm.perGrant, coldTokenRequests: loop.cold.tokenRequests, warmTokenRequests: loop.warm.tokenRequests };
   tokensOk = loop.cold.tokenRequests === GRANTS && loop.warm.tokenRequests === 0;
   console.log(`platform tokens: ${loop.cold.tokenRequests} token requests cold (target ${GRANTS}), ${loop.warm.tokenRequests} warm (target 0) ${tokensOk ? 'ok' : 'MISSED'}`);
   console.log(`platform fan-out on loopback: cold ${loopRatio.toFixed(1)}x one Grant at a time (reported: svc's own CPU is all there is to overlap); warm ${loop.warm.perGrant.toFixed(2)} ms a Grant`);
@@ -309,6 +316,7 @@ if (PART === 'all' || PART === 'poll') {
   console.log(`  --all-grants, ${GRANTS} Grants holding ${POLL_ITEMS} in all (warm)  ${line(p.all)}`);
   console.log(`  one Grant, first run (its queue not kept yet)               ${line(p.coldOne)}`);
   console.log(`  --all-grants, first run (${GRANTS} token requests)           ${line(p.cold)}`);
+  figures.poll = { allMs: p.all.ms, oneMs: p.one.ms, allRssMiB: p.all.rssMiB, coldMs: p.cold.ms, coldOneMs: p.coldOne.ms, coldRssMiB: p.cold.rssMiB };
   const ratio = p.all.ms / p.one.ms;
   pollOk = ratio <= TARGET_POLL && p.all.rssMiB < TARGET_POLL_RSS_MIB;
   console.log(`platform poll: --all-grants over ${p.all.companies} companies ${ratio.toFixed(2)}x one Grant's poll (target <= ${TARGET_POLL}x; first runs ${(p.cold.ms / p.coldOne.ms).toFixed(2)}x), peak RSS ${p.all.rssMiB.toFixed(0)} MiB (target < ${TARGET_POLL_RSS_MIB}) ${pollOk ? 'ok' : 'MISSED'}`);
@@ -348,6 +356,7 @@ if (PART === 'subscribe') {
   const full = run(['--grants', last], 'c');
   const again = run(['--all-grants', '--own-path'], 'b');
   await sandbox.stop();
+  figures.subscribe = { firstMsPerGrant: all.ms / (all.created + all.reused), firstRssMiB: all.rssMiB, againMsPerGrant: again.ms / (again.created + again.reused), againRssMiB: again.rssMiB };
   const line = (r, what) => `  ${what.padEnd(58)} ${(r.ms / 1000).toFixed(2)} s, ${(r.ms / (r.created + r.reused)).toFixed(2)} ms a Grant (${r.created} created, ${r.reused} reused), peak RSS ${r.rssMiB.toFixed(0)} MiB`;
   console.log(`platform: webhook subscribe, ${GRANTS} Grants, file secret store, warm tokens, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log(line(empty, `${few} Grants, none kept before`));

@@ -51,8 +51,10 @@ export function openAuthorizationFile(path: string): AuthorizationFile {
     db = openDatabase(path, BUSY_MS);
     const opened = db;
     retryIo(() =>
-      opened.exec(`PRAGMA journal_mode = WAL;
-      CREATE TABLE IF NOT EXISTS authorizations (profile TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (profile, kind, id));
+      // SQLite's rollback journal, not WAL: a configuration directory may be read-only (a
+      // service's, mounted so), and a WAL database cannot even be read without writing its
+      // -shm file. Writes are rare (a login, a logout, a renewed expiry).
+      opened.exec(`CREATE TABLE IF NOT EXISTS authorizations (profile TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (profile, kind, id));
       CREATE TABLE IF NOT EXISTS taken (profile TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID`),
     );
   } catch (error) {

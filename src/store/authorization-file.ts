@@ -10,7 +10,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fsErrorCode } from './private-file.js';
-import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/database.js';
+import { immediateTransaction, retryIo } from './embedded/database.js';
+import { openStoreDatabase } from './store-database.js';
 import { StoreError } from './errors.js';
 
 export type AuthorizationKind = 'grant' | 'company';
@@ -42,27 +43,22 @@ export interface AuthorizationFile {
   close(): void;
 }
 
-const BUSY_MS = 10_000;
-
 export function openAuthorizationFile(path: string): AuthorizationFile {
-  let db: Database;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    db = openDatabase(path, BUSY_MS);
-    const opened = db;
-    retryIo(() =>
-      // SQLite's rollback journal, not WAL: a configuration directory may be read-only (a
-      // service's, mounted so), and a WAL database cannot even be read without writing its
-      // -shm file. Writes are rare (a login, a logout, a renewed expiry).
-      opened.exec(`CREATE TABLE IF NOT EXISTS authorizations (profile TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (profile, kind, id));
-      CREATE TABLE IF NOT EXISTS taken (profile TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID`),
-    );
   } catch (error) {
-    throw new StoreError(`cannot open the Grants file ${path} (${fsErrorCode(error)})`, {
-      hint: 'move it away and run `svc auth login` again: it holds only what a login keeps of the Grants, no secret',
-      cause: error,
-    });
+    throw new StoreError(`cannot make the directory of the Grants file ${path} (${fsErrorCode(error)})`, { cause: error });
   }
+  const db = openStoreDatabase(
+    path,
+    // SQLite's rollback journal, not WAL: a configuration directory may be read-only (a
+    // service's, mounted so), and a WAL database cannot even be read without writing its
+    // -shm file. Writes are rare (a login, a logout, a renewed expiry).
+    `CREATE TABLE IF NOT EXISTS authorizations (profile TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (profile, kind, id));
+    CREATE TABLE IF NOT EXISTS taken (profile TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID`,
+    'Grants file',
+    'move it away and run `svc auth login` again: it holds only what a login keeps of the Grants, no secret',
+  );
   const selectRows = db.prepare('SELECT kind, id, record FROM authorizations WHERE profile = ? ORDER BY rowid');
   const isTaken = db.prepare('SELECT 1 AS yes FROM taken WHERE profile = ?');
   const markTaken = db.prepare('INSERT INTO taken (profile, at) VALUES (?, ?)');

@@ -6,10 +6,9 @@
 // they stay in the secret store. The whole-file records of an older svc are taken over once,
 // on first open (`legacy`), in the transaction that marks them taken.
 import { dirname } from 'node:path';
-import { open } from 'node:fs/promises';
-import { fsErrorCode, privateDir } from './private-file.js';
-import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/database.js';
-import { StoreError } from './errors.js';
+import { privateDir } from './private-file.js';
+import { immediateTransaction, retryIo } from './embedded/database.js';
+import { openStoreDatabase } from './store-database.js';
 
 /** A subscription as stored: its ID, Grant (if known), URL, and the whole record as JSON. */
 export interface SubscriptionRow {
@@ -29,28 +28,18 @@ export interface SubscriptionFile {
   close(): void;
 }
 
-const BUSY_MS = 10_000;
-
 /** `legacy` reads the records an older svc kept whole (undefined: none); called at most once per file. */
 export async function openSubscriptionFile(path: string, legacy: () => SubscriptionRow[] | undefined): Promise<SubscriptionFile> {
   await privateDir(dirname(dirname(path)));
   await privateDir(dirname(path));
-  let db: Database;
-  try {
-    await (await open(path, 'a', 0o600)).close();
-    db = openDatabase(path, BUSY_MS);
-    const opened = db;
-    retryIo(() =>
-      opened.exec(`PRAGMA journal_mode = WAL;
-      CREATE TABLE IF NOT EXISTS subscriptions (id TEXT PRIMARY KEY, grant_id TEXT, notification_url TEXT NOT NULL, record TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`),
-    );
-  } catch (error) {
-    throw new StoreError(`cannot open the subscriptions file ${path} (${fsErrorCode(error)})`, {
-      hint: 'move it away; the secrets stay in the secret store, and `svc webhook list` shows the subscriptions of the service',
-      cause: error,
-    });
-  }
+  const db = openStoreDatabase(
+    path,
+    `PRAGMA journal_mode = WAL;
+    CREATE TABLE IF NOT EXISTS subscriptions (id TEXT PRIMARY KEY, grant_id TEXT, notification_url TEXT NOT NULL, record TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
+    'subscriptions file',
+    'move it away; the secrets stay in the secret store, and `svc webhook list` shows the subscriptions of the service',
+  );
   const selectAll = db.prepare('SELECT id, grant_id AS grantId, notification_url AS notificationUrl, record FROM subscriptions ORDER BY rowid');
   const upsert = db.prepare('INSERT INTO subscriptions (id, grant_id, notification_url, record) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET grant_id = excluded.grant_id, notification_url = excluded.notification_url, record = excluded.record');
   const drop = db.prepare('DELETE FROM subscriptions WHERE id = ?');

@@ -5,11 +5,10 @@
 // 10 or 10,000 cached (the secret file rewrote every token under a lock per write), and
 // processes writing at once are serialized by SQLite's own lock, so none loses another's.
 // Long-lived secrets (client secret, refresh tokens, private keys) stay in the secret store.
-import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsErrorCode, privateDir } from './private-file.js';
-import { immediateTransaction, openDatabase, retryIo, type Database } from './embedded/database.js';
-import { StoreError } from './errors.js';
+import { privateDir } from './private-file.js';
+import { immediateTransaction, retryIo } from './embedded/database.js';
+import { openStoreDatabase } from './store-database.js';
 
 /** A Grant's cached tokens as stored: slot (the scope) → the token's JSON. */
 export type StoredTokens = Record<string, string>;
@@ -41,30 +40,19 @@ export interface RenewalClaim {
   since: string;
 }
 
-// Writers wait for each other this long (SQLite's busy handler) before giving up.
-const BUSY_MS = 10_000;
-
 export async function openTokenFile(path: string): Promise<TokenFile> {
   await privateDir(dirname(dirname(path)));
   await privateDir(dirname(path));
-  let db: Database;
-  try {
-    // Created owner-only before SQLite opens it: its -wal and -shm files take its mode.
-    await (await open(path, 'a', 0o600)).close();
-    db = openDatabase(path, BUSY_MS);
-    // A cache: losing the last write to a power cut costs one token request, so no fsync per write.
-    const opened = db;
-    retryIo(() =>
-      opened.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
-      CREATE TABLE IF NOT EXISTS tokens (id TEXT NOT NULL, slot TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (id, slot)) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS renewals (id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, since TEXT NOT NULL) WITHOUT ROWID`),
-    );
-  } catch (error) {
-    throw new StoreError(`cannot open the token cache ${path} (${fsErrorCode(error)})`, {
-      hint: 'remove the file: it only holds access tokens, which are asked for again',
-      cause: error,
-    });
-  }
+  // Created owner-only by openDatabase before SQLite opens it: its -wal and -shm files take its mode.
+  // A cache: losing the last write to a power cut costs one token request, so no fsync per write.
+  const db = openStoreDatabase(
+    path,
+    `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+    CREATE TABLE IF NOT EXISTS tokens (id TEXT NOT NULL, slot TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (id, slot)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS renewals (id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, since TEXT NOT NULL) WITHOUT ROWID`,
+    'token cache',
+    'remove the file: it only holds access tokens, which are asked for again',
+  );
   const select = db.prepare('SELECT slot, token FROM tokens WHERE id = ?');
   const upsert = db.prepare('INSERT INTO tokens (id, slot, token) VALUES (?, ?, ?) ON CONFLICT (id, slot) DO UPDATE SET token = excluded.token');
   const deleteSlot = db.prepare('DELETE FROM tokens WHERE id = ? AND slot = ?');

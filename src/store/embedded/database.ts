@@ -113,19 +113,24 @@ export function retryIo<T>(work: () => T, tries = 5): T {
 export function immediateTransaction<T>(db: Database, work: () => T): T {
   return retryIo(() => {
     db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // No transaction left to roll back (SQLite ended it on the error).
-      }
-      throw error;
-    }
+    return committed(db, work);
   });
+}
+
+/** Inside a transaction begun: `work`, then COMMIT; when either throws, ROLLBACK and the error. */
+export function committed<T>(db: Database, work: () => T): T {
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // No transaction left to roll back (SQLite ended it on the error, or a failed COMMIT).
+    }
+    throw error;
+  }
 }
 
 export function messageOf(error: unknown): string {

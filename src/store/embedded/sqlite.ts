@@ -13,7 +13,7 @@ import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, Intent, Led
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
 
-import { immediateTransaction, isBusy, isIoError, messageOf, openDatabase, retryIo, type Database, type SqliteOptions } from './database.js';
+import { committed, immediateTransaction, isBusy, isIoError, messageOf, openDatabase, retryIo, type Database, type SqliteOptions } from './database.js';
 
 export { immediateTransaction, isBusy, isIoError, openDatabase, retryIo, type Database, type SqliteOptions };
 
@@ -116,18 +116,7 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     }
-    try {
-      const value = work();
-      db.exec('COMMIT');
-      return value;
-    } catch (error) {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // Already rolled back by SQLite itself (a failed COMMIT).
-      }
-      throw error;
-    }
+    return committed(db, work);
   }
 
   if (needsMigration(db)) await write(() => migrateEmbedded(db));

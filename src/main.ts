@@ -14,6 +14,7 @@ import { colorEnabled } from './io/streams.js';
 import { reportedColumns } from './io/terminal-columns.js';
 import { wrapText } from './io/wrap.js';
 import { buildProgram, nounOf } from './root.js';
+import { ROOT_HELP_SLOT, writeToFd1, type RootHelpSlot } from './startup/help-output.js';
 
 /** Commands that run until stopped: their output is never finished, so --jq cannot filter it. */
 const UNTIL_STOPPED = new Set(['webhook listen', 'sandbox start', 'credit-note triage']);
@@ -84,7 +85,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   let usageMessage = '';
   // `svc --help` alone: what it prints is kept for the next run (src/startup/root-help.ts).
-  const rootHelp = argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h') ? ((globalThis as Record<symbol, unknown>)[Symbol.for('svc.rootHelp')] as { save(text: string): void } | undefined) : undefined;
+  const rootHelp = argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h') ? ((globalThis as Record<symbol, unknown>)[ROOT_HELP_SLOT] as RootHelpSlot | undefined) : undefined;
   let printed = '';
   const output: OutputConfiguration = {
     // Help goes straight to the descriptor, and commander's defaults, which ask process.stdout,
@@ -198,17 +199,11 @@ function guardPipes(): void {
 
 /** Help and usage text, written whole to fd 1 now; what a full non-blocking pipe refuses goes through process.stdout. */
 function writeToStdout(text: string): void {
-  const bytes = Buffer.from(text);
-  let written = 0;
-  try {
-    while (written < bytes.length) written += writeSync(1, bytes, written);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EPIPE') process.exit(ExitCode.ok);
-    if (code !== 'EAGAIN') throw error;
+  const whole = writeToFd1(text, (rest) => {
     guardPipes();
-    process.stdout.write(bytes.subarray(written));
-  }
+    process.stdout.write(rest);
+  });
+  if (!whole) process.exit(ExitCode.ok);
 }
 
 /** A terminal is a character device: only then is process.stdout asked (and made). */

@@ -4,16 +4,10 @@
 // 1.55x `node -e 0`). A run that finds it prints it without loading the bundle; one that does
 // not (a first run, a new build, another width) builds the help as before and keeps what it
 // printed for the next (src/main.ts). `svc help` always builds it.
-import { fstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { fstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fnv1a } from './code-cache.js';
-
-/** Where src/main.ts finds the slot to keep the root help it printed (the bundle is built apart from this file). */
-export const ROOT_HELP_SLOT = Symbol.for('svc.rootHelp');
-
-export interface RootHelpSlot {
-  save(text: string): void;
-}
+import { ROOT_HELP_SLOT, writeToFd1, type RootHelpSlot } from './help-output.js';
 
 /**
  * For `svc --help` (or -h) alone: prints the kept help and returns true when there is one for
@@ -39,7 +33,10 @@ export function printKeptRootHelp(args: readonly string[], main: string, cacheDi
   } catch {
     // None kept yet.
   }
-  if (kept !== undefined && kept !== '') return print(kept);
+  if (kept !== undefined && kept !== '') {
+    writeToFd1(kept, (rest) => process.stdout.write(rest));
+    return true;
+  }
   const slot: RootHelpSlot = {
     save(text) {
       const temp = `${file}.${process.pid}-${Date.now()}.tmp`;
@@ -60,20 +57,3 @@ export function printKeptRootHelp(args: readonly string[], main: string, cacheDi
   (globalThis as Record<symbol, unknown>)[ROOT_HELP_SLOT] = slot;
   return false;
 }
-
-/** Writes the help to standard output as src/main.ts writes help: a reader gone (EPIPE) is no failure. */
-function print(text: string): boolean {
-  const bytes = Buffer.from(text);
-  let written = 0;
-  try {
-    while (written < bytes.length) written += writeSync(1, bytes, written);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EPIPE') return true;
-    if (code !== 'EAGAIN') throw error;
-    // A non-blocking pipe that is full: the rest through the stream, which waits for it.
-    process.stdout.write(bytes.subarray(written));
-  }
-  return true;
-}
-

@@ -7,24 +7,24 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/io/width.js';
-import { svcEnv, makeSvcHome, runSvc } from './helpers.js';
+import { svcEnv, makeSvcHome } from './helpers.js';
 import { queueStatuses, useMerchant, type Merchant } from './merchant.js';
 import { loginAutoApproved } from './oauth-fixture.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal, tmux, type Terminal } from './tmux.js';
-import { cursorRow, rowOf, screenLines, triggerReturns, untilShown } from './queue-screen-kit.js';
+import { cursorRow, MILK, requestsOn, rowOf, screenLines, untilShown } from './queue-screen-kit.js';
 
 const { merchant, dirs } = useMerchant();
 
-const MILK = '4001234567890:1';
-
-/** Return requests on a new receipt sent (by `m`'s svc, or another home's) to `email`, oldest first. */
-async function requestsOn(m: Merchant, items: readonly string[], more: string[] = [], home = m.home): Promise<{ receipt: string; ids: string[] }> {
-  const sent = await runSvc(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com', ...more, '--json'], { home, env: m.env });
-  expect(sent.exitCode, sent.stderr).toBe(0);
-  const { serviceReceiptId } = JSON.parse(sent.stdout) as { serviceReceiptId: string };
-  const ids = await triggerReturns(m, serviceReceiptId, items);
-  return { receipt: serviceReceiptId, ids };
+/** A request ACCEPTED on a receipt another machine issued: this one has no record of the receipt. */
+async function acceptedOnAnotherMachinesReceipt(m: Merchant): Promise<{ receipt: string; x: string }> {
+  const other = await makeSvcHome(dirs);
+  const { result } = await loginAutoApproved(other, m.sandbox.url, m.fixture);
+  expect(result.exitCode, result.stderr).toBe(0);
+  const { receipt, ids } = await requestsOn(m, [MILK], { home: other });
+  const [x] = ids as [string];
+  await m.svc(['credit-note', 'accept', x]);
+  return { receipt, x };
 }
 
 function screen(m: Merchant, name: string, args: readonly string[], size: [number, number]): Terminal {
@@ -43,7 +43,7 @@ describe('the queue screen at the support desk', () => {
     const bobFile = join(await dirs.make('svc-bob-'), 'bob.json');
     await writeFile(bobFile, JSON.stringify({ name: 'Bob Builder', email: 'bob@example.com' }));
     const alice = await requestsOn(m, [MILK, MILK]);
-    const bob = await requestsOn(m, [MILK], ['--email', 'bob@example.com', '--customer', bobFile]);
+    const bob = await requestsOn(m, [MILK], { args: ['--email', 'bob@example.com', '--customer', bobFile] });
     const [bobs] = bob.ids as [string];
     const term = screen(m, 'svc-desk-find', ['--status', 'PENDING'], [80, 24]);
     try {
@@ -159,13 +159,7 @@ describe('the queue screen at the support desk', () => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    // A receipt another machine issued: this one has no record of it.
-    const other = await makeSvcHome(dirs);
-    const { result } = await loginAutoApproved(other, m.sandbox.url, m.fixture);
-    expect(result.exitCode, result.stderr).toBe(0);
-    const { receipt, ids } = await requestsOn(m, [MILK], [], other);
-    const [x] = ids as [string];
-    await m.svc(['credit-note', 'accept', x]);
+    const { receipt, x } = await acceptedOnAnotherMachinesReceipt(m);
     const term = screen(m, 'svc-desk-error', ['--all', '--receipt', receipt], [60, 24]);
     try {
       await until(() => cursorRow(term)?.includes(x.slice(0, 8)) === true, 'the list', term);
@@ -186,12 +180,7 @@ describe('the queue screen at the support desk', () => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const other = await makeSvcHome(dirs);
-    const { result } = await loginAutoApproved(other, m.sandbox.url, m.fixture);
-    expect(result.exitCode, result.stderr).toBe(0);
-    const { receipt, ids } = await requestsOn(m, [MILK], [], other);
-    const [x] = ids as [string];
-    await m.svc(['credit-note', 'accept', x]);
+    const { receipt, x } = await acceptedOnAnotherMachinesReceipt(m);
     const term = screen(m, 'svc-desk-longerror', ['--all', '--receipt', receipt], [60, 12]);
     try {
       await until(() => cursorRow(term)?.includes(x.slice(0, 8)) === true, 'the list', term);

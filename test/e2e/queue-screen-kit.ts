@@ -2,8 +2,24 @@
 // HTTP request each, no svc process), and reading the screen in tmux (its lines, the cursor's
 // row, a request's row, waiting for what should show).
 import { expect } from 'vitest';
+import { runSvc, type SvcHome } from './helpers.js';
 import type { Merchant } from './merchant.js';
 import type { Terminal } from './tmux.js';
+
+/** One of the fixture's products, returned once. */
+export const MILK = '4001234567890:1';
+
+/**
+ * Return requests (one per `PRODUCT:QTY`, oldest first) on a new receipt sent to
+ * alice@example.com with `args` added (`--grant`, another `--email`), by `m`'s svc or by
+ * another machine's (`home`).
+ */
+export async function requestsOn(m: Merchant, items: readonly string[], opts: { args?: readonly string[]; home?: SvcHome } = {}): Promise<{ receipt: string; ids: string[] }> {
+  const sent = await runSvc(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com', ...(opts.args ?? []), '--json'], { home: opts.home ?? m.home, env: m.env });
+  expect(sent.exitCode, sent.stderr).toBe(0);
+  const { serviceReceiptId } = JSON.parse(sent.stdout) as { serviceReceiptId: string };
+  return { receipt: serviceReceiptId, ids: await triggerReturns(m, serviceReceiptId, items) };
+}
 
 /** Return requests on the receipt `serviceReceiptId`, one per `PRODUCT:QTY`, oldest first. */
 export async function triggerReturns(m: Merchant, serviceReceiptId: string, items: readonly string[]): Promise<string[]> {

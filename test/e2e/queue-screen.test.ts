@@ -9,22 +9,10 @@ import { readLedgers } from './ledger.js';
 import { svcEnv } from './helpers.js';
 import { queueStatuses, useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
-import { triggerReturns } from './queue-screen-kit.js';
+import { MILK, requestsOn } from './queue-screen-kit.js';
 import { svcInTerminal, tmux, type Terminal } from './tmux.js';
 
 const { merchant } = useMerchant();
-
-/**
- * Return requests on a new receipt, oldest first, triggered straight on the sandbox (one
- * HTTP request each, no svc process: the tests stay well under 15 s on a busy machine).
- */
-async function requestsOn(m: Merchant, items: readonly string[], grant?: string): Promise<{ receipt: string; ids: string[] }> {
-  const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', ...(grant ? ['--grant', grant] : []), '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
-  const ids = await triggerReturns(m, serviceReceiptId, items);
-  return { receipt: serviceReceiptId, ids };
-}
-
-const MILK = '4001234567890:1';
 
 /** The screen of one receipt's requests (the other tests' requests stay out of it). */
 function screenOf(m: Merchant, name: string, receipt: string, size: [number, number]): Terminal {
@@ -74,8 +62,8 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
-    const [retail] = (await requestsOn(m, [MILK], 'retail')).ids as [string];
-    const [foods] = (await requestsOn(m, [MILK], 'foods')).ids as [string];
+    const [retail] = (await requestsOn(m, [MILK], { args: ['--grant', 'retail'] })).ids as [string];
+    const [foods] = (await requestsOn(m, [MILK], { args: ['--grant', 'foods'] })).ids as [string];
     const args = ['credit-note', 'poll', '--watch', '--interval', '600', '--all-grants', '--sort', 'created', '--status', 'PENDING'];
     const term = svcInTerminal('svc-screen-grants', args, { ...svcEnv(m.home, m.env), NO_COLOR: '1' }, [160, 24]);
     try {

@@ -354,6 +354,8 @@ describe('webhook listen as a service', () => {
       l.child.kill('SIGTERM');
       const result = await l.child;
       expect(result.exitCode, l.stderr()).toBe(3);
+      // Said before the exit, and not lost among lines held for the end of the turn (src/io/turn-batch.ts).
+      expect(l.stderr()).toContain('SIGTERM again: stopping at once, without finishing the drain');
     } finally {
       l.child.kill('SIGKILL');
       await app.close();

@@ -33,6 +33,7 @@ import { createProcessor, writeEvent, type Processor } from '../../webhook/proce
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
 import { deliveryPathOf, environmentSecretAdvice, journalPathOf, listedSubscriptionFor, subscribe, subscribeOnce, watchSecrets, type SecretSet } from '../../webhook/subscriptions.js';
 import { envVariableFor } from '../../secrets/env.js';
+import { turnBatch } from '../../io/turn-batch.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../../contract/webhook.js';
 
 export interface ListenOptions {
@@ -194,6 +195,8 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   // Set when the drain ran out of time: what is being processed then is left unmarked, for the next start.
   let abandoned = false;
   const forwarder = routes.length > 0 ? createRoutingForwarder(routes) : undefined;
+  // Event lines go out once a turn during a burst, not a system call each (src/io/turn-batch.ts).
+  const lines = turnBatch([f.io.stdout, f.io.stderr]);
   const processor = createProcessor({
     decryptor,
     markProcessed: (id, outcome) => (abandoned ? Promise.resolve() : journal.markProcessed(id, outcome)),
@@ -206,6 +209,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
       return outcomes.length === 0 ? 'no target for this event' : outcomes.map(({ target, result }) => `${target}: ${result.text}`).join(', ');
     }),
     report: (processed) => {
+      lines.hold();
       if (!processed.report.duplicate) metrics.processed(processed.report.event, processed.report.error === undefined);
       if (log.format === 'json') {
         log.processed(processed);
@@ -234,6 +238,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     else await forwarder?.close();
     stop.dispose();
     if (left > 0) note(f.io, `${left} journalled deliver${left === 1 ? 'y is' : 'ies are'} left for the next start`);
+    lines.flush();
   };
 
   try {
@@ -311,7 +316,11 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     rejections.summarize();
   } finally {
     const deadline = performance.now() + drainMs;
-    const quit = quitOnSecondSignal((signal) => log.lifecycle('stopped', `${signal} again: stopping at once, without finishing the drain`, { signal, drained: false }));
+    const quit = quitOnSecondSignal((signal) => {
+      // process.exit() follows: what this turn held is written first.
+      lines.flush();
+      log.lifecycle('stopped', `${signal} again: stopping at once, without finishing the drain`, { signal, drained: false });
+    });
     try {
       await within(receiver.close(), drainMs);
       await shutDown(deadline);

@@ -10,29 +10,52 @@ import { eastAsianWidth } from 'get-east-asian-width';
 // printable ASCII or unjoined scripts (every --help) never needs.
 let segmenter: Intl.Segmenter | undefined;
 const segments = (text: string) => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text);
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
-const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const ASCII = /^[\x20-\x7e]*$/;
+
 /**
- * Scripts where no letter joins another into one grapheme (Latin, Greek, Cyrillic, CJK,
- * Hangul syllables, kana, fullwidth forms, punctuation and symbols); elsewhere — Indic and
- * other scripts with prepended or spacing letters, conjoining jamo, halfwidth sound marks —
- * the segmenter decides.
+ * What text other than printable ASCII is measured with, made on first use: Unicode property
+ * classes are built when a pattern is made, which `--json` output and most runs never need.
  */
-const UNJOINED_SCRIPTS = /^[\u0020-\u007e\u00a0-\u02ff\u0370-\u052f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u20a0-\u20cf\u2100-\u2bff\u2e80-\u2fdf\u3000-\u303f\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff01-\uff9d\uffa0-\uffdc]*$/;
-/** What joins code points within those scripts: marks, format characters (joiners), emoji and their modifiers. */
-const CLUSTERING = /[\p{M}\p{Cf}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}]/u;
+function patterns(): Patterns {
+  return (madePatterns ??= {
+    zeroWidth: /^[\p{Mn}\p{Me}\p{Cf}]+$/u,
+    emoji: /\p{Extended_Pictographic}|\p{Regional_Indicator}/u,
+    emojiPresentation: /\p{Emoji_Presentation}/u,
+    regionalIndicator: /\p{Regional_Indicator}/u,
+    /**
+     * Scripts where no letter joins another into one grapheme (Latin, Greek, Cyrillic, CJK,
+     * Hangul syllables, kana, fullwidth forms, punctuation and symbols); elsewhere — Indic and
+     * other scripts with prepended or spacing letters, conjoining jamo, halfwidth sound marks —
+     * the segmenter decides.
+     */
+    unjoinedScripts:
+      /^[\u0020-\u007e\u00a0-\u02ff\u0370-\u052f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u20a0-\u20cf\u2100-\u2bff\u2e80-\u2fdf\u3000-\u303f\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff01-\uff9d\uffa0-\uffdc]*$/,
+    /** What joins code points within those scripts: marks, format characters (joiners), emoji and their modifiers. */
+    clustering: /[\p{M}\p{Cf}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}]/u,
+  });
+}
+interface Patterns {
+  zeroWidth: RegExp;
+  emoji: RegExp;
+  emojiPresentation: RegExp;
+  regionalIndicator: RegExp;
+  unjoinedScripts: RegExp;
+  clustering: RegExp;
+}
+let madePatterns: Patterns | undefined;
 
 function graphemeWidth(segment: string): number {
-  if (ZERO_WIDTH.test(segment)) return 0;
-  if (EMOJI.test(segment) && (segment.includes('\u{FE0F}') || /\p{Emoji_Presentation}/u.test(segment) || /\p{Regional_Indicator}/u.test(segment))) return 2;
+  const { zeroWidth, emoji, emojiPresentation, regionalIndicator } = patterns();
+  if (zeroWidth.test(segment)) return 0;
+  if (emoji.test(segment) && (segment.includes('\u{FE0F}') || emojiPresentation.test(segment) || regionalIndicator.test(segment))) return 2;
   const cp = segment.codePointAt(0) ?? 0;
   return eastAsianWidth(cp) === 2 ? 2 : 1;
 }
 
 /** Text that is one grapheme per code point. */
 function simple(text: string): boolean {
-  return UNJOINED_SCRIPTS.test(text) && !CLUSTERING.test(text);
+  const { unjoinedScripts, clustering } = patterns();
+  return unjoinedScripts.test(text) && !clustering.test(text);
 }
 
 function* graphemes(text: string): Iterable<string> {

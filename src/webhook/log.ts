@@ -35,6 +35,8 @@ export interface ListenLog {
    * this stderr becomes a `{"time","level","msg"}` object.
    */
   readonly io: IOStreams;
+  /** Where its lines go in the end: the process's stderr (under json, what `io.stderr` writes its objects to). */
+  readonly stream: Writable;
   lifecycle(step: LifecycleStep, text: string, fields?: Record<string, unknown>): void;
   /** How one delivery request was answered (json only: text shows refusals and events its own way). */
   delivery(outcome: DeliveryOutcome, fields: DeliveryLog): void;
@@ -55,6 +57,7 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
     return {
       format,
       io,
+      stream: raw,
       lifecycle: (_step, text) => note(io, text),
       delivery: () => undefined,
       processed: () => undefined,
@@ -73,6 +76,7 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
   return {
     format,
     io: { ...io, stderr, stderrIsTTY: false, redraw: false, color: false },
+    stream: raw,
     lifecycle: (step, text, fields) => write('info', step, { detail: text, ...fields }),
     delivery(outcome, fields) {
       write(outcome === 'unavailable' ? 'warn' : outcome === 'accepted' || outcome === 'duplicate' ? 'info' : 'warn', 'delivery', {

@@ -196,7 +196,9 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   let abandoned = false;
   const forwarder = routes.length > 0 ? createRoutingForwarder(routes) : undefined;
   // Event lines go out once a turn during a burst, not a system call each (src/io/turn-batch.ts).
-  const lines = turnBatch([f.io.stdout, f.io.stderr]);
+  // The log's own stream, not the stderr it lends under --log-format json: that one passes
+  // each line on at once, so notes and log objects keep the order they were written in.
+  const lines = turnBatch([f.io.stdout, log.stream]);
   const processor = createProcessor({
     decryptor,
     markProcessed: (id, outcome) => (abandoned ? Promise.resolve() : journal.markProcessed(id, outcome)),

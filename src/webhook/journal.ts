@@ -82,12 +82,13 @@ export interface JournalFs {
   openAppend(path: string): Promise<JournalFile>;
 }
 
-// O_DSYNC makes each write return only once it is as durable as a write followed by
+// On Linux, O_DSYNC makes each write return only once it is as durable as a write followed by
 // fdatasync(): one trip to libuv's thread pool a group commit instead of two (a write, then
-// an fdatasync), each trip a wake-up of a pool thread and then of the event loop. Where the
-// platform has no O_DSYNC (Windows), the write is followed by a flush.
+// an fdatasync), each trip a wake-up of a pool thread and then of the event loop. Elsewhere
+// the write is followed by a flush, which is stronger than O_DSYNC on macOS (libuv's
+// fdatasync there is F_FULLFSYNC, through the disk's own cache) and all Windows has.
 const { O_APPEND, O_CREAT, O_WRONLY } = fsConstants;
-const O_DSYNC = (fsConstants as { O_DSYNC?: number }).O_DSYNC;
+const O_DSYNC = process.platform === 'linux' ? (fsConstants as { O_DSYNC?: number }).O_DSYNC : undefined;
 
 export const nodeJournalFs: JournalFs = {
   async openAppend(path) {

@@ -78,7 +78,8 @@ beforeAll(async () => {
   sandbox = await startSandbox();
   ledgerHome = await makeSvcHome(dirs);
   apiKey = (JSON.parse(await readFile(join(repoRoot, 'fixtures', 'sandbox.json'), 'utf8')) as { companies: { apiKey: string }[] }).companies[0]!.apiKey;
-  for (let i = 0; i < 2; i++) receipts.push(await receiptDatedToday(dirs, `GUARD-${process.pid}-${i}`));
+  // Two a run of the test; more, so that a retried run has its own too.
+  for (let i = 0; i < 6; i++) receipts.push(await receiptDatedToday(dirs, `GUARD-${process.pid}-${i}`));
 });
 afterAll(async () => {
   await sandbox?.stop();

@@ -95,6 +95,8 @@ export async function startPostgres(opts: PgServerOptions = {}): Promise<PgServe
     password,
     port,
     async database(name) {
+      // A test run again (CI retries a failed one once) starts from an empty database.
+      psql('postgres', `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       psql('postgres', `CREATE DATABASE "${name}"`);
       return url(name);
     },

@@ -2,8 +2,9 @@
 // asynchronously and idempotently). RETURN_REQUESTED opens to a ReturnRequest and
 // CREDIT_NOTE_CREATED to a ReceiptEnvelope, each with whichever historical key the item was
 // encrypted for; unknown events are shown, never fatal. A delivery that cannot be decrypted
-// stays in the journal with its error. The outcome is journalled after it was reported, so
-// a crash in between shows the event again at the next start rather than never.
+// stays in the journal with its error. The outcome is journalled after its line was handed to
+// the system (not while it waits in this process for a slow reader), so a crash in between
+// shows the event again at the next start rather than never.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ReturnRequest } from '../contract/returns.js';
 import { validate, type Issue } from '../contract/validate.js';
@@ -149,7 +150,12 @@ export interface ProcessorOptions {
   markProcessed(id: string, outcome: ProcessedOutcome): Promise<void>;
   /** Re-posts the delivery; resolves with where to and the answer ("URL: 200 OK"); never rejects. */
   forward?: ((delivery: StoredDelivery) => Promise<string>) | undefined;
-  report(processed: ProcessedEvent): void;
+  /**
+   * Shows the event. A promise: resolves once what it wrote was handed to the system (a line
+   * still in this process would die with it); the outcome is journalled only then, and a
+   * rejection (the reader gone) leaves it unjournalled, to be shown again at the next start.
+   */
+  report(processed: ProcessedEvent): void | Promise<void>;
   warn(text: string): void;
   /** True while deliveries are being answered; processing then takes only a share of the time. */
   busy?: (() => boolean) | undefined;
@@ -186,6 +192,8 @@ export const PROCESSING_BATCH = 32;
 const BUSY_PAUSE_FACTOR = 3;
 /** Deliveries whose forwards may be under way at once. */
 const MAX_FORWARDING = 256;
+/** Events shown whose lines are not out yet (a reader that stopped reading): processing waits beyond. */
+export const MAX_UNWRITTEN = 256;
 const MAX_PAUSE_MS = 250;
 
 export function createProcessor(opts: ProcessorOptions): Processor {
@@ -204,6 +212,8 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   // With forwarding, deliveries whose forwards are still under way (each target at its own
   // pace): a slow or hung target holds up its own forwards, never the next deliveries'.
   const forwarding = new Map<string, Promise<void>>();
+  // Events reported whose lines are still on their way out, and so not journalled as processed yet.
+  const unwritten = new Set<Promise<void>>();
   const reportDuplicate = ({ entry }: StoredDelivery) => {
     const line = () =>
       opts.report({
@@ -236,14 +246,25 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     };
     // Only a listener for several companies names them (it passes companyName).
     const company = decoded.companyId === undefined || opts.companyName === undefined ? '' : `  company ${opts.companyName(decoded.companyId) ?? decoded.companyId}`;
-    opts.report({ report, summary: `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`, forwarded });
+    const written = opts.report({ report, summary: `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`, forwarded });
     // Not awaited: the next event need not wait for this marker's fsync, and markers of
     // consecutive events share one (group commit). The journal flushes them before it closes.
-    opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error }).catch((error: unknown) => {
-      opts.warn(
-        `warning: could not journal that ${shortId(entry.id)} was processed (${error instanceof Error ? error.message : String(error)}); it will be processed again at the next start`,
-      );
-    });
+    const mark = () =>
+      void opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error }).catch((error: unknown) => {
+        opts.warn(
+          `warning: could not journal that ${shortId(entry.id)} was processed (${error instanceof Error ? error.message : String(error)}); it will be processed again at the next start`,
+        );
+      });
+    if (!written) return mark();
+    // Journalled once its line is out, never before: a SIGKILL in between shows it again at the next start.
+    const out: Promise<void> = written.then(mark, () => undefined).finally(() => unwritten.delete(out));
+    unwritten.add(out);
+    while (unwritten.size >= MAX_UNWRITTEN) await Promise.race(unwritten);
+  }
+
+  /** Resolves once every event reported has its line out and its outcome handed to the journal. */
+  async function allWritten(): Promise<void> {
+    while (unwritten.size > 0) await Promise.all(unwritten);
   }
 
   /** Starts the delivery's forwards and goes on; at most MAX_FORWARDING deliveries at once (memory stays bounded). */
@@ -298,6 +319,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     },
     async idle() {
       while (running) await running;
+      await allWritten();
     },
     waiting: () => queue.length - head,
     async stop() {
@@ -306,6 +328,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       while (running) await running;
       // Those left for the next start came before these: reported now, the originals then.
       reportDuplicatesUpTo(Number.POSITIVE_INFINITY);
+      await allWritten();
       return queue.length - head;
     },
   };

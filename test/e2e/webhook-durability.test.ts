@@ -1,7 +1,9 @@
 // The built `svc webhook listen` killed with SIGKILL in the middle of a burst of signed
 // deliveries, then restarted while the sender retries what got no 2xx: nothing that was
 // acknowledged is lost, and every delivery is processed exactly once.
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -23,6 +25,8 @@ interface Listener {
   child: ResultPromise;
   url: string;
   stderr(): string;
+  /** The ids of the event lines it printed on stdout, duplicates left out. */
+  shown(): string[];
 }
 
 async function startListener(home: SvcHome, env: Record<string, string>, port: string): Promise<Listener> {
@@ -38,21 +42,34 @@ async function startListener(home: SvcHome, env: Record<string, string>, port: s
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  // Drain stdout so that a full pipe never blocks the listener.
-  child.stdout.resume();
+  // Read stdout as it comes, so that a full pipe never blocks the listener.
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
   for (const deadline = Date.now() + 15_000; ; ) {
     const url = /listening on (\S+)/.exec(stderr)?.[1];
-    if (url) return { child, url, stderr: () => stderr };
+    if (url) return { child, url, stderr: () => stderr, shown: () => shownIds(stdout) };
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the listener did not start:\n${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-function returnRequestedBody(i: number, publicKey: string): Buffer {
+/** The ids of complete `--json` event lines that are not duplicates. */
+function shownIds(stdout: string): string[] {
+  return stdout
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as { id: string; duplicate: boolean })
+    .filter((e) => !e.duplicate)
+    .map((e) => e.id);
+}
+
+function returnRequestedBody(i: number, publicKey: string, items = 1): Buffer {
   const plaintext = {
     serviceReceiptId: `sr-${i}`,
     receiptId: `R-${i}`,
-    lineItems: [{ productId: 'sku-1', quantity: 1, reasonCode: 'DAMAGED' }],
+    lineItems: Array.from({ length: items }, (_, k) => ({ productId: `sku-${k + 1}`, quantity: 1, reasonCode: 'DAMAGED' })),
     refundPreference: 'STORE_CREDIT',
   };
   const sealed = encryptJson(plaintext, publicKey);
@@ -104,18 +121,26 @@ async function readJournal(path: string): Promise<JournalLines> {
   return { deliveries, processed };
 }
 
+/** A home with the webhook secret and a private key file: the listener's env, and its journal. */
+async function listenerHome(): Promise<{ home: SvcHome; env: Record<string, string>; journalPath: string; publicKeyB64: string }> {
+  const home = await makeSvcHome(dirs);
+  const keyDir = await dirs.make('svc-key-');
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyFile = join(keyDir, 'key.pem');
+  await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  return {
+    home,
+    env: { SVC_WEBHOOK_SECRET: SECRET, SVC_PRIVATE_KEY_FILE: keyFile },
+    journalPath: join(home.stateDir, 'local', 'webhooks', 'journal.ndjson'),
+    publicKeyB64: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+  };
+}
+
 describe('svc webhook listen under SIGKILL', () => {
   it('keeps every acknowledged delivery and processes every delivery exactly once after a restart', async () => {
-    const home = await makeSvcHome(dirs);
-    const keyDir = await dirs.make('svc-key-');
-    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const keyFile = join(keyDir, 'key.pem');
-    await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-    const env = { SVC_WEBHOOK_SECRET: SECRET, SVC_PRIVATE_KEY_FILE: keyFile };
-    const publicKeyB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const { home, env, journalPath, publicKeyB64 } = await listenerHome();
     const bodies = Array.from({ length: DELIVERIES }, (_, i) => returnRequestedBody(i, publicKeyB64));
     const ids = bodies.map((b) => bodyId(b));
-    const journalPath = join(home.stateDir, 'local', 'webhooks', 'journal.ndjson');
 
     const first = await startListener(home, env, '0');
     const port = new URL(first.url).port;
@@ -180,6 +205,68 @@ describe('svc webhook listen under SIGKILL', () => {
     const events = JSON.parse(listed.stdout) as { id: string; processed: boolean; error?: string }[];
     expect(events).toHaveLength(DELIVERIES);
     expect(events.every((e) => e.processed && e.error === undefined)).toBe(true);
+  });
+});
+
+describe('svc webhook listen whose reader stops reading', () => {
+  it('journals a delivery as processed only once its line was handed to the pipe: killed (-9) with lines unread, the next start shows the rest', async () => {
+    const { home, env, journalPath, publicKeyB64 } = await listenerHome();
+    // Lines of about 2 KB each: 600 KB in all, many times what a pipe and its reader's buffer hold.
+    const bodies = Array.from({ length: DELIVERIES }, (_, i) => returnRequestedBody(i, publicKeyB64, 40));
+    const ids = bodies.map((b) => bodyId(b));
+
+    // The reader (a pipeline's next stage) takes its first lines and then stops reading: the
+    // pipe fills, and the listener's event lines wait in it. A SIGKILL then loses those.
+    const child = spawn('node', [svcBin, 'webhook', 'listen', '--port', '0', '--json'], { env: svcEnv(home, env), cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const agent = new Agent({ connections: 32 });
+    try {
+      let url: string | undefined;
+      for (const deadline = Date.now() + 15_000; !(url = /listening on (\S+)/.exec(stderr)?.[1]); ) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the listener did not start:\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const statuses = await Promise.all(bodies.map((body) => send(agent, url, body)));
+      expect(statuses.every((s) => s === 200), JSON.stringify(statuses)).toBe(true);
+      // Processing goes as far as it goes: until the journal's processed count stands still.
+      let marked = -1;
+      for (let still = 0; still < 10; ) {
+        const now = (await readJournal(journalPath)).processed.size;
+        still = now === marked ? still + 1 : 0;
+        marked = now;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      child.kill('SIGKILL');
+      const chunks: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+      child.stdout.resume();
+      await once(child.stdout, 'end');
+      const shownFirst = shownIds(Buffer.concat(chunks).toString('utf8'));
+      // The pipe held only part of the lines, or this test shows nothing.
+      expect(shownFirst.length).toBeGreaterThan(0);
+      expect(shownFirst.length).toBeLessThan(DELIVERIES);
+      // Journalled as processed: only what the reader could get.
+      const { processed } = await readJournal(journalPath);
+      for (const id of processed.keys()) expect(shownFirst, `${id.slice(0, 12)} journalled as processed but never shown`).toContain(id);
+
+      // The next start shows what the reader never got.
+      const second = await startListener(home, env, '0');
+      try {
+        for (const deadline = Date.now() + 30_000; new Set([...shownFirst, ...second.shown()]).size < DELIVERIES; ) {
+          if (Date.now() > deadline) throw new Error(`shown ${new Set([...shownFirst, ...second.shown()]).size} of ${DELIVERIES}:\n${second.stderr()}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        second.child.kill('SIGTERM');
+        expect((await second.child).exitCode, second.stderr()).toBe(0);
+      }
+      expect(new Set([...shownFirst, ...second.shown()])).toEqual(new Set(ids));
+    } finally {
+      child.kill('SIGKILL');
+      await agent.close();
+    }
   });
 });
 

@@ -69,4 +69,58 @@ describe('turnBatch', () => {
     out.stream.uncork();
     expect(out.calls).toEqual([['a\n']]);
   });
+
+  it('written() resolves once every line of the turn, those after the call too, is handed on; not while the reader holds back', async () => {
+    // A stream whose writes complete only when let go: a pipe whose reader stopped reading.
+    const handedOn: string[] = [];
+    const waiting: (() => void)[] = [];
+    const stream = new Writable({
+      writev(chunks, done) {
+        waiting.push(() => {
+          handedOn.push(...chunks.map((c) => String(c.chunk)).filter((c) => c !== ''));
+          done();
+        });
+      },
+    });
+    const lines = turnBatch([stream]);
+    let resolved = false;
+    lines.hold();
+    stream.write('a\n');
+    const first = lines.written().then(() => (resolved = true));
+    lines.hold();
+    stream.write('b\n');
+    // The same turn: one promise, which covers b, written after it was asked for.
+    expect(lines.written()).toBe(lines.written());
+    await nextTurn();
+    await nextTurn();
+    expect(resolved).toBe(false);
+    expect(waiting).toHaveLength(1);
+    waiting.shift()?.();
+    await first;
+    expect(handedOn).toEqual(['a\n', 'b\n']);
+    // Not held: what was written so far.
+    stream.write('c\n');
+    const later = lines.written();
+    await nextTurn();
+    let laterResolved = false;
+    void later.then(() => (laterResolved = true));
+    await nextTurn();
+    expect(laterResolved).toBe(false);
+    while (waiting.length > 0) waiting.shift()?.();
+    await later;
+    expect(handedOn).toEqual(['a\n', 'b\n', 'c\n']);
+  });
+
+  it('written() rejects with the stream\'s write error (a reader gone)', async () => {
+    const stream = new Writable({
+      write(_chunk, _encoding, done) {
+        done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    stream.on('error', () => undefined);
+    const lines = turnBatch([stream]);
+    lines.hold();
+    stream.write('a\n');
+    await expect(lines.written()).rejects.toThrow('EPIPE');
+  });
 });

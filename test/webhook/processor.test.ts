@@ -8,7 +8,7 @@ import { bodyId } from '../../src/crypto/hash.js';
 import { encryptJson } from '../../src/crypto/hybrid.js';
 import { openJournal } from '../../src/webhook/journal.js';
 import { inProcessDecryptor } from '../../src/webhook/decryptor.js';
-import { createProcessor, decodeDelivery, PROCESSING_BATCH, writeEvent, type ProcessedEvent } from '../../src/webhook/processor.js';
+import { createProcessor, decodeDelivery, MAX_UNWRITTEN, PROCESSING_BATCH, writeEvent, type ProcessedEvent } from '../../src/webhook/processor.js';
 import { testStreams } from '../../src/io/test-streams.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { journalPathOf } from '../../src/webhook/subscriptions.js';
@@ -184,7 +184,7 @@ describe('restarts', () => {
         return [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }];
       }),
       markProcessed: (id, outcome) => journal.markProcessed(id, outcome),
-      report: (p) => reported.push(p),
+      report: (p) => void reported.push(p),
       warn: () => {},
     });
     const entries = [];
@@ -200,6 +200,47 @@ describe('restarts', () => {
     const reopened = await openJournal(journalPathOf(h.f), { clock: fixedClock(NOW) });
     expect(reopened.takeUnprocessed().map((d) => d.entry.id)).toEqual(bodies.slice(PROCESSING_BATCH).map((b) => bodyId(b)));
     await reopened.close();
+  });
+});
+
+describe('lines still on their way out', () => {
+  it('journals an event as processed only once its line is out; a line that never gets out, never; past MAX_UNWRITTEN processing waits', async () => {
+    const bodies = Array.from({ length: MAX_UNWRITTEN + 4 }, (_, i) => returnRequestedBody(`sr-${i}`));
+    const ids = bodies.map((b) => bodyId(b));
+    const marked: string[] = [];
+    const reported: string[] = [];
+    // Each report's line waits for the reader: settled by hand.
+    const lines = new Map<string, { out(): void; lost(): void }>();
+    const processor = createProcessor({
+      decryptor: inProcessDecryptor(async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }]),
+      markProcessed: async (id) => void marked.push(id),
+      report: (p) => {
+        reported.push(p.report.id);
+        return new Promise<void>((resolve, reject) => lines.set(p.report.id, { out: resolve, lost: () => reject(new Error('write EPIPE')) }));
+      },
+      warn: () => {},
+    });
+    bodies.forEach((raw, i) => processor.enqueue({ entry: { id: ids[i]!, receivedAt: new Date(NOW).toISOString(), event: 'RETURN_REQUESTED' }, raw, headers: {} }, false));
+    await until(() => reported.length >= MAX_UNWRITTEN, 'the first reports');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Bounded: no more events shown while that many lines wait; none journalled.
+    expect(reported).toHaveLength(MAX_UNWRITTEN);
+    expect(marked).toEqual([]);
+    lines.get(ids[0]!)?.out();
+    lines.get(ids[1]!)?.lost();
+    await until(() => marked.length === 1 && reported.length === MAX_UNWRITTEN + 2, 'the first line out');
+    expect(marked).toEqual([ids[0]]);
+    // idle() waits for the lines too, and then every outcome has been handed to the journal.
+    let idle = false;
+    const idling = processor.idle().then(() => (idle = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(idle).toBe(false);
+    for (let i = 2; i < ids.length; i++) {
+      await until(() => lines.has(ids[i]!), `the report of ${i}`);
+      lines.get(ids[i]!)?.out();
+    }
+    await idling;
+    expect(marked).toEqual(ids.filter((_, i) => i !== 1));
   });
 });
 

@@ -217,6 +217,8 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
         log.processed(processed);
         if (f.io.json) f.io.stdout.write(`${jsonText(processed.report)}\n`);
       } else writeEvent(f.io, processed);
+      // Journalled as processed once its lines are out (src/webhook/processor.ts).
+      return lines.written();
     },
     warn: (text) => note(f.io, text),
     busy: () => receiver?.busy() ?? false,

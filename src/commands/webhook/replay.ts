@@ -8,6 +8,7 @@ import { NotFoundError, SvcError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { matchPrefix } from '../../ids/prefix.js';
 import { writeJson } from '../../io/output.js';
+import { handedOn } from '../../io/turn-batch.js';
 import { note } from '../../io/streams.js';
 import { inProcessDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
@@ -55,6 +56,9 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
     summary: decoded.summary,
   });
   const outcome = { ok: decoded.error === undefined, error: decoded.error };
+  // Journalled as processed once its line is out of this process (src/webhook/processor.ts);
+  // a reader gone before that leaves it unprocessed.
+  if (!(await handedOn([f.io.stdout, f.io.stderr]).then(() => true, () => false))) return;
   await appendJournalLine(path, processedLine(line.id, new Date(f.clock.now()).toISOString(), outcome));
   if (!outcome.ok) throw new SvcError(`${shortId(line.id)} could not be processed`, { hint: 'the reason is on the line above; the delivery stays in the journal' });
 }

@@ -30,7 +30,8 @@ import { callerForRequests } from './request-grant.js';
 import { mayBePrefix, resolveRequestIds } from './request-id.js';
 import { findQueueItem } from './queue-cache.js';
 import { issueQuestion } from './moves.js';
-import { requestSummary } from './summary.js';
+import { requestAskedBrief } from './summary.js';
+import { oneLine } from '../io/output.js';
 import { companyNameOf } from '../auth/caller.js';
 import { rememberMove } from '../completion/cache.js';
 import { submit, type Issued } from './submit.js';
@@ -195,7 +196,7 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Ope
 }
 
 /** Whether the credit note credits every item the customer asked to return (the request's lines, by product). */
-function creditsWhole({ returnRequest }: Opened, credited: Credited): boolean {
+function creditsWhole({ returnRequest }: Pick<Opened, 'returnRequest'>, credited: { lines: readonly { productId: string; quantity: number }[] }): boolean {
   const left = new Map<string, number>();
   for (const line of returnRequest.lineItems) left.set(line.productId, (left.get(line.productId) ?? 0) + line.quantity);
   for (const line of credited.lines) left.set(line.productId, (left.get(line.productId) ?? 0) - line.quantity);
@@ -228,8 +229,15 @@ function changedSincePreview(f: Factory, opts: IssueRequest, shown: Prepared, pr
 async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Prepared): Promise<void> {
   if (opts.yes) return;
   const { credit } = shown;
-  const asked = { summary: requestSummary(shown.returnRequest, await (await f.ledger()).receipt(shown.item.serviceReceiptId)), company: await companyNameOf(f, caller) };
-  const message = issueQuestion({ documentNumber: credit.request.documentNumber, amount: formatMoney(credit.totals.total, credit.currency) }, asked, opts.complete === true);
+  const whole = creditsWhole(shown, { lines: credit.lines.map((line) => ({ productId: line.productId, quantity: line.product.quantity })) });
+  const issued = {
+    requestId: shown.item.requestId,
+    receipt: oneLine(shown.returnRequest.receiptId),
+    company: await companyNameOf(f, caller),
+    askedMore: whole ? undefined : requestAskedBrief(shown.returnRequest, await (await f.ledger()).receipt(shown.item.serviceReceiptId)),
+  };
+  const lines = credit.lines.map((line) => `${line.product.quantity} × ${oneLine(line.product.name)}`);
+  const message = issueQuestion({ documentNumber: credit.request.documentNumber, amount: formatMoney(credit.totals.total, credit.currency), lines }, issued, opts.complete === true);
   await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, 'cancelled: no credit note was issued');
 }
 

@@ -75,8 +75,13 @@ export function movesFor(status: string): MoveKey[] {
 export interface Asked {
   summary: string;
   company: string;
-  /** Named in a list of several: two requests on one document can read alike. */
+  /** Named in every question: several requests on one document read alike. */
   requestId?: string | undefined;
+}
+
+/** "request 1dd58e1e on R-2025-000871 (1 × Milk, 1.28 EUR) of Example Retail Ltd": which request a question is about. */
+function named(a: Asked): string {
+  return `${a.requestId === undefined ? '' : `request ${a.requestId.slice(0, 8)} on `}${a.summary} of ${a.company}`;
 }
 
 /** "R-2025-000871 (1 × Milk, 1.28 EUR) of Example Retail Ltd, request 1dd58e1e": one line of a list of several. */
@@ -91,19 +96,34 @@ const FINAL = 'It cannot be moved again.';
 
 /** `reject`'s question: no credit note, and final. */
 export function rejectQuestion(asked: readonly Asked[]): string {
-  if (asked.length === 1) return `Reject ${asked[0]!.summary} of ${asked[0]!.company}? No credit note is issued. ${FINAL}`;
+  if (asked.length === 1) return `Reject ${named(asked[0]!)}? No credit note is issued. ${FINAL}`;
   return `Reject these ${asked.length} requests? No credit note is issued for any of them. They cannot be moved again.\n${asked.map(listedLine).join('\n')}\n`;
 }
 
 /** `complete`'s question: the credit note issued for each request, or that none is and nothing is credited. */
 export function completeQuestion(asked: readonly (Asked & { credited: CreditNoteIssued })[]): string {
   const how = (c: CreditNoteIssued) => (c === undefined ? 'with NO credit note: nothing is credited' : `credited by credit note ${c.documentNumber} (${c.amount})`);
-  if (asked.length === 1) return `Complete ${asked[0]!.summary} of ${asked[0]!.company} ${how(asked[0]!.credited)}? ${FINAL}`;
+  if (asked.length === 1) return `Complete ${named(asked[0]!)} ${how(asked[0]!.credited)}? ${FINAL}`;
   return `Complete these ${asked.length} requests? They cannot be moved again.\n${asked.map((a) => `${listedLine(a)}, ${how(a.credited)}`).join('\n')}\n`;
 }
 
-/** `issue`'s question: which credit note, how much, whose; with --complete, the request it closes. */
-export function issueQuestion(creditNote: { documentNumber: string; amount: string }, asked: Asked, complete: boolean): string {
-  const issue = `Issue credit note ${creditNote.documentNumber} for ${creditNote.amount} from ${asked.company}`;
-  return complete ? `${issue} and complete request ${asked.summary}? ${FINAL}` : `${issue} (request ${asked.summary})?`;
+/** The request an issue is for: its ID, its receipt's document number, and (credited in part) how much it asks. */
+export interface IssuedFor {
+  requestId: string;
+  receipt: string;
+  company: string;
+  /** Set when the credit note credits only part of what the request asks: "6 lines, 15.20 EUR". */
+  askedMore?: string | undefined;
+}
+
+/**
+ * `issue`'s question: which credit note, how much and for what (its own lines, not the
+ * request's), whose; which request, and with --complete that it closes it, the part not
+ * credited included.
+ */
+export function issueQuestion(creditNote: { documentNumber: string; amount: string; lines: readonly string[] }, issued: IssuedFor, complete: boolean): string {
+  const request = `request ${issued.requestId.slice(0, 8)} on ${issued.receipt}`;
+  const issue = `Issue credit note ${creditNote.documentNumber} for ${creditNote.amount} (${creditNote.lines.join(', ')}) from ${issued.company}`;
+  const more = issued.askedMore === undefined ? '' : complete ? ` (it asks ${issued.askedMore}: the rest is not credited)` : ` (it asks ${issued.askedMore})`;
+  return complete ? `${issue} and complete ${request}${more}? ${FINAL}` : `${issue} for ${request}${more}?`;
 }

@@ -16,6 +16,17 @@ interface RecordedProduct {
 }
 
 export function requestSummary(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
+  const { lines, money } = asked(request, receipt);
+  return `${oneLine(request.receiptId)} (${[...lines, ...money].join(', ')})`;
+}
+
+/** How much a request asks, briefly, beside a credit note for part of it: "6 lines, 15.20 EUR". */
+export function requestAskedBrief(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
+  const { lines, money } = asked(request, receipt);
+  return [`${lines.length} line${lines.length === 1 ? '' : 's'}`, ...money].join(', ');
+}
+
+function asked(request: ReturnRequest, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
   const template = receipt?.templateRequest as { currency: string; products?: RecordedProduct[] } | undefined;
   const products = template?.products ?? [];
   let amount: number | undefined = template === undefined ? undefined : 0;
@@ -25,8 +36,7 @@ export function requestSummary(request: ReturnRequest, receipt: ReceiptRecord | 
     amount = amount === undefined || part === undefined ? undefined : amount + part;
     return `${line.quantity} × ${oneLine(product?.name ?? line.productId)}`;
   });
-  const money = amount === undefined || template === undefined ? [] : [formatMoney(amount, template.currency)];
-  return `${oneLine(request.receiptId)} (${[...lines, ...money].join(', ')})`;
+  return { lines, money: amount === undefined || template === undefined ? [] : [formatMoney(amount, template.currency)] };
 }
 
 /** The line's share of the receipt line's total; none for a record whose figures cannot be read. */

@@ -92,6 +92,9 @@ export function createPrompter(io: IOStreams): Prompter {
       // anything else that merely starts with "y", are asked again, never taken as a yes.
       const { input } = await import('@inquirer/prompts');
       const fallback = ask.default ?? false;
+      // Typed before the question was there (`… --complete`, Enter, y, Enter while svc starts):
+      // no answer to it.
+      await dropTypedAhead(io);
       const escape = escapeAborts(io.stdin);
       try {
         const answer = await input(
@@ -164,6 +167,33 @@ function escapeAborts(input: Readable): { signal: AbortSignal; dispose(): void }
   };
   input.on('keypress', onKeypress);
   return { signal: controller.signal, dispose: () => input.off('keypress', onKeypress) };
+}
+
+/** How long what the terminal holds is read before a question is drawn: it is there at once. */
+const TYPED_AHEAD_MS = 25;
+
+/**
+ * What was typed before a question is on screen, read and dropped: a line typed ahead into
+ * a command still starting (or still fetching) answers no question it was not there for. In
+ * raw mode a line not ended yet is dropped too. A Ctrl-C among it is the SIGINT the terminal
+ * would have sent. Nothing happens off a terminal.
+ */
+async function dropTypedAhead(io: IOStreams): Promise<void> {
+  const stdin = io.stdin as Readable & { setRawMode?(raw: boolean): unknown; isRaw?: boolean };
+  if (!io.stdinIsTTY || typeof stdin.setRawMode !== 'function') return;
+  const wasRaw = stdin.isRaw === true;
+  let interrupted = false;
+  const drop = (data: Buffer | string) => {
+    if (String(data).includes('\x03')) interrupted = true;
+  };
+  stdin.setRawMode(true);
+  stdin.on('data', drop);
+  stdin.resume();
+  await new Promise((resolve) => setTimeout(resolve, TYPED_AHEAD_MS));
+  stdin.off('data', drop);
+  stdin.pause();
+  stdin.setRawMode(wasRaw);
+  if (interrupted) process.kill(process.pid, 'SIGINT');
 }
 
 /**

@@ -435,6 +435,19 @@ describe('credit-note issue --item: a part of the request', () => {
     expect(recorded?.lines).toEqual([{ originalLine: 5, productId: WATER, quantity: 2 }]);
   });
 
+  it('the question names what is credited (the part, its amount), the request by ID, and what it asks beyond; declined, nothing is sent', async () => {
+    const h = await shop();
+    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2], [WATER, 6]]), keys.current.publicKey, { status: 'PARTIALLY_ACCEPTED' })]);
+    const asked: string[] = [];
+    h.f.prompter = () => ({ confirm: async (q: { message: string }) => (asked.push(q.message), false) }) as unknown as Prompter;
+    const error = await issue({ requestId: 'req-1', item: [`${WATER}:2`], complete: true }, h.f).catch((e: unknown) => e);
+    expect((error as SvcError).exitCode, String(error)).toBe(ExitCode.cancelled);
+    expect(asked).toEqual([
+      `Issue credit note CN-${groceries().documentNumber}-1 for 1.40 EUR (2 × Sparkling mineral water 0.75 l) from your API key's company and complete request req-1 on ${groceries().documentNumber} (it asks 2 lines, 6.76 EUR: the rest is not credited)? It cannot be moved again.`,
+    ]);
+    expect(h.sent).toEqual([]);
+  });
+
   it('--complete on a PENDING request credited in part accepts it in part, then completes it', async () => {
     const h = await shop();
     replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2]]), keys.current.publicKey)]);

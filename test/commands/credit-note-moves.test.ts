@@ -151,7 +151,7 @@ describe('final moves: --yes without a terminal, a confirmation naming what is m
       serveQueue(h, everyStatus());
       await expect(go(h.f)).rejects.toMatchObject({ exitCode: ExitCode.cancelled, message: 'cancelled: nothing was rejected' });
       // 2 of 2 milk (2.55) and 1 of 1 bread (3.52).
-      expect(person.asked).toEqual(["confirm: Reject R-2025-000871 (2 × Whole milk 3.5% 1 l, 1 × Sourdough bread 750 g, 6.07 EUR) of your API key's company? No credit note is issued. It cannot be moved again."]);
+      expect(person.asked).toEqual(["confirm: Reject request 11111111 on R-2025-000871 (2 × Whole milk 3.5% 1 l, 1 × Sourdough bread 750 g, 6.07 EUR) of your API key's company? No credit note is issued. It cannot be moved again."]);
       expect(statusMoves(h)).toEqual([]);
     }
   });

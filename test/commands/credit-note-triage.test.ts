@@ -89,8 +89,8 @@ describe('credit-note triage', () => {
 
     expect(keysAsked(person.asked)).toEqual([ID(1), ID(1), ID(2), ID(3), ID(4)].map((id) => id.slice(0, 8)));
     expect(person.asked).toContain('key: 11111111 ACCEPTED: [i issue & complete, c complete, no credit note, s next, ? keys, q quit]');
-    expect(person.asked).toContain("confirm: Reject R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR) of your API key's company? No credit note is issued. It cannot be moved again.");
-    expect(person.asked).toContain("confirm: Issue credit note CN-R-2025-000871-1 for 1.28 EUR from your API key's company and complete request R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR)? It cannot be moved again.");
+    expect(person.asked).toContain("confirm: Reject request 22222222 on R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR) of your API key's company? No credit note is issued. It cannot be moved again.");
+    expect(person.asked).toContain("confirm: Issue credit note CN-R-2025-000871-1 for 1.28 EUR (1 × Whole milk 3.5% 1 l) from your API key's company and complete request 33333333 on R-2025-000871? It cannot be moved again.");
     expect(person.left()).toEqual([]);
     // Exactly these moves, each as the service's interface has it: `{ status }` and nothing else.
     expect(statusMoves(h)).toEqual([
@@ -217,7 +217,7 @@ describe('credit-note triage', () => {
     expect(person.asked).toEqual([
       'key: 11111111 PARTIALLY_ACCEPTED: [i issue & complete, c complete, no credit note, s skip, ? keys, q quit]',
       'key: 11111111 PARTIALLY_ACCEPTED: [i issue & complete, c complete, no credit note, s skip, ? keys, q quit]',
-      "confirm: Complete R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR) of your API key's company with NO credit note: nothing is credited? It cannot be moved again.",
+      "confirm: Complete request 11111111 on R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR) of your API key's company with NO credit note: nothing is credited? It cannot be moved again.",
       'key: 22222222 PENDING: [a accept, p accept part, r reject, s skip, b back, ? keys, q quit]',
       // Back at the first: COMPLETED now, nothing left but to move on.
       'key: 11111111 COMPLETED: [s next, ? keys, q quit]',

@@ -226,7 +226,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       await term.waitFor('Why reject it?');
       term.type('seal broken');
       term.keys('Enter');
-      await term.waitFor(/Reject R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd\?\s+No\s+credit\s+note\s+is\s+issued\.\s+It\s+cannot\s+be\s+moved\s+again\./);
+      await term.waitFor(/Reject\s+request\s+[0-9a-f]{8}\s+on\s+R-2025-000871-\d+\s+\(1\s+×\s+Whole\s+milk\s+3\.5%\s+1\s+l,\s+1\.28\s+EUR\)\s+of\s+Example\s+Retail\s+Ltd\?\s+No\s+credit\s+note\s+is\s+issued\.\s+It\s+cannot\s+be\s+moved\s+again\./);
       term.keys('y', 'Enter');
       await until(() => rowOf(term, y)?.includes('REJECTED') === true, 'y rejected', term);
       term.keys('q');
@@ -255,14 +255,14 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       await until(() => lines(term).at(-1)?.startsWith(`cannot reject ${a.slice(0, 8)}: it is ACCEPTED; reject moves PENDING`) === true, 'r refused, with why', term);
       term.keys('i');
       // What it will do, before it is done: the credit note, how much, from which company, and the request it closes.
-      await term.waitFor(/Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR from Example Retail Ltd\s+and\s+complete\s+request\s+R-2025-000871-\d+/, 'the preview', 8000);
+      await term.waitFor(new RegExp(String.raw`Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR\s+\(1\s+×\s+Whole\s+milk\s+3\.5%\s+1\s+l\)\s+from\s+Example\s+Retail\s+Ltd\s+and\s+complete\s+request\s+${a.slice(0, 8)}\s+on\s+R-2025-000871-\d+\?`), 'the preview', 8000);
       term.keys('y', 'Enter');
       await until(() => rowOf(term, a)?.includes('COMPLETED') === true, 'a credited and completed', term);
       // The status line: the credit note's document number and the status read back, not a bare serviceReceiptId.
       await until(() => /^[0-9a-f]{8} COMPLETED · credit note CN-R-2025-000871-\d+-1 \(read back\)/.test(lines(term).at(-1) ?? ''), 'what i did, read back', term);
       term.keys('Down', 'c');
       // The prompt wraps its question at 80 columns; it says that nothing is credited.
-      await term.waitFor(/Complete R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of\s+Example\s+Retail\s+Ltd\s+with\s+NO\s+credit\s+note:\s+nothing\s+is\s+credited\?\s+It\s+cannot\s+be\s+moved\s+again\./);
+      await term.waitFor(new RegExp(String.raw`Complete\s+request\s+${b.slice(0, 8)}\s+on\s+R-2025-000871-\d+\s+\(1\s+×\s+Whole\s+milk\s+3\.5%\s+1\s+l,\s+1\.28\s+EUR\)\s+of\s+Example\s+Retail\s+Ltd\s+with\s+NO\s+credit\s+note:\s+nothing\s+is\s+credited\?\s+It\s+cannot\s+be\s+moved\s+again\.`));
       term.keys('y', 'Enter');
       await until(() => rowOf(term, b)?.includes('COMPLETED') === true, 'b completed', term);
       await until(() => lines(term).at(-1)?.startsWith(`${b.slice(0, 8)} COMPLETED · no credit note (read back)`) === true, 'what c did, read back', term);

@@ -43,14 +43,14 @@ describe('credit-note triage in a terminal', () => {
       await term.waitFor('? Why reject it?');
       term.type('box arrived opened');
       term.keys('Enter');
-      await term.waitFor(/\? Reject R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd\? No credit note is issued\.\s+It cannot be moved again\./);
+      await term.waitFor(/\? Reject request [0-9a-f]{8} on R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd\? No credit note is issued\.\s+It cannot be moved again\./);
       term.keys('y', 'Enter');
       await term.waitFor(`? ${c.slice(0, 8)} PENDING:`);
       // No i on a PENDING request (the moves table): accepted first, then issued.
       term.keys('a');
       await term.waitFor(`? ${c.slice(0, 8)} ACCEPTED:`);
       term.keys('i');
-      await term.waitFor(/\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR from Example Retail Ltd and complete request/);
+      await term.waitFor(/\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR \(1 × Whole milk 3\.5% 1 l\) from Example Retail Ltd and complete request [0-9a-f]{8} on R-2025-000871-\d+\?/);
       term.keys('y', 'Enter');
       await term.waitFor(`? ${d.slice(0, 8)} PENDING:`);
       term.keys('q');

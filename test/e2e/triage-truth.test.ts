@@ -72,7 +72,7 @@ describe('triage: what is echoed is what happened', () => {
       await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED:`);
       // Given time to (wrongly) take them.
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      expect(term.text()).not.toContain('Complete R-2025');
+      expect(term.text()).not.toContain('Complete request');
       term.keys('q');
       await term.waitFor('SVC-EXIT=');
       expect(term.text()).not.toMatch(/^completed, no credit note/m);
@@ -95,7 +95,7 @@ describe('triage: what is echoed is what happened', () => {
       term.type('wrong size');
       // Enter, the confirmation's y and Enter, and s for the next prompt, all typed ahead.
       term.keys('Enter', 'y', 'Enter', 's');
-      await term.waitFor(/Reject R-2025-000871-\d+ .*\?/);
+      await term.waitFor(new RegExp(String.raw`Reject request ${a.slice(0, 8)} on R-2025-000871-\d+ .*\?`));
       await new Promise((resolve) => setTimeout(resolve, 1500));
       // The y typed before the question showed did not answer it: it still waits.
       expect(term.text()).not.toContain(`${a.slice(0, 8)}`.concat(' is REJECTED'));
@@ -199,14 +199,14 @@ describe('triage: the legal moves are the table\'s, final questions say what the
       term.keys('a');
       await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED: i issue & complete · c complete, no credit note`);
       term.keys('i');
-      await term.waitFor(spaced(String.raw`\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR from Example Retail Ltd and complete request R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\)\? It cannot be moved again\.`));
+      await term.waitFor(spaced(String.raw`\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR \(1 × Whole milk 3\.5% 1 l\) from Example Retail Ltd and complete request ${a.slice(0, 8)} on R-2025-000871-\d+\? It cannot be moved again\.`));
       term.keys('y', 'Enter');
       await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
       expect(term.text()).toMatch(spaced(String.raw`\n${a} is COMPLETED now, with credit note CN-R-2025-000871-\d+-1 \([0-9a-f-]{36}\) \(read back from the service and the ledger\)`));
       term.keys('a');
       await term.waitFor(`? ${b.slice(0, 8)} ACCEPTED:`);
       term.keys('c');
-      await term.waitFor(spaced(String.raw`\? Complete R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd with NO credit note: nothing is credited\? It cannot be moved again\.`));
+      await term.waitFor(spaced(String.raw`\? Complete request ${b.slice(0, 8)} on R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd with NO credit note: nothing is credited\? It cannot be moved again\.`));
       term.keys('n', 'Enter');
       await term.waitFor('cancelled: nothing was completed');
       await term.waitFor(`? ${b.slice(0, 8)} ACCEPTED:`);
@@ -216,5 +216,35 @@ describe('triage: the legal moves are the table\'s, final questions say what the
     } finally {
       term.kill();
     }
+  }, 90_000);
+});
+
+describe('a single move: keys typed ahead while it starts are no answer', () => {
+  it('`issue --complete` and `reject` with y Enter typed before their question: each waits for an answer; n cancels (exit 3), nothing moves', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = slow.merchant();
+    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    const before = await queueStatuses(m);
+    for (const [name, args, question, cancelled] of [
+      ['svc-issue-ahead', ['credit-note', 'issue', a, '--complete'], String.raw`\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR \(1 × Whole milk 3\.5% 1 l\) from Example Retail Ltd and complete request ${a.slice(0, 8)} on R-2025-000871-\d+\? It cannot be moved again\. \(y/N\)`, 'cancelled: no credit note was issued'],
+      ['svc-reject-ahead', ['credit-note', 'reject', b], String.raw`\? Reject request ${b.slice(0, 8)} on R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd\? No credit note is issued\. It cannot be moved again\. \(y/N\)`, 'cancelled'],
+    ] as const) {
+      const term = svcInTerminal(name, [...args], svcEnv(m.home, m.env), [120, 40]);
+      try {
+        // Typed at once: the command is still starting, and then waits 400 ms for each answer.
+        term.keys('y', 'Enter');
+        await term.waitFor(spaced(question));
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(term.text()).not.toContain('SVC-EXIT=');
+        term.keys('n', 'Enter');
+        await term.waitFor('SVC-EXIT=');
+        expect(term.text()).toContain('SVC-EXIT=3');
+        expect(term.text()).toContain(cancelled);
+      } finally {
+        term.kill();
+      }
+    }
+    expect(statusChanges(before, await queueStatuses(m))).toEqual({});
   }, 90_000);
 });

@@ -159,17 +159,24 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   }
   issues.push(...bankIssues(request));
   if (issues.length > 0) {
-    throw new ValidationError(`return request ${check.requestId}`, issues, { hint: refusedHint(check.requestId, check.status) });
+    // --item can credit the lines that pass only when the refusal is about other lines alone.
+    const partPasses = allocations.size > 0 && issues.every((issue) => issue.path.startsWith('lineItems.'));
+    throw new ValidationError(`return request ${check.requestId}`, issues, { hint: refusedHint(check.requestId, check.status, partPasses) });
   }
   return [...allocations.values()];
 }
 
-/** Only a PENDING request can still be rejected (docs/interface-decisions.md#return-request-moves); an accepted one can only be completed. */
-function refusedHint(requestId: string, status: string): string {
+/**
+ * Only a PENDING request can still be rejected (docs/interface-decisions.md#return-request-moves);
+ * an accepted one can only be completed: credited in part (when a part passes), or closed with
+ * `complete --credited-elsewhere`, which is what completes a request no credit note credits.
+ */
+function refusedHint(requestId: string, status: string, partPasses: boolean): string {
   if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
     return (
-      `nothing was submitted; the request is ${status}, so it can no longer be rejected: credit only the part that passes ` +
-      `with --item PRODUCT_ID:QTY, settle it another way and run \`svc credit-note complete ${requestId}\`, or fix the receipt record`
+      `nothing was submitted; the request is ${status}, so it can no longer be rejected: ` +
+      (partPasses ? 'credit only the part that passes with --item PRODUCT_ID:QTY, ' : '') +
+      `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\`, or fix the receipt record`
     );
   }
   return `nothing was submitted; reject it with \`svc credit-note reject ${requestId}\`, or fix the receipt record`;

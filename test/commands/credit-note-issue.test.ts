@@ -263,7 +263,7 @@ describe('credit-note issue: refused before anything is submitted', () => {
     expect(error.hint).toBe('nothing was submitted; reject it with `svc credit-note reject req-1`, or fix the receipt record');
   });
 
-  it('an accepted request, which can no longer be rejected: the hint says what is left', async () => {
+  it('an accepted request, which can no longer be rejected: the hint says what is left, a part only when one passes', async () => {
     for (const status of ['ACCEPTED', 'PARTIALLY_ACCEPTED']) {
       const h = await shop();
       replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1], ['CANDY-1', 1]]), keys.current.publicKey, { status })]);
@@ -271,9 +271,11 @@ describe('credit-note issue: refused before anything is submitted', () => {
       const error = (await issue(opts('req-1', more), h.f).catch((e: unknown) => e)) as ValidationError;
       expect(error).toBeInstanceOf(ValidationError);
       expect(error.hint).not.toContain('svc credit-note reject');
+      // The milk would pass on its own; with only the candy named (--item), no part passes.
+      const part = status === 'ACCEPTED' ? 'credit only the part that passes with --item PRODUCT_ID:QTY, ' : '';
       expect(error.hint).toBe(
-        `nothing was submitted; the request is ${status}, so it can no longer be rejected: credit only the part that passes ` +
-          'with --item PRODUCT_ID:QTY, settle it another way and run `svc credit-note complete req-1`, or fix the receipt record',
+        `nothing was submitted; the request is ${status}, so it can no longer be rejected: ${part}` +
+          'settle it another way and run `svc credit-note complete req-1 --credited-elsewhere`, or fix the receipt record',
       );
       expect(h.sent).toEqual([]);
     }

@@ -10,7 +10,7 @@
 // (--reason) is kept in the ledger beside the request: the PATCH takes `{ status }` only, so
 // the service never hears it.
 import type { Caller } from '../../api/caller.js';
-import { setReturnRequestStatus } from '../../api/credit-note.js';
+import { listReturnRequests, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
@@ -296,7 +296,7 @@ async function setStatuses(
 
   async function moveOne(requestId: string, caller: Caller): Promise<void> {
     try {
-      if (status === 'REJECTED') await refuseRejectingCredited(f, requestId);
+      if (status === 'REJECTED') await refuseRejectingCredited(f, caller, requestId);
       // A rejection's reason is kept with the item, so that is kept too.
       if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined) await keepQueueItem(f, caller, requestId);
       const part = parts?.get(requestId);
@@ -351,9 +351,15 @@ async function refuseCompletingUncredited(f: Factory, requests: readonly Request
  * A request with a credit note issued, or one being submitted (a run killed or under way,
  * which a re-run would finish), is not rejected: the customer would be refused and credited.
  */
-async function refuseRejectingCredited(f: Factory, requestId: string): Promise<void> {
+async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: string): Promise<void> {
   const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
   if (intent === undefined || intent.state === 'abandoned') return;
+  // Credited and already closed: said as it is, not with a next step it no longer has.
+  if (intent.state === 'done' && (await statusListed(caller, requestId)) === 'COMPLETED') {
+    throw new RequestStateError(`return request ${requestId} is COMPLETED, credited by credit note ${intent.documentNumber}: it cannot be moved again`, {
+      hint: `nothing was rejected; see it with \`svc credit-note show ${requestId}\``,
+    });
+  }
   throw creditedAlready(
     requestId,
     intent.documentNumber,
@@ -362,6 +368,15 @@ async function refuseRejectingCredited(f: Factory, requestId: string): Promise<v
       ? `it was credited: close it with \`svc credit-note complete ${requestId}\``
       : `nothing was rejected; finish the submission with \`svc credit-note issue ${requestId}\`, or close it with \`svc credit-note issue ${requestId} --abandon-pending\` and then reject`,
   );
+}
+
+/** The request's status as the service lists it now; undefined when it is not listed (or cannot be asked). */
+async function statusListed(caller: Caller, requestId: string): Promise<string | undefined> {
+  try {
+    return (await listReturnRequests(caller)).find((item) => item.requestId === requestId)?.status;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Keeps the item for after the move; not finding it is left to the PATCH to report, and a failure to keep it only warns. */

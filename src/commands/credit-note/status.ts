@@ -207,7 +207,13 @@ async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { v
     });
   }
   // What it will do, said before it is done: no credit note, or the one issued (the ledger's), for which company.
-  const asked = await Promise.all(requests.map(async (r) => ({ requestId: r.requestId, summary: await summaryOf(f, r.caller, r.requestId), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })));
+  const read = await Promise.all(
+    requests.map(async (r) => ({ requestId: r.requestId, ...(await readForQuestion(f, r.caller, r.requestId)), company: await companyNameOf(f, r.caller), credited: await creditedFor(f, r.requestId) })),
+  );
+  // One already there moves nowhere: nothing to confirm for it (its line says it already was).
+  const target = how.verb === 'Reject' ? 'REJECTED' : 'COMPLETED';
+  const asked = read.filter((r) => r.status !== target);
+  if (asked.length === 0) return;
   const message = how.verb === 'Reject' ? rejectQuestion(asked) : completeQuestion(asked);
   await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, `cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
 }
@@ -228,13 +234,18 @@ export async function confirmAccept(f: Factory, requestIds: readonly string[]): 
 
 /** "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)"; the request's ID when it cannot be read. */
 async function summaryOf(f: Factory, caller: Caller, requestId: string): Promise<string> {
+  return (await readForQuestion(f, caller, requestId)).summary;
+}
+
+/** The request's summary for a question, and its status as found (undefined when it could not be). */
+async function readForQuestion(f: Factory, caller: Caller, requestId: string): Promise<{ summary: string; status?: string | undefined }> {
   try {
     const item = await findQueueItem(f, caller, requestId);
     const [read] = await readQueue([item], await loadKeyring(f));
-    if (read?.returnRequest === undefined) return `request ${requestId} (cannot be read)`;
-    return requestSummary(read.returnRequest, await (await f.ledger()).receipt(item.serviceReceiptId));
+    if (read?.returnRequest === undefined) return { summary: `request ${requestId} (cannot be read)`, status: item.status };
+    return { summary: requestSummary(read.returnRequest, await (await f.ledger()).receipt(item.serviceReceiptId)), status: item.status };
   } catch (error) {
-    if (error instanceof SvcError) return `request ${requestId}`;
+    if (error instanceof SvcError) return { summary: `request ${requestId}` };
     throw error;
   }
 }
@@ -297,8 +308,9 @@ async function setStatuses(
   async function moveOne(requestId: string, caller: Caller): Promise<void> {
     try {
       if (status === 'REJECTED') await refuseRejectingCredited(f, caller, requestId);
-      // A rejection's reason is kept with the item, so that is kept too.
-      if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined) await keepQueueItem(f, caller, requestId);
+      // A rejection's reason is kept with the item, so that is kept too. Either way the status
+      // it had before is known: a move to where it already was is said to have changed nothing.
+      const before = status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined ? await keepQueueItem(f, caller, requestId) : await statusListed(caller, requestId);
       const part = parts?.get(requestId);
       const afterMove = part === undefined ? undefined : await recordPart(f, requestId, part);
       const result = await setReturnRequestStatus(caller, requestId, status);
@@ -306,7 +318,8 @@ async function setStatuses(
       if (reason !== undefined) await keepReason(f, requestId, reason);
       results.push(part === undefined ? result : { ...result, acceptedPart: part });
       await rememberMove(f, result.requestId, result.status);
-      if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}`);
+      const already = before === result.status && part === undefined ? ` (it already was: nothing changed)` : '';
+      if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
     } catch (error) {
       if (requestIds.length === 1) throw error;
       failures.push(error);
@@ -379,12 +392,12 @@ async function statusListed(caller: Caller, requestId: string): Promise<string |
   }
 }
 
-/** Keeps the item for after the move; not finding it is left to the PATCH to report, and a failure to keep it only warns. */
-async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Promise<void> {
+/** Keeps the item for after the move, and says its status before it; not finding it is left to the PATCH to report, and a failure to keep it only warns. */
+async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Promise<string | undefined> {
   try {
-    await findQueueItem(f, caller, requestId);
+    return (await findQueueItem(f, caller, requestId)).status;
   } catch (error) {
-    if (error instanceof NotFoundError) return;
+    if (error instanceof NotFoundError) return undefined;
     note(f.io, `warning: could not keep a copy of request ${requestId} (${error instanceof Error ? error.message : String(error)}); \`issue\` may not find it once the service stops listing it`);
   }
 }

@@ -1,0 +1,63 @@
+// A move said as it is. `credit-note reject` of a request a credit note credited: refused
+// (exit 7) in words that fit where the request is; still ACCEPTED, the next step is to
+// complete it; already COMPLETED, there is none, and the refusal says it is COMPLETED rather
+// than sending the merchant to `complete`. A move to the status a request already has changes
+// nothing and says so, and a final one asks nothing on a terminal.
+import { describe, expect, it } from 'vitest';
+import { runSvc, svcEnv } from './helpers.js';
+import { milkRequests, queueStatuses, useMerchant } from './merchant.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
+
+const { merchant } = useMerchant();
+
+describe('reject of a credited request', () => {
+  it('ACCEPTED: exit 7, "close it with complete"; COMPLETED: exit 7 saying it is COMPLETED and by which credit note; nothing moves', async () => {
+    const m = merchant();
+    const [open, closed] = (await milkRequests(m, 2)) as [string, string];
+    await m.svc(['credit-note', 'accept', open, closed]);
+    await m.svc(['credit-note', 'issue', open, '--yes']);
+    await m.svc(['credit-note', 'issue', closed, '--yes', '--complete']);
+    const before = await queueStatuses(m);
+
+    const stillOpen = await runSvc(['credit-note', 'reject', open, '--yes'], { home: m.home, env: m.env });
+    expect(stillOpen.exitCode, stillOpen.stderr).toBe(7);
+    expect(stillOpen.stderr).toMatch(/already has credit note CN-R-2025-000871-\d+-\d+ \(issued, or being submitted\): it cannot be rejected/);
+    expect(stillOpen.stderr).toContain(`close it with \`svc credit-note complete ${open}\``);
+
+    const done = await runSvc(['credit-note', 'reject', closed, '--yes'], { home: m.home, env: m.env });
+    expect(done.exitCode, done.stderr).toBe(7);
+    expect(done.stderr).toMatch(new RegExp(`return request ${closed} is COMPLETED, credited by credit note CN-R-2025-000871-\\d+-\\d+: it cannot be moved again`));
+    expect(done.stderr).not.toContain('close it with');
+    expect(done.stderr).toContain(`svc credit-note show ${closed}`);
+
+    expect(await queueStatuses(m)).toEqual(before);
+    expect(before.get(open)).toBe('ACCEPTED');
+    expect(before.get(closed)).toBe('COMPLETED');
+  }, 60_000);
+});
+
+describe('a move to where a request already is', () => {
+  it('accept and complete again: exit 0, "it already was: nothing changed"; on a terminal, complete of a COMPLETED request asks nothing', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const first = await m.svc(['credit-note', 'accept', a]);
+    expect(first.stdout).toBe(`${a} ACCEPTED\n`);
+    const again = await m.svc(['credit-note', 'accept', a]);
+    expect(again.stdout).toBe(`${a} ACCEPTED (it already was: nothing changed)\n`);
+    await m.svc(['credit-note', 'issue', a, '--yes', '--complete']);
+    const completed = await m.svc(['credit-note', 'complete', a, '--yes']);
+    expect(completed.stdout).toBe(`${a} COMPLETED (it already was: nothing changed)\n`);
+    const term = svcInTerminal('svc-complete-again', ['credit-note', 'complete', a], svcEnv(m.home, m.env), [80, 24]);
+    try {
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).toContain('SVC-EXIT=0');
+      expect(term.text()).toContain(`${a} COMPLETED (it already was: nothing changed)`);
+      expect(term.text()).not.toContain('It cannot be moved again');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+});

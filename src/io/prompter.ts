@@ -101,6 +101,8 @@ export function createPrompter(io: IOStreams): Prompter {
           {
             message: `${ask.message} ${fallback ? '(Y/n)' : '(y/N)'}`,
             validate: (value: string) => (yesOrNo(value, fallback) === undefined ? 'answer y (yes) or n (no)' : true),
+            // Answered, the line keeps the answer as taken: Enter alone shows the default it stood for.
+            transformer: (value: string, { isFinal }: { isFinal: boolean }) => (isFinal ? (yesOrNo(value, fallback) ? 'Yes' : 'No') : value),
           },
           context(escape.signal),
         ).catch(cancelled);

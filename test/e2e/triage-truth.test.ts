@@ -241,6 +241,8 @@ describe('a single move: keys typed ahead while it starts are no answer', () => 
         await term.waitFor('SVC-EXIT=');
         expect(term.text()).toContain('SVC-EXIT=3');
         expect(term.text()).toContain(cancelled);
+        // The answered question keeps the answer as it was taken.
+        expect(term.text()).toMatch(/\(y\/N\) No$/m);
       } finally {
         term.kill();
       }

@@ -8,7 +8,8 @@ import { printable } from '../io/printable.js';
 import { note } from '../io/streams.js';
 import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
-import { openRequest } from './open-request.js';
+import { ClosedRequestError, openRequest } from './open-request.js';
+import { creditedFor } from './credited.js';
 import { creditedOf, prepare, returnWindowDays, type Terms } from './prepare.js';
 import { previewText } from './preview.js';
 
@@ -49,9 +50,12 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
       return { json: { requestId, checks: 'failed', issues }, text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${printable(i.path)}: ${printable(i.message)}`).join('\n')}` };
     }
     if (error instanceof SvcError) {
+      // A closed request this ledger credited: named by its credit note, not only "nothing to credit".
+      const credited = error instanceof ClosedRequestError ? await creditedFor(f, error.item.requestId) : undefined;
+      const reason = credited === undefined ? error.message : `${error.message}; credited by credit note ${credited.documentNumber} (${credited.amount})`;
       return {
-        json: { requestId, checks: 'not run', reason: error.message, ...(error.hint ? { hint: error.hint } : {}) },
-        text: `checks: not run: ${printable(error.message)}${error.hint ? ` (${printable(error.hint)})` : ''}`,
+        json: { requestId, checks: 'not run', reason, ...(error.hint ? { hint: error.hint } : {}) },
+        text: `checks: not run: ${printable(reason)}${error.hint ? ` (${printable(error.hint)})` : ''}`,
       };
     }
     throw error;

@@ -38,7 +38,7 @@ describe('reject of a credited request', () => {
 });
 
 describe('a move to where a request already is', () => {
-  it('accept and complete again: exit 0, "it already was: nothing changed"; on a terminal, complete of a COMPLETED request asks nothing', async (ctx) => {
+  it('accept and complete again: exit 0, "it already was: nothing changed"; show names the credit note; on a terminal, complete of a COMPLETED request asks nothing', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);
     const m = merchant();
@@ -48,6 +48,9 @@ describe('a move to where a request already is', () => {
     const again = await m.svc(['credit-note', 'accept', a]);
     expect(again.stdout).toBe(`${a} ACCEPTED (it already was: nothing changed)\n`);
     await m.svc(['credit-note', 'issue', a, '--yes', '--complete']);
+    // `show` names the credit note that closed it, not only that there is nothing to credit.
+    const shown = await m.svc(['credit-note', 'show', a]);
+    expect(shown.stdout + shown.stderr).toMatch(/is COMPLETED: there is nothing to credit; credited by credit note CN-R-2025-000871-\d+-1 \(1\.28 EUR\)/);
     const completed = await m.svc(['credit-note', 'complete', a, '--yes']);
     expect(completed.stdout).toBe(`${a} COMPLETED (it already was: nothing changed)\n`);
     const term = svcInTerminal('svc-complete-again', ['credit-note', 'complete', a], svcEnv(m.home, m.env), [80, 24]);

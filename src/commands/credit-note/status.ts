@@ -20,10 +20,8 @@ import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { companyNameOf } from '../../auth/caller.js';
-import { completeQuestion, listedLine, rejectQuestion, type CreditNoteIssued } from '../../credit-notes/moves.js';
-import { reservationOf } from '../../credit-notes/submit.js';
-import type { CreditNoteTemplateRequest } from '../../contract/template.js';
-import { formatMoney, toMinor } from '../../crypto/money.js';
+import { completeQuestion, listedLine, rejectQuestion } from '../../credit-notes/moves.js';
+import { creditedFor } from '../../credit-notes/credited.js';
 import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
@@ -216,14 +214,6 @@ async function confirmFinal(f: Factory, requests: readonly RequestOf[], how: { v
   if (asked.length === 0) return;
   const message = how.verb === 'Reject' ? rejectQuestion(asked) : completeQuestion(asked);
   await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, `cancelled: nothing was ${how.verb === 'Reject' ? 'rejected' : 'completed'}`);
-}
-
-/** The credit note this ledger issued for a request (its number and total), or undefined for none. */
-async function creditedFor(f: Factory, requestId: string): Promise<CreditNoteIssued> {
-  const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
-  if (intent?.state !== 'done') return undefined;
-  const request = reservationOf(intent).templateRequest as CreditNoteTemplateRequest;
-  return { documentNumber: intent.documentNumber, amount: formatMoney(toMinor(request.totalAmount, request.currency), request.currency) };
 }
 
 /** Several requests accepted at once (the queue screen's marked ones): asked first, naming each as a final move does. */

@@ -15,11 +15,13 @@ export function age(iso: string, now: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-/** The quantities asked for, summed, and the number of lines when there are several. */
+/**
+ * One line: the quantity asked for. Several: how many lines, not a sum of their quantities,
+ * which would add kilograms to pieces (1 kg of bananas and 5 bottles is not "6").
+ */
 export function itemsSummary(request: ReturnRequest): string {
-  const total = quantityOf(request.lineItems.reduce((sum, line) => sum + scaledQuantity(line.quantity), 0));
-  const lines = request.lineItems.length;
-  return lines === 1 ? String(total) : `${total} (${lines} lines)`;
+  const lines = request.lineItems;
+  return lines.length === 1 ? String(quantityOf(scaledQuantity(lines[0]!.quantity))) : `${lines.length} lines`;
 }
 
 export function truncate(text: string, max: number): string {

@@ -40,7 +40,7 @@ export interface QueueScreenParts<T extends QueueRow> {
    * One refresh: the rows to list, the count line under them, whether a row is new or changed
    * since the refresh before, and a warning for the status line while something is wrong.
    */
-  fetch(): Promise<{ rows: T[]; footer: string; changed(row: T): boolean; warning?: string | undefined }>;
+  fetch(): Promise<{ rows: T[]; footer: () => string; changed(row: T): boolean; warning?: string | undefined }>;
   columns(): Column<T>[];
   intervalMs: number;
   /** "12:03:04 CET": when the list was fetched. */
@@ -74,7 +74,8 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
   const t = theme(io, 'stdout');
   const state = new ListState<T & ListRow>();
   let view: View = { kind: 'list' };
-  let footer = '';
+  // Made at each drawing, as the rows' ages are: "oldest 21s" beside a row of 21s, not the refresh's 15s.
+  let footer: () => string = () => '';
   let updated = '';
   let changed: (row: T) => boolean = () => false;
   let message = '';
@@ -126,7 +127,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     // What only this screen knows first (marks, the filter), so a narrow terminal keeps it.
     const marks = state.marked.size > 0 ? `${state.marked.size} marked · ` : '';
     // Filtered, the count is of the rows shown ("1 of 9 requests (filter: bob)"), not the queue's counts of them all.
-    const counts = state.filter ? `${rows.length} of ${state.total()} ${state.total() === 1 ? 'request' : 'requests'} (filter: ${oneLine(state.filter)})` : footer;
+    const counts = state.filter ? `${rows.length} of ${state.total()} ${state.total() === 1 ? 'request' : 'requests'} (filter: ${oneLine(state.filter)})` : footer();
     const status = statusLines(selected, width);
     const below = 1 + status.length;
     const fitted = async (body: number) => {

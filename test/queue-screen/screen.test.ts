@@ -45,7 +45,7 @@ async function until(what: () => boolean, label: string, screen: () => string[])
   }
 }
 
-function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; intervalMs?: number } = {}) {
+function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; intervalMs?: number; footer?: () => string } = {}) {
   let failures = opts.failures ?? 0;
   const calls: [string, string[]][] = [];
   const move = (ids: string[], status: string) => {
@@ -72,7 +72,7 @@ function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; inte
     io: term.io,
     fetch: async () => {
       if (failures-- > 0) throw new UnavailableError('the service is restarting');
-      return { rows: rows.map((r) => ({ ...r })), footer: `${rows.length} requests`, changed: () => false };
+      return { rows: rows.map((r) => ({ ...r })), footer: opts.footer ?? (() => `${rows.length} requests`), changed: () => false };
     },
     columns: () => columns,
     intervalMs: opts.intervalMs ?? 60_000,
@@ -108,6 +108,18 @@ describe('the queue screen', () => {
     await q.done;
     expect(q.term.stdin.isRaw).toBe(false);
     expect(q.term.written().endsWith('\x1b[?25h\x1b[?1049l')).toBe(true);
+  });
+
+  it('makes the count line at each drawing, as the rows\' ages are: one drawn after a key is not the refresh\'s', async () => {
+    let drawn = 0;
+    const q = queue(rows(), { footer: () => `3 requests · drawing ${++drawn}` });
+    await until(() => q.cursorRow() !== undefined, 'the list', q.term.screen);
+    const first = drawn;
+    q.keys('j');
+    await until(() => q.cursorRow()?.includes('bbbbbbbb') === true, 'j', q.term.screen);
+    await until(() => q.term.screen().some((l) => l.includes(`drawing ${drawn}`)) && drawn > first, 'the count line drawn again', q.term.screen);
+    q.keys('q');
+    await q.done;
   });
 
   it('refuses a move the status does not allow, and p, i, c on several marked requests, saying why; r takes the marked ones', async () => {

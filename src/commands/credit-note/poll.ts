@@ -403,7 +403,7 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
       before = new Map(polled.all.map((i) => [i.requestId, i.status]));
       return {
         rows: polled.shown,
-        footer: footerOf(polled.shown, polled.viewed, f.clock.now(), parts.selected),
+        footer: () => footerOf(polled.shown, polled.viewed, f.clock.now(), parts.selected),
         // New or changed since the refresh before (none on the first).
         changed: (row) => previous !== undefined && previous.get(row.requestId) !== row.status,
         warning: parts.keeper?.warning(),

@@ -64,3 +64,22 @@ describe('a move to where a request already is', () => {
     }
   }, 60_000);
 });
+
+describe('accept of a request issue would refuse', () => {
+  it('is accepted (exit 0), and a note says issue would refuse it and what is left: --credited-elsewhere', async () => {
+    const m = merchant();
+    // Milk bought twice: two requests credited take it all, the third asks for what is not left.
+    const [a, b, c] = (await milkRequests(m, 3)) as [string, string, string];
+    await m.svc(['credit-note', 'accept', a, b]);
+    await m.svc(['credit-note', 'issue', a, '--yes']);
+    await m.svc(['credit-note', 'issue', b, '--yes']);
+    const accepted = await m.svc(['credit-note', 'accept', c]);
+    expect(accepted.stdout).toBe(`${c} ACCEPTED\n`);
+    expect(accepted.stderr).toMatch(new RegExp(`note: \`svc credit-note issue ${c}\` would refuse it \\(lineItems\\.0 \\(productId 4001234567890\\): quantity 1 is more than the 0 that can still be returned`));
+    expect(accepted.stderr).toContain(`\`svc credit-note complete ${c} --credited-elsewhere\``);
+    // One that passes gets no note.
+    const [d] = (await milkRequests(m, 1)) as [string];
+    const fine = await m.svc(['credit-note', 'accept', d]);
+    expect(fine.stderr).not.toContain('would refuse');
+  }, 60_000);
+});

@@ -33,6 +33,7 @@ import { oneLine, writeJson } from '../../io/output.js';
 import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { confirmOrCancel } from '../../io/prompter.js';
 import { canPrompt, note, println } from '../../io/streams.js';
+import { printable } from '../../io/printable.js';
 import type { Verb } from '../context.js';
 
 export interface StatusOptions {
@@ -310,6 +311,7 @@ async function setStatuses(
       await rememberMove(f, result.requestId, result.status);
       const already = before === result.status && part === undefined ? ` (it already was: nothing changed)` : '';
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
+      if (status === 'ACCEPTED' && before !== result.status) await noteIfIssueWouldRefuse(f, caller, result.requestId);
     } catch (error) {
       if (requestIds.length === 1) throw error;
       failures.push(error);
@@ -370,6 +372,22 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
     intent.state === 'done'
       ? `it was credited: close it with \`svc credit-note complete ${requestId}\``
       : `nothing was rejected; finish the submission with \`svc credit-note issue ${requestId}\`, or close it with \`svc credit-note issue ${requestId} --abandon-pending\` and then reject`,
+  );
+}
+
+/**
+ * Accepted, a request can no longer be rejected: when \`issue\` would refuse it (more asked
+ * back than is left, a closed return window), that is said now, with the way that is left.
+ */
+async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string): Promise<void> {
+  const { decisionOf } = await import('../../credit-notes/decision.js');
+  const decision = await decisionOf(f, caller, requestId).catch(() => undefined);
+  if (decision?.json.checks !== 'failed') return;
+  const why = decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
+  note(
+    f.io,
+    `note: \`svc credit-note issue ${requestId}\` would refuse it (${why}); accepted, it can no longer be rejected: ` +
+      `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\``,
   );
 }
 

@@ -376,7 +376,7 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
 }
 
 /**
- * Accepted, a request can no longer be rejected: when \`issue\` would refuse it (more asked
+ * Accepted, a request can no longer be rejected: when `issue` would refuse it (more asked
  * back than is left, a closed return window), that is said now, with the way that is left.
  */
 async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string): Promise<void> {

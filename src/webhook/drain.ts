@@ -15,6 +15,9 @@ export function parseDrainTimeout(value: string | undefined): number {
 
 /** Resolves true when `work` finished within `ms`, false when the time ran out first. */
 export async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  // No deadline (a listener that failed to start winds down without one): setTimeout would
+  // warn that Infinity does not fit its 32 bits, on the stderr of a JSON log.
+  if (!Number.isFinite(ms)) return work.then(() => true);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {

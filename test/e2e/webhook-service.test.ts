@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -16,7 +16,7 @@ import { bodyId } from '../../src/crypto/hash.js';
 import { encryptJson } from '../../src/crypto/hybrid.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
-import { makeSvcHome, repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs } from './helpers.js';
 import { startMerchant } from './merchant.js';
 
 const SECRET = 'whsec_c2VydmljZS1zZWNyZXQtZTJlLXNlcnZpY2Utc2VjcmV0LTEyMzQ1Njc4OQ==';
@@ -359,6 +359,25 @@ describe('webhook listen as a service', () => {
     } finally {
       l.child.kill('SIGKILL');
       await app.close();
+    }
+  }, 60_000);
+
+  it('a port in use at start: the error and its exit code, and no Node warning, under --log-format json too', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = String((busy.address() as AddressInfo).port);
+    try {
+      for (const [flags, error] of [
+        [['--port', '0', '--admin-port', port], `error: --admin-port: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`],
+        [['--port', port, '--admin-port', '0'], `error: port ${port} is in use`],
+      ] as const) {
+        const result = await runSvc(['webhook', 'listen', ...flags, '--log-format', 'json'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
+        expect(result.exitCode, result.stderr).toBe(1);
+        expect(result.stderr).toContain(error);
+        expect(result.stderr).not.toMatch(/\(node:\d+\)|TimeoutOverflowWarning/);
+      }
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
     }
   }, 60_000);
 

@@ -1,11 +1,13 @@
 // `--forward-to [EVENTS=]URL`, repeatable: each processed delivery goes to the targets of its
-// event (`RETURN_REQUESTED=http://127.0.0.1:3000/returns`; EVENTS may be a comma list), and
-// to every bare URL. A forward is the delivery as it arrived (forward.ts) plus `Svc-Event`,
-// `Svc-Delivery-Id` (the journal's ID: the body's SHA-256) and `Svc-Company-Id`. Targets are
-// asked at once, not one after the other; a target that fails (no answer, 5xx, 429) is tried
-// again with exponential backoff; one whose last delivery failed every attempt is "down" and
-// gets one attempt per delivery until it answers again, so it costs the others nothing more.
+// event (`RETURN_REQUESTED=http://127.0.0.1:3000/returns`; EVENTS may be a comma list of the
+// events svc knows), and to every bare URL (every event, those svc does not know too). A
+// forward is the delivery as it arrived (forward.ts) plus `Svc-Event`, `Svc-Delivery-Id` (the
+// journal's ID: the body's SHA-256) and `Svc-Company-Id`. Targets are asked at once, not one
+// after the other; a target that fails (no answer, 5xx, 429) is tried again with exponential
+// backoff; one whose last delivery failed every attempt is "down" and gets one attempt per
+// delivery until it answers again, so it costs the others nothing more.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { KNOWN_WEBHOOK_EVENTS, isKnownWebhookEventName } from '../contract/webhook.js';
 import { UsageError } from '../errors.js';
 import { createForwarder, parseForwardUrl, type Forwarder, type ForwardResult } from './forward.js';
 import type { StoredDelivery } from './journal.js';
@@ -26,6 +28,13 @@ export function parseRoute(value: string): Route {
   const lower = events.find((e) => e !== e.toUpperCase());
   if (lower !== undefined) {
     throw new UsageError(`--forward-to: "${lower}" is not an event name`, { hint: 'event names are upper case, e.g. RETURN_REQUESTED=http://127.0.0.1:3000/returns' });
+  }
+  // A mistyped name would route nothing, and its deliveries be marked processed all the same.
+  const unknown = events.find((e) => !isKnownWebhookEventName(e));
+  if (unknown !== undefined) {
+    throw new UsageError(`--forward-to: ${unknown} is not an event svc knows (${KNOWN_WEBHOOK_EVENTS.join(', ')})`, {
+      hint: `to forward every event, those svc does not know yet too, give the URL alone: --forward-to ${match[2] ?? 'URL'}`,
+    });
   }
   return { events: new Set(events), url: parseForwardUrl(match[2] ?? '') };
 }

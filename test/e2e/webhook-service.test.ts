@@ -241,32 +241,36 @@ describe('webhook listen as a service', () => {
     const app = await startApp((path) => ({ status: path === '/broken' ? 500 : 200 }));
     const l = await startListener({}, [
       '--forward-to', `RETURN_REQUESTED=${app.url}/returns`,
-      '--forward-to', `CREDIT_NOTE_CREATED,OTHER_EVENT=${app.url}/credits`,
+      '--forward-to', `CREDIT_NOTE_CREATED=${app.url}/credits`,
       '--forward-to', `${app.url}/all`,
-      '--forward-to', `OTHER_EVENT=${app.url}/broken`,
+      '--forward-to', `CREDIT_NOTE_CREATED=${app.url}/broken`,
     ]);
     try {
       const r = returnBody(1, 'company-77');
-      const o1 = otherEventBody('OTHER_EVENT', 1);
-      const o2 = otherEventBody('OTHER_EVENT', 2);
-      const o3 = otherEventBody('OTHER_EVENT', 3);
-      for (const b of [r, o1, o2, o3]) expect(await send(l.url, b)).toBe(200);
-      await until('every forward', () => app.received.length >= 2 + 3 * 2);
+      // Forwarded by the event they name, whether or not their data can be opened.
+      const o1 = otherEventBody('CREDIT_NOTE_CREATED', 1);
+      const o2 = otherEventBody('CREDIT_NOTE_CREATED', 2);
+      const o3 = otherEventBody('CREDIT_NOTE_CREATED', 3);
+      // An event svc does not know: only a bare URL takes it.
+      const unknown = otherEventBody('OTHER_EVENT', 4);
+      for (const b of [r, o1, o2, o3, unknown]) expect(await send(l.url, b)).toBe(200);
+      await until('every forward', () => app.received.length >= 1 + 3 + 5);
       const at = (path: string) => app.received.filter((x) => x.path === path);
       expect(at('/returns').map((x) => x.id)).toEqual([bodyId(r)]);
       expect(at('/credits').map((x) => x.id).sort()).toEqual([o1, o2, o3].map((b) => bodyId(b)).sort());
-      expect(at('/all')).toHaveLength(4);
+      expect(at('/all')).toHaveLength(5);
+      expect(at('/all').map((x) => x.id)).toContain(bodyId(unknown));
       const returned = at('/returns')[0]!.headers;
       expect(returned['svc-event']).toBe('RETURN_REQUESTED');
       expect(returned['svc-delivery-id']).toBe(bodyId(r));
       expect(returned['svc-company-id']).toBe('company-77');
       expect(returned['x-service-signature']).toMatch(/^t=\d+,v1=/);
-      expect(at('/credits')[0]!.headers['svc-event']).toBe('OTHER_EVENT');
+      expect(at('/credits')[0]!.headers['svc-event']).toBe('CREDIT_NOTE_CREATED');
       const metrics = await until('the broken target counted', async () => {
         const parsed = parseMetrics((await get(`${l.admin}/metrics`)).text);
         return parsed.get(`svc_webhook_forwarded_total{target="${app.url}/broken",status_class="5xx"}`) === 3 && parsed;
       });
-      expect(metrics.get(`svc_webhook_forwarded_total{target="${app.url}/all",status_class="2xx"}`)).toBe(4);
+      expect(metrics.get(`svc_webhook_forwarded_total{target="${app.url}/all",status_class="2xx"}`)).toBe(5);
       expect(l.stderr()).toContain(`${app.url}/broken: 500`);
     } finally {
       l.child.kill('SIGTERM');
@@ -299,11 +303,11 @@ describe('webhook listen as a service', () => {
   it('a target that hangs holds up only its own forwards: the other target gets every later delivery at once, and each is processed', async () => {
     // /hung never answers (the forward times out after 10 s); /fast answers at once.
     const app = await startApp((path) => ({ status: 200, delayMs: path === '/hung' ? 60_000 : 0 }));
-    const l = await startListener({}, ['--forward-to', `RETURN_REQUESTED=${app.url}/hung`, '--forward-to', `OTHER_EVENT=${app.url}/fast`, '--json']);
+    const l = await startListener({}, ['--forward-to', `RETURN_REQUESTED=${app.url}/hung`, '--forward-to', `CREDIT_NOTE_CREATED=${app.url}/fast`, '--json']);
     try {
       const hung = returnBody(500);
       expect(await send(l.url, hung)).toBe(200);
-      const others = Array.from({ length: 5 }, (_, i) => otherEventBody('OTHER_EVENT', 500 + i));
+      const others = Array.from({ length: 5 }, (_, i) => otherEventBody('CREDIT_NOTE_CREATED', 500 + i));
       for (const b of others) expect(await send(l.url, b)).toBe(200);
       // Before the hung forward's 10 s timeout (the first batch also starts the decrypting thread, slow on a loaded machine).
       await until('the fast target got every later delivery', () => app.received.filter((x) => x.path === '/fast').length === others.length || undefined, 9_000);
@@ -361,6 +365,15 @@ describe('webhook listen as a service', () => {
       await app.close();
     }
   }, 60_000);
+
+  it('refuses a route for an event it does not know (exit 2, before listening), naming it and the known ones', async () => {
+    const result = await runSvc(['webhook', 'listen', '--port', '0', '--forward-to', 'RETURN_REQESTED=http://127.0.0.1:3912/r'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 10_000 });
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toContain('error: --forward-to: RETURN_REQESTED is not an event svc knows (RETURN_REQUESTED, CREDIT_NOTE_CREATED)');
+    // Every event, those svc does not know yet among them: the URL alone.
+    expect(result.stderr).toContain('--forward-to http://127.0.0.1:3912/r');
+    expect(result.stderr).not.toContain('listening on');
+  }, 30_000);
 
   it('a port in use at start: the error and its exit code, and no Node warning, under --log-format json too', async () => {
     const busy = createNetServer();

@@ -36,7 +36,7 @@ export function createMetrics(opts: { backlog: () => number | Promise<number> })
   });
   new Gauge({
     name: 'svc_webhook_backlog',
-    help: 'Deliveries journalled and not processed yet (with a team database: all of its journal)',
+    help: 'Deliveries journalled and not processed yet, those being forwarded included (with a team database: all of its journal)',
     registers: [registry],
     async collect() {
       this.set(await opts.backlog());

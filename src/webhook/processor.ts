@@ -175,7 +175,10 @@ export interface Processor {
   enqueue(delivery: StoredDelivery, duplicate: boolean): void;
   /** Resolves once the queue is empty. */
   idle(): Promise<void>;
-  /** Deliveries enqueued and not processed yet. */
+  /**
+   * Deliveries enqueued and not journalled processed yet: queued, being forwarded, or shown
+   * with their lines not out yet (a line that never got out leaves its delivery for the next start).
+   */
   waiting(): number;
   /**
    * Finishes the batch in hand (its events are decrypted already) and leaves the rest
@@ -214,6 +217,10 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   const forwarding = new Map<string, Promise<void>>();
   // Events reported whose lines are still on their way out, and so not journalled as processed yet.
   const unwritten = new Set<Promise<void>>();
+  // Deliveries enqueued whose outcome has not been handed to the journal (nor passed over to
+  // another listener): what waiting() says. Not the queue's length: a delivery leaves the
+  // queue when its forwards start, long before it is processed.
+  let outstanding = 0;
   const reportDuplicate = ({ entry }: StoredDelivery) => {
     const line = () =>
       opts.report({
@@ -249,12 +256,14 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     const written = opts.report({ report, summary: `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`, forwarded });
     // Not awaited: the next event need not wait for this marker's fsync, and markers of
     // consecutive events share one (group commit). The journal flushes them before it closes.
-    const mark = () =>
+    const mark = () => {
+      outstanding--;
       void opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error }).catch((error: unknown) => {
         opts.warn(
           `warning: could not journal that ${shortId(entry.id)} was processed (${error instanceof Error ? error.message : String(error)}); it will be processed again at the next start`,
         );
       });
+    };
     if (!written) return mark();
     // Journalled once its line is out, never before: a SIGKILL in between shows it again at the next start.
     const out: Promise<void> = written.then(mark, () => undefined).finally(() => unwritten.delete(out));
@@ -290,7 +299,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
           if (admitted) {
             if (opts.forward) await startForwarded(delivery, decoded[i] as Decoded);
             else await finish(delivery, decoded[i] as Decoded);
-          }
+          } else outstanding--;
           head++;
           reportDuplicatesUpTo(++passed);
         }
@@ -314,6 +323,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
         return;
       }
       enqueued++;
+      outstanding++;
       queue.push(delivery);
       running ??= drain();
     },
@@ -321,7 +331,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       while (running) await running;
       await allWritten();
     },
-    waiting: () => queue.length - head,
+    waiting: () => outstanding,
     async stop() {
       stopping = true;
       onStop();
@@ -329,7 +339,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       // Those left for the next start came before these: reported now, the originals then.
       reportDuplicatesUpTo(Number.POSITIVE_INFINITY);
       await allWritten();
-      return queue.length - head;
+      return outstanding;
     },
   };
 }

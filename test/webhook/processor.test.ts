@@ -226,6 +226,8 @@ describe('lines still on their way out', () => {
     // Bounded: no more events shown while that many lines wait; none journalled.
     expect(reported).toHaveLength(MAX_UNWRITTEN);
     expect(marked).toEqual([]);
+    // Shown and not journalled processed: each still waits, counted once.
+    expect(processor.waiting()).toBe(bodies.length);
     lines.get(ids[0]!)?.out();
     lines.get(ids[1]!)?.lost();
     await until(() => marked.length === 1 && reported.length === MAX_UNWRITTEN + 2, 'the first line out');
@@ -241,6 +243,43 @@ describe('lines still on their way out', () => {
     }
     await idling;
     expect(marked).toEqual(ids.filter((_, i) => i !== 1));
+    // The one whose line never got out stays journalled unprocessed, for the next start.
+    expect(processor.waiting()).toBe(1);
+  });
+});
+
+describe('waiting', () => {
+  it('counts a delivery as not processed while it is forwarded and while its line is on its way out (the backlog gauge, the count left at a stop)', async () => {
+    const bodies = Array.from({ length: 3 }, (_, i) => returnRequestedBody(`sr-${i}`));
+    let forwards = 0;
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let reported = 0;
+    let out: () => void = () => {};
+    const lineOut = new Promise<void>((resolve) => (out = resolve));
+    const processor = createProcessor({
+      decryptor: inProcessDecryptor(async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }]),
+      markProcessed: async () => {},
+      forward: async () => {
+        forwards++;
+        await answered;
+        return 'http://127.0.0.1:3000/h: 200 OK';
+      },
+      report: () => {
+        reported++;
+        return lineOut;
+      },
+      warn: () => {},
+    });
+    bodies.forEach((raw) => processor.enqueue({ entry: { id: bodyId(raw), receivedAt: new Date(NOW).toISOString(), event: 'RETURN_REQUESTED' }, raw, headers: {} }, false));
+    await until(() => forwards === bodies.length, 'the forwards under way');
+    expect(processor.waiting()).toBe(3);
+    answer();
+    await until(() => reported === bodies.length, 'the reports');
+    expect(processor.waiting()).toBe(3);
+    out();
+    await processor.idle();
+    expect(processor.waiting()).toBe(0);
   });
 });
 

@@ -28,19 +28,37 @@ export function parseForwardUrl(value: string): URL {
 export interface ForwardResult {
   /** The app's HTTP status; undefined when it could not be reached. */
   status: number | undefined;
-  /** "200 OK", or "failed: ECONNREFUSED". */
+  /** "200 OK", "failed: ECONNREFUSED", "no answer within 10 s": in words, never undici's codes. */
   text: string;
+  /** Ended by abort(), not by the app: nothing to try again or to hold against the app. */
+  aborted?: true;
 }
 
 export interface Forwarder {
   /** Never rejects: an app that is down is something to show, not a reason to stop listening. */
   forward(delivery: StoredDelivery, extraHeaders?: Record<string, string>): Promise<ForwardResult>;
+  /** Ends the forwards under way at once (the listener's drain ran out of time): each resolves aborted. */
+  abort(): void;
   /** Drops its keep-alive connections, so the process can end. */
   close(): Promise<void>;
 }
 
-export function createForwarder(url: URL): Forwarder {
-  const agent = new Agent({ connect: { timeout: FORWARD_TIMEOUT_MS }, headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS });
+const ABORTED = 'aborted: the listener stopped before the app answered';
+
+export function createForwarder(url: URL, timeoutMs = FORWARD_TIMEOUT_MS): Forwarder {
+  const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const stopping = new AbortController();
+  let closed: Promise<void> | undefined;
+  // What the app did, as a person reads it: undici's codes name its internals.
+  const failure = (error: unknown): ForwardResult => {
+    if (stopping.signal.aborted) return { status: undefined, text: ABORTED, aborted: true };
+    const code = (error as { code?: unknown } | null)?.code;
+    const seconds = `${timeoutMs / 1000} s`;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { status: undefined, text: `no answer within ${seconds}` };
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') return { status: undefined, text: `no connection within ${seconds}` };
+    if (code === 'UND_ERR_SOCKET') return { status: undefined, text: 'failed: the app closed the connection before it answered' };
+    return { status: undefined, text: `failed: ${typeof code === 'string' ? code : error instanceof Error ? error.message : String(error)}` };
+  };
   return {
     async forward(delivery, extraHeaders = {}) {
       const headers: Record<string, string> = { ...extraHeaders };
@@ -49,14 +67,16 @@ export function createForwarder(url: URL): Forwarder {
         if (value !== undefined) headers[name] = value;
       }
       try {
-        const res = await request(url, { dispatcher: agent, method: 'POST', headers, body: delivery.raw });
+        const res = await request(url, { dispatcher: agent, method: 'POST', headers, body: delivery.raw, signal: stopping.signal });
         await res.body.dump();
         return { status: res.statusCode, text: `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim() };
       } catch (error) {
-        const code = (error as { code?: unknown } | null)?.code;
-        return { status: undefined, text: `failed: ${typeof code === 'string' ? code : error instanceof Error ? error.message : String(error)}` };
+        return failure(error);
       }
     },
-    close: () => agent.close(),
+    abort: () => stopping.abort(),
+    // After abort() nothing is waited for: close() would wait for requests in flight. Once:
+    // a pool closed already refuses to be closed again.
+    close: () => (closed ??= stopping.signal.aborted ? agent.destroy() : agent.close()),
   };
 }

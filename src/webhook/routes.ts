@@ -46,6 +46,8 @@ export function parseRoutes(values: readonly string[]): Route[] {
 export interface RetryPolicy {
   attempts: number;
   baseMs: number;
+  /** How long each request waits for the app (default 10 s). */
+  timeoutMs?: number | undefined;
 }
 
 /** Four attempts, 0.25 s, 0.5 s, 1 s apart (with jitter). */
@@ -54,12 +56,16 @@ export const DEFAULT_FORWARD_RETRY: RetryPolicy = { attempts: 4, baseMs: 250 };
 export interface ForwardOutcome {
   target: string;
   result: ForwardResult;
+  /** Requests sent to the target for this delivery. */
   attempts: number;
 }
 
 export interface RoutingForwarder {
   /** Every target of the delivery's event, at once; never rejects. Empty when no route takes the event. */
   forward(delivery: StoredDelivery): Promise<ForwardOutcome[]>;
+  /** Ends every forward under way at once, aborted (the drain ran out of time); none is tried again. */
+  abort(): void;
+  /** Tries nothing again from now on, and drops the connections once the forwards under way end. */
   close(): Promise<void>;
 }
 
@@ -68,20 +74,27 @@ const retryable = (result: ForwardResult) => result.status === undefined || resu
 export function createRoutingForwarder(routes: readonly Route[], policy: RetryPolicy = DEFAULT_FORWARD_RETRY): RoutingForwarder {
   // One connection pool per distinct URL, however many routes name it.
   const targets = new Map<string, { forwarder: Forwarder; down: boolean }>();
-  for (const route of routes) if (!targets.has(route.url.href)) targets.set(route.url.href, { forwarder: createForwarder(route.url), down: false });
+  for (const route of routes) if (!targets.has(route.url.href)) targets.set(route.url.href, { forwarder: createForwarder(route.url, policy.timeoutMs), down: false });
+  // Set by close() and abort(): a retry then would go to a closed pool (and be counted as
+  // sent though it never was), or outlast the drain. Its signal cuts a backoff short.
+  const closing = new AbortController();
 
   async function send(href: string, delivery: StoredDelivery, headers: Record<string, string>): Promise<ForwardOutcome> {
     const target = targets.get(href)!;
     const attempts = target.down ? 1 : policy.attempts;
-    let result: ForwardResult = { status: undefined, text: 'not sent' };
+    let result: ForwardResult = { status: undefined, text: 'not sent: the listener is stopping' };
     let made = 0;
-    while (made < attempts) {
-      if (made > 0) await sleep(policy.baseMs * 2 ** (made - 1) * (0.75 + Math.random() / 2));
+    while (made < attempts && !closing.signal.aborted) {
+      if (made > 0) {
+        const waited = await sleep(policy.baseMs * 2 ** (made - 1) * (0.75 + Math.random() / 2), true, { signal: closing.signal }).catch(() => false);
+        if (!waited) break;
+      }
       made++;
       result = await target.forwarder.forward(delivery, headers);
-      if (!retryable(result)) break;
+      if (!retryable(result) || result.aborted) break;
     }
-    target.down = retryable(result);
+    // An aborted forward says nothing of the app.
+    if (!result.aborted) target.down = retryable(result);
     return { target: href, result, attempts: made };
   }
 
@@ -98,7 +111,12 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
       };
       return Promise.all([...hrefs].map((href) => send(href, delivery, headers)));
     },
+    abort() {
+      closing.abort();
+      for (const t of targets.values()) t.forwarder.abort();
+    },
     async close() {
+      closing.abort();
       await Promise.all([...targets.values()].map((t) => t.forwarder.close()));
     },
   };

@@ -1,8 +1,9 @@
 // A listener's drain (SIGTERM or SIGINT; see docs/interface-decisions.md): readiness turns
 // 503 at once, the delivery port stops taking connections, the requests in flight are
 // journalled and answered, and what was processed is forwarded, all within --drain-timeout;
-// then the process ends with 0. A delivery journalled but not processed by then stays in the
-// journal: the next start (or another listener on the same team journal) processes it.
+// then the process ends with 0, also when the time ran out (the forwards still under way are
+// aborted then). A delivery journalled but not processed by then stays in the journal: the
+// next start (or another listener on the same team journal) processes it.
 // A second signal ends the drain and the process at once.
 import { ExitCode } from '../errors.js';
 import { parseDurationSeconds } from '../io/duration.js';

@@ -185,6 +185,11 @@ export interface Processor {
    * unprocessed for the next start; resolves how many were left.
    */
   stop(): Promise<number>;
+  /**
+   * The drain ran out of time: what is being processed or forwarded now is left as it is for
+   * the next start, neither shown nor journalled processed, and nothing more is begun.
+   */
+  abandon(): void;
 }
 
 /** Events decrypted together (their unwraps go to the decryptor's thread in slices). */
@@ -205,6 +210,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   let head = 0;
   let running: Promise<void> | undefined;
   let stopping = false;
+  let abandoned = false;
   let onStop: () => void = () => undefined;
   const stopped = new Promise<false>((resolve) => (onStop = () => resolve(false)));
   // A duplicate is reported once the deliveries that came before it are: never its original's
@@ -222,11 +228,14 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   // queue when its forwards start, long before it is processed.
   let outstanding = 0;
   const reportDuplicate = ({ entry }: StoredDelivery) => {
-    const line = () =>
-      opts.report({
+    const line = () => {
+      // Abandoned (the drain ran out of time), nothing more is shown: its original neither.
+      if (abandoned) return;
+      void opts.report({
         report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null },
         summary: '',
       });
+    };
     // After its original's line, which waits for the original's forwards.
     const original = forwarding.get(entry.id);
     if (original) void original.then(line);
@@ -238,8 +247,11 @@ export function createProcessor(opts: ProcessorOptions): Processor {
 
   async function finish(delivery: StoredDelivery, decoded: Decoded): Promise<void> {
     const { entry } = delivery;
+    if (abandoned) return;
     const forwarded = opts.forward && (await opts.forward(delivery));
     const requestId = decoded.ciphertext !== undefined && opts.requestIdOf ? await opts.requestIdOf(decoded.ciphertext, decoded.companyId, entry.receivedAt) : undefined;
+    // The listener may have stopped meanwhile: an abandoned delivery's line would come after it.
+    if (abandoned) return;
     const report: EventReport = {
       id: entry.id,
       event: decoded.event ?? entry.event,
@@ -293,6 +305,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
         const started = performance.now();
         const decoded = await Promise.all(batch.map((delivery) => decodeDelivery(delivery.raw, opts.decryptor)));
         for (const [i, delivery] of batch.entries()) {
+          if (abandoned) break;
           const admitted = opts.admit ? await Promise.race([opts.admit(delivery), stopped]) : true;
           // A shared journal gives its claims back when it stops: what is not admitted by then is left.
           if (opts.admit && stopping) break;
@@ -332,6 +345,11 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       await allWritten();
     },
     waiting: () => outstanding,
+    abandon() {
+      abandoned = true;
+      stopping = true;
+      onStop();
+    },
     async stop() {
       stopping = true;
       onStop();

@@ -16,7 +16,7 @@ import { bodyId } from '../../src/crypto/hash.js';
 import { encryptJson } from '../../src/crypto/hybrid.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
-import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome } from './helpers.js';
 import { startMerchant } from './merchant.js';
 
 const SECRET = 'whsec_c2VydmljZS1zZWNyZXQtZTJlLXNlcnZpY2Utc2VjcmV0LTEyMzQ1Njc4OQ==';
@@ -35,6 +35,7 @@ afterAll(() => dirs.cleanup());
 
 interface Listener {
   child: ResultPromise;
+  home: SvcHome;
   url: string;
   admin: string;
   stderr(): string;
@@ -58,7 +59,7 @@ async function startListener(env: Record<string, string>, args: string[] = []): 
   for (const deadline = Date.now() + 20_000; ; ) {
     const url = /listening on (http:\/\/[^\s"]+)/.exec(stderr)?.[1];
     const admin = /admin endpoints on (http:\/\/[^\s"]+)/.exec(stderr)?.[1];
-    if (url && admin) return { child, url, admin, stderr: () => stderr, stdout: () => stdout };
+    if (url && admin) return { child, home, url, admin, stderr: () => stderr, stdout: () => stdout };
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the listener did not start:\n${stderr}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -360,6 +361,40 @@ describe('webhook listen as a service', () => {
       expect(result.exitCode, l.stderr()).toBe(3);
       // Said before the exit, and not lost among lines held for the end of the turn (src/io/turn-batch.ts).
       expect(l.stderr()).toContain('SIGTERM again: stopping at once, without finishing the drain');
+    } finally {
+      l.child.kill('SIGKILL');
+      await app.close();
+    }
+  }, 60_000);
+
+  it('a drain that runs out of time aborts the forwards in flight, logs nothing after `stopped` and exits 0 at once; the delivery stays journalled for the next start', async () => {
+    // Reads the forward and never answers.
+    const app = await startApp(() => ({ status: 200, delayMs: 60_000 }));
+    const l = await startListener({}, ['--log-format', 'json', '--drain-timeout', '1s', '--forward-to', `RETURN_REQUESTED=${app.url}/r`]);
+    try {
+      const body = returnBody(600);
+      expect(await send(l.url, body)).toBe(200);
+      await until('the forward under way', () => app.arrived() === 1 || undefined, 10_000);
+      // Journalled and not processed: a delivery being forwarded is part of the backlog.
+      expect(parseMetrics((await get(`${l.admin}/metrics`)).text).get('svc_webhook_backlog')).toBe(1);
+      const signalled = Date.now();
+      l.child.kill('SIGTERM');
+      const result = await l.child;
+      const took = Date.now() - signalled;
+      expect(result.exitCode, l.stderr()).toBe(0);
+      // The 1 s drain and a little more, not the forward's 10 s timeout.
+      expect(took, l.stderr()).toBeLessThan(2_500);
+      const lines = jsonLines(l.stderr());
+      expect(lines.at(-1), l.stderr()).toMatchObject({ msg: 'stopped', drained: false });
+      expect(lines.filter((x) => x.msg === 'processed')).toEqual([]);
+      // One request sent, and said in words: no retry once the listener is stopping.
+      expect(lines.filter((x) => x.msg === 'forward failed')).toEqual([
+        expect.objectContaining({ deliveryId: bodyId(body), attempts: 1, detail: 'aborted: the listener stopped before the app answered' }),
+      ]);
+      expect(app.arrived()).toBe(1);
+      expect(lines.map((x) => x.msg)).toContain('1 journalled delivery is left for the next start');
+      const events = await runSvc(['webhook', 'events', '--json'], { home: l.home });
+      expect(JSON.parse(events.stdout)).toEqual([expect.objectContaining({ id: bodyId(body), processed: false })]);
     } finally {
       l.child.kill('SIGKILL');
       await app.close();

@@ -36,6 +36,9 @@ import { envVariableFor } from '../../secrets/env.js';
 import { turnBatch } from '../../io/turn-batch.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../../contract/webhook.js';
 
+/** How long aborted forwards get to end (at once, as a rule) once the drain ran out of time. */
+const ABORTED_FORWARDS_MS = 500;
+
 export interface ListenOptions {
   port: string;
   host: string;
@@ -194,6 +197,8 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   let admin: RunningAdmin | undefined;
   // Set when the drain ran out of time: what is being processed then is left unmarked, for the next start.
   let abandoned = false;
+  // Set as `stopped` is logged: it is the last line, whatever an aborted forward still says.
+  let over = false;
   const forwarder = routes.length > 0 ? createRoutingForwarder(routes) : undefined;
   // Event lines go out once a turn during a burst, not a system call each (src/io/turn-batch.ts).
   // The log's own stream, not the stderr it lends under --log-format json: that one passes
@@ -204,6 +209,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     markProcessed: (id, outcome) => (abandoned ? Promise.resolve() : journal.markProcessed(id, outcome)),
     forward: forwarder && (async (delivery) => {
       const outcomes = await forwarder.forward(delivery);
+      if (over) return '';
       for (const { target, result, attempts } of outcomes) {
         metrics.forwarded(target, statusClassOf(result.status));
         if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, target, attempts, detail: result.text });
@@ -232,14 +238,18 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     if (!(await within(stopped, Math.max(0, deadline - performance.now())))) {
       abandoned = true;
       left = processor.waiting();
+      processor.abandon();
       note(f.io, `warning: the drain ran out of time (--drain-timeout); the deliveries still being processed or forwarded stay journalled for the next start`);
+      // Their forwards end now, not at the app's timeout (the process would wait for them),
+      // each with a `forward failed` line before `stopped`.
+      forwarder?.abort();
+      await within(stopped, ABORTED_FORWARDS_MS);
     }
     await decryptor.close();
     sweeper?.stop();
     await journal.close();
     await claim?.release();
-    if (abandoned) void forwarder?.close();
-    else await forwarder?.close();
+    await forwarder?.close();
     stop.dispose();
     if (left > 0) note(f.io, `${left} journalled deliver${left === 1 ? 'y is' : 'ies are'} left for the next start`);
     lines.flush();
@@ -328,6 +338,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     try {
       await within(receiver.close(), drainMs);
       await shutDown(deadline);
+      over = true;
       log.lifecycle('stopped', 'stopped', { drained: !abandoned });
     } finally {
       await admin?.close();

@@ -221,6 +221,9 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   // With forwarding, deliveries whose forwards are still under way (each target at its own
   // pace): a slow or hung target holds up its own forwards, never the next deliveries'.
   const forwarding = new Map<string, Promise<void>>();
+  // Resolved by enqueue(): a drain waiting for forwards takes up a new delivery at once,
+  // rather than after the slowest forward under way.
+  let arrived: () => void = () => undefined;
   // Events reported whose lines are still on their way out, and so not journalled as processed yet.
   const unwritten = new Set<Promise<void>>();
   // Deliveries enqueued whose outcome has not been handed to the journal (nor passed over to
@@ -321,7 +324,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       // Every forward begun is finished (and its delivery marked) before the queue counts as
       // idle or stopped; deliveries that arrive meanwhile are taken up.
       if (forwarding.size === 0) break;
-      await Promise.race(forwarding.values());
+      await Promise.race([...forwarding.values(), new Promise<void>((resolve) => (arrived = resolve))]);
     }
     queue = queue.slice(head);
     head = 0;
@@ -338,6 +341,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       enqueued++;
       outstanding++;
       queue.push(delivery);
+      arrived();
       running ??= drain();
     },
     async idle() {

@@ -317,6 +317,36 @@ describe('--forward-to', () => {
     expect(h.streams.stderr()).toContain('forwarded to http://127.0.0.1:9/hooks: failed: ECONNREFUSED');
   });
 
+  it('a hung forward holds up only its own delivery: one that arrives while it hangs is forwarded and shown at once', async () => {
+    const [hung, later] = [returnRequestedBody('sr-1'), returnRequestedBody('sr-2')];
+    const forwarded: string[] = [];
+    const reported: string[] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const processor = createProcessor({
+      decryptor: inProcessDecryptor(async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }]),
+      markProcessed: async () => {},
+      forward: async (delivery) => {
+        forwarded.push(delivery.entry.id);
+        if (delivery.entry.id === bodyId(hung)) await released;
+        return 'http://127.0.0.1:3000/h: 200 OK';
+      },
+      report: (p) => void reported.push(p.report.id),
+      warn: () => {},
+    });
+    const enqueue = (raw: Buffer) => processor.enqueue({ entry: { id: bodyId(raw), receivedAt: new Date(NOW).toISOString(), event: 'RETURN_REQUESTED' }, raw, headers: {} }, false);
+    enqueue(hung);
+    await until(() => forwarded.length === 1, 'the hung forward');
+    // The queue is empty by now: the processor waits for the hung forward alone.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    enqueue(later);
+    await until(() => reported.includes(bodyId(later)), 'the later delivery shown', 2_000);
+    expect(reported).toEqual([bodyId(later)]);
+    release();
+    await processor.idle();
+    expect(reported).toEqual([bodyId(later), bodyId(hung)]);
+  });
+
   it('refuses a target that is not on this machine', async () => {
     const h = await harness();
     await withSecret(h.f);

@@ -2,7 +2,9 @@
 // answer reports (how many requests were sent, and why in words).
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { KNOWN_WEBHOOK_EVENTS } from '../../src/contract/webhook.js';
 import { UsageError } from '../../src/errors.js';
 import type { StoredDelivery } from '../../src/webhook/journal.js';
 import { createRoutingForwarder, parseRoute, type RoutingForwarder } from '../../src/webhook/routes.js';
@@ -101,5 +103,13 @@ describe('a forward that gets no answer', () => {
     expect(performance.now() - closed).toBeLessThan(500);
     expect(outcome).toMatchObject({ attempts: 1, result: { status: 503 } });
     expect(app.requests()).toBe(1);
+  });
+});
+
+describe('--forward-to in help', () => {
+  it('names every event a route can take (the help is written out, not loaded from the contract, for start-up)', async () => {
+    const help = await readFile(new URL('../../src/commands/webhook/index.ts', import.meta.url), 'utf8');
+    const line = help.split('\n').find((l) => l.includes("'--forward-to <[events=]url>'")) ?? '';
+    for (const event of KNOWN_WEBHOOK_EVENTS) expect(line).toContain(event);
   });
 });

@@ -29,7 +29,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--host <host>', 'address to bind (anything but loopback is reachable from other machines)', '127.0.0.1')
     .option('--public', 'allow --host 0.0.0.0 or :: (every interface)')
     .option('--path <path>', 'path to accept deliveries on', '/webhooks')
-    .option('--forward-to <[events=]url>', 're-post each processed delivery to a local app; repeatable; EVENTS= (a comma list) routes only those events there', (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+    .option('--forward-to <[events=]url>', 're-post each processed delivery to a local app; repeatable; EVENTS= (a comma list of RETURN_REQUESTED, CREDIT_NOTE_CREATED) routes only those events there; a URL alone takes every event', (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
     .option('--subscribe', 'subscribe this listener (reuses this profile\'s subscription for the same URL)')
     .option('--show-secret', 'with --subscribe: print the signing secret (needed with no secret store; then SVC_WEBHOOK_SECRET on a restart)')
     .option('--admin-port <n>', 'serve GET /healthz, /readyz and /metrics (Prometheus) on this port (never the delivery port)')

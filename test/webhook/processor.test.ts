@@ -310,11 +310,12 @@ describe('--forward-to', () => {
     }
   });
 
-  it('shows an app that is down, and still processes the event', async () => {
+  it('shows an app that is down, how often it was tried and how to send it again, and still processes the event', async () => {
     const { h, l } = await listening({ forwardTo: 'http://127.0.0.1:9/hooks' });
     const [line] = await deliverAll(h, l, [returnRequestedBody('sr-1')]);
     expect(line).toMatchObject({ data: returnRequest('sr-1') });
-    expect(h.streams.stderr()).toContain('forwarded to http://127.0.0.1:9/hooks: failed: ECONNREFUSED');
+    // Not tried again: said, with the command that sends it again.
+    expect(h.streams.stderr()).toContain(`forwarded to http://127.0.0.1:9/hooks: failed: ECONNREFUSED (4 attempts; \`svc webhook replay ${(line as { id: string }).id.slice(0, 12)} --forward-to http://127.0.0.1:9/hooks\` sends it again)`);
   });
 
   it('a hung forward holds up only its own delivery: one that arrives while it hangs is forwarded and shown at once', async () => {

@@ -29,7 +29,7 @@ import { claimJournal } from '../../webhook/journal-claim.js';
 import { CATCH_UP_BATCH, DEFAULT_CLAIM_SECONDS, openSharedJournal, type SharedJournal } from '../../webhook/pg-journal.js';
 import { openJournal } from '../../webhook/journal.js';
 import { watchKeyring } from '../../webhook/keyring.js';
-import { createProcessor, writeEvent, type Processor } from '../../webhook/processor.js';
+import { createProcessor, shortId, writeEvent, type Processor } from '../../webhook/processor.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
 import { deliveryPathOf, environmentSecretAdvice, journalPathOf, listedSubscriptionFor, subscribe, subscribeOnce, watchSecrets, type SecretSet } from '../../webhook/subscriptions.js';
 import { envVariableFor } from '../../secrets/env.js';
@@ -214,7 +214,13 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
         metrics.forwarded(target, statusClassOf(result.status));
         if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, target, attempts, detail: result.text });
       }
-      return outcomes.length === 0 ? 'no target for this event' : outcomes.map(({ target, result }) => `${target}: ${result.text}`).join(', ');
+      // A forward that failed every attempt is not tried again (the delivery is processed): said
+      // so, with the command that sends it again from this machine's journal.
+      const failedAfter = (result: { status?: number | undefined; aborted?: true }, attempts: number, target: string) =>
+        (result.status !== undefined && result.status < 300) || result.aborted
+          ? ''
+          : ` (${attempts} attempt${attempts === 1 ? '' : 's'}${shared ? '' : `; \`svc webhook replay ${shortId(delivery.entry.id)} --forward-to ${target}\` sends it again`})`;
+      return outcomes.length === 0 ? 'no target for this event' : outcomes.map(({ target, result, attempts }) => `${target}: ${result.text}${failedAfter(result, attempts, target)}`).join(', ');
     }),
     report: (processed) => {
       lines.hold();

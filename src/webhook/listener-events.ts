@@ -3,7 +3,8 @@
 // request was answered, what was processed, what a forward target answered.
 
 /** How a delivery request was answered. */
-export type DeliveryOutcome = 'accepted' | 'duplicate' | 'bad_signature' | 'stale' | 'malformed' | 'unavailable';
+/** `off_route`: not a delivery at all (another path, or not a POST: a health check sent to the wrong port). */
+export type DeliveryOutcome = 'accepted' | 'duplicate' | 'bad_signature' | 'stale' | 'malformed' | 'off_route' | 'unavailable';
 
 export interface ListenerMetrics {
   /** One answered request; `seconds` from its arrival to a 2xx (acknowledgements only). */
@@ -23,6 +24,7 @@ export const NO_METRICS: ListenerMetrics = {
 export function refusalOutcome(status: number, kind: string): DeliveryOutcome {
   if (status >= 500) return 'unavailable';
   if (status === 400) return /stale/.test(kind) ? 'stale' : 'bad_signature';
+  if (status === 404 || status === 405) return 'off_route';
   return 'malformed';
 }
 

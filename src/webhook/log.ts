@@ -79,7 +79,8 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
     stream: raw,
     lifecycle: (step, text, fields) => write('info', step, { detail: text, ...fields }),
     delivery(outcome, fields) {
-      write(outcome === 'unavailable' ? 'warn' : outcome === 'accepted' || outcome === 'duplicate' ? 'info' : 'warn', 'delivery', {
+      // A request that is no delivery (a probe at the wrong port) is told, not warned about.
+      write(outcome === 'unavailable' ? 'warn' : outcome === 'accepted' || outcome === 'duplicate' || outcome === 'off_route' ? 'info' : 'warn', outcome === 'off_route' ? 'request' : 'delivery', {
         deliveryId: fields.deliveryId,
         event: fields.event ?? undefined,
         outcome,

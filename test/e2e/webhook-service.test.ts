@@ -208,6 +208,9 @@ describe('webhook listen as a service', () => {
       expect(metrics.get('svc_webhook_deliveries_total{outcome="bad_signature"}')).toBe(3);
       expect(metrics.get('svc_webhook_deliveries_total{outcome="stale"}')).toBe(1);
       expect(metrics.get('svc_webhook_deliveries_total{outcome="unavailable"}')).toBe(0);
+      // The three probes at the delivery port were no deliveries: not counted as malformed ones.
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="off_route"}')).toBe(3);
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="malformed"}')).toBe(0);
       expect(metrics.get('svc_webhook_ack_seconds_count')).toBe(7);
       expect(metrics.get('svc_webhook_backlog')).toBe(0);
       expect(metrics.has('process_cpu_user_seconds_total')).toBe(true);
@@ -227,6 +230,9 @@ describe('webhook listen as a service', () => {
       expect(processed.every((x) => x.companyId === 'company-1' && /^[0-9a-f]{64}$/.test(String(x.deliveryId)))).toBe(true);
       expect(lines.filter((x) => x.outcome === 'bad_signature')).toHaveLength(3);
       expect(lines.filter((x) => x.outcome === 'stale')).toHaveLength(1);
+      const probes = lines.filter((x) => x.outcome === 'off_route');
+      expect(probes.map((x) => [x.msg, x.level, x.status])).toEqual([['request', 'info', 404], ['request', 'info', 404], ['request', 'info', 404]]);
+      expect(lines.filter((x) => x.msg === 'delivery' && x.level === 'warn')).toHaveLength(4);
       const everything = l.stderr();
       expect(everything).not.toContain(SECRET);
       expect(everything).not.toContain(SECRET.slice(6, 30));

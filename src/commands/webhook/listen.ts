@@ -442,14 +442,20 @@ function noSecretStoreError(why: string): UsageError {
 function rejectionReporter(f: Factory, log: ListenLog): { report(rejection: Rejection): void; summarize(): void } {
   // By kind, not by error code: one code (400 invalid_signature) covers a clock, a secret and a sender to fix.
   const counts = new Map<string, number>();
+  // Requests that are no delivery (a probe at the wrong port) are counted apart: not refused deliveries.
+  let offRoute = 0;
   return {
     report(rejection) {
-      counts.set(rejection.kind, (counts.get(rejection.kind) ?? 0) + 1);
-      if (log.format === 'json') log.delivery(refusalOutcome(rejection.status, rejection.kind), { status: rejection.status, reason: rejection.reason });
+      const outcome = refusalOutcome(rejection.status, rejection.kind);
+      if (outcome === 'off_route') offRoute += 1;
+      else counts.set(rejection.kind, (counts.get(rejection.kind) ?? 0) + 1);
+      if (log.format === 'json') log.delivery(outcome, { status: rejection.status, reason: rejection.reason });
+      else if (outcome === 'off_route') note(f.io, `answered a request that is no delivery: ${rejection.status} ${rejection.reason}`);
       else note(f.io, `refused a delivery: ${rejection.status} ${rejection.reason}`);
       if (f.io.json) f.io.stdout.write(`${jsonText({ rejected: true, receivedAt: new Date(f.clock.now()).toISOString(), status: rejection.status, error: rejection.code, reason: rejection.reason })}\n`);
     },
     summarize() {
+      if (offRoute > 0) note(f.io, `answered ${offRoute} request${offRoute === 1 ? '' : 's'} that ${offRoute === 1 ? 'was' : 'were'} no delivery (another path, or not a POST)`);
       if (counts.size === 0) return;
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
       // A stable sort: kinds counted alike stay in the order they were first seen.

@@ -354,7 +354,7 @@ describe('webhook listen as a service', () => {
     }
   }, 60_000);
 
-  it('a second SIGTERM during the drain quits at once with exit 3', async () => {
+  it('a second SIGTERM during the drain quits at once with exit 3, saying what is left for the next start', async () => {
     const app = await startApp(() => ({ status: 200, delayMs: 20_000 }));
     const l = await startListener({}, ['--forward-to', `${app.url}/stuck`]);
     try {
@@ -366,7 +366,7 @@ describe('webhook listen as a service', () => {
       const result = await l.child;
       expect(result.exitCode, l.stderr()).toBe(3);
       // Said before the exit, and not lost among lines held for the end of the turn (src/io/turn-batch.ts).
-      expect(l.stderr()).toContain('SIGTERM again: stopping at once, without finishing the drain');
+      expect(l.stderr()).toContain('SIGTERM again: stopping at once, without finishing the drain; 1 journalled delivery is left for the next start');
     } finally {
       l.child.kill('SIGKILL');
       await app.close();

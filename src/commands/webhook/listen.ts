@@ -339,7 +339,10 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     const quit = quitOnSecondSignal((signal) => {
       // process.exit() follows: what this turn held is written first.
       lines.flush();
-      log.lifecycle('stopped', `${signal} again: stopping at once, without finishing the drain`, { signal, drained: false });
+      // What is not journalled processed yet stays journalled: said, as the drain's timeout says it.
+      const left = processor.waiting();
+      const leftText = left > 0 ? `; ${left} journalled deliver${left === 1 ? 'y is' : 'ies are'} left for the next start` : '';
+      log.lifecycle('stopped', `${signal} again: stopping at once, without finishing the drain${leftText}`, { signal, drained: false, left });
     });
     try {
       await within(receiver.close(), drainMs);

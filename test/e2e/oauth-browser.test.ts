@@ -42,7 +42,7 @@ describe.skipIf(skip)('auth login in a real browser', () => {
     await page.screenshot({ path: `${await dirs.make('svc-shot-')}/consent.png`, fullPage: true });
     await page.getByRole('checkbox').first().check();
     await page.getByRole('button', { name: /approve/i }).click();
-    await page.waitForURL((u) => u.toString().startsWith(fixture.redirectUri));
+    await page.waitForURL((u) => u.toString().startsWith(login.redirectUri));
     await expect(page.content()).resolves.toMatch(/close this (tab|window)/i);
     const result = await login.child;
     expect(result.exitCode, login.stderr()).toBe(0);
@@ -64,7 +64,7 @@ describe.skipIf(skip)('auth login in a real browser', () => {
       expect(companies).toBeGreaterThanOrEqual(5);
       await page.getByRole('checkbox', { name: new RegExp(`All ${companies} companies`) }).check();
       await page.getByRole('button', { name: /approve/i }).click();
-      await page.waitForURL((u) => u.toString().startsWith(fixture.redirectUri));
+      await page.waitForURL((u) => u.toString().startsWith(login.redirectUri));
       const result = await login.child;
       expect(result.exitCode, login.stderr()).toBe(0);
       const grants = JSON.parse((await runSvc(['grants', 'list', '--json'], { home, env: { SVC_BASE_URL: many.url } })).stdout) as unknown[];

@@ -13,6 +13,11 @@ export const CLIENT_ID = 'app_sandbox_pos';
 export interface OAuthFixture {
   path: string;
   redirectUri: string;
+  /**
+   * More registered redirect URIs, each on a port that was free when the fixture was written:
+   * a port free then can be taken (another test's socket) by the time a login listens on it.
+   */
+  spareRedirectUris: readonly string[];
   clientSecret: string;
 }
 
@@ -22,11 +27,11 @@ export async function fixtureWithOwnRedirect(dirs: TempDirs): Promise<OAuthFixtu
   };
   const client = fixture.clientApplications.find((a) => a.id === CLIENT_ID);
   if (!client?.clientSecret) throw new Error(`the fixture has no approved ${CLIENT_ID}`);
-  const redirectUri = `http://127.0.0.1:${await freeLoopbackPort()}/callback`;
-  client.redirectUris.push(redirectUri);
+  const [redirectUri, ...spareRedirectUris] = await Promise.all([0, 1, 2].map(async () => `http://127.0.0.1:${await freeLoopbackPort()}/callback`));
+  client.redirectUris.push(redirectUri as string, ...spareRedirectUris);
   const path = join(await dirs.make('svc-fixture-'), 'sandbox.json');
   await writeFile(path, JSON.stringify(fixture));
-  return { path, redirectUri, clientSecret: client.clientSecret };
+  return { path, redirectUri: redirectUri as string, spareRedirectUris, clientSecret: client.clientSecret };
 }
 
 /**
@@ -40,8 +45,22 @@ export async function startLogin(
   sandboxUrl: string,
   fixture: OAuthFixture,
   args: readonly string[] = [],
-): Promise<{ child: ResultPromise; url: string; stderr(): string }> {
-  const set = await runSvc(['config', 'set', 'redirect-uri', fixture.redirectUri], { home });
+): Promise<{ child: ResultPromise; url: string; stderr(): string; redirectUri: string }> {
+  // The next registered redirect URI when the port of one was taken meanwhile (EADDRINUSE).
+  for (const [i, redirectUri] of [fixture.redirectUri, ...fixture.spareRedirectUris].entries()) {
+    try {
+      return await startLoginAt(home, sandboxUrl, redirectUri, args);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || i === fixture.spareRedirectUris.length) throw error;
+    }
+  }
+  throw new Error('unreachable');
+}
+
+class PortTakenError extends Error {}
+
+async function startLoginAt(home: SvcHome, sandboxUrl: string, redirectUri: string, args: readonly string[]): Promise<{ child: ResultPromise; url: string; stderr(): string; redirectUri: string }> {
+  const set = await runSvc(['config', 'set', 'redirect-uri', redirectUri], { home });
   if (set.exitCode !== 0) throw new Error(`config set failed: ${set.stderr}`);
   const child = execa('node', [svcBin, 'auth', 'login', '--no-browser', '--timeout', '60', ...args], {
     env: svcEnv(home, { SVC_BASE_URL: sandboxUrl }),
@@ -57,9 +76,9 @@ export async function startLogin(
       const line = stderr.split('\n').find((l) => l.startsWith('http'));
       if (line) resolve(line.trim());
     });
-    void child.then(() => reject(new Error(`login ended before printing the URL:\n${stderr}`)));
+    void child.then(() => reject(new (/EADDRINUSE/.test(stderr) ? PortTakenError : Error)(`login ended before printing the URL:\n${stderr}`)));
   });
-  return { child, url, stderr: () => stderr };
+  return { child, url, stderr: () => stderr, redirectUri };
 }
 
 /**

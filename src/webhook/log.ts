@@ -77,7 +77,8 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
     format,
     io: { ...io, stderr, stderrIsTTY: false, redraw: false, color: false },
     stream: raw,
-    lifecycle: (step, text, fields) => write('info', step, { detail: text, ...fields }),
+    // `detail` only where it says more than the step's name (`"msg":"ready"` needs no `"detail":"ready"`).
+    lifecycle: (step, text, fields) => write('info', step, { detail: text === step ? undefined : text, ...fields }),
     delivery(outcome, fields) {
       // A request that is no delivery (a probe at the wrong port) is told, not warned about.
       write(outcome === 'unavailable' ? 'warn' : outcome === 'accepted' || outcome === 'duplicate' || outcome === 'off_route' ? 'info' : 'warn', outcome === 'off_route' ? 'request' : 'delivery', {

@@ -222,6 +222,8 @@ describe('webhook listen as a service', () => {
       const lines = jsonLines(l.stderr());
       const msgs = lines.map((x) => x.msg);
       for (const step of ['listening', 'ready', 'draining', 'stopped']) expect(msgs).toContain(step);
+      // A detail that would only repeat the step is left out.
+      expect(lines.filter((x) => x.detail === x.msg)).toEqual([]);
       const accepted = lines.filter((x) => x.msg === 'delivery' && x.outcome === 'accepted');
       expect(accepted.map((x) => x.deliveryId).sort()).toEqual(bodies.map((b) => bodyId(b)).sort());
       expect(accepted.every((x) => x.event === 'RETURN_REQUESTED')).toBe(true);

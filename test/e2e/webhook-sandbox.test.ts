@@ -100,7 +100,9 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       // The line names the request (looked up in the queue by its ciphertext), so it can be acted on.
       expect(returned).toMatchObject({ verified: true, duplicate: false, data: { serviceReceiptId }, requestId: requested.requestId });
       expect(returned?.error).toBeUndefined();
-      expect(stderr()).toMatch(new RegExp(`--> RETURN_REQUESTED {2}[0-9a-f]{12} {2}request ${requested.requestId} {2}receipt ${serviceReceiptId} {2}1 item`));
+      // stderr is a pipe of its own: its line may reach this process after stdout's.
+      const returnedLine = new RegExp(`--> RETURN_REQUESTED {2}[0-9a-f]{12} {2}request ${requested.requestId} {2}receipt ${serviceReceiptId} {2}1 item`);
+      await until(() => returnedLine.test(stderr()), 'the RETURN_REQUESTED line on stderr');
 
       await svc(['credit-note', 'accept', requested.requestId]);
       const issued = await json<{ serviceReceiptId: string }>(['credit-note', 'issue', requested.requestId, '--yes']);
@@ -109,7 +111,7 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       expect(created?.error).toBeUndefined();
       expect(created?.data?.envelopeVersion).toBe(1);
       expect(Object.keys(created?.data?.documents ?? {}).sort()).toEqual(['SERVICE', 'UBL_CREDIT_NOTE']);
-      expect(stderr()).toContain(`credit note ${issued.serviceReceiptId}  SERVICE, UBL_CREDIT_NOTE`);
+      await until(() => stderr().includes(`credit note ${issued.serviceReceiptId}  SERVICE, UBL_CREDIT_NOTE`), 'the CREDIT_NOTE_CREATED line on stderr');
       // Each line's delivery ID is the one the sandbox's event log gives beside its evt_ ID.
       const logged = (await (await fetch(`${m.sandbox.url}/sandbox/events`)).json()) as { id: string; event: string; deliveryId: string }[];
       for (const e of events().filter((x) => !x.duplicate)) {

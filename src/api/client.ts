@@ -7,7 +7,8 @@ import type { Dispatcher } from 'undici';
 import { networkTransport, readAll, RESPONSE_BYTES, undiciTransport, type Transport } from './transport.js';
 import type { ZodType } from 'zod';
 import type { Clock } from '../clock.js';
-import { ErrorBody } from '../contract/error.js';
+import { check, type Checked } from '../contract/accept.js';
+import { ErrorBody } from '../contract/accept-generated.js';
 import { ApiError, ProxyError, SvcError, UnavailableError } from '../errors.js';
 import { redactHeaders, redactJson, redactUrl } from '../io/redact.js';
 import type { IOStreams } from '../io/streams.js';
@@ -38,8 +39,8 @@ export interface RequestOptions<T> {
   /** JSON body. */
   body?: unknown;
   headers?: Record<string, string>;
-  /** Validates (and types) the 2xx response body. */
-  schema?: ZodType<T>;
+  /** Validates (and types) the 2xx response body: a schema, or one with an accepter (src/contract/accept.ts). */
+  schema?: ZodType<T> | Checked<T>;
   /** Bearer token, a source that can renew it after a 401, or a company API key. */
   auth?: string | TokenSource | ApiKeyAuth;
   /** Sent as Idempotency-Key; also makes a POST safe to retry. */
@@ -237,7 +238,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         throw redirectError(res, sent, baseUrl);
       }
 
-      const apiError = toApiError(res, sent, opts.clock);
+      const apiError = await toApiError(res, sent, opts.clock);
       if (res.status === 401 && typeof req.auth === 'object' && 'invalidate' in req.auth && !renewedToken) {
         renewedToken = true;
         trace('* 401: renewing the token and retrying once');
@@ -253,7 +254,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         }
         if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > RETRY_BUDGET_MS - attempts.waitedMs) throw retryAfterTooLong(apiError, sent);
         // Given up after retries: the message says it was not a single answer.
-        if (attempts.retries > 0) throw toApiError(res, sent, opts.clock, attempts.retries + 1);
+        if (attempts.retries > 0) throw await toApiError(res, sent, opts.clock, attempts.retries + 1);
       }
       throw apiError;
     }
@@ -276,7 +277,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       const res = await send(req, 'application/json');
       const value = parseJson(res, req.method, pathOf(req.path));
       if (!req.schema) return value as T;
-      const parsed = req.schema.safeParse(value);
+      const parsed = await check(req.schema, value);
       if (parsed.success) return parsed.data;
       throw unexpectedResponse(
         req.method,
@@ -488,6 +489,8 @@ export function notJsonResponse(method: Method, path: string, contentType: strin
   return new SvcError(`unexpected response from the service for ${method} ${path}: not JSON (content-type ${String(contentType ?? 'none')})`);
 }
 
+const NOT_JSON = Symbol('not JSON');
+
 function parseJson(res: RawResponse, method: Method, path: string): unknown {
   if (res.body.length === 0) return undefined;
   try {
@@ -497,14 +500,15 @@ function parseJson(res: RawResponse, method: Method, path: string): unknown {
   }
 }
 
-function toApiError(res: RawResponse, sent: Sent, clock: Clock, attempts?: number): ApiError {
+async function toApiError(res: RawResponse, sent: Sent, clock: Clock, attempts?: number): Promise<ApiError> {
   const retryAfterMs = parseRetryAfter(res.headers['retry-after'], clock);
-  let parsed: ReturnType<typeof ErrorBody.safeParse> | undefined;
+  let body: unknown;
   try {
-    parsed = ErrorBody.safeParse(JSON.parse(res.body.toString('utf8')));
+    body = JSON.parse(res.body.toString('utf8'));
   } catch {
-    parsed = undefined;
+    body = NOT_JSON;
   }
+  const parsed = body === NOT_JSON ? undefined : await check(ErrorBody, body);
   const common = { status: res.status, retryAfterMs, method: sent.method, path: sent.path, ...(attempts !== undefined && { attempts }) };
   if (parsed?.success) {
     return new ApiError({

@@ -1,7 +1,7 @@
 // Webhook management (docs/interface-decisions.md#webhook-subscriptions): create a
 // subscription (its secret is in this one answer) and list them (without secrets; the list
 // is a sandbox extension the real service may not offer). Both take a `write_receipts` token.
-import * as z from 'zod';
+import * as z from '../contract/zod.js';
 import { WebhookSubscription, type WebhookSubscriptionRequest } from '../contract/webhook.js';
 import type { Caller } from './caller.js';
 

@@ -2,7 +2,7 @@
 // Grants (`grants`); code-flow logins keep one record per company (`companies`: the token
 // record without its tokens). `grant` names the default: a Grant ID, or a company's
 // merchant ID for the code flow, so `--grant`, SVC_GRANT_ID and `grants use` cover both.
-import * as z from 'zod';
+import * as z from '../contract/zod.js';
 import type { ConfigStore, GrantRecord } from '../config/store.js';
 import type { Grant, TokenRecord } from '../contract/oauth.js';
 

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../contract/zod.js';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../crypto/hash.js';
 import type { SecretStore } from '../secrets/store.js';

@@ -1,5 +1,5 @@
 // Building blocks shared by the contract schemas.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { MAX_MINOR_UNITS } from '../crypto/money.js';
 
 export const NonEmptyString = z.string().min(1);

@@ -1,5 +1,5 @@
 // `POST /credit-note/encrypted` (docs/interface-decisions.md#recipients-receipts-and-credit-notes).
-import * as z from 'zod';
+import * as z from './zod.js';
 import { Base64, NonEmptyString, Sha256Hex, Uuid } from './common.js';
 import { ReceiverType } from './recipient.js';
 

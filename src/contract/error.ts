@@ -1,5 +1,5 @@
 // docs/interface-decisions.md#error-bodies: every error body, OAuth and non-OAuth alike.
-import * as z from 'zod';
+import * as z from './zod.js';
 
 /** docs/interface-decisions.md#body-size-limit: a request body over this is 413 `payload_too_large` (service and webhook receivers alike). */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 // OAuth resources and requests (docs/interface-decisions.md#oauth-flows, #client-application-keys;
 // docs/interface-decisions.md#oauth-details, #client-application-key-shape). Requests may arrive form-encoded or as JSON: either way they are
 // validated as objects of strings.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { Base64, KeyAlgorithm, NonEmptyString, OpenEnum } from './common.js';
 
 export const SCOPES = [

@@ -1,7 +1,7 @@
 // The interface as an OpenAPI 3.1 document, generated from the zod schemas the client and
 // the sandbox share (zod 4's JSON Schema output is draft 2020-12, OpenAPI 3.1's dialect).
 // Served by the sandbox at GET /openapi.json and printed by `svc sandbox openapi`.
-import * as z from 'zod';
+import * as z from './zod.js';
 import type { ZodType } from 'zod';
 import { ErrorBody } from './error.js';
 import { OPERATIONS, type Auth } from './operations.js';

@@ -1,7 +1,7 @@
 // Every operation of the interface (docs/interface-decisions.md#the-services-interface) and of the sandbox's extensions
 // (§7), with the zod schemas of its request and its answers: the source of the OpenAPI
 // document (openapi.ts) and of the sandbox's own check of what it answers (a test mode).
-import * as z from 'zod';
+import * as z from './zod.js';
 import type { ZodType } from 'zod';
 import { CreditNoteSubmission, CreditNoteSubmissionResult } from './credit-note.js';
 import {

@@ -1,5 +1,5 @@
 // `POST /receipt/encrypted` and `POST /receipt/email` (docs/interface-decisions.md#receipt-email).
-import * as z from 'zod';
+import * as z from './zod.js';
 import { Base64, NonEmptyString, Sha256Hex } from './common.js';
 import { EncryptedCreditNoteEntry } from './credit-note.js';
 import { UblDocument } from './template.js';

@@ -1,5 +1,5 @@
 // `POST /recipient/resolve` (docs/interface-decisions.md#recipient-resolution).
-import * as z from 'zod';
+import * as z from './zod.js';
 import { ibanProblem } from './iban.js';
 import { NonEmptyString, OpenEnum } from './common.js';
 import { passesLuhn } from './luhn.js';

@@ -2,7 +2,7 @@
 // receipt and credit note the profile issued, and the reason of a rejection the service never
 // hears. Schemas only, beside the contract, so that the state layer below the factory can
 // parse what it reads without importing the rooms that use the records.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { NonEmptyString, Sha256Hex } from './common.js';
 import { CreditNoteSubmissionResult } from './credit-note.js';
 import { CustomerDetails, ReceiptSubmissionResult } from './receipt.js';

@@ -1,6 +1,6 @@
 // Customer return requests: the decrypted plaintext, the polling queue item and its status
 // updates (docs/interface-decisions.md#return-requests, #return-request-moves).
-import * as z from 'zod';
+import * as z from './zod.js';
 import { NonEmptyString, OpenEnum } from './common.js';
 
 export const KNOWN_REASON_CODES = [

@@ -1,6 +1,6 @@
 // `POST /sandbox/grants/{grant_id}/revoke` (docs/interface-decisions.md#grant-revocation, #sandbox-endpoints), shared by the sandbox and
 // `svc sandbox revoke`.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { NonEmptyString } from './common.js';
 
 export const GrantRevocation = z.looseObject({

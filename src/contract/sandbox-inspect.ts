@@ -1,7 +1,7 @@
 // Sandbox-only inspection endpoints (docs/interface-decisions.md#sandbox-endpoints) for issue 4: what the simulated devices
 // made of each delivery, and the email outbox. Shared by the sandbox and `svc sandbox
 // deliveries` / `svc sandbox outbox`.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { NonEmptyString, OpenEnum } from './common.js';
 
 /** DELIVERED: the device opened its entry; UNDECRYPTABLE: it could not, and `reason` says why. */

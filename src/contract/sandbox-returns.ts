@@ -2,7 +2,7 @@
 // `svc sandbox trigger return-request | cancel`. The trigger says what the customer wants;
 // the sandbox's device turns it into the return request plaintext, and the rules of that
 // plaintext (`ReturnRequest`) are the ones enforced, so members here are only typed.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { NonEmptyString } from './common.js';
 import { RefundBankAccount } from './returns.js';
 

@@ -1,5 +1,5 @@
 // Sandbox-only endpoints (docs/interface-decisions.md#sandbox-endpoints), shared by the sandbox and the `svc sandbox` verbs.
-import * as z from 'zod';
+import * as z from './zod.js';
 
 /** Ten years: enough to expire anything the service issues, small enough to keep dates valid. */
 export const MAX_CLOCK_ADVANCE_SECONDS = 10 * 365 * 24 * 60 * 60;

@@ -1,6 +1,6 @@
 // Template requests of `POST /credit-note/template` and `POST /receipt/template`
 // (docs/interface-decisions.md#recipients-receipts-and-credit-notes, #receipt-template-and-submission), and the UBL document they return.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { formatMoney, toMinor } from '../crypto/money.js';
 import { Amount, NonEmptyString } from './common.js';
 import { countableQuantityProblem } from './units.js';

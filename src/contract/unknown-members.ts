@@ -7,7 +7,7 @@
 // of what the JSON Schema would say plainly (objects, arrays, unions, wrappers, scalars), with
 // the same answers (test/contract/unknown-members.test.ts holds the two walks together), and
 // anything else (an intersection, a tuple...) takes the JSON Schema.
-import * as z from 'zod';
+import * as z from './zod.js';
 import type { ZodType } from 'zod';
 
 type JsonSchema = {

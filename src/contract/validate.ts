@@ -1,7 +1,7 @@
 // Turns zod failures into the `{ path, message }` issues of docs/interface-decisions.md#error-bodies with messages a
 // user can act on. The messages come from a per-parse error map rather than `z.config()`, so
 // that importing the contract never changes how unrelated zod schemas report errors.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { ValidationError } from '../errors.js';
 
 export interface Issue {

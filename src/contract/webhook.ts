@@ -1,7 +1,7 @@
 // Webhook subscriptions, event deliveries and the envelope plaintext (docs/interface-decisions.md#events-and-delivery-rules;
 // docs/interface-decisions.md#webhook-signatures, #receipt-envelope). Ciphertexts in events are plain strings: a bad one makes that event
 // undecryptable (docs/interface-decisions.md#hybrid-encryption), it does not make the delivery unreadable.
-import * as z from 'zod';
+import * as z from './zod.js';
 import { NonEmptyString, OpenEnum } from './common.js';
 import { UblDocument } from './template.js';
 

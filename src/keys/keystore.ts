@@ -7,7 +7,7 @@
 // (src/store/lock.ts): parallel `keys generate` runs each add their key, none is lost.
 import { createHash, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../contract/zod.js';
 import { resolveProfileName } from '../config/settings.js';
 import { NotFoundError, SvcError } from '../errors.js';
 import type { Factory } from '../factory.js';

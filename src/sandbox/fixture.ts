@@ -5,7 +5,7 @@
 // decryption.
 import { readBounded } from '../io/bounded-read.js';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../contract/zod.js';
 import { parseOrThrow } from '../contract/validate.js';
 import { publicKeyOfPrivate } from '../crypto/keys.js';
 import { UsageError } from '../errors.js';

@@ -16,7 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import { open as openFile, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import * as z from 'zod';
+import * as z from '../contract/zod.js';
 import type { Clock } from '../clock.js';
 import { NonEmptyString, Sha256Hex } from '../contract/common.js';
 import { bodyId } from '../crypto/hash.js';

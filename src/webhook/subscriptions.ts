@@ -5,7 +5,7 @@
 // more secret, for a subscription made elsewhere.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../contract/zod.js';
 import { writeReceiptsCaller } from '../auth/caller.js';
 import { dropSubscribeIntents, subscribeIntentKeys, type SubscribeIntent } from './subscribe-intents.js';
 import { groupCommit } from '../store/group-commit.js';

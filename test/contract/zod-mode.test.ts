@@ -1,6 +1,6 @@
 // Which commands keep zod's compiled parsers (src/contract/zod-mode.ts): those that check many
 // values of a kind; a one-document command interprets, and checks exactly the same.
-import * as z from 'zod';
+import * as z from '../../src/contract/zod.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsesMany, setZodMode } from '../../src/contract/zod-mode.js';
 

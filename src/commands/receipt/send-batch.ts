@@ -10,7 +10,7 @@
 // reported again, what was under way is resumed, and only what is missing is issued.
 // Members the interface does not name are checked per line as in a single file: a warning
 // naming the line and each path, and with --strict that line fails as an element.
-import * as z from 'zod';
+import * as z from '../../contract/zod.js';
 import type { Caller } from '../../api/caller.js';
 import { writeReceiptsCaller } from '../../auth/caller.js';
 import { CustomerDetails } from '../../contract/receipt.js';

@@ -1,4 +1,5 @@
-import { SandboxDeliveryList, type SandboxDelivery } from '../../contract/sandbox-inspect.js';
+import { SandboxDeliveryList } from '../../contract/accept-generated.js';
+import type { SandboxDelivery } from '../../contract/sandbox-inspect.js';
 import type { Factory } from '../../factory.js';
 import { writeList, type Column } from '../../io/output.js';
 import { resolveReceiptId } from '../../receipts/receipt-id.js';

@@ -1,4 +1,5 @@
-import { OutboxMessageList, type OutboxMessage } from '../../contract/sandbox-inspect.js';
+import { OutboxMessageList } from '../../contract/accept-generated.js';
+import type { OutboxMessage } from '../../contract/sandbox-inspect.js';
 import type { Factory } from '../../factory.js';
 import { writeList, type Column, type Tone } from '../../io/output.js';
 import { shownTime } from '../../io/time.js';

@@ -4,7 +4,7 @@
 // or `--created-at ISO` dates it back (an aged queue); `--count N` makes N at once through
 // the bulk endpoint (no RETURN_REQUESTED events).
 import { QueueItem, RefundPreference } from '../../contract/returns.js';
-import * as z from 'zod';
+import * as z from '../../contract/zod.js';
 import { BulkReturnRequestResult, MAX_BULK_RETURN_REQUESTS, type ReturnRequestTrigger } from '../../contract/sandbox-returns.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { ApiError, NotFoundError, UsageError } from '../../errors.js';

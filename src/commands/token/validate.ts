@@ -1,6 +1,6 @@
 // `svc token validate`: asks the service whether a token is good. Prints valid or invalid;
 // an invalid token also fails with exit 4, so `svc token validate - <file && ...` reads naturally.
-import * as z from 'zod';
+import * as z from '../../contract/zod.js';
 import { readSecretFromStdin } from '../../auth/credentials.js';
 import { cachedToken, discardCachedToken } from '../../auth/session.js';
 import { ApiError, AuthError } from '../../errors.js';

@@ -1,7 +1,7 @@
 // `GET /sandbox/events[?event=]` (docs/interface-decisions.md#sandbox-endpoints): the events the sandbox has recorded, oldest
 // first, whether or not any subscription received them; for tests and demos that want to
 // see what happened without running a webhook receiver.
-import * as z from 'zod';
+import * as z from '../../contract/zod.js';
 import type { Sandbox } from '../context.js';
 import { listEvents } from '../events.js';
 import { bodyId } from '../../crypto/hash.js';

@@ -3,7 +3,7 @@
 // check it (a live match, a known template, one entry per matched device); then each
 // simulated device opens its own entry, and whether it could is recorded, not enforced.
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../contract/zod.js';
 import { ReceiptSubmission } from '../../contract/receipt.js';
 import type { Sandbox } from '../context.js';
 import { receiveOnDevice } from '../devices.js';

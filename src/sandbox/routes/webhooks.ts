@@ -1,7 +1,7 @@
 // Webhook management (docs/interface-decisions.md#webhook-subscriptions) and two sandbox
 // extensions for `svc webhook list` and tests: the caller's subscriptions without their
 // secrets, and the sender's log of every delivery attempt (docs/interface-decisions.md#sandbox-endpoints).
-import * as z from 'zod';
+import * as z from '../../contract/zod.js';
 import { WebhookSubscriptionRequest, type WebhookSubscription } from '../../contract/webhook.js';
 import type { Sandbox } from '../context.js';
 import { authorize } from '../guard.js';

@@ -4,7 +4,7 @@
 // and nothing is lost. A file that cannot be read stops the import with its name.
 import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../../contract/zod.js';
 import { CreditNoteRecord, ReceiptRecord } from '../../contract/records.js';
 import { fsErrorCode } from '../private-file.js';
 import { StoreError } from '../errors.js';

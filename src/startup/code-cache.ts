@@ -8,7 +8,6 @@
 // about 3% of a start-up. Files are written whole under a temporary name and renamed into
 // place, so processes starting together see no cache or a complete one.
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 
 const MAGIC = Buffer.from('svc-v8c2');
@@ -47,7 +46,8 @@ function cacheHome(env: Readonly<Record<string, string | undefined>>): string | 
   const xdg = env.XDG_CACHE_HOME;
   if (xdg && isAbsolute(xdg)) return xdg;
   try {
-    const home = env.HOME || homedir();
+    // node:os only without HOME: loading it is ~0.1 ms of every start.
+    const home = env.HOME || process.getBuiltinModule('node:os').homedir();
     return isAbsolute(home) ? join(home, '.cache') : undefined;
   } catch {
     return undefined;

@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import { CancelError, UsageError } from '../errors.js';
 import { canPrompt, type IOStreams } from './streams.js';
+import { wrapText } from './wrap.js';
 
 export interface Ask {
   message: string;
@@ -57,6 +58,10 @@ export function createPrompter(io: IOStreams): Prompter {
       });
     }
   };
+  // The question laid out at the terminal's width, at words, after the prompt's mark ("? "):
+  // the prompt library breaks an overlong line where the width falls and keeps the space
+  // there at the head of the next line.
+  const fitted = (message: string) => (io.columns > 2 ? wrapText(`? ${message}`, io.columns).slice(2) : message);
   const context = (signal?: AbortSignal) => ({ input: io.stdin, output: io.stderr, clearPromptOnDone: false, ...(signal ? { signal } : {}) });
   const cancelled = (error: unknown): never => {
     if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new CancelError('cancelled');
@@ -68,7 +73,7 @@ export function createPrompter(io: IOStreams): Prompter {
       const { input } = await import('@inquirer/prompts');
       const typed = ask.typed;
       const config = {
-        message: ask.message,
+        message: fitted(ask.message),
         default: ask.default,
         ...(ask.editable ? { prefill: 'editable' as const } : {}),
         ...(ask.validate ? { validate: ask.validate } : {}),
@@ -84,7 +89,7 @@ export function createPrompter(io: IOStreams): Prompter {
     async password(ask) {
       guard(ask);
       const { password } = await import('@inquirer/prompts');
-      return password({ message: ask.message, mask: '*' }, context()).catch(cancelled);
+      return password({ message: fitted(ask.message), mask: '*' }, context()).catch(cancelled);
     },
     async confirm(ask) {
       guard(ask, 'your confirmation');
@@ -99,7 +104,7 @@ export function createPrompter(io: IOStreams): Prompter {
       try {
         const answer = await input(
           {
-            message: `${ask.message} ${fallback ? '(Y/n)' : '(y/N)'}`,
+            message: fitted(`${ask.message} ${fallback ? '(Y/n)' : '(y/N)'}`),
             validate: (value: string) => (yesOrNo(value, fallback) === undefined ? 'answer y (yes) or n (no)' : true),
             // Answered, the line keeps the answer as taken: Enter alone shows the default it stood for.
             transformer: (value: string, { isFinal }: { isFinal: boolean }) => (isFinal ? (yesOrNo(value, fallback) ? 'Yes' : 'No') : value),
@@ -116,7 +121,7 @@ export function createPrompter(io: IOStreams): Prompter {
       const { select } = await import('@inquirer/prompts');
       const escape = escapeAborts(io.stdin);
       try {
-        return await select({ message: ask.message, choices: ask.choices.map((c) => ({ ...c })) }, context(escape.signal)).catch(cancelled);
+        return await select({ message: fitted(ask.message), choices: ask.choices.map((c) => ({ ...c })) }, context(escape.signal)).catch(cancelled);
       } finally {
         escape.dispose();
       }

@@ -184,6 +184,38 @@ describe('triage: keys typed ahead at the other prompts', () => {
   }, 90_000);
 });
 
+describe('a question wider than the terminal', () => {
+  it('is broken at words to the width, no line of it starting with a space (60 and 80 columns)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = slow.merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    for (const width of [60, 80]) {
+      const term = svcInTerminal(`svc-reject-wrap-${width}`, ['credit-note', 'reject', a], svcEnv(m.home, m.env), [width, 30]);
+      try {
+        await term.waitFor(/\(y\/N\)/);
+        const lines = term.text().split('\n');
+        const first = lines.findIndex((line) => line.startsWith('? Reject request'));
+        const last = lines.findIndex((line, i) => i >= first && line.includes('(y/N)'));
+        expect(first, term.text()).toBeGreaterThanOrEqual(0);
+        const question = lines.slice(first, last + 1);
+        // It does not fit on one line, so it was broken; each line fits and starts with a word.
+        expect(question.length, term.text()).toBeGreaterThan(1);
+        for (const line of question) {
+          expect(line.length, line).toBeLessThanOrEqual(width);
+          expect(line, term.text()).not.toMatch(/^ /);
+        }
+        expect(question.join(' ')).toMatch(spaced(String.raw`\? Reject request ${a.slice(0, 8)} on R-2025-000871-\d+ \(1 × Whole milk 3\.5% 1 l, 1\.28 EUR\) of Example Retail Ltd\? No credit note is issued\. It cannot be moved again\. \(y/N\)`));
+        term.keys('n', 'Enter');
+        await term.waitFor('SVC-EXIT=');
+        expect(term.text()).toContain('SVC-EXIT=3');
+      } finally {
+        term.kill();
+      }
+    }
+  }, 90_000);
+});
+
 describe('triage: the legal moves are the table\'s, final questions say what they do', () => {
   it('PENDING offers no i; after a, i issues and the echo names the credit note and COMPLETED; c says no credit note, how much, for whom', async (ctx) => {
     const missing = requireTools(['tmux']);

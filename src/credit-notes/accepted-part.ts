@@ -90,13 +90,20 @@ export function withinAcceptedPart(recorded: AcceptedPart | undefined, items: re
   const allowed = new Map(recorded.items.map((i) => [i.productId, scaledQuantity(i.quantity)]));
   const over = items.filter((i) => scaledQuantity(i.quantity) > (allowed.get(i.productId) ?? 0));
   if (over.length === 0) return [...items];
-  throw new UsageError(
+  throw new OverAcceptedPartError(
     `return request ${recorded.requestId} was accepted in part (${partText(recorded.items)}, recorded ${recorded.acceptedAt}${recorded.acceptedBy ? ` by ${recorded.acceptedBy}` : ''}): ${over
       .map((i) => `--item ${i.productId}:${i.quantity} is more than the ${quantityOf(allowed.get(i.productId) ?? 0)} accepted`)
       .join('; ')}`,
     { hint: `nothing was submitted; leave out --item to credit the accepted part, or lower it with --item` },
   );
 }
+
+/**
+ * --item beyond the part recorded (exit 2). Its hint says the accepted part can be credited by
+ * leaving out --item; `issue`, which can check that, says otherwise when it cannot (the
+ * receipt's lines credited since by other requests).
+ */
+export class OverAcceptedPartError extends UsageError {}
 
 /** The part, typed at a prompt as `--item` takes it, starting from `start` (default: what the request asks). */
 export async function askPart(f: Factory, requestId: string, request: ReturnRequest, start?: readonly ItemQuantity[]): Promise<ItemQuantity[]> {

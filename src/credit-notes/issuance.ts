@@ -21,7 +21,7 @@ import { canPrompt, note } from '../io/streams.js';
 import { confirmOrCancel } from '../io/prompter.js';
 import { contentDigest, startedBy } from '../receipts/submission.js';
 import type { Credited, Intent } from '../store/ledger.js';
-import { partChanged, sameRecordedPart } from './accepted-part.js';
+import { OverAcceptedPartError, partChanged, sameRecordedPart } from './accepted-part.js';
 import type { ItemQuantity } from './item-flag.js';
 import { CLOSED_STATUSES, ClosedRequestError, openRequest, type Opened } from './open-request.js';
 import { AlreadyCreditedError, creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
@@ -32,6 +32,7 @@ import { findQueueItem } from './queue-cache.js';
 import { issueQuestion } from './moves.js';
 import { requestAskedBrief } from './summary.js';
 import { oneLine } from '../io/output.js';
+import { UsageError, ValidationError } from '../errors.js';
 import { companyNameOf } from '../auth/caller.js';
 import { rememberMove } from '../completion/cache.js';
 import { submit, type Issued } from './submit.js';
@@ -88,6 +89,35 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
   }
   let item: QueueItem;
   let whole = true;
+
+  /**
+   * --item beyond the accepted part: its hint (leave out --item to credit the part) holds
+   * only when the part can still be credited whole, which is checked here as `issue` alone
+   * would check it; when it cannot (lines credited since by other requests), the hint says
+   * what is left instead.
+   */
+  async function overAcceptedPart(error: OverAcceptedPartError): Promise<UsageError> {
+    let refusal: ValidationError | undefined;
+    try {
+      const part = await openRequest(f, caller, opts, [], false);
+      prepare(part, creditedOf(await ledger.credits(part.item.serviceReceiptId)), terms);
+    } catch (checked) {
+      if (checked instanceof ValidationError) refusal = checked;
+      else return error;
+    }
+    if (refusal === undefined) return error;
+    const why = refusal.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+    // What can still be returned of each line refused (checkReturn's words), named as --item takes it.
+    const left = refusal.issues.flatMap((i) => {
+      const product = /\(productId ([^)]+)\)/.exec(i.path)?.[1];
+      const quantity = /more than the (\d+(?:\.\d+)?) that can still be returned/.exec(i.message)?.[1];
+      return product !== undefined && quantity !== undefined && Number(quantity) > 0 ? [`--item ${product}:${quantity}`] : [];
+    });
+    const lower = left.length > 0 ? `credit what is left with ${left.join(' ')}, or ` : '';
+    // What the check would say next: whether a line passes, and the way that is left.
+    const next = refusal.hint?.replace(/^nothing was submitted; /, '') ?? `settle it another way and run \`svc credit-note complete ${opts.requestId} --credited-elsewhere\``;
+    return new UsageError(error.message, { hint: `nothing was submitted; the accepted part cannot be credited whole either (${why}): ${lower}${next}` });
+  }
   if (intent && opts.dryRun) return { kind: 'pending', requestId: opts.requestId, intent };
   if (intent) {
     item = await findQueueItem(f, caller, opts.requestId);
@@ -105,6 +135,7 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     try {
       opened = await openRequest(f, caller, opts, items, canPrompt(f.io));
     } catch (error) {
+      if (error instanceof OverAcceptedPartError) throw await overAcceptedPart(error);
       // COMPLETED with its credit note in the ledger: what --complete asked for is done already.
       if (!(error instanceof ClosedRequestError && opts.complete && !opts.dryRun && error.item.status === 'COMPLETED')) throw error;
       const issued = (await ledger.credits(error.item.serviceReceiptId)).issued.find((n) => n.requestId === error.item.requestId);

@@ -236,6 +236,30 @@ describe('the accepted part, a decision of record (docs/interface-decisions.md#p
     expect(shown.acceptedPart).toBeUndefined();
   });
 
+  it('issue --item beyond the part, when the part itself can no longer be credited whole: the hint says so, not "leave out --item"', async () => {
+    const { serviceReceiptId } = await json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    // Six bottles of water bought. One request asks 3 (and milk), accepted for the 3 of water;
+    // another asks 4 and is credited first: 2 are left.
+    const first = (await json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${WATER}:3`, '--item', `${MILK}:1`])).requestId;
+    const second = await returnRequest(serviceReceiptId, `${WATER}:4`);
+    await m.svc(['credit-note', 'accept', first, '--item', `${WATER}:3`]);
+    await m.svc(['credit-note', 'issue', second, '--yes']);
+
+    const refused = await runSvc(['credit-note', 'issue', first, '--yes', '--item', `${WATER}:4`], { home: m.home, env: m.env });
+    expect(refused.exitCode, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`--item ${WATER}:4 is more than the 3 accepted`);
+    expect(refused.stderr).not.toContain('leave out --item to credit the accepted part');
+    expect(refused.stderr).toContain('the accepted part cannot be credited whole either');
+    expect(refused.stderr).toContain('quantity 3 is more than the 2 that can still be returned');
+    expect(refused.stderr).toContain(`credit what is left with --item ${WATER}:2, or `);
+    // What it says is so: without --item the part is refused, and the lower --item it names is issued.
+    const whole = await runSvc(['credit-note', 'issue', first, '--yes'], { home: m.home, env: m.env });
+    expect(whole.exitCode, whole.stderr).toBe(2);
+    expect(whole.stderr).toContain('quantity 3 is more than the 2 that can still be returned');
+    const issued = await json<{ lines: { productId: string; quantity: number }[] }>(['credit-note', 'issue', first, '--yes', '--item', `${WATER}:2`]);
+    expect(issued.lines.map((l) => [l.productId, l.quantity])).toEqual([[WATER, 2]]);
+  });
+
   it('issue --item may lower the recorded part', async () => {
     const { requestId } = await trigger();
     await m.svc(['credit-note', 'accept', requestId, '--item', `${MILK}:2`, '--item', `${WATER}:3`]);

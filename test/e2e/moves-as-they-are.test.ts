@@ -83,3 +83,16 @@ describe('accept of a request issue would refuse', () => {
     expect(fine.stderr).not.toContain('would refuse');
   }, 60_000);
 });
+
+describe('what a move asks of the service', () => {
+  it('accept lists the queue once: the item read before the move is the one checked after it (GET /credit-note counted in --debug)', async () => {
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const accepted = await runSvc(['credit-note', 'accept', a, '--debug'], { home: m.home, env: m.env });
+    expect(accepted.exitCode, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain(`${a} ACCEPTED`);
+    const listings = accepted.stderr.split('\n').filter((line) => /^> GET \S+\/credit-note$/.test(line));
+    expect(listings, accepted.stderr).toHaveLength(1);
+    expect((await queueStatuses(m)).get(a)).toBe('ACCEPTED');
+  }, 60_000);
+});

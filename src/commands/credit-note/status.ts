@@ -11,7 +11,7 @@
 // the service never hears it.
 import type { Caller } from '../../api/caller.js';
 import { listReturnRequests, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
-import { SettableQueueItemStatus } from '../../contract/returns.js';
+import { SettableQueueItemStatus, type QueueItem } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
@@ -301,7 +301,8 @@ async function setStatuses(
       if (status === 'REJECTED') await refuseRejectingCredited(f, caller, requestId);
       // A rejection's reason is kept with the item, so that is kept too. Either way the status
       // it had before is known: a move to where it already was is said to have changed nothing.
-      const before = status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined ? await keepQueueItem(f, caller, requestId) : await statusListed(caller, requestId);
+      const kept = status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined ? await keepQueueItem(f, caller, requestId) : undefined;
+      const before = kept === undefined ? await statusListed(caller, requestId) : kept === 'not found' ? undefined : kept.status;
       const part = parts?.get(requestId);
       const afterMove = part === undefined ? undefined : await recordPart(f, requestId, part);
       const result = await setReturnRequestStatus(caller, requestId, status);
@@ -311,7 +312,10 @@ async function setStatuses(
       await rememberMove(f, result.requestId, result.status);
       const already = before === result.status && part === undefined ? ` (it already was: nothing changed)` : '';
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
-      if (status === 'ACCEPTED' && before !== result.status) await noteIfIssueWouldRefuse(f, caller, result.requestId);
+      // The item read just before, as the move left it (its status read back from the service): no second listing.
+      if (status === 'ACCEPTED' && before !== result.status) {
+        await noteIfIssueWouldRefuse(f, caller, result.requestId, kept !== undefined && kept !== 'not found' ? { ...kept, status: result.status } : undefined);
+      }
     } catch (error) {
       if (requestIds.length === 1) throw error;
       failures.push(error);
@@ -379,9 +383,9 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
  * Accepted, a request can no longer be rejected: when `issue` would refuse it (more asked
  * back than is left, a closed return window), that is said now, with the way that is left.
  */
-async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string): Promise<void> {
+async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined): Promise<void> {
   const { decisionOf } = await import('../../credit-notes/decision.js');
-  const decision = await decisionOf(f, caller, requestId).catch(() => undefined);
+  const decision = await decisionOf(f, caller, requestId, [], found).catch(() => undefined);
   if (decision?.json.checks !== 'failed') return;
   const why = decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
   note(
@@ -400,13 +404,18 @@ async function statusListed(caller: Caller, requestId: string): Promise<string |
   }
 }
 
-/** Keeps the item for after the move, and says its status before it; not finding it is left to the PATCH to report, and a failure to keep it only warns. */
-async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Promise<string | undefined> {
+/**
+ * Keeps the item for after the move and returns it as found (its status is the one before the
+ * move); not finding it is left to the PATCH to report ('not found'), and a failure to keep it
+ * only warns (undefined: the status is then asked of the service's list).
+ */
+async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Promise<QueueItem | 'not found' | undefined> {
   try {
-    return (await findQueueItem(f, caller, requestId)).status;
+    return await findQueueItem(f, caller, requestId);
   } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
+    if (error instanceof NotFoundError) return 'not found';
     note(f.io, `warning: could not keep a copy of request ${requestId} (${error instanceof Error ? error.message : String(error)}); \`issue\` may not find it once the service stops listing it`);
+    return undefined;
   }
 }
 

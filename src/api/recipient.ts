@@ -34,7 +34,8 @@ export async function resolveRecipient(caller: Caller, lookup: RecipientLookup):
     const safe = lookup.secret === undefined ? error : withoutSecret(error, lookup.secret);
     if (safe.status !== 404) throw safe;
     throw new NotFoundError(`no recipient matches that ${lookup.kind}`, {
-      hint: `check the ${lookup.kind}; the customer needs a device registered with the service, or send the receipt by email`,
+      // `receipt send --email` is a lookup too; the command that emails a PDF is another one, with --to.
+      hint: `check the ${lookup.kind}; the customer needs a device registered with the service, or email the receipt as a PDF: \`svc receipt email --file RECEIPT.json --to ${lookup.kind === 'email' ? lookup.display : 'ADDRESS'}\``,
       cause: safe,
     });
   }

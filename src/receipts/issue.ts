@@ -72,7 +72,7 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
   const what = `receipt ${documentNumber}`;
   const digest = contentDigest({ request, lookup: lookup.request, customer });
   const last = await intentOf(ledger, 'lastIntent', documentNumber, caller.companyId);
-  if (last?.state === 'done') return { record: await issuedEarlier(ledger, last, digest, what), earlier: true };
+  if (last?.state === 'done') return { record: await issuedEarlier(ledger, last, digest, what, input), earlier: true };
   if (input.abandonPending) await abandonOpen(ledger, documentNumber, caller.companyId, what, ui);
 
   // A receipt reserves nothing, so its intent is recorded once the request is built, with
@@ -94,7 +94,7 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
     const subject = receiptSubject(documentNumber, caller.companyId ?? issuer);
     if (caller.companyId === undefined) {
       const kept = await ledger.lastIntent('receipt', subject);
-      if (kept?.state === 'done') return { record: await issuedEarlier(ledger, kept, digest, what), earlier: true };
+      if (kept?.state === 'done') return { record: await issuedEarlier(ledger, kept, digest, what, input), earlier: true };
       if (input.abandonPending) await abandonOpen(ledger, documentNumber, issuer, what, ui);
     }
     const idempotencyKey = input.idempotencyKey ?? derivedIdempotencyKey(issuer, 'receipt', documentNumber);
@@ -108,7 +108,7 @@ export async function issueReceipt(f: Factory, caller: Caller, ledger: LedgerSto
     });
     intent = reserved.intent;
     // Another process (another machine of the team) issued it while this one built it.
-    if (intent.state === 'done') return { record: await issuedEarlier(ledger, intent, digest, what), earlier: true };
+    if (intent.state === 'done') return { record: await issuedEarlier(ledger, intent, digest, what, input), earlier: true };
     if (!reserved.created) resuming(intent, digest, what, 'another svc process started', ui);
   } else resuming(intent, digest, what, 'resuming', ui);
 
@@ -178,16 +178,54 @@ async function complete(ledger: LedgerStore, intent: Intent, record: ReceiptReco
 }
 
 /** A re-run of a finished command: the same receipt is reported again; another one under its number is refused. */
-async function issuedEarlier(ledger: LedgerStore, last: Intent, digest: string, what: string): Promise<ReceiptRecord> {
+async function issuedEarlier(ledger: LedgerStore, last: Intent, digest: string, what: string, input: Pick<ReceiptInput, 'request' | 'lookup' | 'customer'>): Promise<ReceiptRecord> {
   if (last.digest !== digest || last.result === undefined) {
-    throw new AlreadySubmittedError(`${what} was already issued as ${last.result ?? 'a receipt'} with other content`, {
-      hint: 'give the new receipt its own documentNumber; nothing was submitted',
+    const earlier = last.result === undefined ? undefined : await ledger.receipt(last.result).catch(() => undefined);
+    throw new AlreadySubmittedError(`${what} was already issued as ${last.result ?? 'a receipt'} ${howItDiffers(earlier, input)}`, {
+      hint: `nothing was submitted; a document number is one receipt${last.result === undefined ? '' : ` (see it in \`svc receipt list\`)`}: give a new receipt its own documentNumber`,
       serviceReceiptId: last.result,
     });
   }
   const record = await ledger.receipt(last.result);
   if (!record) throw new AlreadySubmittedError(`${what} was already issued as ${last.result}`, { hint: 'nothing was submitted', serviceReceiptId: last.result });
   return record;
+}
+
+/**
+ * What differs between the receipt issued earlier and this send, as the ledger's record tells
+ * it: the document, the customer it went to (`--email`, `--card`, … as displayed), the customer
+ * details. Without the record, or when what differs is not shown (two cards with the same
+ * last four digits), said as such.
+ */
+function howItDiffers(earlier: ReceiptRecord | undefined, input: Pick<ReceiptInput, 'request' | 'lookup' | 'customer'>): string {
+  if (earlier === undefined) return 'with other content than this send (a document, customer or customer details of its own)';
+  const to = `${earlier.lookup.by} ${earlier.lookup.display}`;
+  const sameDocument = contentDigest(earlier.templateRequest) === contentDigest(input.request);
+  const sameTo = to === `${input.lookup.kind} ${input.lookup.display}`;
+  const sameCustomer = contentDigest(earlier.customer ?? {}) === contentDigest(input.customer ?? {});
+  const differences = [
+    ...(sameDocument ? [] : ['another document (the file differs)']),
+    ...(sameTo ? [] : [`this send names ${input.lookup.kind} ${input.lookup.display}`]),
+    ...(sameCustomer ? [] : ['other customer details (--customer)']),
+  ];
+  if (differences.length === 0) return `to ${to}, with other content than this send (another ${input.lookup.kind} with the same shown digits, or customer details of its own)`;
+  return `to ${to}${sameDocument ? ', the same document' : ''}: ${differences.join('; ')}`;
+}
+
+/**
+ * What sending `input` would meet in the ledger, for --dry-run: the receipt issued earlier
+ * with the same content (a send reports it again and sends nothing), undefined when none, or
+ * the refusal a send would get (AlreadySubmittedError, exit 7). `issuer`: the template's
+ * supplier, for a caller that names no company.
+ */
+export async function issuedBefore(ledger: LedgerStore, caller: Caller, input: Pick<ReceiptInput, 'request' | 'lookup' | 'customer'>, issuer: string): Promise<ReceiptRecord | undefined> {
+  const { request, lookup, customer } = input;
+  const what = `receipt ${request.documentNumber}`;
+  const digest = contentDigest({ request, lookup: lookup.request, customer });
+  const last =
+    (await intentOf(ledger, 'lastIntent', request.documentNumber, caller.companyId)) ??
+    (caller.companyId === undefined ? await ledger.lastIntent('receipt', receiptSubject(request.documentNumber, issuer)) : undefined);
+  return last?.state === 'done' ? issuedEarlier(ledger, last, digest, what, input) : undefined;
 }
 
 async function abandonOpen(ledger: LedgerStore, documentNumber: string, companyId: string | undefined, what: string, ui: IssueUi): Promise<void> {

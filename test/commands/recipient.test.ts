@@ -103,6 +103,17 @@ describe('recipient resolve', () => {
       await expect(resolve({ phone: '+4915100000009' }, h.f)).rejects.toThrow('no recipient matches that phone');
     });
 
+    it('404: the hint names the command that emails a PDF, with its own flag (--to), the address when it is one', async () => {
+      const h = await harness();
+      h.reply('/recipient/resolve', 404, apiError('not_found', 'no recipient matches these details'));
+      const byEmail = (await resolve({ email: 'nobody@example.com' }, h.f).catch((e: unknown) => e)) as NotFoundError;
+      expect(byEmail.hint).toContain('email the receipt as a PDF: `svc receipt email --file RECEIPT.json --to nobody@example.com`');
+      h.reply('/recipient/resolve', 404, apiError('not_found', 'no recipient matches these details'));
+      const byCard = (await resolve({ card: ALICE.cardNumber }, h.f).catch((e: unknown) => e)) as NotFoundError;
+      expect(byCard.hint).toContain('`svc receipt email --file RECEIPT.json --to ADDRESS`');
+      expect(byCard.hint).not.toContain(ALICE.cardNumber.slice(-4));
+    });
+
     it('masks a number the service quotes back in another error', async () => {
       const h = await harness();
       h.reply('/recipient/resolve', 400, {

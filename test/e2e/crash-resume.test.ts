@@ -3,7 +3,8 @@
 // proxy in front of the sandbox holds the step's request — before the service sees it, or
 // after the service answered it — until the kill. Afterwards the service holds exactly one
 // document, and the ledger exactly that one with no submission left open.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, svcBin, svcEnv, tempDirs, repoRoot } from './helpers.js';
@@ -87,13 +88,31 @@ describe('receipt send, killed at each step and run again', () => {
     expect([...(await serviceDocuments('RECEIPT'))].filter((id) => !before.has(id))).toEqual([serviceReceiptId]);
   });
 
-  it('the same document number with other content is refused (exit 7), nothing sent', async () => {
+  it('the same document number with other content is refused (exit 7), nothing sent, saying what differs; --dry-run says the same', async () => {
     const file = await m.newReceiptFile();
     await m.svc(['receipt', 'send', '--file', file, '--email', 'alice@example.com']);
     const before = await serviceDocuments('RECEIPT');
+    // The same file to another customer: the document is the same, the customer is not.
     const other = await runSvc(['receipt', 'send', '--file', file, '--email', 'bob@example.com'], { home: m.home, env: m.env });
     expect(other.exitCode, other.stderr).toBe(7);
-    expect(other.stderr).toMatch(/receipt R-2025-000871-\d+ was already issued as \S+ with other content/);
+    expect(other.stderr).toMatch(/receipt R-2025-000871-\d+ was already issued as \S+ to email alice@example\.com, the same document: this send names email bob@example\.com/);
+    expect(other.stderr).not.toContain('the file differs');
+    expect(other.stderr).toContain('svc receipt list');
+    // Another file under the same number, to the same customer: the document differs.
+    const changed = join(dirname(file), `changed-${basename(file)}`);
+    const request = JSON.parse(await readFile(file, 'utf8')) as { products: { quantity: number }[] };
+    request.products[0]!.quantity += 1;
+    await writeFile(changed, JSON.stringify(request));
+    const edited = await runSvc(['receipt', 'send', '--file', changed, '--email', 'alice@example.com'], { home: m.home, env: m.env });
+    expect(edited.exitCode, edited.stderr).toBe(7);
+    expect(edited.stderr).toMatch(/was already issued as \S+ to email alice@example\.com: another document \(the file differs\)/);
+    // A dry run meets what a send would: the refusal, or the receipt reported again.
+    const dry = await runSvc(['receipt', 'send', '--file', file, '--email', 'bob@example.com', '--dry-run'], { home: m.home, env: m.env });
+    expect(dry.exitCode, dry.stderr).toBe(7);
+    expect(dry.stderr).toContain('this send names email bob@example.com');
+    const dryAgain = await runSvc(['receipt', 'send', '--file', file, '--email', 'alice@example.com', '--dry-run'], { home: m.home, env: m.env });
+    expect(dryAgain.exitCode, dryAgain.stderr).toBe(0);
+    expect(dryAgain.stderr).toMatch(/was already issued as \S+ at \S+: a send would report it again and send nothing/);
     expect(await serviceDocuments('RECEIPT')).toEqual(before);
   });
 

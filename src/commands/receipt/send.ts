@@ -17,7 +17,8 @@ import { writeJson, writeRecord } from '../../io/output.js';
 import { withSpinner } from '../../io/spinner.js';
 import { note, println } from '../../io/streams.js';
 import { companyNameOf } from '../../auth/caller.js';
-import { buildReceipt, issueReceipt, type IssueUi } from '../../receipts/issue.js';
+import { buildReceipt, issuedBefore, issueReceipt, type IssueUi } from '../../receipts/issue.js';
+import { supplierPartyIdOf } from '../../receipts/document.js';
 import { checkIdempotencyKey } from '../../receipts/submission.js';
 import type { IdentifierFlags } from '../recipient/index.js';
 import { lookupFromFlags } from '../recipient/lookup.js';
@@ -59,7 +60,11 @@ export async function run(opts: SendOptions, f: Factory): Promise<void> {
   const ui: IssueUi = { step: (label, work) => withSpinner(f.io, label, work), note: (text) => note(f.io, text) };
   if (opts.dryRun) {
     const built = await buildReceipt(caller, { request, lookup, customer }, ui);
-    return reportDryRun(f, built.submission, built.finalHash, lookup);
+    // What a send would meet: a receipt issued before under this number is reported, or refused (exit 7), as a send would.
+    const earlier = await issuedBefore(await f.ledger(), caller, { request, lookup, customer }, supplierPartyIdOf(built.template));
+    reportDryRun(f, built.submission, built.finalHash, lookup);
+    if (earlier !== undefined) note(f.io, `receipt ${request.documentNumber} was already issued as ${earlier.serviceReceiptId} at ${earlier.issuedAt}: a send would report it again and send nothing`);
+    return;
   }
   const { record, earlier } = await issueReceipt(f, caller, await f.ledger(), { request, lookup, customer, idempotencyKey: opts.idempotencyKey, abandonPending: opts.abandonPending }, ui);
   await rememberFoundBy(f, caller, 'receipts', [record.serviceReceiptId]);

@@ -175,14 +175,21 @@ export async function writeList<T>(
   for (const line of footer) io.stdout.write(`${t.dim(fitWidth(line, io.columns))}\n`);
 }
 
-/** "not shown: REFUND, NOTE": the columns a narrow terminal left out (tableLines). */
-export function droppedNote(dropped: readonly string[]): string | undefined {
-  return dropped.length === 0 ? undefined : `not shown: ${dropped.join(', ')}`;
+/**
+ * "not shown: REFUND, NOTE (--json has them)": the columns a narrow
+ * terminal left out (tableLines), and how to see them (`how`: the queue screen has no --json).
+ */
+export function droppedNote(dropped: readonly string[], columns: number, how = '--json has them'): string | undefined {
+  if (dropped.length === 0) return undefined;
+  const note = `not shown: ${dropped.join(', ')}`;
+  // Said whole or not at all: a terminal too narrow for it gets the columns' names alone.
+  const told = `${note} (${how})`;
+  return told.length <= columns ? told : note;
 }
 
 /** The footer (a count line) and the dropped columns' note: on one line when it fits, else two. */
 export function footerLines(footer: string | undefined, dropped: readonly string[], columns: number): string[] {
-  const note = droppedNote(dropped);
+  const note = droppedNote(dropped, columns);
   if (!footer) return note === undefined ? [] : [note];
   if (note === undefined) return [footer];
   const joined = `${footer} · ${note}`;

@@ -135,7 +135,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       const window = rows.slice(at, at + body);
       const table = await tableLines(io, window, parts.columns(), width - PREFIX, (row) => row.requestId === selected?.requestId);
       // The columns this width left out (writeList's note): after the count line, or on a line of its own above it.
-      const note = droppedNote(table.dropped);
+      const note = droppedNote(table.dropped, width, 'widen to see them');
       const joined = note !== undefined && displayWidth(`${marks}${counts} · ${note}`) <= width;
       return { at, window, table, count: joined ? `${marks}${counts} · ${note}` : `${marks}${counts}`, noteLine: joined ? undefined : note };
     };

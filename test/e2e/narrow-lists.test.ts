@@ -52,7 +52,12 @@ describe('lists at 60 and 80 columns', () => {
       expectNoCutCodes(poll);
       expect(poll.join('\n')).toContain(request.slice(0, 8));
       expect(poll.join('\n')).toContain(' PARTIALLY_ACCEPTED ');
-      if (width === 60) expect(poll.at(-1)).toMatch(/not shown: .*REFUND/);
+      if (width === 60) {
+        // Named, with how to see them; and so it is: --json has the refund.
+        expect(poll.at(-1)).toMatch(/^not shown: [A-Z, ]*REFUND[A-Z, ]* \(--json has them\)$/);
+        const asJson = await m.json<{ requestId: string; returnRequest?: { refundPreference?: string } }[]>(['credit-note', 'poll', '--all']);
+        expect(asJson.find((r) => r.requestId === request)?.returnRequest?.refundPreference).toBeTruthy();
+      }
 
       const receipts = await screenAt('receipts', width, ['receipt', 'list']);
       expectNoCutCodes(receipts);
@@ -92,7 +97,7 @@ describe('lists at 60 and 80 columns', () => {
       for (const line of lines) expect(displayWidth(line), `${line}\n${screen}`).toBeLessThanOrEqual(60);
       expect(screen).not.toContain('pending');
       // At 60 the note does not fit after the count line: a line of its own above it.
-      expect(screen).toMatch(/^not shown: [A-Z, ]*REFUND[A-Z, ]*\n1 request · 1 partially accepted · oldest \S+ · row 1/m);
+      expect(screen).toMatch(/^not shown: [A-Z, ]*REFUND[A-Z, ]*( \(widen to see them\))?\n1 request · 1 partially accepted · oldest \S+ · row 1/m);
       expect(screen).toContain(`${accepted.slice(0, 8)} `);
       expect(screen).toContain(' PARTIALLY_ACCEPTED ');
       expectNoCutCodes(lines);

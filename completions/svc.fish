@@ -149,7 +149,7 @@ complete -c svc -n '__svc_at' -a 'help' -d 'help on a command (svc help credit-n
 complete -c svc -n '__svc_at receipt' -a 'template' -d 'validate a receipt and get its template and templateHash from the service'
 complete -c svc -n '__svc_at receipt' -a 'send' -d 'encrypt a receipt for every device of a customer and submit it'
 complete -c svc -n '__svc_at receipt' -a 'email' -d 'send a receipt to a customer by email as a PDF'
-complete -c svc -n '__svc_at receipt' -a 'list' -d 'receipts this machine issued (local records)'
+complete -c svc -n '__svc_at receipt' -a 'list' -d 'receipts this machine sent to customers\' devices (its ledger; emailed PDFs are not kept)'
 complete -c svc -n '__svc_at receipt template' -l grant -x -d 'the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company\'s name (default: the profile\'s Grant)'
 complete -c svc -n '__svc_at receipt template' -l grant -x -a '(svc __complete -- "receipt template" --grant 2>/dev/null)'
 complete -c svc -n '__svc_at receipt template' -l file -r -F -d 'template request JSON, or - for stdin'

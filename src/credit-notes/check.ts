@@ -106,6 +106,9 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   const allocations = new Map<number, Allocation>();
 
   const approved = check.approved ?? request.lineItems.map((item, line) => ({ line, quantity: item.quantity }));
+  // What can still be credited of the products asked for, scaled (a line refused for being
+  // more than is left adds what is left): the hint's --item when something is refused.
+  const creditable = new Map<string, number>();
   // A quantity the merchant named with --item, not the customer's: its faults are the flag's.
   const itemIssues: Issue[] = [];
   for (const { line: index, quantity } of approved) {
@@ -129,6 +132,7 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
     const earlier = requestedEarlier.get(item.productId) ?? 0;
     requestedEarlier.set(item.productId, earlier + wanted);
     if (wanted > available) {
+      if (available > 0) creditable.set(item.productId, (creditable.get(item.productId) ?? 0) + available);
       const bought = lines.reduce((sum, i) => sum + scaledQuantity(products[i]?.quantity ?? 0), 0);
       const already = lines.reduce((sum, i) => sum + (credited[i] ?? 0), 0);
       const notes = [...new Set(lines.flatMap((i) => [...(creditedBy[i] ?? [])]))];
@@ -141,6 +145,7 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
       });
       continue;
     }
+    creditable.set(item.productId, (creditable.get(item.productId) ?? 0) + wanted);
     let left = wanted;
     for (const line of lines) {
       const take = Math.min(left, Math.max(0, remaining[line] ?? 0));
@@ -159,9 +164,9 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   }
   issues.push(...bankIssues(request));
   if (issues.length > 0) {
-    // --item can credit the lines that pass only when the refusal is about other lines alone.
-    const partPasses = allocations.size > 0 && issues.every((issue) => issue.path.startsWith('lineItems.'));
-    throw new ValidationError(`return request ${check.requestId}`, issues, { hint: refusedHint(check.requestId, check.status, partPasses) });
+    // --item can credit what is left only when the refusal is about the lines alone.
+    const part = issues.every((issue) => issue.path.startsWith('lineItems.')) ? [...creditable].map(([productId, scaled]) => `--item ${productId}:${quantityOf(scaled)}`) : [];
+    throw new ValidationError(`return request ${check.requestId}`, issues, { hint: refusedHint(check.requestId, check.status, part) });
   }
   return [...allocations.values()];
 }
@@ -171,11 +176,11 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
  * an accepted one can only be completed: credited in part (when a part passes), or closed with
  * `complete --credited-elsewhere`, which is what completes a request no credit note credits.
  */
-function refusedHint(requestId: string, status: string, partPasses: boolean): string {
+function refusedHint(requestId: string, status: string, creditable: readonly string[]): string {
   if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
     return (
       `nothing was submitted; the request is ${status}, so it can no longer be rejected: ` +
-      (partPasses ? 'credit only the part that passes with --item PRODUCT_ID:QTY, ' : '') +
+      (creditable.length > 0 ? `credit only what can still be returned with ${creditable.join(' ')}, ` : '') +
       `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\`, or fix the receipt record`
     );
   }

@@ -107,16 +107,9 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     }
     if (refusal === undefined) return error;
     const why = refusal.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-    // What can still be returned of each line refused (checkReturn's words), named as --item takes it.
-    const left = refusal.issues.flatMap((i) => {
-      const product = /\(productId ([^)]+)\)/.exec(i.path)?.[1];
-      const quantity = /more than the (\d+(?:\.\d+)?) that can still be returned/.exec(i.message)?.[1];
-      return product !== undefined && quantity !== undefined && Number(quantity) > 0 ? [`--item ${product}:${quantity}`] : [];
-    });
-    const lower = left.length > 0 ? `credit what is left with ${left.join(' ')}, or ` : '';
-    // What the check would say next: whether a line passes, and the way that is left.
+    // What the check says next: what can still be credited (its --item), and the way that is left.
     const next = refusal.hint?.replace(/^nothing was submitted; /, '') ?? `settle it another way and run \`svc credit-note complete ${opts.requestId} --credited-elsewhere\``;
-    return new UsageError(error.message, { hint: `nothing was submitted; the accepted part cannot be credited whole either (${why}): ${lower}${next}` });
+    return new UsageError(error.message, { hint: `nothing was submitted; the accepted part cannot be credited whole either (${why}): ${next}` });
   }
   if (intent && opts.dryRun) return { kind: 'pending', requestId: opts.requestId, intent };
   if (intent) {

@@ -271,8 +271,8 @@ describe('credit-note issue: refused before anything is submitted', () => {
       const error = (await issue(opts('req-1', more), h.f).catch((e: unknown) => e)) as ValidationError;
       expect(error).toBeInstanceOf(ValidationError);
       expect(error.hint).not.toContain('svc credit-note reject');
-      // The milk would pass on its own; with only the candy named (--item), no part passes.
-      const part = status === 'ACCEPTED' ? 'credit only the part that passes with --item PRODUCT_ID:QTY, ' : '';
+      // The milk would pass on its own, and the hint names it as --item takes it; with only the candy named (--item), nothing passes.
+      const part = status === 'ACCEPTED' ? `credit only what can still be returned with --item ${MILK}:1, ` : '';
       expect(error.hint).toBe(
         `nothing was submitted; the request is ${status}, so it can no longer be rejected: ${part}` +
           'settle it another way and run `svc credit-note complete req-1 --credited-elsewhere`, or fix the receipt record',

@@ -197,8 +197,17 @@ function parseLine(text: string): JournalLine | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-function deliveryLine(entry: JournalEntry, raw: Buffer, headers: Record<string, string>): DeliveryLine {
+export function deliveryLine(entry: JournalEntry, raw: Buffer, headers: Record<string, string>): DeliveryLine {
   return { type: 'delivery', id: entry.id, receivedAt: entry.receivedAt, event: entry.event, headers, body: raw.toString('base64') };
+}
+
+/**
+ * `JSON.stringify(deliveryLine(...))`, the same text, without scanning the body's Base64 for
+ * characters to escape (it has none): on the acknowledgement path, that scan of ~2.7 KB a
+ * delivery cost more than the rest of the line.
+ */
+export function deliveryLineText(entry: JournalEntry, raw: Buffer, headers: Record<string, string>): string {
+  return `{"type":"delivery","id":${JSON.stringify(entry.id)},"receivedAt":${JSON.stringify(entry.receivedAt)},"event":${JSON.stringify(entry.event)},"headers":${JSON.stringify(headers)},"body":"${raw.toString('base64')}"}`;
 }
 
 export function processedLine(id: string, at: string, outcome: ProcessedOutcome): ProcessedLine {
@@ -239,9 +248,10 @@ function groupCommit(file: JournalFile, startsTorn: boolean) {
   }
 
   return {
-    append(line: JournalLine): Promise<void> {
+    /** Appends one line, given as its JSON text. */
+    append(text: string): Promise<void> {
       return new Promise<void>((resolve, reject) => {
-        queue.push({ data: `${JSON.stringify(line)}\n`, resolve, reject });
+        queue.push({ data: `${text}\n`, resolve, reject });
         running ??= drain();
       });
     },
@@ -306,7 +316,7 @@ export async function openJournal(path: string, opts: JournalOptions): Promise<J
       if (pending) return { entry: await pending, duplicate: true };
 
       const entry: JournalEntry = { id, receivedAt: iso(), event };
-      const written = writer.append(deliveryLine(entry, raw, headers)).then(() => {
+      const written = writer.append(deliveryLineText(entry, raw, headers)).then(() => {
         entries.set(id, entry);
         return entry;
       });
@@ -321,7 +331,7 @@ export async function openJournal(path: string, opts: JournalOptions): Promise<J
     markProcessed(id, outcome) {
       const entry = entries.get(id);
       if (entry) entry.processed = outcome;
-      return writer.append(processedLine(id, iso(), outcome));
+      return writer.append(JSON.stringify(processedLine(id, iso(), outcome)));
     },
     takeUnprocessed() {
       const out: StoredDelivery[] = [];

@@ -6,6 +6,8 @@ import { fixedClock } from '../../src/clock.js';
 import { bodyId } from '../../src/crypto/hash.js';
 import {
   appendJournalLine,
+  deliveryLine,
+  deliveryLineText,
   JOURNAL_RETENTION_MS,
   nodeJournalFs,
   openJournal,
@@ -98,6 +100,23 @@ describe('record', () => {
     expect(stats.syncs).toBe(1);
     expect((await readJournalFile(path)).deliveries).toHaveLength(1);
     await journal.close();
+  });
+});
+
+describe('a delivery line as text', () => {
+  it('is exactly JSON.stringify of the line, whatever the body, headers and event hold', () => {
+    // Written without the generic JSON scan of the Base64 body: the text must not differ by a byte.
+    const odd = ['', 'plain', 'quote " and \\ backslash', 'tab\tnew\nline', '\u0000\u001f\u007f', 'é ü 漢字 🙂', '\ud800 lone', '\u2028\u2029', '</script>'];
+    let checked = 0;
+    for (let n = 0; n < 400; n++) {
+      const raw = Buffer.from(Array.from({ length: (n * 37) % 3000 }, (_, i) => (i * 131 + n * 7) % 256));
+      const headers: Record<string, string> = n % 3 === 0 ? {} : { 'content-type': odd[n % odd.length]!, 'x-service-signature': `t=${n},v1=${odd[(n + 1) % odd.length]}` };
+      const event = n % 5 === 0 ? null : odd[n % odd.length]!;
+      const entry = { id: bodyId(raw), receivedAt: new Date(NOW + n).toISOString(), event };
+      expect(deliveryLineText(entry, raw, headers)).toBe(JSON.stringify(deliveryLine(entry, raw, headers)));
+      checked++;
+    }
+    expect(checked).toBe(400);
   });
 });
 

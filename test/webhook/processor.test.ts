@@ -248,6 +248,60 @@ describe('lines still on their way out', () => {
   });
 });
 
+describe('while deliveries are being answered', () => {
+  // Acknowledging is what the sender waits for: processing (decrypting on a second thread)
+  // waits while requests are in flight, for a bounded time, then takes its share.
+  const processorWith = (busy: () => boolean, reported: number[], maxYieldMs?: number) =>
+    createProcessor({
+      decryptor: inProcessDecryptor(async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }]),
+      markProcessed: async () => {},
+      report: () => void reported.push(performance.now()),
+      warn: () => {},
+      busy,
+      ...(maxYieldMs === undefined ? {} : { maxYieldMs }),
+    });
+  const enqueueOne = (processor: ReturnType<typeof createProcessor>, n: number) => {
+    const raw = returnRequestedBody(`sr-yield-${n}`);
+    processor.enqueue({ entry: { id: bodyId(raw), receivedAt: new Date(NOW).toISOString(), event: 'RETURN_REQUESTED' }, raw, headers: {} }, false);
+  };
+
+  it('waits until no request is in flight, and then shows the events at once', async () => {
+    let busy = true;
+    const reported: number[] = [];
+    const processor = processorWith(() => busy, reported);
+    for (let n = 0; n < 3; n++) enqueueOne(processor, n);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reported).toEqual([]);
+    expect(processor.waiting()).toBe(3);
+    const freed = performance.now();
+    busy = false;
+    await processor.idle();
+    expect(reported).toHaveLength(3);
+    expect(reported[0]! - freed).toBeLessThan(1000);
+  });
+
+  it('waits at most maxYieldMs for the oldest delivery waiting: a steady stream never starves processing', async () => {
+    const reported: number[] = [];
+    const processor = processorWith(() => true, reported, 400);
+    const enqueued = performance.now();
+    enqueueOne(processor, 0);
+    await until(() => reported.length === 1, 'the event shown though requests never stop');
+    expect(reported[0]! - enqueued).toBeGreaterThanOrEqual(390);
+    await processor.idle();
+  });
+
+  it('stops waiting when the listener stops', async () => {
+    const reported: number[] = [];
+    const processor = processorWith(() => true, reported, 60_000);
+    enqueueOne(processor, 0);
+    const stopping = performance.now();
+    // Left for the next start, without waiting out the minute.
+    expect(await processor.stop()).toBe(1);
+    expect(performance.now() - stopping).toBeLessThan(1000);
+    expect(reported).toEqual([]);
+  });
+});
+
 describe('waiting', () => {
   it('counts a delivery as not processed while it is forwarded and while its line is on its way out (the backlog gauge, the count left at a stop)', async () => {
     const bodies = Array.from({ length: 3 }, (_, i) => returnRequestedBody(`sr-${i}`));

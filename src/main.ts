@@ -13,7 +13,7 @@ import { stopIsHandled } from './io/stop-signal.js';
 import { colorEnabled } from './io/streams.js';
 import { reportedColumns } from './io/terminal-columns.js';
 import { wrapText } from './io/wrap.js';
-import { buildProgram, nounOf } from './root.js';
+import { buildProgram, helpOnlyForKnownCommands, nounOf } from './root.js';
 import { ROOT_HELP_SLOT, writeToFd1, type RootHelpSlot } from './startup/help-output.js';
 
 /** Commands that run until stopped: their output is never finished, so --jq cannot filter it. */
@@ -119,7 +119,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     return ExitCode.ok;
   }
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(helpOnlyForKnownCommands(program, argv), { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -99,3 +99,38 @@ export function buildProgram(ctx: CommandContext, output?: OutputConfiguration, 
   polishHelp(program);
   return program;
 }
+
+/**
+ * The command line as commander should see it: `--help` after a word that names no command
+ * (`svc receipt show X --help`) would print the parent's help and exit 0, as if `show` were
+ * something it holds; without the help flag, commander says `unknown command 'show'` (with
+ * the nearest name) and exits 2, as gh does. Walks the tree along the words: an option's value
+ * is passed over, and a command with an action of its own takes operands, so the walk ends there.
+ */
+export function helpOnlyForKnownCommands(program: Command, argv: readonly string[]): string[] {
+  let cmd = program;
+  const valued = new Set<string>();
+  const takeValuesOf = (c: Command) => {
+    for (const option of c.options) if (option.required || option.optional) for (const flag of [option.long, option.short]) if (flag) valued.add(flag);
+  };
+  takeValuesOf(cmd);
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (!word.includes('=') && valued.has(word)) i++;
+      continue;
+    }
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) {
+      cmd = sub;
+      takeValuesOf(cmd);
+      continue;
+    }
+    // An operand of a command that has subcommands and no action: no command of that name.
+    const hasAction = (cmd as unknown as { _actionHandler?: unknown })._actionHandler != null;
+    if (cmd.commands.length > 0 && !hasAction) return argv.filter((w, k) => k <= i || (w !== '--help' && w !== '-h'));
+    break;
+  }
+  return [...argv];
+}

@@ -29,6 +29,27 @@ describe('svc', () => {
     expect(result.stderr).toContain('--no-such-flag');
   });
 
+  it('--help after a command that does not exist says so and exits 2, instead of showing the parent\'s help as if it held it', async () => {
+    for (const args of [['receipt', 'show', 'R-1', '--help'], ['receipt', 'sned', '-h'], ['bogus', '--help'], ['--profile', 'receipt', 'receipt', 'show', '--help']]) {
+      const result = await runSvc(args);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stdout, args.join(' ')).toBe('');
+      const word = args.includes('bogus') ? 'bogus' : args.includes('sned') ? 'sned' : 'show';
+      expect(result.stderr, args.join(' ')).toContain(`unknown command '${word}'`);
+    }
+    expect((await runSvc(['receipt', 'sned', '--help'])).stderr).toContain('(Did you mean send?)');
+    // --json: the same refusal as a JSON error.
+    const json = await runSvc(['receipt', 'show', '--help', '--json']);
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stderr).error.message).toContain("unknown command 'show'");
+    // Commands that exist keep their help, an option's value passed over on the way.
+    for (const args of [['receipt', '--help'], ['receipt', 'send', '--help'], ['keys', 'show-remote', '-h'], ['--profile', 'x', 'sandbox', 'outbox', '--help'], ['help', 'receipt']]) {
+      const result = await runSvc(args);
+      expect(result.exitCode, args.join(' ')).toBe(0);
+      expect(result.stdout, args.join(' ')).toMatch(/^Usage: svc /);
+    }
+  });
+
   it('a missing argument exits 2 with a message on stderr and nothing on stdout', async () => {
     const result = await runSvc(['config', 'get']);
     expect(result.exitCode).toBe(2);

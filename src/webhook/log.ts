@@ -23,6 +23,8 @@ export function parseLogFormat(value: string | undefined): LogFormat {
 export interface DeliveryLog {
   deliveryId?: string | undefined;
   event?: string | null | undefined;
+  /** The company the delivery's envelope names (one listener may receive for thousands). */
+  companyId?: string | undefined;
   status: number;
   /** Why it was refused, in words (never the body or the header). */
   reason?: string | undefined;
@@ -84,6 +86,7 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
       write(outcome === 'unavailable' ? 'warn' : outcome === 'accepted' || outcome === 'duplicate' || outcome === 'off_route' ? 'info' : 'warn', outcome === 'off_route' ? 'request' : 'delivery', {
         deliveryId: fields.deliveryId,
         event: fields.event ?? undefined,
+        companyId: fields.companyId,
         outcome,
         status: fields.status,
         reason: fields.reason,

@@ -34,16 +34,27 @@ function signatureReason(check: { reason: SignatureFailure; timestamp?: number }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The envelope's event name for the journal (null when it names none; the processor validates the rest), or undefined when the body is not a JSON document in UTF-8: the body parsed once. */
-function eventOfJsonText(raw: Buffer): string | null | undefined {
+/** What the acknowledgement reads of a delivery's envelope: the body is parsed once, here; the processor validates the rest. */
+interface Envelope {
+  /** The event's name for the journal; null when it names none. */
+  event: string | null;
+  /** The company it is of, where the interface puts it (`creditNoteInitiationRequest` or `encryptedCreditNote`): for the log. */
+  companyId?: string;
+}
+
+/** The envelope, or undefined when the body is not a JSON document in UTF-8. */
+function envelopeOfJsonText(raw: Buffer): Envelope | undefined {
   let value: unknown;
   try {
     value = JSON.parse(UTF8.decode(raw));
   } catch {
     return undefined;
   }
-  const event = (value as { event?: unknown } | null)?.event;
-  return typeof event === 'string' && event !== '' ? event : null;
+  const envelope = value as { event?: unknown; data?: { creditNoteInitiationRequest?: { companyId?: unknown }; encryptedCreditNote?: { companyId?: unknown } } } | null;
+  const event = typeof envelope?.event === 'string' && envelope.event !== '' ? envelope.event : null;
+  const data = typeof envelope?.data === 'object' && envelope.data !== null ? envelope.data : undefined;
+  const companyId = (data?.creditNoteInitiationRequest ?? data?.encryptedCreditNote)?.companyId;
+  return typeof companyId === 'string' && companyId !== '' ? { event, companyId } : { event };
 }
 
 const SIGNATURE_PROBLEMS: Readonly<Record<SignatureFailure, string>> = {
@@ -85,8 +96,8 @@ export interface ReceiverOptions {
   clock: Clock;
   toleranceSeconds?: number;
   maxBodyBytes?: number;
-  /** A delivery that was just acknowledged; called after the 2xx is sent, with the seconds since its request arrived. */
-  onDelivery(delivery: StoredDelivery, duplicate: boolean, ackSeconds: number): void;
+  /** A delivery that was just acknowledged; called after the 2xx is sent, with the seconds since its request arrived and the company its envelope names. */
+  onDelivery(delivery: StoredDelivery, duplicate: boolean, ackSeconds: number, companyId: string | undefined): void;
   /** The journal refused a delivery (it was answered 503). */
   onJournalError(error: unknown, raw: Buffer): void;
   /** A request refused (4xx), with the reason in words a person can act on; never the body or a secret. */
@@ -167,8 +178,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
       return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS[verified.reason], SIGNATURE_PROBLEMS[verified.reason], { reason });
     }
     // Signed, but not a JSON document in UTF-8: nothing any event could be made of, and not journalled.
-    const event = eventOfJsonText(raw);
-    if (event === undefined) return refuse(res, 415, 'unsupported_media_type', 'body not JSON', 'the signed body is not a JSON document in UTF-8');
+    const envelope = envelopeOfJsonText(raw);
+    if (envelope === undefined) return refuse(res, 415, 'unsupported_media_type', 'body not JSON', 'the signed body is not a JSON document in UTF-8');
 
     const headers: Record<string, string> = {};
     for (const name of JOURNALLED_HEADERS) {
@@ -177,14 +188,14 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     }
     let recorded;
     try {
-      recorded = await opts.journal.record(raw, headers, event);
+      recorded = await opts.journal.record(raw, headers, envelope.event);
     } catch (error) {
       opts.onJournalError(error, raw);
       return refuse(res, 503, 'unavailable', 'not stored', 'the delivery could not be stored; retry later', { headers: { 'retry-after': '1' } });
     }
     const { entry, duplicate } = recorded;
     reply(res, 200, { received: true, id: entry.id, duplicate });
-    opts.onDelivery({ entry, raw, headers }, duplicate, (performance.now() - arrived) / 1000);
+    opts.onDelivery({ entry, raw, headers }, duplicate, (performance.now() - arrived) / 1000, envelope.companyId);
   }
 
   const server: Server = createServer((req, res) => {

@@ -227,6 +227,12 @@ describe('webhook listen as a service', () => {
       const accepted = lines.filter((x) => x.msg === 'delivery' && x.outcome === 'accepted');
       expect(accepted.map((x) => x.deliveryId).sort()).toEqual(bodies.map((b) => bodyId(b)).sort());
       expect(accepted.every((x) => x.event === 'RETURN_REQUESTED')).toBe(true);
+      // The company each delivery is of, read from its envelope at the acknowledgement: an
+      // operator of a listener for many companies finds a company's deliveries in the log.
+      expect(accepted.map((x) => x.companyId)).toEqual(bodies.map(() => 'company-1'));
+      expect(lines.filter((x) => x.msg === 'delivery' && x.outcome === 'duplicate').map((x) => x.companyId)).toEqual(['company-1', 'company-1']);
+      // A refused delivery's body is not read: no company is named for it.
+      expect(lines.filter((x) => x.outcome === 'bad_signature' || x.outcome === 'stale').every((x) => !('companyId' in x))).toBe(true);
       const processed = lines.filter((x) => x.msg === 'processed' && x.outcome === 'ok');
       expect(processed).toHaveLength(5);
       expect(processed.every((x) => x.companyId === 'company-1' && /^[0-9a-f]{64}$/.test(String(x.deliveryId)))).toBe(true);

@@ -283,10 +283,10 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
       refreshSecrets: () => secrets.refresh(),
       noMatchAdvice: environmentSecretAdvice(f),
       clock: f.clock,
-      onDelivery: (delivery, duplicate, ackSeconds) => {
+      onDelivery: (delivery, duplicate, ackSeconds, companyId) => {
         readiness.journalWritten();
         metrics.delivery(duplicate ? 'duplicate' : 'accepted', ackSeconds);
-        log.delivery(duplicate ? 'duplicate' : 'accepted', { deliveryId: delivery.entry.id, event: delivery.entry.event, status: 200 });
+        log.delivery(duplicate ? 'duplicate' : 'accepted', { deliveryId: delivery.entry.id, event: delivery.entry.event, companyId, status: 200 });
         processor.enqueue(delivery, duplicate);
       },
       onRejected: (rejection) => {

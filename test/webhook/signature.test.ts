@@ -55,6 +55,23 @@ describe('signPayload and signatureHeader', () => {
     expect(signPayload(secret, Buffer.from(body, 'utf8'), t)).toBe(`t=${t},v1=${v1}`);
   });
 
+  it('is HMAC-SHA256 for secrets of every length (shorter than a block, a block, longer: hashed first) and any body', () => {
+    let checked = 0;
+    for (const length of [0, 1, 50, 63, 64, 65, 100, 200]) {
+      for (const unit of ['a', 'é', '🙂']) {
+        const secret = unit.repeat(length);
+        for (const body of [Buffer.alloc(0), BODY, Buffer.from(Array.from({ length: 2100 }, (_, i) => (i * 97 + length) % 256)), '{"x":"ü"}']) {
+          for (const t of [0, T, 99_999_999_999]) {
+            expect(signPayload(secret, body, t)).toBe(`t=${t},v1=${hmac(secret, t, body)}`);
+            expect(verifySignature(`t=${t},v1=${hmac(secret, t, body)}`, Buffer.from(body), [secret], t).ok).toBe(true);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(8 * 3 * 4 * 3);
+  });
+
   it('writes one v1 per secret, in order, for a rotation', () => {
     expect(signatureHeader([SECRET, OTHER_SECRET], BODY, T)).toBe(`t=${T},v1=${hmac(SECRET, T, BODY)},v1=${hmac(OTHER_SECRET, T, BODY)}`);
   });

@@ -60,7 +60,8 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
   5  forbidden (403: a scope or store the Grant lacks; a privilege the team's database
      role lacks, such as CREATE for svc db migrate)
   6  not found
-  7  conflict (409, already issued with other content, a lock held by another process)
+  7  conflict (409, already issued with other content, a lock or a port held by another
+     process)
   8  service unavailable (network, 5xx or 429 after retries; the team's database
      unreachable, or a lock it holds not granted in time)
   9  partly failed: a command acting on several things (accept A B C, a batch, every Grant)

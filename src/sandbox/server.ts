@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
-import { SvcError } from '../errors.js';
+import { bindError } from '../net/bind-error.js';
 import { VERSION } from '../version.js';
 import { createSandboxClock, type SandboxClock } from './clock.js';
 import type { RouteGroup, Sandbox } from './context.js';
@@ -162,7 +162,7 @@ function changesNothing(method: string, path: string): boolean {
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host));
+    const failed = (error: NodeJS.ErrnoException) => reject(bindError(error, host, port, { port: '--port', host: '--host' }));
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);
@@ -171,10 +171,3 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
-  const hint = 'stop what is using it, or pick another port (0 picks a free one)';
-  if (error.code === 'EADDRINUSE') return new SvcError(`port ${port} is in use`, { hint, cause: error });
-  if (error.code === 'EACCES') return new SvcError(`not allowed to listen on port ${port}`, { hint, cause: error });
-  if (error.code === 'EADDRNOTAVAIL') return new SvcError(`${host} is not an address of this machine`, { cause: error });
-  return error;
-}

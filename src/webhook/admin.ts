@@ -8,7 +8,7 @@
 // Anything else is 404. It answers only GETs, holds no secret and changes nothing.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SvcError } from '../errors.js';
+import { bindError } from '../net/bind-error.js';
 
 /** One reason the listener is not ready, e.g. { check: "database", detail: "…unreachable" }. */
 export interface NotReady {
@@ -58,9 +58,7 @@ export async function startAdmin(opts: AdminOptions): Promise<RunningAdmin> {
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new SvcError(`--admin-port: cannot listen on ${opts.host}:${opts.port} (${error.code ?? error.message})`, { hint: 'pick another --admin-port (0 picks a free one); it must differ from --port', cause: error })),
-    );
+    server.once('error', (error: NodeJS.ErrnoException) => reject(bindError(error, opts.host, opts.port, { port: '--admin-port', host: '--admin-host' })));
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

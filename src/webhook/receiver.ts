@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
-import { SvcError } from '../errors.js';
+import { bindError } from '../net/bind-error.js';
 import { JOURNALLED_HEADERS, type Journal, type StoredDelivery } from './journal.js';
 import { OWN_PATH_SEGMENT } from './own-path.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
@@ -211,7 +211,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
   server.requestTimeout = 30_000;
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(bindError(error, opts.host, opts.port)));
+    server.once('error', (error) => reject(bindError(error, opts.host, opts.port, { port: '--port', host: '--host' })));
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
@@ -258,16 +258,4 @@ function readBody(req: IncomingMessage, max: number): Promise<BodyOutcome> {
     req.once('error', () => resolve('aborted'));
     req.once('aborted', () => resolve('aborted'));
   });
-}
-
-function bindError(error: Error, host: string, port: number): SvcError {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') {
-    return new SvcError(`port ${port} is in use`, { hint: 'stop what is using it, or pick another with --port (0 picks a free one)', cause: error });
-  }
-  if (code === 'EACCES') return new SvcError(`not allowed to listen on ${host}:${port}`, { hint: 'use a port above 1023', cause: error });
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-    return new SvcError(`${host} is not an address of this machine`, { hint: 'use --host 127.0.0.1', cause: error });
-  }
-  return new SvcError(`cannot listen on ${host}:${port} (${code ?? error.message})`, { cause: error });
 }

@@ -142,14 +142,14 @@ describe('svc sandbox start: lifecycle', () => {
     expect(result.stderr).toContain('SIGTERM: stopping the sandbox');
   });
 
-  it('says clearly that the port is in use (exit 1)', async () => {
+  it('says clearly that the port is in use (exit 7, conflict: another process holds it)', async () => {
     const blocker = await listening(createServer());
     try {
       const { port } = blocker.address() as AddressInfo;
       const result = await runSvc(['sandbox', 'start', '--port', String(port)]);
-      expect(result.exitCode).toBe(1);
+      expect(result.exitCode).toBe(7);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(`port ${port} is in use`);
+      expect(result.stderr).toContain(`--port: port ${port} is in use`);
     } finally {
       blocker.close();
     }

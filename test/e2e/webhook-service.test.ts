@@ -424,19 +424,29 @@ describe('webhook listen as a service', () => {
     expect(result.stderr).not.toContain('listening on');
   }, 30_000);
 
-  it('a port in use at start: the error and its exit code, and no Node warning, under --log-format json too', async () => {
+  it('a port in use at start: the flag, exit 7 (another process holds it), and no Node warning, under --log-format json too; a bad --admin-port or --admin-host is named, exit 2', async () => {
     const busy = createNetServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = String((busy.address() as AddressInfo).port);
     try {
       for (const [flags, error] of [
-        [['--port', '0', '--admin-port', port], `error: --admin-port: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`],
-        [['--port', port, '--admin-port', '0'], `error: port ${port} is in use`],
+        [['--port', '0', '--admin-port', port], `error: --admin-port: port ${port} is in use`],
+        [['--port', port, '--admin-port', '0'], `error: --port: port ${port} is in use`],
       ] as const) {
         const result = await runSvc(['webhook', 'listen', ...flags, '--log-format', 'json'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
-        expect(result.exitCode, result.stderr).toBe(1);
+        expect(result.exitCode, result.stderr).toBe(7);
         expect(result.stderr).toContain(error);
         expect(result.stderr).not.toMatch(/\(node:\d+\)|TimeoutOverflowWarning/);
+      }
+      // TEST-NET-1 (RFC 5737) is no machine's address.
+      for (const [flags, error, hint] of [
+        [['--admin-port', '-1'], 'error: --admin-port: "-1" is not a port number from 0 to 65535', '--admin-port 0 picks a free port'],
+        [['--admin-port', '0', '--admin-host', '192.0.2.1'], 'error: --admin-host: 192.0.2.1 is not an address of this machine', 'use --admin-host 127.0.0.1'],
+      ] as const) {
+        const result = await runSvc(['webhook', 'listen', '--port', '0', ...flags], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
+        expect(result.exitCode, result.stderr).toBe(2);
+        expect(result.stderr).toContain(error);
+        expect(result.stderr).toContain(hint);
       }
     } finally {
       await new Promise((resolve) => busy.close(resolve));

@@ -113,7 +113,8 @@ describe('startSandbox lifecycle', () => {
     try {
       const error = await startSandbox({ port }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SvcError);
-      expect((error as SvcError).message).toBe(`port ${port} is in use`);
+      expect((error as SvcError).message).toBe(`--port: port ${port} is in use`);
+      expect((error as SvcError).exitCode).toBe(7);
     } finally {
       blocker.close();
     }

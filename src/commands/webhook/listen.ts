@@ -144,7 +144,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   adoptStderr(factory.io, log);
   // Every note below goes through the log's streams: JSON lines under --log-format json.
   const f: Factory = Object.create(factory, { io: { value: log.io } }) as Factory;
-  const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort);
+  const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort, '--admin-port');
   const adminHost = (opts.adminHost ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
   if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new UsageError(`--admin-port ${adminPort} is the delivery port`, { hint: 'give the admin endpoints a port of their own' });
   const drainMs = parseDrainTimeout(opts.drainTimeout);

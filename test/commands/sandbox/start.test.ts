@@ -63,7 +63,7 @@ describe('svc sandbox start', () => {
       const h = harness();
       const error = await run({ port: String(port), host: '127.0.0.1' }, h.f, h.signal).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SvcError);
-      expect((error as SvcError).message).toBe(`port ${port} is in use`);
+      expect((error as SvcError).message).toBe(`--port: port ${port} is in use`);
       expect(h.disposed()).toBe(true);
       expect(h.streams.stdout()).toBe('');
     } finally {

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
 import { bindError } from '../net/bind-error.js';
+import { companyIdIn } from './company.js';
 import { JOURNALLED_HEADERS, type Journal, type StoredDelivery } from './journal.js';
 import { OWN_PATH_SEGMENT } from './own-path.js';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySignature, type SignatureFailure } from './signature.js';
@@ -50,11 +51,10 @@ function envelopeOfJsonText(raw: Buffer): Envelope | undefined {
   } catch {
     return undefined;
   }
-  const envelope = value as { event?: unknown; data?: { creditNoteInitiationRequest?: { companyId?: unknown }; encryptedCreditNote?: { companyId?: unknown } } } | null;
-  const event = typeof envelope?.event === 'string' && envelope.event !== '' ? envelope.event : null;
-  const data = typeof envelope?.data === 'object' && envelope.data !== null ? envelope.data : undefined;
-  const companyId = (data?.creditNoteInitiationRequest ?? data?.encryptedCreditNote)?.companyId;
-  return typeof companyId === 'string' && companyId !== '' ? { event, companyId } : { event };
+  const named = (value as { event?: unknown } | null)?.event;
+  const event = typeof named === 'string' && named !== '' ? named : null;
+  const companyId = companyIdIn(value);
+  return companyId === undefined ? { event } : { event, companyId };
 }
 
 const SIGNATURE_PROBLEMS: Readonly<Record<SignatureFailure, string>> = {

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KNOWN_WEBHOOK_EVENTS, isKnownWebhookEventName } from '../contract/webhook.js';
 import { UsageError } from '../errors.js';
 import { createForwarder, parseForwardUrl, type Forwarder, type ForwardResult } from './forward.js';
+import { companyIdIn } from './company.js';
 import type { StoredDelivery } from './journal.js';
 
 export interface Route {
@@ -103,12 +104,7 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
       const event = delivery.entry.event;
       const hrefs = new Set(routes.filter((r) => r.events === undefined || (event !== null && r.events.has(event))).map((r) => r.url.href));
       if (hrefs.size === 0) return [];
-      const companyId = companyIdOf(delivery.raw);
-      const headers: Record<string, string> = {
-        'svc-event': event ?? '',
-        'svc-delivery-id': delivery.entry.id,
-        ...(companyId === undefined ? {} : { 'svc-company-id': companyId }),
-      };
+      const headers = forwardHeadersOf(delivery);
       return Promise.all([...hrefs].map((href) => send(href, delivery, headers)));
     },
     abort() {
@@ -122,13 +118,28 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
   };
 }
 
-/** The company a delivery names (outside its ciphertext), if any. */
+/**
+ * What a forward adds to the delivery as it arrived: `Svc-Event`, `Svc-Delivery-Id` and, when
+ * the delivery names one fit for a header, `Svc-Company-Id`. The same for `svc webhook replay
+ * --forward-to`, so an app that routes or deduplicates on them takes a replay as the original.
+ */
+export function forwardHeadersOf(delivery: StoredDelivery): Record<string, string> {
+  const companyId = companyIdOf(delivery.raw);
+  return {
+    'svc-event': delivery.entry.event ?? '',
+    'svc-delivery-id': delivery.entry.id,
+    ...(companyId === undefined ? {} : { 'svc-company-id': companyId }),
+  };
+}
+
+/** The company a delivery names (outside its ciphertext), if it fits a header. */
 function companyIdOf(raw: Buffer): string | undefined {
+  let envelope: unknown;
   try {
-    const data = (JSON.parse(raw.toString('utf8')) as { data?: Record<string, { companyId?: unknown } | undefined> } | null)?.data;
-    const id = data?.creditNoteInitiationRequest?.companyId ?? data?.encryptedCreditNote?.companyId;
-    return typeof id === 'string' && /^[\x21-\x7e]{1,200}$/.test(id) ? id : undefined;
+    envelope = JSON.parse(raw.toString('utf8'));
   } catch {
     return undefined;
   }
+  const id = companyIdIn(envelope);
+  return id !== undefined && /^[\x21-\x7e]{1,200}$/.test(id) ? id : undefined;
 }

@@ -184,15 +184,15 @@ describe('replay', () => {
     await expect(replay({ eventId: 'not-an-id' }, h.f)).rejects.toThrow(UsageError);
   });
 
-  it('forwards the original body and headers with --forward-to', async () => {
+  it('forwards the original body and headers with --forward-to, with the Svc-* headers a live forward carries', async () => {
     const h = await harness();
     const [first] = await journalWithThree(h);
-    const seen: { body: string; signature: string | undefined }[] = [];
+    const seen: { body: string; headers: Record<string, string | string[] | undefined> }[] = [];
     const app = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString('utf8')));
       req.on('end', () => {
-        seen.push({ body, signature: req.headers['x-service-signature'] as string | undefined });
+        seen.push({ body, headers: req.headers });
         res.writeHead(204).end();
       });
     });
@@ -201,8 +201,31 @@ describe('replay', () => {
       await replay({ eventId: first!, forwardTo: `http://127.0.0.1:${(app.address() as AddressInfo).port}/h` }, h.f);
       expect(bodyId(Buffer.from(seen[0]!.body))).toBe(first);
       // The original header, as journalled.
-      expect(seen[0]!.signature).toBe(signPayload(SECRET, Buffer.from(seen[0]!.body), NOW_SECONDS));
+      expect(seen[0]!.headers['x-service-signature']).toBe(signPayload(SECRET, Buffer.from(seen[0]!.body), NOW_SECONDS));
+      // As the listener's own forward sends them (src/webhook/routes.ts): an app that routes or
+      // deduplicates on them takes the replay as it took the original.
+      expect(seen[0]!.headers['svc-event']).toBe('RETURN_REQUESTED');
+      expect(seen[0]!.headers['svc-delivery-id']).toBe(first);
+      expect(seen[0]!.headers['svc-company-id']).toBe('c0000000-0000-4000-8000-000000000001');
       expect(h.streams.stderr()).toContain(': 204 No Content');
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+    }
+  });
+
+  it('says nothing was forwarded when the app refuses the replay: the error alone, with the delivery kept', async () => {
+    const h = await harness();
+    const [first] = await journalWithThree(h);
+    const app = createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/h`;
+    try {
+      const error = await replay({ eventId: first!, forwardTo: url }, h.f).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SvcError);
+      expect((error as SvcError).message).toBe(`the app at ${url} did not accept ${first!.slice(0, 12)} (503 Service Unavailable)`);
+      expect((error as SvcError).hint).toContain('stays in the journal');
+      expect(h.streams.stderr()).not.toContain('forwarded');
+      expect(h.streams.stdout()).toBe('');
     } finally {
       await new Promise((resolve) => app.close(resolve));
     }

@@ -12,6 +12,7 @@ import { handedOn } from '../../io/turn-batch.js';
 import { note } from '../../io/streams.js';
 import { inProcessDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
+import { forwardHeadersOf } from '../../webhook/routes.js';
 import { appendJournalLine, processedLine, scanJournal, type DeliveryLine, type StoredDelivery } from '../../webhook/journal.js';
 import { decodeDelivery, shortId, writeEvent } from '../../webhook/processor.js';
 import { journalPathOf } from '../../webhook/subscriptions.js';
@@ -33,12 +34,14 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
 
   if (forwardUrl) {
     const forwarder = createForwarder(forwardUrl);
-    const result = await forwarder.forward(delivery).finally(() => forwarder.close());
-    if (f.io.json) writeJson(f.io, { id: line.id, forwardedTo: forwardUrl.href, status: result.status ?? null });
-    else note(f.io, `forwarded ${shortId(line.id)} to ${forwardUrl.href}: ${result.text}`);
+    // With the headers a live forward carries (Svc-Event, Svc-Delivery-Id, Svc-Company-Id).
+    const result = await forwarder.forward(delivery, forwardHeadersOf(delivery)).finally(() => forwarder.close());
+    // Only an app that took it was forwarded to: a refusal is the error alone.
     if (result.status === undefined || result.status < 200 || result.status > 299) {
-      throw new SvcError(`the app at ${forwardUrl.href} did not accept ${shortId(line.id)} (${result.text})`);
+      throw new SvcError(`the app at ${forwardUrl.href} did not accept ${shortId(line.id)} (${result.text})`, { hint: 'the delivery stays in the journal; send it again once the app takes it' });
     }
+    if (f.io.json) writeJson(f.io, { id: line.id, forwardedTo: forwardUrl.href, status: result.status });
+    else note(f.io, `forwarded ${shortId(line.id)} to ${forwardUrl.href}: ${result.text}`);
     return;
   }
 

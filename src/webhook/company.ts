@@ -1,0 +1,12 @@
+// The company a webhook delivery is of, as its envelope names it outside the ciphertext
+// (`creditNoteInitiationRequest.companyId`, `encryptedCreditNote.companyId`): for the log line
+// of its acknowledgement and the `Svc-Company-Id` header of its forwards.
+
+/** The company the parsed envelope names, if any. */
+export function companyIdIn(envelope: unknown): string | undefined {
+  const data = (envelope as { data?: unknown } | null)?.data;
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { creditNoteInitiationRequest, encryptedCreditNote } = data as Record<string, { companyId?: unknown } | null | undefined>;
+  const id = creditNoteInitiationRequest?.companyId ?? encryptedCreditNote?.companyId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}

@@ -4,7 +4,7 @@
 
 /** How a delivery request was answered. */
 /** `off_route`: not a delivery at all (another path, or not a POST: a health check sent to the wrong port). */
-export type DeliveryOutcome = 'accepted' | 'duplicate' | 'bad_signature' | 'stale' | 'malformed' | 'off_route' | 'unavailable';
+export type DeliveryOutcome = 'accepted' | 'duplicate' | 'bad_signature' | 'stale' | 'future' | 'malformed' | 'off_route' | 'unavailable';
 
 export interface ListenerMetrics {
   /** One answered request; `seconds` from its arrival to a 2xx (acknowledgements only). */
@@ -20,10 +20,10 @@ export const NO_METRICS: ListenerMetrics = {
   forwarded: () => undefined,
 };
 
-/** A refusal (receiver.ts's status and kind) as a metric outcome: stale signatures apart, as they call for a clock to fix. */
+/** A refusal (receiver.ts's status and kind) as a metric outcome: stale and future signatures apart, as they call for a clock to fix (this one's, or the sender's). */
 export function refusalOutcome(status: number, kind: string): DeliveryOutcome {
   if (status >= 500) return 'unavailable';
-  if (status === 400) return /stale/.test(kind) ? 'stale' : 'bad_signature';
+  if (status === 400) return /stale/.test(kind) ? 'stale' : /future/.test(kind) ? 'future' : 'bad_signature';
   if (status === 404 || status === 405) return 'off_route';
   return 'malformed';
 }

@@ -16,12 +16,12 @@ export function createMetrics(opts: { backlog: () => number | Promise<number> })
   collectDefaultMetrics({ register: registry });
   const deliveries = new Counter({
     name: 'svc_webhook_deliveries_total',
-    help: 'Requests answered on the delivery port, by outcome (accepted, duplicate, bad_signature, stale, malformed, unavailable; off_route: not a delivery, another path or method)',
+    help: 'Requests answered on the delivery port, by outcome (accepted, duplicate, bad_signature, stale, future (signed ahead of this clock), malformed, unavailable; off_route: not a delivery, another path or method)',
     labelNames: ['outcome'],
     registers: [registry],
   });
   // Every outcome shows from the start (at 0), so a rate over it never starts from a gap.
-  for (const outcome of ['accepted', 'duplicate', 'bad_signature', 'stale', 'malformed', 'off_route', 'unavailable']) deliveries.inc({ outcome }, 0);
+  for (const outcome of ['accepted', 'duplicate', 'bad_signature', 'stale', 'future', 'malformed', 'off_route', 'unavailable']) deliveries.inc({ outcome }, 0);
   const processed = new Counter({
     name: 'svc_webhook_processed_total',
     help: 'Journalled deliveries processed (decrypted and checked), by event and outcome (ok, failed)',

@@ -156,8 +156,11 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
     if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} (or one segment below it) only`);
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'not a POST', 'deliveries are POST requests', { headers: { allow: 'POST' } });
-    if (!JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
-      return refuse(res, 415, 'unsupported_media_type', 'not Content-Type: application/json', 'a delivery has Content-Type: application/json');
+    const contentType = req.headers['content-type'];
+    if (!JSON_CONTENT_TYPE.test(contentType ?? '')) {
+      // What it was sent with, quoted (escapes and all) and cut short: the header is the sender's text.
+      const given = contentType === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(contentType.length > 80 ? `${contentType.slice(0, 80)}…` : contentType)}`;
+      return refuse(res, 415, 'unsupported_media_type', 'not Content-Type: application/json', `sent with ${given}; a delivery has Content-Type: application/json`);
     }
     const tooLarge = () => refuse(res, 413, 'payload_too_large', 'body too large', `the body is larger than ${max} bytes`);
     if (Number(req.headers['content-length'] ?? 0) > max) return tooLarge();

@@ -196,6 +196,9 @@ describe('webhook listen as a service', () => {
       for (let i = 0; i < 3; i++) expect(await send(l.url, returnBody(100 + i), signPayload('whsec_d3Jvbmc=', returnBody(100 + i), Math.floor(Date.now() / 1000)))).toBe(400);
       const old = returnBody(200);
       expect(await send(l.url, old, signPayload(SECRET, old, Math.floor(Date.now() / 1000) - 3600))).toBe(400);
+      // From the future: the sender's clock ahead, counted apart from a wrong secret.
+      const ahead = returnBody(201);
+      expect(await send(l.url, ahead, signPayload(SECRET, ahead, Math.floor(Date.now() / 1000) + 3600))).toBe(400);
 
       const metrics = await until('5 processed', async () => {
         const m = await get(`${l.admin}/metrics`);
@@ -207,6 +210,7 @@ describe('webhook listen as a service', () => {
       expect(metrics.get('svc_webhook_deliveries_total{outcome="duplicate"}')).toBe(2);
       expect(metrics.get('svc_webhook_deliveries_total{outcome="bad_signature"}')).toBe(3);
       expect(metrics.get('svc_webhook_deliveries_total{outcome="stale"}')).toBe(1);
+      expect(metrics.get('svc_webhook_deliveries_total{outcome="future"}')).toBe(1);
       expect(metrics.get('svc_webhook_deliveries_total{outcome="unavailable"}')).toBe(0);
       // The three probes at the delivery port were no deliveries: not counted as malformed ones.
       expect(metrics.get('svc_webhook_deliveries_total{outcome="off_route"}')).toBe(3);
@@ -238,9 +242,10 @@ describe('webhook listen as a service', () => {
       expect(processed.every((x) => x.companyId === 'company-1' && /^[0-9a-f]{64}$/.test(String(x.deliveryId)))).toBe(true);
       expect(lines.filter((x) => x.outcome === 'bad_signature')).toHaveLength(3);
       expect(lines.filter((x) => x.outcome === 'stale')).toHaveLength(1);
+      expect(lines.filter((x) => x.outcome === 'future').map((x) => [x.msg, x.level, x.status])).toEqual([['delivery', 'warn', 400]]);
       const probes = lines.filter((x) => x.outcome === 'off_route');
       expect(probes.map((x) => [x.msg, x.level, x.status])).toEqual([['request', 'info', 404], ['request', 'info', 404], ['request', 'info', 404]]);
-      expect(lines.filter((x) => x.msg === 'delivery' && x.level === 'warn')).toHaveLength(4);
+      expect(lines.filter((x) => x.msg === 'delivery' && x.level === 'warn')).toHaveLength(5);
       const everything = l.stderr();
       expect(everything).not.toContain(SECRET);
       expect(everything).not.toContain(SECRET.slice(6, 30));

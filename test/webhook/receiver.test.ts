@@ -162,7 +162,10 @@ describe('the route and the body', () => {
     expect((await deliver(`${base}/other`, body)).status).toBe(404);
     expect((await deliver(`${l.url}/x`, body)).status).toBe(404);
     expect((await deliver(l.url, body, { method: 'PUT' })).status).toBe(405);
-    expect((await deliver(l.url, body, { contentType: 'text/plain' })).status).toBe(415);
+    const refused = await deliver(l.url, body, { contentType: 'application/x-www-form-urlencoded' });
+    expect(refused.status).toBe(415);
+    // Says what it was sent with, not only what it wants.
+    expect(refused.body).toMatchObject({ error: 'unsupported_media_type', error_description: 'sent with Content-Type "application/x-www-form-urlencoded"; a delivery has Content-Type: application/json' });
     expect((await deliver(l.url, body, { contentType: 'application/json; charset=utf-8' })).status).toBe(200);
     expect((await deliver(`${l.url}?attempt=2`, body)).body).toMatchObject({ duplicate: true });
     expect((await readJournalFile(l.journalPath)).deliveries).toHaveLength(1);

@@ -93,6 +93,18 @@ export class JqHaltError extends SvcError {
   }
 }
 
+/**
+ * A failure the command has told already in its own format (`webhook listen --log-format
+ * json` logs it as a JSON line with the rest): printed nothing more, exits with its code.
+ */
+export class ReportedError extends SvcError {
+  override readonly exitCode: ExitCode;
+  constructor(readonly reported: unknown) {
+    super(reported instanceof Error ? reported.message : String(reported), { cause: reported });
+    this.exitCode = exitCodeOf(reported);
+  }
+}
+
 /** Something else holds what this needs, or already did it differently (exit 7). */
 export class ConflictError extends SvcError {
   override readonly exitCode = ExitCode.conflict;

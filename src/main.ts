@@ -4,7 +4,7 @@ import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError, type OutputConfiguration } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { globalsOf } from './commands/context.js';
-import { CancelError, ExitCode, JqHaltError, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
+import { CancelError, ExitCode, JqHaltError, ReportedError, SvcError, UsageError, errorReport, exitCodeOf, type ErrorReport } from './errors.js';
 import type { Factory } from './factory.js';
 import { jsonText } from './io/output.js';
 import { printable } from './io/printable.js';
@@ -129,6 +129,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       if (json) writeJsonError({ code: 'usage', message: usageMessage.replace(/^error: /, '').trim() || error.message, hint: 'see --help', exitCode: ExitCode.usage, details: null });
       return ExitCode.usage;
     }
+    // Told already in the command's own format (webhook listen's JSON log).
+    if (error instanceof ReportedError) return (decided = error.exitCode);
     if (error instanceof JqHaltError) {
       decided = error.exitCode;
       guardPipes();

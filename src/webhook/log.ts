@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { note, type IOStreams } from '../io/streams.js';
 import { jsonText } from '../io/output.js';
 import type { Clock } from '../clock.js';
-import { UsageError } from '../errors.js';
+import { errorReport, UsageError } from '../errors.js';
 import type { DeliveryOutcome } from './listener-events.js';
 import type { ProcessedEvent } from './processor.js';
 
@@ -44,6 +44,8 @@ export interface ListenLog {
   delivery(outcome: DeliveryOutcome, fields: DeliveryLog): void;
   /** A delivery processed: json only (text has the `-->` line). */
   processed(processed: ProcessedEvent): void;
+  /** The listener failed (json only: text has the error as svc prints every error): message, hint and exit code, as `--json` errors carry them. */
+  failed(error: unknown): void;
   /** A forward target that failed (json only: text names it on the event's line). */
   forwardFailed(fields: { deliveryId: string; event: string | null; target: string; attempts: number; detail: string }): void;
 }
@@ -63,6 +65,7 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
       lifecycle: (_step, text) => note(io, text),
       delivery: () => undefined,
       processed: () => undefined,
+      failed: () => undefined,
       forwardFailed: () => undefined,
     };
   }
@@ -103,6 +106,10 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
         error: report.error,
         forwarded,
       });
+    },
+    failed(error) {
+      const report = errorReport(error);
+      write('error', 'failed', { error: report.message, code: report.code, hint: report.hint ?? undefined, exitCode: report.exitCode });
     },
     forwardFailed(fields) {
       write('warn', 'forward failed', { deliveryId: fields.deliveryId, event: fields.event ?? undefined, target: fields.target, attempts: fields.attempts, detail: fields.detail });

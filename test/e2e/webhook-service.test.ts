@@ -435,14 +435,35 @@ describe('webhook listen as a service', () => {
     const port = String((busy.address() as AddressInfo).port);
     try {
       for (const [flags, error] of [
-        [['--port', '0', '--admin-port', port], `error: --admin-port: port ${port} is in use`],
-        [['--port', port, '--admin-port', '0'], `error: --port: port ${port} is in use`],
+        [['--port', '0', '--admin-port', port], `--admin-port: port ${port} is in use`],
+        [['--port', port, '--admin-port', '0'], `--port: port ${port} is in use`],
       ] as const) {
         const result = await runSvc(['webhook', 'listen', ...flags, '--log-format', 'json'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
         expect(result.exitCode, result.stderr).toBe(7);
-        expect(result.stderr).toContain(error);
         expect(result.stderr).not.toMatch(/\(node:\d+\)|TimeoutOverflowWarning/);
+        // Every line a log object, the failure among them (level error), and no `stopped` for a listener that never listened.
+        const lines = jsonLines(result.stderr);
+        expect(lines.filter((x) => x.level === 'error')).toEqual([expect.objectContaining({ msg: 'failed', error, code: 'conflict', exitCode: 7, hint: expect.stringContaining('0 picks a free one') })]);
+        expect(lines.map((x) => x.msg)).not.toContain('stopped');
+        expect(lines.map((x) => x.msg).filter((m) => String(m).startsWith('admin endpoints'))).toEqual([]);
+        // The same failure without JSON logs: svc's own error text.
+        const text = await runSvc(['webhook', 'listen', ...flags], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
+        expect(text.exitCode, text.stderr).toBe(7);
+        expect(text.stderr).toContain(`error: ${error}`);
+        expect(text.stderr).not.toContain('stopped');
       }
+      // A failure after both ports are bound (--subscribe with no Grant): the error is the last
+      // line, and the listener that never listened logs no `stopped`.
+      const subscribing = await runSvc(['webhook', 'listen', '--port', '0', '--admin-port', '0', '--subscribe', '--log-format', 'json'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
+      expect(subscribing.exitCode, subscribing.stderr).toBe(4);
+      const said = jsonLines(subscribing.stderr);
+      expect(said.at(-1)).toMatchObject({ level: 'error', msg: 'failed', code: 'authentication_required', exitCode: 4 });
+      expect(said.map((x) => x.msg)).not.toContain('stopped');
+      // A warning about an exposure that never happened is not given: the bind failed first.
+      const unbound = await runSvc(['webhook', 'listen', '--port', '0', '--host', '192.0.2.1'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
+      expect(unbound.exitCode, unbound.stderr).toBe(2);
+      expect(unbound.stderr).toContain('error: --host: 192.0.2.1 is not an address of this machine');
+      expect(unbound.stderr).not.toContain('reachable from other machines');
       // TEST-NET-1 (RFC 5737) is no machine's address.
       for (const [flags, error, hint] of [
         [['--admin-port', '-1'], 'error: --admin-port: "-1" is not a port number from 0 to 65535', '--admin-port 0 picks a free port'],

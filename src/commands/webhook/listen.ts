@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
 import { loadKeyring } from '../../keys/keystore.js';
-import { UsageError } from '../../errors.js';
+import { ReportedError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -136,19 +136,30 @@ function requestIdFinder(f: Factory, profile: string): (ciphertext: string, comp
 }
 
 export async function run(given: ListenOptions, factory: Factory, listenForStop: () => StopSignal = factory.stopSignal): Promise<void> {
+  const log = createListenLog(factory.io, parseLogFormat(given.logFormat), factory.clock);
+  adoptStderr(factory.io, log);
+  try {
+    await serve(given, factory, listenForStop, log);
+  } catch (error) {
+    // Under --log-format json the failure is a log line too (level error), not text after them.
+    if (log.format !== 'json') throw error;
+    log.failed(error);
+    throw new ReportedError(error);
+  }
+}
+
+async function serve(given: ListenOptions, factory: Factory, listenForStop: () => StopSignal, log: ListenLog): Promise<void> {
   // An IPv6 address as URLs write it ([::1]) is the address to bind.
   const opts = { ...given, host: given.host.replace(/^\[(.*)\]$/, '$1') };
   const port = parsePort(opts.port);
   const path = parsePath(opts.path);
-  const log = createListenLog(factory.io, parseLogFormat(opts.logFormat), factory.clock);
-  adoptStderr(factory.io, log);
   // Every note below goes through the log's streams: JSON lines under --log-format json.
   const f: Factory = Object.create(factory, { io: { value: log.io } }) as Factory;
   const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort, '--admin-port');
   const adminHost = (opts.adminHost ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
   if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new UsageError(`--admin-port ${adminPort} is the delivery port`, { hint: 'give the admin endpoints a port of their own' });
   const drainMs = parseDrainTimeout(opts.drainTimeout);
-  checkExposure(f, opts.host, Boolean(opts.public));
+  const exposed = checkExposure(opts.host, Boolean(opts.public));
   const routes = parseRoutes(opts.forwardTo === undefined ? [] : typeof opts.forwardTo === 'string' ? [opts.forwardTo] : opts.forwardTo);
   const profile = resolveProfileName(f.globals, f.env).value;
 
@@ -197,6 +208,8 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   let admin: RunningAdmin | undefined;
   // Set when the drain ran out of time: what is being processed then is left unmarked, for the next start.
   let abandoned = false;
+  // Set once `listening` is logged.
+  let listened = false;
   // Set as `stopped` is logged: it is the last line, whatever an aborted forward still says.
   let over = false;
   const forwarder = routes.length > 0 ? createRoutingForwarder(routes) : undefined;
@@ -271,7 +284,6 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
       const registry = createMetrics({ backlog });
       metrics = registry;
       admin = await startAdmin({ host: adminHost, port: adminPort, readiness: () => readiness.check(), metrics: registry });
-      note(f.io, `admin endpoints on ${admin.url} (/healthz, /readyz, /metrics)`);
     }
     receiver = await startReceiver({
       host: opts.host,
@@ -301,6 +313,9 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
       },
     });
     readiness.bound();
+    // Said once both are bound: a line about a server that may never serve would not be true.
+    if (exposed) note(f.io, `warning: listening on ${opts.host}: reachable from other machines on that network, not only from this one`);
+    if (admin) note(f.io, `admin endpoints on ${admin.url} (/healthz, /readyz, /metrics)`);
   } catch (error) {
     await shutDown();
     await admin?.close();
@@ -322,6 +337,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
     }
     await claim?.describe({ address: receiver.url });
     log.lifecycle('listening', `listening on ${receiver.url}`, { url: receiver.url });
+    listened = true;
     if (admin) {
       const notReady = await readiness.check();
       log.lifecycle('ready', notReady.length === 0 ? 'ready' : `not ready: ${notReady.map((r) => r.detail).join('; ')}`, { ready: notReady.length === 0 });
@@ -348,7 +364,8 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
       await within(receiver.close(), drainMs);
       await shutDown(deadline);
       over = true;
-      log.lifecycle('stopped', 'stopped', { drained: !abandoned });
+      // A listener that never listened (its subscription failed) did not stop: its error says what happened.
+      if (listened) log.lifecycle('stopped', 'stopped', { drained: !abandoned });
     } finally {
       await admin?.close();
       quit.dispose();
@@ -473,14 +490,14 @@ function rejectionReporter(f: Factory, log: ListenLog): { report(rejection: Reje
  * only when asked for with --public, and any other address with a warning naming it. The
  * signatures still guard what is stored; the exposure is the person's choice to make.
  */
-function checkExposure(f: Factory, host: string, allowed: boolean): void {
-  if (isLoopbackHost(host)) return;
+function checkExposure(host: string, allowed: boolean): boolean {
+  if (isLoopbackHost(host)) return false;
   if ((host === '0.0.0.0' || host === '::' || host === '[::]') && !allowed) {
     throw new UsageError(`--host ${host} listens on every network interface, reachable from other machines`, {
       hint: 'add --public if that is what you want, or leave out --host for 127.0.0.1',
     });
   }
-  note(f.io, `warning: listening on ${host}: reachable from other machines on that network, not only from this one`);
+  return true;
 }
 
 /** SVC_WEBHOOK_CLAIM_SECONDS: how long a listener's claim on a delivery lasts before the others take it over. */

@@ -402,7 +402,7 @@ complete -c svc -n '__svc_at sandbox trigger return-request' -l reason -x -a '(_
 complete -c svc -n '__svc_at sandbox trigger return-request' -l companies -x -d 'one request in each of N companies: the receipt\'s and others that granted its client (sandbox start --companies)'
 complete -c svc -n '__svc_at sandbox trigger return-request' -l age -x -d 'asked this long ago, e.g. 7d, 12h (not before the purchase)'
 complete -c svc -n '__svc_at sandbox trigger return-request' -l created-at -x -d 'asked at this ISO 8601 time (not before the purchase, not after the sandbox clock)'
-complete -c svc -n '__svc_at sandbox trigger return-request' -l count -x -d 'that many requests at once, through the bulk endpoint (no RETURN_REQUESTED events)'
+complete -c svc -n '__svc_at sandbox trigger return-request' -l count -x -d 'that many requests at once, through the bulk endpoint (no RETURN_REQUESTED events; with --companies, dealt out over them in turn, with events)'
 complete -c svc -n '__svc_at sandbox trigger return-request' -a '(svc __complete -- "sandbox trigger return-request" service-receipt-id 2>/dev/null)'
 complete -c svc -n '__svc_at sandbox trigger cancel' -a '(svc __complete -- "sandbox trigger cancel" request-id 2>/dev/null)'
 complete -c svc -n '__svc_at sandbox trigger outage' -l requests -x -d 'how many answers are 503s (0 ends an outage)'

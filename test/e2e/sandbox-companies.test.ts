@@ -57,6 +57,13 @@ describe('sandbox start --companies', () => {
       seen.push(own[0]!.requestId);
     }
     expect(seen.sort()).toEqual([...spread.requestIds].sort());
+
+    // --count with --companies: that many, dealt out over them in turn (was: --count dropped, one each).
+    const dealt = await m.json<{ requestIds: string[]; companies: { companyId: string; count: number }[] }>([
+      'sandbox', 'trigger', 'return-request', serviceReceiptId, '--companies', '3', '--count', '7', '--item', '4001234567890:1',
+    ]);
+    expect(dealt.requestIds).toHaveLength(7);
+    expect(dealt.companies.map((c) => c.count)).toEqual([3, 2, 2]);
   });
 
   it('the bulk trigger spreads its count over companies in turn, and refuses more companies than granted', async () => {

@@ -57,7 +57,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--companies <n>', "one request in each of N companies: the receipt's and others that granted its client (sandbox start --companies)")
     .option('--age <duration>', 'asked this long ago, e.g. 7d, 12h (not before the purchase)')
     .option('--created-at <time>', 'asked at this ISO 8601 time (not before the purchase, not after the sandbox clock)')
-    .option('--count <n>', 'that many requests at once, through the bulk endpoint (no RETURN_REQUESTED events)')
+    .option('--count <n>', 'that many requests at once, through the bulk endpoint (no RETURN_REQUESTED events; with --companies, dealt out over them in turn, with events)')
     .addHelpText('after', BULK_HELP)
     .action(
       (

@@ -70,7 +70,7 @@ export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promis
   const body = triggerBody(opts);
   const count = opts.count === undefined ? undefined : parseCount(opts.count);
   const serviceReceiptId = await resolveReceiptId(f, opts.serviceReceiptId);
-  if (opts.companies !== undefined) return spreadReturnRequests(f, serviceReceiptId, body, parseCompanies(opts.companies));
+  if (opts.companies !== undefined) return spreadReturnRequests(f, serviceReceiptId, body, parseCompanies(opts.companies), count);
   const api = await f.api();
   let item: QueueItem;
   try {

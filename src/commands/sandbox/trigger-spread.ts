@@ -1,5 +1,6 @@
-// `svc sandbox trigger return-request SERVICE_RECEIPT_ID --companies N`: one return request
-// in each of N of a platform's companies at once (a sandbox started with `--companies`),
+// `svc sandbox trigger return-request SERVICE_RECEIPT_ID --companies N [--count M]`: one
+// return request in each of N of a platform's companies at once (a sandbox started with
+// `--companies`), or M dealt out over them in turn,
 // through the bulk trigger with events, so that polls and listeners across Grants have
 // something of every company to show. Prints the request IDs, one a line.
 import { BulkReturnRequestResult, type ReturnRequestTrigger } from '../../contract/sandbox-returns.js';
@@ -16,12 +17,12 @@ export function parseCompanies(value: string): number {
   return n;
 }
 
-export async function spreadReturnRequests(f: Factory, serviceReceiptId: string, body: ReturnRequestTrigger, companies: number): Promise<void> {
+export async function spreadReturnRequests(f: Factory, serviceReceiptId: string, body: ReturnRequestTrigger, companies: number, count = companies): Promise<void> {
   // Not retried: a repeat after a lost answer would be a second round of return requests.
   const result = await sandboxRequest(f, {
     method: 'POST',
     path: '/sandbox/return-requests/bulk',
-    body: { ...body, serviceReceiptId, count: companies, companies, events: true },
+    body: { ...body, serviceReceiptId, count, companies, events: true },
     schema: BulkReturnRequestResult,
   });
   if (f.io.json) {

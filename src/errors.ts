@@ -172,7 +172,8 @@ export class ApiError extends SvcError {
     // Named once: a service's message may already name the request ("no route matches GET /nope").
     const where = request === undefined || init.description?.includes(request) ? '' : ` (${request})`;
     const detailLines = (init.details ?? []).map((d) => `\n  ${d.path || '(root)'}: ${d.message}`).join('');
-    const tries = init.attempts !== undefined && init.attempts > 1 ? ` after ${init.attempts} attempts` : '';
+    // A clause of its own: a description may end in words of time ("retry after 1 s").
+    const tries = init.attempts !== undefined && init.attempts > 1 ? `; gave up after ${init.attempts} attempts` : '';
     super(`${init.description ?? init.code}${tries}${where} [${init.status} ${init.code}]${detailLines}`, {
       hint: hintFor(init.status, init.code),
     });

@@ -169,12 +169,12 @@ interface Pacer {
  * after it, attempts are spaced out (doubling with each further wait, easing off with each
  * attempt let through), so the workers do not all come back at once and meet another 429.
  */
-function createPacer(now: () => number): Pacer {
+export function createPacer(now: () => number): Pacer {
   let heldUntil = 0;
   let spacingMs = 0;
   let nextSlot = 0;
   const waitUntil = async (at: () => number) => {
-    for (let left = at() - now(); left > 0; left = at() - now()) await new Promise((resolve) => setTimeout(resolve, left));
+    for (let left = at() - now(); left > 0; left = at() - now()) await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
   };
   return {
     async sleep(ms) {
@@ -196,7 +196,10 @@ function createPacer(now: () => number): Pacer {
 
 const FIRST_SPACING_MS = 100;
 const MAX_SPACING_MS = 2_000;
-const EASE = 0.97;
+// Each attempt let through shortens the spacing by a fifth: from the longest, the run is back
+// to full speed after ~35 attempts (~10 s), not ~250 (~66 s, at one request every 1–2 s) as
+// with 0.97, which kept a run over 1,500 companies crawling long after a short outage ended.
+const EASE = 0.8;
 
 interface Progress {
   done(failed: boolean): void;

@@ -74,5 +74,12 @@ export function failIfAllFailed(f: Factory, failed: readonly FailedGrant[], tota
 /** After the output: some Grants failed, each reported already. */
 export function failIfSomeFailed(failed: readonly FailedGrant[], total: number, done: string): void {
   if (failed.length === 0) return;
-  throw new PartialFailureError(`${failed.length} of ${total} Grants could not be ${done}`, failed.map((x) => x.error), total);
+  // Those a signal kept from running were not tried: counted apart from the ones that failed.
+  const notRun = failed.filter((x) => x.error instanceof NotRunError).length;
+  const tried = failed.length - notRun;
+  const what =
+    notRun === 0 ? `${tried} of ${total} Grants could not be ${done}`
+    : tried === 0 ? `${notRun} of ${total} Grants not run (stopped)`
+    : `${tried} of ${total} Grants could not be ${done}, and ${notRun} not run (stopped)`;
+  throw new PartialFailureError(what, failed.map((x) => x.error), total);
 }

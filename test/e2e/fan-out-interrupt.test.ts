@@ -61,6 +61,10 @@ describe('a fan-out stopped by a signal', () => {
     const lines = result.stderr.split('\n').filter((l) => l.startsWith('error:'));
     expect(lines.filter((l) => /stopped by SIGTERM/.test(l))).toHaveLength(1);
     expect(lines.join('\n')).toMatch(/stopped by SIGTERM: \d+ of 30 Grants not run/);
+    // The closing count says what happened to them: not run, never "could not be" done.
+    const notRun = /stopped by SIGTERM: (\d+) of 30/.exec(lines.join('\n'))![1];
+    expect(lines.at(-1)).toBe(`error: ${notRun} of 30 Grants not run (stopped)`);
+    expect(result.stderr).not.toContain('could not be');
     expect(result.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(3);
   }, 60_000);
 });

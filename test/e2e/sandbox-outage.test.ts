@@ -30,6 +30,8 @@ describe('sandbox trigger outage', () => {
     const failed = await runSvc(['credit-note', 'poll'], { home: m.home, env: m.env });
     expect(failed.exitCode, failed.stderr).toBe(8);
     expect(failed.stderr).toMatch(/after 4 attempts/);
+    // The service's words, then svc's, each a clause of its own (not "retry after 0 s after 4 attempts").
+    expect(failed.stderr).toContain('(sandbox trigger outage); retry after 0 s; gave up after 4 attempts (GET /credit-note) [503 server_error]');
     await m.svc(['sandbox', 'outbox']);
     const over = await m.svc(['sandbox', 'trigger', 'outage', '--requests', '0']);
     expect(over.stdout).toContain('the outage is over');

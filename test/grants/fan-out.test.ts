@@ -1,13 +1,13 @@
 // The fan-out over Grants (src/grants/fan-out.ts): at most N at once, each run acting for its
 // own Grant, a failure kept to its Grant, one pacer for the whole run, progress only where
 // stderr may be redrawn.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient, ApiClientOptions } from '../../src/api/client.js';
 import type { GrantEntry } from '../../src/auth/grant-select.js';
 import { fixedClock } from '../../src/clock.js';
 import { memoryConfigStore } from '../../src/config/store.js';
 import { createFactory, type Factory } from '../../src/factory.js';
-import { fanOut } from '../../src/grants/fan-out.js';
+import { createPacer, fanOut } from '../../src/grants/fan-out.js';
 import { testStreams } from '../../src/io/test-streams.js';
 
 type Hooks = Required<Pick<ApiClientOptions, 'sleep' | 'beforeAttempt'>>;
@@ -79,6 +79,34 @@ describe('fanOut', () => {
     );
     expect(sentAt).toHaveLength(3);
     for (const at of sentAt) expect(at).toBeGreaterThanOrEqual(290);
+  });
+
+  it('after waits at their longest (an outage), the run is back to full speed within ~35 attempts, not a minute at one a second', async () => {
+    vi.useFakeTimers();
+    try {
+      const pacer = createPacer(() => Date.now());
+      // Six waves of waits told (503s with Retry-After): the spacing at its longest, 2 s.
+      for (let i = 0; i < 6; i++) {
+        const held = pacer.sleep(1);
+        await vi.runAllTimersAsync();
+        await held;
+      }
+      // The outage over: attempts one after the other, each let through when its slot comes.
+      const at: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        const gate = pacer.gate();
+        await vi.runAllTimersAsync();
+        await gate;
+        at.push(Date.now());
+      }
+      const gaps = at.slice(1).map((t, i) => t - at[i]!);
+      expect(gaps[0]).toBeGreaterThanOrEqual(1000);
+      // Back to full speed: the last gaps under 5 ms, the 40 attempts within ~10 s (0.97 a step took ~66 s).
+      expect(gaps.slice(-3).every((g) => g < 5)).toBe(true);
+      expect(at.at(-1)! - at[0]!).toBeLessThan(12_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('shows done/total on a terminal that may be redrawn, and nothing elsewhere', async () => {

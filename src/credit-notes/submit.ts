@@ -2,6 +2,7 @@
 // receipt's current devices → the customer injected → encrypted per device), kept with its
 // Idempotency-Key, sent, and recorded with the intent closed.
 import type { Caller } from '../api/caller.js';
+import { companyNameOf } from '../auth/caller.js';
 import { createCreditNoteTemplate, submitEncryptedCreditNote } from '../api/credit-note.js';
 import { resolveRecipient } from '../api/recipient.js';
 import type { CreditNoteSubmission, CreditNoteSubmissionResult, EncryptedCreditNoteEntry } from '../contract/credit-note.js';
@@ -83,7 +84,8 @@ export async function submit(f: Factory, caller: Caller, ledger: LedgerStore, in
       cause: error,
     });
   }
-  note(f.io, `${what} issued to ${counted(built.recipients.length, 'device')}; recorded in the ledger`);
+  // The company it was issued for, as `receipt send` names it: a document number recurs across a platform's companies.
+  note(f.io, `${what} issued to ${counted(built.recipients.length, 'device')} for ${await companyNameOf(f, caller)}; recorded in the ledger`);
   return { result, finalHash: built.finalHash, recipients: built.recipients.length };
 }
 

@@ -43,11 +43,15 @@ describe('--grant SELECTOR', () => {
     expect(shown.requestId).toBe(requestId);
     expect((await m.svc(['credit-note', 'show', requestId.slice(0, 8)])).stdout).toMatch(/^company +Sample Foods GmbH$/m);
     expect((await m.svc(['credit-note', 'accept', requestId])).stdout).toBe(`${requestId} ACCEPTED\n`);
+    // The credit note names the company it was issued for, as the receipt did (a document number recurs across companies).
+    const issued = await m.svc(['credit-note', 'issue', requestId, '--yes']);
+    expect(issued.stderr).toMatch(/issued to \d+ devices? for Sample Foods GmbH; recorded in the ledger/);
 
     // The same selectors for `token get` and `grants use`.
     const token = await m.json<{ grant_id: string }>(['token', 'get', '--grant', 'sample foods']);
     expect(token.grant_id).toBe(foods.grant_id);
-    await m.svc(['grants', 'use', 'retail']);
+    const used = await m.svc(['grants', 'use', 'retail']);
+    expect(used.stderr).toContain(`Grant ${retail.grant_id} (Example Retail Ltd) is now the default`);
     expect((await m.json<{ grant_id: string }>(['token', 'get'])).grant_id).toBe(retail.grant_id);
   });
 

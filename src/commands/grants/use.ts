@@ -17,12 +17,17 @@ export async function run(opts: UseOptions, f: Factory): Promise<void> {
   const auth = readAuthorizations(config, profile);
   const ids = knownIds(auth);
   // A Grant ID or prefix, a tax ID, or part of a company's name.
-  const grantId = selectGrant(opts.grantId, grantEntries(auth));
+  const entries = grantEntries(auth);
+  const grantId = selectGrant(opts.grantId, entries);
   if (!ids.includes(grantId)) {
     throw new NotFoundError(`no Grant ${grantId} in profile "${profile}"`, { hint: 'see `svc grants list`, or run `svc auth login`' });
   }
   await setDefault(config, profile, grantId);
   if (f.io.json) writeJson(f.io, { profile, grant: grantId });
-  else note(f.io, `Grant ${grantId} is now the default of profile "${profile}"`);
+  else {
+    // The company it acts for, read back from what is stored: an ID alone says nothing of which one.
+    const company = entries.find((e) => e.id === grantId)?.company;
+    note(f.io, `Grant ${grantId}${company === undefined ? '' : ` (${company})`} is now the default of profile "${profile}"`);
+  }
   if (settings.grant?.source === 'env') note(f.io, 'note: SVC_GRANT_ID is set and takes precedence over the default');
 }

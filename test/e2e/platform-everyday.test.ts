@@ -67,7 +67,7 @@ describe('a platform acting for several companies, day to day', () => {
       const table = term.text();
       expect(table).toContain('SVC-EXIT=0');
       expect(table, table).not.toMatch(/ of \d+ shown/);
-      expect(table).toMatch(new RegExp(`^${filtered.length} requests · .*· \\d+ companies`, 'm'));
+      expect(table).toMatch(new RegExp(`^${filtered.length} requests · .*· in (\\d+ of )?\\d+ companies`, 'm'));
     } finally {
       term.kill();
     }

@@ -86,7 +86,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
     await writeJsonArray(f.io, [...polled.shown, ...failureElements(polled.failed)]);
   } else {
     reportFailures(f, polled.failed, { total: polled.total });
-    await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now(), filter?.statuses)} · ${counted(polled.total - polled.failed.length, 'company', 'companies')}` });
+    await writeList(f.io, polled.shown, [...leading, ...columns(f, keys !== undefined)], polled.shown, { footer: `${footerOf(polled.shown, polled.viewed, f.clock.now(), filter?.statuses)} · ${inCompanies(polled.shown, polled.total - polled.failed.length)}` });
     if (keys !== undefined) reportUnreadable(f, polled.shown.filter((i) => i.decryptError !== undefined).length, polled.shown.length);
   }
   // On a team database every company's list is kept, after it was shown (keep-polled.ts).
@@ -97,4 +97,10 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
     note(f.io, `error: ${notKept.message}`);
   } else if (notKept !== undefined) throw notKept;
   failIfSomeFailed(polled.failed, polled.total, 'polled');
+}
+
+/** `in 300 of 1500 companies`: those the requests shown are of, of those polled (not the polled alone, which read as where they were). */
+function inCompanies(shown: readonly { companyId: string }[], polled: number): string {
+  const holding = new Set(shown.map((item) => item.companyId)).size;
+  return holding === polled ? `in ${counted(polled, 'company', 'companies')}` : `in ${holding} of ${counted(polled, 'company', 'companies')}`;
 }

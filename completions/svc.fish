@@ -372,7 +372,7 @@ complete -c svc -n '__svc_at sandbox' -a 'start' -d 'run the sandbox service in 
 complete -c svc -n '__svc_at sandbox' -a 'trigger' -d 'simulate what customers do'
 complete -c svc -n '__svc_at sandbox' -a 'openapi' -d 'the interface as an OpenAPI 3.1 document (also GET /openapi.json of a running sandbox)'
 complete -c svc -n '__svc_at sandbox' -a 'login' -d 'log in to a sandbox started with --auto-approve in one step (the grant flow, no browser): for CI'
-complete -c svc -n '__svc_at sandbox' -a 'revoke' -d 'revoke a Grant (only that company\'s)'
+complete -c svc -n '__svc_at sandbox' -a 'revoke' -d 'revoke a Grant, only that company\'s (a Grant ID or prefix, a tax ID, or part of the company name; another profile\'s Grant by its whole ID)'
 complete -c svc -n '__svc_at sandbox' -a 'clock' -d 'move the sandbox\'s clock'
 complete -c svc -n '__svc_at sandbox' -a 'outbox' -d 'emails the sandbox has "sent"'
 complete -c svc -n '__svc_at sandbox' -a 'deliveries' -d 'what the simulated devices received and whether they could decrypt it'

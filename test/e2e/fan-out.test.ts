@@ -45,8 +45,10 @@ describe('grants list --details --all-grants over 12 companies', () => {
   it('a revoked Grant and a 403 in the middle are reported for themselves, the others listed, exit 9; no request while a Retry-After holds the run', async () => {
     const revoked = grants[3]!;
     const refused = grants[7]!;
-    const revoke = await runSvc(['sandbox', 'revoke', revoked.grant_id], { home, env: { SVC_BASE_URL: sandbox.url } });
+    // By its company's tax ID, as --grant takes it; the line names the company.
+    const revoke = await runSvc(['sandbox', 'revoke', revoked.tax_id], { home, env: { SVC_BASE_URL: sandbox.url } });
     expect(revoke.exitCode, revoke.stderr).toBe(0);
+    expect(revoke.stderr).toContain(`Grant ${revoked.grant_id} of ${revoked.company_legal_name} (`);
     proxy.refuse = (method, path) => method === 'GET' && path === `/oauth2/grants/${refused.grant_id}`;
     proxy.seen = [];
 

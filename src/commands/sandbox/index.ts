@@ -91,7 +91,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .action((flags: { port?: string; timeout: string; scopes?: string; clientId?: string }, cmd: Command) => ctx.run(cmd, () => import('./login.js'), flags));
   sandbox
     .command('revoke')
-    .description("revoke a Grant (only that company's)")
+    .description("revoke a Grant, only that company's (a Grant ID or prefix, a tax ID, or part of the company name; another profile's Grant by its whole ID)")
     .argument('<grant-id>')
     .action((grantId: string, _flags, cmd: Command) => ctx.run(cmd, () => import('./revoke.js'), { grantId }));
   const clock = sandbox.command('clock').description("move the sandbox's clock");

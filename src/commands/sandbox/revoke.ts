@@ -1,11 +1,10 @@
-// `svc sandbox revoke GRANT_ID`: what a company administrator withdrawing consent does
+// `svc sandbox revoke GRANT`: what a company administrator withdrawing consent does
 // (docs/interface-decisions.md#grant-revocation, #sandbox-endpoints), so integrations can rehearse a revoked Grant.
 import { GrantRevocation } from '../../contract/sandbox-grants.js';
 import { ApiError, NotFoundError } from '../../errors.js';
-import { knownIds, readAuthorizations } from '../../auth/profile.js';
+import { grantEntries, selectGrant } from '../../auth/grant-select.js';
+import { readAuthorizations } from '../../auth/profile.js';
 import type { Factory } from '../../factory.js';
-import { GRANT_IDS } from '../../ids/kinds.js';
-import { matchPrefix } from '../../ids/prefix.js';
 import { writeJson } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 
@@ -14,9 +13,11 @@ export interface RevokeOptions {
 }
 
 export async function run(opts: RevokeOptions, f: Factory): Promise<void> {
-  // A Grant of this profile may be named by a prefix; any other Grant of the sandbox by its whole ID.
+  // A Grant of this profile as --grant takes one (an ID or prefix, a tax ID, part of a company
+  // name); any other Grant of the sandbox by its whole ID.
   const settings = await f.settings();
-  const grantId = matchPrefix(opts.grantId, knownIds(readAuthorizations(await f.config(), settings.profile.value)), GRANT_IDS);
+  const entries = grantEntries(readAuthorizations(await f.config(), settings.profile.value));
+  const grantId = selectGrant(opts.grantId, entries);
   const api = await f.api();
   let result: GrantRevocation;
   try {
@@ -38,5 +39,8 @@ export async function run(opts: RevokeOptions, f: Factory): Promise<void> {
     throw error;
   }
   if (f.io.json) writeJson(f.io, result);
-  else note(f.io, `Grant ${result.grant_id} of company ${result.issuer_company_id} is revoked (version ${result.grant_version}); its tokens now answer 401`);
+  else {
+    const company = entries.find((e) => e.id === result.grant_id)?.company;
+    note(f.io, `Grant ${result.grant_id} of ${company === undefined ? `company ${result.issuer_company_id}` : `${company} (${result.issuer_company_id})`} is revoked (version ${result.grant_version}); its tokens now answer 401`);
+  }
 }

@@ -33,7 +33,7 @@ export function failureElements(failed: readonly FailedGrant[]): FailureElement[
  * One stderr line per failed Grant, naming its company, and one for all those a signal kept
  * from running; under --json only when `always` (a watch).
  */
-export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts: { always?: boolean; total?: number } = {}): void {
+export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts: { always?: boolean; total?: number; hints?: boolean } = {}): void {
   if (f.io.json && !opts.always) return;
   const notRun = failed.filter((x) => x.error instanceof NotRunError);
   // The same failure of many companies (the service unreachable, a proxy refusing) is one
@@ -44,12 +44,22 @@ export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts:
     const message = error instanceof Error ? error.message : String(error);
     byMessage.set(message, [...(byMessage.get(message) ?? []), target]);
   }
+  const hintOf = new Map<string, string | undefined>();
+  for (const { error } of failed) {
+    if (error instanceof NotRunError) continue;
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = error instanceof SvcError ? error.hint : undefined;
+    // What to do, when every company failing so says the same: as a single command's error would.
+    hintOf.set(message, hintOf.has(message) && hintOf.get(message) !== hint ? undefined : hint);
+  }
   for (const [message, targets] of byMessage) {
     if (targets.length > SAID_ONE_BY_ONE) {
       note(f.io, `error: ${targets.length} companies (${printable(targets.slice(0, 3).map((t) => t.company).join(', '))}, …): ${printable(message)}`);
-      continue;
+    } else {
+      for (const target of targets) note(f.io, `error: ${printable(target.company)} (${target.id}): ${printable(message)}`);
     }
-    for (const target of targets) note(f.io, `error: ${printable(target.company)} (${target.id}): ${printable(message)}`);
+    const hint = hintOf.get(message);
+    if (hint !== undefined && opts.hints !== false) note(f.io, `hint: ${printable(hint)}`);
   }
   if (notRun.length > 0) {
     const first = notRun[0]!.error as NotRunError;
@@ -62,7 +72,8 @@ export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts:
 export function failIfAllFailed(f: Factory, failed: readonly FailedGrant[], total: number, done: string): void {
   if (failed.length === 0 || failed.length < total) return;
   if (total === 1) throw failed[0]!.error;
-  reportFailures(f, failed, { total });
+  // The command's own error follows with their common hint: not said twice.
+  reportFailures(f, failed, { total, hints: false });
   if (f.io.json) writeJson(f.io, failureElements(failed));
   const first = failed[0]!.error;
   // Every company failed the same way: what to do about it is that failure's hint.

@@ -14,7 +14,7 @@ import type { Settings } from './config/settings.js';
 import type { ConfigStore } from './config/store.js';
 import type { ApiClient } from './api/client.js';
 import { createPrompter, type Prompter } from './io/prompter.js';
-import { processStopSignal, type StopSignal } from './io/stop-signal.js';
+import { processStopSignal, type StopOptions, type StopSignal } from './io/stop-signal.js';
 import type { IOStreams } from './io/streams.js';
 import { systemStreams } from './io/system-streams.js';
 import type { SecretStore } from './secrets/store.js';
@@ -43,7 +43,7 @@ export interface Factory {
   readonly clock: Clock;
   readonly debug: boolean;
   /** How a command that runs until stopped learns to stop (default: SIGINT or SIGTERM). */
-  readonly stopSignal: () => StopSignal;
+  readonly stopSignal: (opts?: StopOptions) => StopSignal;
   /** Shows a URL to the user in place of the system browser (the demo plays the browser). */
   readonly openUrl: ((url: string) => Promise<boolean | void>) | undefined;
   /** Set on a fan-out's factory for one Grant (src/grants/fan-out.ts): its report names the company of each failure. */
@@ -83,7 +83,7 @@ export interface FactoryParts {
   api?: ApiClient;
   ledger?: LedgerStore;
   openUrl?: (url: string) => Promise<boolean | void>;
-  stopSignal?: () => StopSignal;
+  stopSignal?: (opts?: StopOptions) => StopSignal;
 }
 
 export function createFactory(parts: FactoryParts): Factory {

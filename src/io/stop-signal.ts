@@ -1,5 +1,10 @@
 // How a command that runs until stopped (a server in the foreground, a --watch loop) learns
 // that it should stop: by default SIGINT or SIGTERM; the demo and tests give their own.
+export interface StopOptions {
+  /** SIGHUP too (the terminal went away, or a supervisor's reload): for servers, which drain on it rather than die. */
+  hangup?: boolean;
+}
+
 export interface StopSignal {
   /** Resolves with the name of the signal that asked to stop. */
   stopped: Promise<string>;
@@ -13,8 +18,9 @@ export function stopIsHandled(): boolean {
   return listening > 0;
 }
 
-/** SIGINT or SIGTERM, once: a second Ctrl-C during shutdown gets Node's default (exit at once). */
-export function processStopSignal(): StopSignal {
+/** SIGINT or SIGTERM (and SIGHUP when asked), once: a second Ctrl-C during shutdown gets Node's default (exit at once). */
+export function processStopSignal(opts: StopOptions = {}): StopSignal {
+  const signals: NodeJS.Signals[] = opts.hangup ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM'];
   let dispose = () => {};
   const stopped = new Promise<string>((resolveStop) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -28,12 +34,10 @@ export function processStopSignal(): StopSignal {
     dispose = () => {
       if (!disposed) listening--;
       disposed = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const signal of signals) process.off(signal, stop);
     };
     listening++;
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const signal of signals) process.on(signal, stop);
   });
   return { stopped, dispose };
 }

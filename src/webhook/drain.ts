@@ -41,10 +41,12 @@ export function quitOnSecondSignal(say: (signal: string) => void): { dispose(): 
   };
   process.on('SIGINT', quit);
   process.on('SIGTERM', quit);
+  process.on('SIGHUP', quit);
   return {
     dispose() {
       process.off('SIGINT', quit);
       process.off('SIGTERM', quit);
+      process.off('SIGHUP', quit);
     },
   };
 }

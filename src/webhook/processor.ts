@@ -316,8 +316,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     await Promise.resolve();
     for (;;) {
       while (head < queue.length && !stopping) {
-        await yieldToAcks();
-        if (stopping) break;
+        if (!(await yieldToAcks())) break;
         const batch = queue.slice(head, head + PROCESSING_BATCH);
         const started = performance.now();
         const decoded = await Promise.all(batch.map((delivery) => decodeDelivery(delivery.raw, opts.decryptor)));
@@ -347,14 +346,20 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     running = undefined;
   }
 
-  /** Waits while deliveries are being answered, within the bound on how long and how much may wait. */
-  async function yieldToAcks(): Promise<void> {
-    if (!opts.busy) return;
+  /**
+   * Waits while deliveries are being answered, within the bound on how long and how much may
+   * wait; false when the processor stopped meanwhile. With none in flight the batch is in
+   * hand, and a stop asked for just now still lets it finish.
+   */
+  async function yieldToAcks(): Promise<boolean> {
+    if (!opts.busy) return true;
     // The request that brought the delivery leaves the count first: only others in flight make it wait.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (!stopping && opts.busy?.() && performance.now() - (queuedAt[head] ?? 0) < maxYieldMs && queuedBytes < MAX_YIELD_BYTES) {
+    if (!opts.busy()) return true;
+    while (!stopping && opts.busy() && performance.now() - (queuedAt[head] ?? 0) < maxYieldMs && queuedBytes < MAX_YIELD_BYTES) {
       await Promise.race([sleep(YIELD_STEP_MS), stopped]);
     }
+    return !stopping;
   }
 
   return {

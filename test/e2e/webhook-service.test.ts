@@ -299,6 +299,23 @@ describe('webhook listen as a service', () => {
     }
   }, 60_000);
 
+  it('SIGHUP (the terminal gone, a supervisor reloading) drains as SIGTERM does: the delivery acknowledged is processed, `stopped`, exit 0', async () => {
+    const l = await startListener({}, ['--log-format', 'json']);
+    try {
+      expect(await send(l.url, returnBody(500))).toBe(200);
+      l.child.kill('SIGHUP');
+      const result = await l.child;
+      expect(result.signal, l.stderr()).toBeUndefined();
+      expect(result.exitCode, l.stderr()).toBe(0);
+      const lines = jsonLines(l.stderr());
+      expect(lines.find((x) => x.msg === 'draining')).toMatchObject({ signal: 'SIGHUP' });
+      expect(lines.filter((x) => x.msg === 'processed' && x.outcome === 'ok')).toHaveLength(1);
+      expect(lines.at(-1)).toMatchObject({ msg: 'stopped', drained: true });
+    } finally {
+      l.child.kill('SIGKILL');
+    }
+  }, 30_000);
+
   it('--log-format json: every line on stderr is a log object, the notes of --subscribe and of the secret store among them', async () => {
     const m = await startMerchant(dirs);
     try {

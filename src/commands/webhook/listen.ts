@@ -12,7 +12,7 @@ import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { resolveProfileName } from '../../config/settings.js';
-import type { StopSignal } from '../../io/stop-signal.js';
+import type { StopOptions, StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
 import { fansOut } from '../../grants/fan-out.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
@@ -135,7 +135,7 @@ function requestIdFinder(f: Factory, profile: string): (ciphertext: string, comp
   };
 }
 
-export async function run(given: ListenOptions, factory: Factory, listenForStop: () => StopSignal = factory.stopSignal): Promise<void> {
+export async function run(given: ListenOptions, factory: Factory, listenForStop: (opts?: StopOptions) => StopSignal = factory.stopSignal): Promise<void> {
   const log = createListenLog(factory.io, parseLogFormat(given.logFormat), factory.clock);
   adoptStderr(factory.io, log);
   try {
@@ -148,7 +148,7 @@ export async function run(given: ListenOptions, factory: Factory, listenForStop:
   }
 }
 
-async function serve(given: ListenOptions, factory: Factory, listenForStop: () => StopSignal, log: ListenLog): Promise<void> {
+async function serve(given: ListenOptions, factory: Factory, listenForStop: (opts?: StopOptions) => StopSignal, log: ListenLog): Promise<void> {
   // An IPv6 address as URLs write it ([::1]) is the address to bind.
   const opts = { ...given, host: given.host.replace(/^\[(.*)\]$/, '$1') };
   const port = parsePort(opts.port);
@@ -182,7 +182,8 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: () =
   await warnAboutKeys(f);
 
   // Listening first, so that a signal sent the moment the URL is printed is not missed.
-  const stop = listenForStop();
+  // SIGHUP drains too: a service's terminal gone, or a supervisor's reload, is no reason to die mid-delivery.
+  const stop = listenForStop({ hangup: true });
   // A team's listeners share the database's journal; one on its own keeps this profile's file, alone.
   const databaseUrl = await databaseUrlOf(f);
   const claim = databaseUrl === undefined ? await claimJournal(journalPathOf(f)).catch((error: unknown) => {

@@ -10,6 +10,10 @@ const FORWARD_TIMEOUT_MS = 10_000;
 
 /** Only http(s) to this machine: the journal's bodies are not for another host to receive in the clear or otherwise. */
 export function parseForwardUrl(value: string): URL {
+  // `localhost:3000` parses as a URL of scheme "localhost:": what was meant is the address.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && /^[^\s/:]+:\d+(\/|$)/.test(value)) {
+    throw new UsageError(`--forward-to: ${value} has no scheme`, { hint: `give the whole address: --forward-to http://${value}` });
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -21,7 +25,9 @@ export function parseForwardUrl(value: string): URL {
       hint: 'forward to 127.0.0.1, ::1 or localhost, e.g. http://127.0.0.1:3000/webhooks',
     });
   }
-  if (url.username || url.password) throw new UsageError('--forward-to: credentials in the URL are refused');
+  if (url.username || url.password) {
+    throw new UsageError('--forward-to: credentials in the URL are refused', { hint: 'the app verifies each delivery by its X-Service-Signature; leave user:password@ out of the address' });
+  }
   return url;
 }
 

@@ -24,7 +24,16 @@ const EVENTS_PREFIX = /^([A-Za-z0-9_]+(?:,[A-Za-z0-9_]+)*)=(.*)$/s;
 /** One `--forward-to` value. A URL never matches EVENTS= (its scheme's `:` comes first). */
 export function parseRoute(value: string): Route {
   const match = EVENTS_PREFIX.exec(value);
-  if (!match) return { events: undefined, url: parseForwardUrl(value) };
+  if (!match) {
+    // EVENTS= with a name left empty (`=URL`, `A,=URL`): said as such, not as a URL it is not.
+    const named = /^([A-Za-z0-9_,]*)=(https?:\/\/.*)$/is.exec(value);
+    if (named) {
+      throw new UsageError(`--forward-to: an empty event name before "=" in ${value}`, {
+        hint: `name the events (RETURN_REQUESTED, CREDIT_NOTE_CREATED, comma-separated) before "=", or give the URL alone for every event: --forward-to ${named[2]}`,
+      });
+    }
+    return { events: undefined, url: parseForwardUrl(value) };
+  }
   const events = (match[1] ?? '').split(',');
   const lower = events.find((e) => e !== e.toUpperCase());
   if (lower !== undefined) {

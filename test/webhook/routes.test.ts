@@ -29,6 +29,26 @@ describe('parseRoute', () => {
     expect((refused as UsageError).message).toBe('--forward-to: RETURN_REQESTED is not an event svc knows (RETURN_REQUESTED, CREDIT_NOTE_CREATED)');
     expect((refused as UsageError).hint).toContain('--forward-to http://127.0.0.1:3912/r');
   });
+
+  it('says what is wrong with a value, and what to give instead: no scheme, an empty event name, credentials', () => {
+    const refusal = (value: string) => {
+      try {
+        parseRoute(value);
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError);
+        return { message: (error as UsageError).message, hint: (error as UsageError).hint };
+      }
+      throw new Error(`${value} was taken`);
+    };
+    // Was: "localhost:3000 is not an http(s) address on this machine", hint "forward to … localhost".
+    expect(refusal('localhost:3000')).toEqual({ message: '--forward-to: localhost:3000 has no scheme', hint: 'give the whole address: --forward-to http://localhost:3000' });
+    expect(refusal('RETURN_REQUESTED=127.0.0.1:3000/r')).toMatchObject({ message: '--forward-to: 127.0.0.1:3000/r has no scheme' });
+    // Was: "is not a URL".
+    for (const value of ['=http://127.0.0.1:3000/h', 'RETURN_REQUESTED,=http://127.0.0.1:3000/h']) {
+      expect(refusal(value)).toMatchObject({ message: `--forward-to: an empty event name before "=" in ${value}`, hint: expect.stringContaining('--forward-to http://127.0.0.1:3000/h') });
+    }
+    expect(refusal('http://u:p@127.0.0.1:3000/h').hint).toContain('X-Service-Signature');
+  });
 });
 
 /** An app on this machine that answers each request as told: a status, or never (it reads the request and keeps the connection). */

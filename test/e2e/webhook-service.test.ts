@@ -309,6 +309,8 @@ describe('webhook listen as a service', () => {
       expect(result.exitCode, l.stderr()).toBe(0);
       const lines = jsonLines(l.stderr());
       expect(lines.find((x) => x.msg === 'draining')).toMatchObject({ signal: 'SIGHUP' });
+      // The admin endpoints' address as a field, not only in words.
+      expect(lines.find((x) => x.msg === 'admin')).toMatchObject({ level: 'info', url: l.admin });
       expect(lines.filter((x) => x.msg === 'processed' && x.outcome === 'ok')).toHaveLength(1);
       expect(lines.at(-1)).toMatchObject({ msg: 'stopped', drained: true });
     } finally {
@@ -462,7 +464,7 @@ describe('webhook listen as a service', () => {
         const lines = jsonLines(result.stderr);
         expect(lines.filter((x) => x.level === 'error')).toEqual([expect.objectContaining({ msg: 'failed', error, code: 'conflict', exitCode: 7, hint: expect.stringContaining('0 picks a free one') })]);
         expect(lines.map((x) => x.msg)).not.toContain('stopped');
-        expect(lines.map((x) => x.msg).filter((m) => String(m).startsWith('admin endpoints'))).toEqual([]);
+        expect(lines.filter((x) => x.msg === 'admin' || String(x.detail ?? x.msg).startsWith('admin endpoints'))).toEqual([]);
         // The same failure without JSON logs: svc's own error text.
         const text = await runSvc(['webhook', 'listen', ...flags], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 15_000 });
         expect(text.exitCode, text.stderr).toBe(7);

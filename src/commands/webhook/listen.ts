@@ -316,7 +316,8 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
     readiness.bound();
     // Said once both are bound: a line about a server that may never serve would not be true.
     if (exposed) note(f.io, `warning: listening on ${opts.host}: reachable from other machines on that network, not only from this one`);
-    if (admin) note(f.io, `admin endpoints on ${admin.url} (/healthz, /readyz, /metrics)`);
+    // Under --log-format json with the address as a field: `--admin-port 0` picks one a supervisor reads back.
+    if (admin) log.lifecycle('admin', `admin endpoints on ${admin.url} (/healthz, /readyz, /metrics)`, { url: admin.url });
   } catch (error) {
     await shutDown();
     await admin?.close();

@@ -148,6 +148,8 @@ export async function writeList<T>(
     highlight?: (row: T) => boolean;
     /** At most this many rows on a terminal, then a line saying how many more. */
     maxRows?: number;
+    /** How to see the rows left out by maxRows, e.g. "narrow it with --limit". */
+    moreHow?: string;
   } = {},
 ): Promise<void> {
   if (io.json) return writeJson(io, json);
@@ -171,7 +173,7 @@ export async function writeList<T>(
   for (const line of table.rows) io.stdout.write(`${line}\n`);
   const t = table.theme;
   const { fitWidth } = await import('./width.js');
-  if (drawn.length < rows.length) io.stdout.write(`${t.dim(fitWidth(`… ${rows.length - drawn.length} more (narrow it with --status, --receipt or --limit)`, io.columns))}\n`);
+  if (drawn.length < rows.length) io.stdout.write(`${t.dim(fitWidth(`… ${rows.length - drawn.length} more${options.moreHow === undefined ? '' : ` (${options.moreHow})`}`, io.columns))}\n`);
   for (const line of footer) io.stdout.write(`${t.dim(fitWidth(line, io.columns))}\n`);
 }
 

@@ -2,8 +2,10 @@
 // Grant per company (deterministic IDs, names, tax IDs, stores), and the return-request
 // triggers spread over those companies, each seeing only its own.
 import { describe, expect, it } from 'vitest';
-import { runSvc } from './helpers.js';
+import { runSvc, svcEnv } from './helpers.js';
 import { useMerchant, type PolledItem } from './merchant.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
 
 const COMPANIES = 50;
 
@@ -16,6 +18,26 @@ interface StoredGrant {
 
 describe('sandbox start --companies', () => {
   const { merchant } = useMerchant(['--companies', String(COMPANIES)]);
+
+  it('a login of many companies shows the first ones on a terminal and how to see them all; a pipe gets every one', async (ctx) => {
+    const m = merchant();
+    const piped = await runSvc(['sandbox', 'login'], { home: m.home, env: m.env });
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    expect(piped.stdout.trim().split('\n')).toHaveLength(COMPANIES);
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const term = svcInTerminal('svc-login-many', ['sandbox', 'login'], svcEnv(m.home, m.env), [100, 60]);
+    try {
+      await term.waitFor('SVC-EXIT=0', 'sandbox login');
+      const text = term.text();
+      expect(text).toContain(`logged in to profile "local": ${COMPANIES} Grants`);
+      // 19 rows and the line that says how many more and where they are: not 50 lines scrolling by.
+      expect(text).toContain(`… ${COMPANIES - 19} more (every one: \`svc grants list\`)`);
+      expect(text.split('\n').filter((l) => /^[0-9a-f]{8}-/.test(l)).length).toBe(19);
+    } finally {
+      term.kill();
+    }
+  });
 
   it('one login stores a Grant for each of the N companies, with deterministic names and tax IDs', async () => {
     const grants = await merchant().json<StoredGrant[]>(['grants', 'list']);

@@ -195,5 +195,10 @@ async function report(f: Factory, result: LoginResult): Promise<void> {
   const what = result.flow === 'grant' ? ['Grant', 'Grants'] : ['company', 'companies'];
   const chosen = result.grant ? `; default ${result.grant}` : '';
   note(f.io, `logged in to profile "${result.profile}": ${count} ${what[count === 1 ? 0 : 1]}${chosen}`);
-  await writeList(f.io, authorizationRows(result.grants, result.companies), AUTHORIZATION_COLUMNS, result);
+  // A platform's login stores thousands: a terminal gets the first ones and how to see them all;
+  // a pipe and --json get every one.
+  await writeList(f.io, authorizationRows(result.grants, result.companies), AUTHORIZATION_COLUMNS, result, { maxRows: LOGIN_ROWS_SHOWN, moreHow: 'every one: `svc grants list`' });
 }
+
+/** Rows of a login's table on a terminal. */
+const LOGIN_ROWS_SHOWN = 20;

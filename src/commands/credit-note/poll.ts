@@ -435,6 +435,7 @@ async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, str
     highlight: (item) => statuses !== undefined && statuses.get(item.requestId) !== item.status,
     // The header, the rows, the "more" line and the footer on one screen.
     maxRows: Math.max(1, rows - 3),
+    moreHow: 'narrow it with --status, --receipt or --limit',
   });
   if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} · ${leave}\n`);
 }

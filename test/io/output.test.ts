@@ -180,7 +180,7 @@ describe('writeList', () => {
       { header: 'ID', value: (r: R) => r.id },
       { header: 'STATUS', value: (r: R) => r.status },
       { header: 'REFUND', value: (r: R) => r.refund },
-    ], many, { footer: '10 requests · 10 accepted · updated 12:00', maxRows: 5 });
+    ], many, { footer: '10 requests · 10 accepted · updated 12:00', maxRows: 5, moreHow: 'narrow it with --status, --receipt or --limit' });
     const lines = t.stdout().split('\n').slice(0, -1);
     // Header, 3 rows, "… 7 more", the count line, the note: maxRows + 2, as with one footer line.
     expect(lines).toHaveLength(7);

@@ -1,12 +1,11 @@
 import * as crypto from 'node:crypto';
-import { createHash } from 'node:crypto';
 import { canonicalize } from './jcs.js';
 
 /** Lowercase hex SHA-256; strings are hashed as UTF-8. */
 export function sha256Hex(data: Uint8Array | string): string {
   // One shot where Node has it (20.12+): no Hash object, a native handle the collector must
   // finalize, for each delivery a listener acknowledges.
-  return oneShot ? oneShot('sha256', data, 'hex') : createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array | string, encoding: 'hex') => string }).hash;

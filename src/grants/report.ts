@@ -38,28 +38,24 @@ export function reportFailures(f: Factory, failed: readonly FailedGrant[], opts:
   const notRun = failed.filter((x) => x.error instanceof NotRunError);
   // The same failure of many companies (the service unreachable, a proxy refusing) is one
   // line naming a few of them, not a screenful of the same message.
-  const byMessage = new Map<string, GrantEntry[]>();
+  // With what to do, when every company failing so says the same: as a single command's error would.
+  const byMessage = new Map<string, { targets: GrantEntry[]; hints: Set<string | undefined> }>();
   for (const { target, error } of failed) {
     if (error instanceof NotRunError) continue;
     const message = error instanceof Error ? error.message : String(error);
-    byMessage.set(message, [...(byMessage.get(message) ?? []), target]);
+    const group = byMessage.get(message) ?? { targets: [], hints: new Set() };
+    group.targets.push(target);
+    group.hints.add(error instanceof SvcError ? error.hint : undefined);
+    byMessage.set(message, group);
   }
-  const hintOf = new Map<string, string | undefined>();
-  for (const { error } of failed) {
-    if (error instanceof NotRunError) continue;
-    const message = error instanceof Error ? error.message : String(error);
-    const hint = error instanceof SvcError ? error.hint : undefined;
-    // What to do, when every company failing so says the same: as a single command's error would.
-    hintOf.set(message, hintOf.has(message) && hintOf.get(message) !== hint ? undefined : hint);
-  }
-  for (const [message, targets] of byMessage) {
+  for (const [message, { targets, hints }] of byMessage) {
     if (targets.length > SAID_ONE_BY_ONE) {
       note(f.io, `error: ${targets.length} companies (${printable(targets.slice(0, 3).map((t) => t.company).join(', '))}, …): ${printable(message)}`);
     } else {
       for (const target of targets) note(f.io, `error: ${printable(target.company)} (${target.id}): ${printable(message)}`);
     }
-    const hint = hintOf.get(message);
-    if (hint !== undefined && opts.hints !== false) note(f.io, `hint: ${printable(hint)}`);
+    const [hint] = hints;
+    if (hints.size === 1 && hint !== undefined && opts.hints !== false) note(f.io, `hint: ${printable(hint)}`);
   }
   if (notRun.length > 0) {
     const first = notRun[0]!.error as NotRunError;

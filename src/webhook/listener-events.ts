@@ -1,6 +1,7 @@
 // What a running listener tells its operator about, in one vocabulary shared by the metrics
 // (metrics.ts, loaded only with --admin-port) and the logs (log.ts): how each delivery
 // request was answered, what was processed, what a forward target answered.
+import type { SignatureFailure } from './signature.js';
 
 /** How a delivery request was answered. */
 /** `off_route`: not a delivery at all (another path, or not a POST: a health check sent to the wrong port). */
@@ -21,9 +22,10 @@ export const NO_METRICS: ListenerMetrics = {
 };
 
 /** A refusal (receiver.ts's status and kind) as a metric outcome: stale and future signatures apart, as they call for a clock to fix (this one's, or the sender's). */
-export function refusalOutcome(status: number, kind: string): DeliveryOutcome {
+export function refusalOutcome(rejection: { status: number; signature?: SignatureFailure | undefined }): DeliveryOutcome {
+  const { status, signature } = rejection;
   if (status >= 500) return 'unavailable';
-  if (status === 400) return /stale/.test(kind) ? 'stale' : /future/.test(kind) ? 'future' : 'bad_signature';
+  if (status === 400) return signature === 'stale' || signature === 'future' ? signature : 'bad_signature';
   if (status === 404 || status === 405) return 'off_route';
   return 'malformed';
 }

@@ -111,6 +111,8 @@ export interface Rejection {
   kind: string;
   /** The whole reason for this one, with figures (the skew, the secrets tried). */
   reason: string;
+  /** Why a signature was refused (400 invalid_signature): what the metrics count it by. */
+  signature?: SignatureFailure;
 }
 
 export interface RunningReceiver {
@@ -146,8 +148,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, ...close });
     res.end(text);
   };
-  const refuse = (res: ServerResponse, status: number, error: string, kind: string, description: string, more: { headers?: Record<string, string>; reason?: string } = {}) => {
-    if (status < 500) opts.onRejected?.({ status, code: error, kind, reason: more.reason ?? description });
+  const refuse = (res: ServerResponse, status: number, error: string, kind: string, description: string, more: { headers?: Record<string, string>; reason?: string; signature?: SignatureFailure } = {}) => {
+    if (status < 500) opts.onRejected?.({ status, code: error, kind, reason: more.reason ?? description, ...(more.signature === undefined ? {} : { signature: more.signature }) });
     reply(res, status, { error, error_description: description, timestamp: new Date(opts.clock.now()).toISOString() }, more.headers);
   };
 
@@ -167,7 +169,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     // Node joins repeated headers with ", ", which the strict grammar then refuses as malformed.
     const header = req.headers['x-service-signature'];
     // No need to read a body that cannot be accepted.
-    if (typeof header !== 'string' || header === '') return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS.missing, SIGNATURE_PROBLEMS.missing);
+    if (typeof header !== 'string' || header === '') return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS.missing, SIGNATURE_PROBLEMS.missing, { signature: 'missing' });
 
     const raw = await readBody(req, max);
     if (raw === 'aborted') return;
@@ -178,7 +180,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     if (!verified.ok && verified.reason === 'no_match' && (await opts.refreshSecrets?.())) verified = check();
     if (!verified.ok) {
       const reason = signatureReason(verified, opts.secrets(pathname).length, Math.floor(opts.clock.now() / 1000), tolerance, opts.noMatchAdvice ?? (() => 'subscribe this profile, or set SVC_WEBHOOK_SECRET'));
-      return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS[verified.reason], SIGNATURE_PROBLEMS[verified.reason], { reason });
+      return refuse(res, 400, 'invalid_signature', SIGNATURE_KINDS[verified.reason], SIGNATURE_PROBLEMS[verified.reason], { reason, signature: verified.reason });
     }
     // Signed, but not a JSON document in UTF-8: nothing any event could be made of, and not journalled.
     const envelope = envelopeOfJsonText(raw);

@@ -303,7 +303,7 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
         processor.enqueue(delivery, duplicate);
       },
       onRejected: (rejection) => {
-        metrics.delivery(refusalOutcome(rejection.status, rejection.kind));
+        metrics.delivery(refusalOutcome(rejection));
         rejections.report(rejection);
       },
       onJournalError: (error, raw) => {
@@ -468,7 +468,7 @@ function rejectionReporter(f: Factory, log: ListenLog): { report(rejection: Reje
   let offRoute = 0;
   return {
     report(rejection) {
-      const outcome = refusalOutcome(rejection.status, rejection.kind);
+      const outcome = refusalOutcome(rejection);
       if (outcome === 'off_route') offRoute += 1;
       else counts.set(rejection.kind, (counts.get(rejection.kind) ?? 0) + 1);
       if (log.format === 'json') log.delivery(outcome, { status: rejection.status, reason: rejection.reason });

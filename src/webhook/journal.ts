@@ -3,7 +3,11 @@
 //
 //   {"type":"delivery","id":<hex SHA-256 of the raw body>,"receivedAt":ISO,"event":NAME|null,
 //    "headers":{"content-type":...,"x-service-signature":...},"body":<Base64 of the raw body>}
-//   {"type":"processed","id":...,"at":ISO,"ok":true|false,"error"?:TEXT}
+//   {"type":"processed","id":...,"at":ISO,"ok":true|false,"error"?:TEXT,"forwardFailed"?:[TEXT,...]}
+//
+// `forwardFailed` names each `--forward-to` target that never took the delivery ("URL: what
+// it answered (N attempts)"); a later `svc webhook replay --forward-to URL` that it takes
+// appends a line without that target.
 //
 // The body is the delivery exactly as signed, so it holds only ciphertext; decrypted data
 // never reaches this file. The delivery id is the idempotency key of docs/interface-decisions.md#webhook-deliveries, so the
@@ -44,6 +48,7 @@ const ProcessedLine = z.looseObject({
   at: NonEmptyString,
   ok: z.boolean(),
   error: z.string().optional(),
+  forwardFailed: z.array(z.string()).optional(),
 });
 export type ProcessedLine = z.infer<typeof ProcessedLine>;
 
@@ -51,6 +56,8 @@ export interface ProcessedOutcome {
   ok: boolean;
   /** Why processing failed (never plaintext). */
   error?: string | undefined;
+  /** Each `--forward-to` target that never took it: "URL: what it answered (N attempts)". */
+  forwardFailed?: readonly string[] | undefined;
 }
 
 export interface JournalEntry {
@@ -211,7 +218,14 @@ export function deliveryLineText(entry: JournalEntry, raw: Buffer, headers: Reco
 }
 
 export function processedLine(id: string, at: string, outcome: ProcessedOutcome): ProcessedLine {
-  return { type: 'processed', id, at, ok: outcome.ok, ...(outcome.error === undefined ? {} : { error: outcome.error }) };
+  return {
+    type: 'processed',
+    id,
+    at,
+    ok: outcome.ok,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.forwardFailed === undefined || outcome.forwardFailed.length === 0 ? {} : { forwardFailed: [...outcome.forwardFailed] }),
+  };
 }
 
 interface Waiter {
@@ -282,7 +296,7 @@ export async function openJournal(path: string, opts: JournalOptions): Promise<J
     }
     const entry = entries.get(line.id);
     if (!entry) return;
-    entry.processed = { ok: line.ok, error: line.error };
+    entry.processed = { ok: line.ok, error: line.error, forwardFailed: line.forwardFailed };
     bodies.delete(line.id);
   });
 

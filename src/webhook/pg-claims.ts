@@ -128,7 +128,7 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
        FROM unnest($2::text[], $3::boolean[], $4::text[]) AS o(id, ok, error)
        WHERE d.id = o.id AND d.claimed_by = $1 AND d.processed_at IS NULL
        RETURNING d.id`,
-      [opts.me, batch.map(([id]) => id), batch.map(([, p]) => p.outcome.ok), batch.map(([, p]) => p.outcome.error ?? null)],
+      [opts.me, batch.map(([id]) => id), batch.map(([, p]) => p.outcome.ok), batch.map(([, p]) => storedError(p.outcome) ?? null)],
     );
     const recorded = new Set((rows as { id: string }[]).map((r) => r.id));
     for (const [id, p] of batch) {
@@ -199,4 +199,16 @@ export function createClaimKeeper(opts: ClaimKeeperOptions): ClaimKeeper {
       }
     },
   };
+}
+
+/**
+ * The `error` column of a processed delivery: why processing failed, and after it the
+ * `--forward-to` targets that never took it (a column of their own would be a schema step,
+ * which an older svc on the team would refuse). A delivery processed but not forwarded is
+ * ok, with the targets alone.
+ */
+export const NOT_FORWARDED = 'not forwarded to ';
+export function storedError(outcome: ProcessedOutcome): string | undefined {
+  const failed = outcome.forwardFailed !== undefined && outcome.forwardFailed.length > 0 ? `${NOT_FORWARDED}${outcome.forwardFailed.join(', ')}` : undefined;
+  return outcome.error === undefined ? failed : failed === undefined ? outcome.error : `${outcome.error}; ${failed}`;
 }

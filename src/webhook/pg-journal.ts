@@ -19,7 +19,7 @@ import { redactDatabaseUrl } from '../store/database-url.js';
 import { databaseError, openPool } from '../store/postgres/pool.js';
 import { migrate, POSTGRES_SCHEMA_VERSION, refuseNewer, schemaVersion } from '../store/postgres/schema.js';
 import { JOURNAL_RETENTION_MS, type Journal, type JournalEntry, type StoredDelivery } from './journal.js';
-import { createClaimKeeper } from './pg-claims.js';
+import { createClaimKeeper, NOT_FORWARDED } from './pg-claims.js';
 import type { Env } from '../store/postgres/connection.js';
 
 export const DEFAULT_CLAIM_SECONDS = 30;
@@ -86,7 +86,8 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
     id: row.id,
     receivedAt: isoOf(row.received_at),
     event: row.event,
-    processed: row.processed_at === null ? undefined : { ok: row.ok ?? false, error: row.error ?? undefined },
+    // An ok row's error names only the targets that never took it (src/webhook/pg-claims.ts).
+    processed: row.processed_at === null ? undefined : { ok: row.ok ?? false, error: row.ok === true ? undefined : (row.error ?? undefined) },
   });
   const deliveryOf = (row: DeliveryRow): StoredDelivery => ({ entry: entryOf(row), raw: row.body, headers: typeof row.headers === 'string' ? (JSON.parse(row.headers) as Record<string, string>) : row.headers });
 
@@ -212,7 +213,7 @@ export async function openSharedJournal(url: string, opts: { clock: Clock; env: 
 }
 
 /** The shared journal's deliveries, newest first (`svc webhook events` with a database URL). */
-export async function listSharedDeliveries(url: string, limit: number, env: Env): Promise<{ id: string; event: string | null; receivedAt: string; processed: boolean; error?: string }[]> {
+export async function listSharedDeliveries(url: string, limit: number, env: Env): Promise<{ id: string; event: string | null; receivedAt: string; processed: boolean; error?: string; forwardFailed?: string[] }[]> {
   const pool = await openPool(url, { max: 1, env });
   try {
     const { rows } = await pool.query('SELECT id, event, received_at, processed_at, ok, error FROM svc_webhook_deliveries ORDER BY received_at DESC LIMIT $1', [limit]);
@@ -222,6 +223,8 @@ export async function listSharedDeliveries(url: string, limit: number, env: Env)
       receivedAt: isoOf(r.received_at),
       processed: r.processed_at !== null,
       ...(r.processed_at !== null && r.ok === false ? { error: r.error ?? 'failed' } : {}),
+      // Processed, and a target never took it (src/webhook/pg-claims.ts).
+      ...(r.processed_at !== null && r.ok === true && r.error?.startsWith(NOT_FORWARDED) ? { forwardFailed: [r.error.slice(NOT_FORWARDED.length)] } : {}),
     }));
   } catch (error) {
     throw databaseError(url, error);

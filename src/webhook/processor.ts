@@ -145,11 +145,18 @@ export function shortId(id: string): string {
   return id.slice(0, 12);
 }
 
+export interface ForwardSummary {
+  /** Each target and its answer, for the event's line. */
+  text: string;
+  /** Each target that never took it ("URL: what it answered (N attempts)"), journalled with the outcome. */
+  failed: readonly string[];
+}
+
 export interface ProcessorOptions {
   decryptor: Pick<Decryptor, 'decrypt'>;
   markProcessed(id: string, outcome: ProcessedOutcome): Promise<void>;
-  /** Re-posts the delivery; resolves with where to and the answer ("URL: 200 OK"); never rejects. */
-  forward?: ((delivery: StoredDelivery) => Promise<string>) | undefined;
+  /** Re-posts the delivery; resolves with where to and the answer ("URL: 200 OK"), and the targets that never took it; never rejects. */
+  forward?: ((delivery: StoredDelivery) => Promise<ForwardSummary>) | undefined;
   /**
    * Shows the event. A promise: resolves once what it wrote was handed to the system (a line
    * still in this process would die with it); the outcome is journalled only then, and a
@@ -264,6 +271,7 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     const { entry } = delivery;
     if (abandoned) return;
     const forwarded = opts.forward && (await opts.forward(delivery));
+    const forwardFailed = forwarded && forwarded.failed.length > 0 ? forwarded.failed : undefined;
     const requestId = decoded.ciphertext !== undefined && opts.requestIdOf ? await opts.requestIdOf(decoded.ciphertext, decoded.companyId, entry.receivedAt) : undefined;
     // The listener may have stopped meanwhile: an abandoned delivery's line would come after it.
     if (abandoned) return;
@@ -280,12 +288,12 @@ export function createProcessor(opts: ProcessorOptions): Processor {
     };
     // Only a listener for several companies names them (it passes companyName).
     const company = decoded.companyId === undefined || opts.companyName === undefined ? '' : `  company ${opts.companyName(decoded.companyId) ?? decoded.companyId}`;
-    const written = opts.report({ report, summary: `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`, forwarded });
+    const written = opts.report({ report, summary: `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`, forwarded: forwarded?.text });
     // Not awaited: the next event need not wait for this marker's fsync, and markers of
     // consecutive events share one (group commit). The journal flushes them before it closes.
     const mark = () => {
       outstanding--;
-      void opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error }).catch((error: unknown) => {
+      void opts.markProcessed(entry.id, { ok: decoded.error === undefined, error: decoded.error, ...(forwardFailed === undefined ? {} : { forwardFailed }) }).catch((error: unknown) => {
         opts.warn(
           `warning: could not journal that ${shortId(entry.id)} was processed (${error instanceof Error ? error.message : String(error)}); it will be processed again at the next start`,
         );

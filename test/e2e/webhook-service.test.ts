@@ -439,6 +439,34 @@ describe('webhook listen as a service', () => {
     }
   }, 60_000);
 
+  it('a forward that failed every attempt: `webhook events` says processed and not forwarded, naming the target and its answer, until a replay the app takes', async () => {
+    let broken = true;
+    const app = await startApp(() => ({ status: broken ? 500 : 200 }));
+    const l = await startListener({}, ['--forward-to', `${app.url}/hooks`, '--json']);
+    try {
+      const body = returnBody(700);
+      expect(await send(l.url, body)).toBe(200);
+      const id = bodyId(body);
+      await until('processed', async () => {
+        const listed = JSON.parse((await runSvc(['webhook', 'events', '--json'], { home: l.home })).stdout) as { processed: boolean }[];
+        return listed[0]?.processed === true;
+      });
+      const events = await runSvc(['webhook', 'events', '--json'], { home: l.home });
+      expect(JSON.parse(events.stdout)).toEqual([{ id, event: 'RETURN_REQUESTED', receivedAt: expect.any(String), processed: true, forwardFailed: [`${app.url}/hooks: 500 Internal Server Error (4 attempts)`] }]);
+      const table = await runSvc(['webhook', 'events'], { home: l.home });
+      expect(table.stdout).toContain(`processed; not forwarded to ${app.url}/hooks: 500 Internal Server Error (4 attempts)`);
+      broken = false;
+      const replayed = await runSvc(['webhook', 'replay', id.slice(0, 12), '--forward-to', `${app.url}/hooks`], { home: l.home });
+      expect(replayed.exitCode, replayed.stderr).toBe(0);
+      const after = await runSvc(['webhook', 'events', '--json'], { home: l.home });
+      expect(JSON.parse(after.stdout)).toEqual([{ id, event: 'RETURN_REQUESTED', receivedAt: expect.any(String), processed: true }]);
+    } finally {
+      l.child.kill('SIGTERM');
+      await l.child;
+      await app.close();
+    }
+  }, 60_000);
+
   it('refuses a route for an event it does not know (exit 2, before listening), naming it and the known ones', async () => {
     const result = await runSvc(['webhook', 'listen', '--port', '0', '--forward-to', 'RETURN_REQESTED=http://127.0.0.1:3912/r'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 10_000 });
     expect(result.exitCode, result.stderr).toBe(2);
@@ -526,6 +554,25 @@ describe.skipIf(skip !== undefined)(`webhook listen readiness on PostgreSQL${ski
   afterAll(async () => {
     await server?.drop();
   });
+
+  it('a forward that failed every attempt shows in `webhook events` from the shared journal too, processed and not forwarded', async () => {
+    const url = await server.database('webhooks_forward');
+    const app = await startApp(() => ({ status: 503 }));
+    const l = await startListener({ SVC_DATABASE_URL: url }, ['--forward-to', `${app.url}/hooks`]);
+    try {
+      const body = returnBody(800);
+      expect(await send(l.url, body)).toBe(200);
+      const listed = await until('processed', async () => {
+        const rows = JSON.parse((await runSvc(['webhook', 'events', '--json'], { home: l.home, env: { SVC_DATABASE_URL: url } })).stdout) as { processed: boolean }[];
+        return rows[0]?.processed === true && rows;
+      });
+      expect(listed).toEqual([{ id: bodyId(body), event: 'RETURN_REQUESTED', receivedAt: expect.any(String), processed: true, forwardFailed: [`${app.url}/hooks: 503 Service Unavailable (4 attempts)`] }]);
+    } finally {
+      l.child.kill('SIGTERM');
+      await l.child;
+      await app.close();
+    }
+  }, 60_000);
 
   it('/readyz follows the database (503 naming it while stopped, 200 once back); every journalled delivery processed within 15 s of its return', async () => {
     const url = await server.database('webhooks_ready');

@@ -161,6 +161,58 @@ describe('events', () => {
   });
 });
 
+describe('a forward that never got through', () => {
+  /** One delivery, processed, that the app at `url` never took. */
+  async function notForwarded(h: Harness, url: string, others = ['http://127.0.0.1:9/other: failed: ECONNREFUSED (4 attempts)']) {
+    const journal = await openJournal(journalPathOf(h.f), { clock: fixedClock(NOW) });
+    const body = returnRequestedBody('sr-1');
+    await journal.record(body, { 'content-type': 'application/json', 'x-service-signature': signPayload(SECRET, body, NOW_SECONDS) }, 'RETURN_REQUESTED');
+    await journal.markProcessed(bodyId(body), { ok: true, forwardFailed: [`${url}: 500 Internal Server Error (4 attempts)`, ...others] });
+    await journal.close();
+    return bodyId(body);
+  }
+
+  it('`events` says so beside processed, with each target and what it answered; --json lists them', async () => {
+    const h = await harness();
+    const id = await notForwarded(h, 'http://127.0.0.1:3000/hooks');
+    await events({ limit: '5' }, h.f);
+    expect(h.streams.stdout()).toBe(
+      `${id.slice(0, 12)}\tRETURN_REQUESTED\t${new Date(NOW).toISOString()}\tprocessed; not forwarded to http://127.0.0.1:3000/hooks: 500 Internal Server Error (4 attempts), http://127.0.0.1:9/other: failed: ECONNREFUSED (4 attempts)\n`,
+    );
+    const json = await harness({ json: true });
+    const jsonId = await notForwarded(json, 'http://127.0.0.1:3000/hooks');
+    await events({ limit: '5' }, json.f);
+    expect(JSON.parse(json.streams.stdout())).toEqual([
+      expect.objectContaining({ id: jsonId, processed: true, forwardFailed: ['http://127.0.0.1:3000/hooks: 500 Internal Server Error (4 attempts)', 'http://127.0.0.1:9/other: failed: ECONNREFUSED (4 attempts)'] }),
+    ]);
+  });
+
+  it('a replay the target takes clears that target alone; a replay without --forward-to keeps them', async () => {
+    const app = createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
+    try {
+      const h = await harness({ json: true });
+      const id = await notForwarded(h, url);
+      await installKeys(await h.f.secrets(), [CURRENT_KEY]);
+      await replay({ eventId: id.slice(0, 12) }, h.f);
+      expect((await readJournalFile(journalPathOf(h.f))).processed.at(-1)).toMatchObject({ ok: true, forwardFailed: [expect.stringContaining(url), expect.stringContaining('/other')] });
+      await replay({ eventId: id.slice(0, 12), forwardTo: url }, h.f);
+      expect((await readJournalFile(journalPathOf(h.f))).processed.at(-1)).toEqual(expect.objectContaining({ id, ok: true, forwardFailed: ['http://127.0.0.1:9/other: failed: ECONNREFUSED (4 attempts)'] }));
+      // Every target has it now: the line says processed alone, as `events` will.
+      await replay({ eventId: id.slice(0, 12), forwardTo: url.replace('/hooks', '/other') }, h.f).catch(() => undefined);
+      const other = await harness({ json: true });
+      const otherId = await notForwarded(other, url, []);
+      await replay({ eventId: otherId.slice(0, 12), forwardTo: url }, other.f);
+      const last = (await readJournalFile(journalPathOf(other.f))).processed.at(-1);
+      expect(last).toMatchObject({ id: otherId, ok: true });
+      expect(last).not.toHaveProperty('forwardFailed');
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+    }
+  });
+});
+
 describe('replay', () => {
   it('processes a failed delivery again once the key is there, and journals the outcome', async () => {
     const h = await harness({ json: true });

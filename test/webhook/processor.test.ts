@@ -317,7 +317,7 @@ describe('waiting', () => {
       forward: async () => {
         forwards++;
         await answered;
-        return 'http://127.0.0.1:3000/h: 200 OK';
+        return { text: 'http://127.0.0.1:3000/h: 200 OK', failed: [] };
       },
       report: () => {
         reported++;
@@ -370,6 +370,10 @@ describe('--forward-to', () => {
     expect(line).toMatchObject({ data: returnRequest('sr-1') });
     // Not tried again: said, with the command that sends it again.
     expect(h.streams.stderr()).toContain(`forwarded to http://127.0.0.1:9/hooks: failed: ECONNREFUSED (4 attempts; \`svc webhook replay ${(line as { id: string }).id.slice(0, 12)} --forward-to http://127.0.0.1:9/hooks\` sends it again)`);
+    // And journalled with the outcome, for `svc webhook events` to say.
+    expect((await readJournalFile(l.journalPath)).processed).toEqual([
+      expect.objectContaining({ id: (line as { id: string }).id, ok: true, forwardFailed: ['http://127.0.0.1:9/hooks: failed: ECONNREFUSED (4 attempts)'] }),
+    ]);
   });
 
   it('a hung forward holds up only its own delivery: one that arrives while it hangs is forwarded and shown at once', async () => {
@@ -384,7 +388,7 @@ describe('--forward-to', () => {
       forward: async (delivery) => {
         forwarded.push(delivery.entry.id);
         if (delivery.entry.id === bodyId(hung)) await released;
-        return 'http://127.0.0.1:3000/h: 200 OK';
+        return { text: 'http://127.0.0.1:3000/h: 200 OK', failed: [] };
       },
       report: (p) => void reported.push(p.report.id),
       warn: () => {},

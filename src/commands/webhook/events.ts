@@ -22,6 +22,8 @@ export interface JournalledEvent {
   processed: boolean;
   /** Why the last processing failed. */
   error?: string;
+  /** Each `--forward-to` target that never took it: "URL: what it answered (N attempts)". */
+  forwardFailed?: string[];
 }
 
 export async function run(opts: EventsOptions, f: Factory): Promise<void> {
@@ -44,6 +46,8 @@ export async function run(opts: EventsOptions, f: Factory): Promise<void> {
     event.processed = true;
     if (line.ok) delete event.error;
     else event.error = line.error ?? 'failed';
+    if (line.forwardFailed === undefined || line.forwardFailed.length === 0) delete event.forwardFailed;
+    else event.forwardFailed = line.forwardFailed;
   });
   // The journal is in arrival order.
   await show(f, [...byId.values()].reverse().slice(0, limit), path);
@@ -55,6 +59,13 @@ async function show(f: Factory, rows: JournalledEvent[], where: string): Promise
     { header: 'ID', value: (r) => shortId(r.id), id: true },
     { header: 'EVENT', value: (r) => r.event ?? '-' },
     { header: 'RECEIVED', value: (r) => shownTime(f.io, f.env, r.receivedAt), whole: true },
-    { header: 'STATUS', value: (r) => (!r.processed ? 'pending' : r.error === undefined ? 'processed' : `failed: ${r.error}`), flex: true },
+    { header: 'STATUS', value: statusOf, flex: true },
   ]);
+}
+
+/** What a person reads of it: a forward that never got through is said, with what the app answered. */
+function statusOf(r: JournalledEvent): string {
+  if (!r.processed) return 'pending';
+  const status = r.error === undefined ? 'processed' : `failed: ${r.error}`;
+  return r.forwardFailed === undefined ? status : `${status}; not forwarded to ${r.forwardFailed.join(', ')}`;
 }

@@ -223,18 +223,22 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
     markProcessed: (id, outcome) => (abandoned ? Promise.resolve() : journal.markProcessed(id, outcome)),
     forward: forwarder && (async (delivery) => {
       const outcomes = await forwarder.forward(delivery);
-      if (over) return '';
+      if (over) return { text: '', failed: [] };
       for (const { target, result, attempts } of outcomes) {
         metrics.forwarded(target, statusClassOf(result.status));
         if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, target, attempts, detail: result.text });
       }
       // A forward that failed every attempt is not tried again (the delivery is processed): said
-      // so, with the command that sends it again from this machine's journal.
+      // so, with the command that sends it again from this machine's journal, and journalled
+      // with the outcome, so that `svc webhook events` says it too.
+      const tookIt = (result: { status?: number | undefined }) => result.status !== undefined && result.status < 300;
+      const attemptsText = (attempts: number) => `${attempts} attempt${attempts === 1 ? '' : 's'}`;
       const failedAfter = (result: { status?: number | undefined; aborted?: true }, attempts: number, target: string) =>
-        (result.status !== undefined && result.status < 300) || result.aborted
-          ? ''
-          : ` (${attempts} attempt${attempts === 1 ? '' : 's'}${shared ? '' : `; \`svc webhook replay ${shortId(delivery.entry.id)} --forward-to ${target}\` sends it again`})`;
-      return outcomes.length === 0 ? 'no target for this event' : outcomes.map(({ target, result, attempts }) => `${target}: ${result.text}${failedAfter(result, attempts, target)}`).join(', ');
+        tookIt(result) || result.aborted ? '' : ` (${attemptsText(attempts)}${shared ? '' : `; \`svc webhook replay ${shortId(delivery.entry.id)} --forward-to ${target}\` sends it again`})`;
+      return {
+        text: outcomes.length === 0 ? 'no target for this event' : outcomes.map(({ target, result, attempts }) => `${target}: ${result.text}${failedAfter(result, attempts, target)}`).join(', '),
+        failed: outcomes.filter(({ result }) => !tookIt(result) && !result.aborted).map(({ target, result, attempts }) => `${target}: ${result.text} (${attemptsText(attempts)})`),
+      };
     }),
     report: (processed) => {
       lines.hold();

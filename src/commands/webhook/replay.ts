@@ -13,7 +13,7 @@ import { note } from '../../io/streams.js';
 import { inProcessDecryptor } from '../../webhook/decryptor.js';
 import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
 import { forwardHeadersOf } from '../../webhook/routes.js';
-import { appendJournalLine, processedLine, scanJournal, type DeliveryLine, type StoredDelivery } from '../../webhook/journal.js';
+import { appendJournalLine, processedLine, scanJournal, type DeliveryLine, type ProcessedLine, type StoredDelivery } from '../../webhook/journal.js';
 import { decodeDelivery, shortId, writeEvent } from '../../webhook/processor.js';
 import { journalPathOf } from '../../webhook/subscriptions.js';
 
@@ -25,7 +25,7 @@ export interface ReplayOptions {
 export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
   const forwardUrl = opts.forwardTo === undefined ? undefined : parseForwardUrl(opts.forwardTo);
   const path = journalPathOf(f);
-  const line = await findDelivery(path, opts.eventId);
+  const { line, last } = await findDelivery(path, opts.eventId);
   const delivery: StoredDelivery = {
     entry: { id: line.id, receivedAt: line.receivedAt, event: line.event },
     raw: Buffer.from(line.body, 'base64'),
@@ -42,6 +42,12 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
     }
     if (f.io.json) writeJson(f.io, { id: line.id, forwardedTo: forwardUrl.href, status: result.status });
     else note(f.io, `forwarded ${shortId(line.id)} to ${forwardUrl.href}: ${result.text}`);
+    // The listener journalled that this target never took it: it has now (`svc webhook events`).
+    const failed = last?.forwardFailed;
+    const left = failed?.filter((text) => !text.startsWith(`${forwardUrl.href}: `));
+    if (last && failed && left && left.length < failed.length) {
+      await appendJournalLine(path, processedLine(line.id, new Date(f.clock.now()).toISOString(), { ok: last.ok, error: last.error, forwardFailed: left }));
+    }
     return;
   }
 
@@ -58,7 +64,8 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
     },
     summary: decoded.summary,
   });
-  const outcome = { ok: decoded.error === undefined, error: decoded.error };
+  // Processed again here, not forwarded: a target that never took it still has not.
+  const outcome = { ok: decoded.error === undefined, error: decoded.error, forwardFailed: last?.forwardFailed };
   // Journalled as processed once its line is out of this process (src/webhook/processor.ts);
   // a reader gone before that leaves it unprocessed.
   if (!(await handedOn([f.io.stdout, f.io.stderr]).then(() => true, () => false))) return;
@@ -66,16 +73,20 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
   if (!outcome.ok) throw new SvcError(`${shortId(line.id)} could not be processed`, { hint: 'the reason is on the line above; the delivery stays in the journal' });
 }
 
-async function findDelivery(path: string, wanted: string): Promise<DeliveryLine> {
+/** The delivery whose ID begins with `wanted`, and its last `processed` line. */
+async function findDelivery(path: string, wanted: string): Promise<{ line: DeliveryLine; last: ProcessedLine | undefined }> {
   const id = wanted.trim().toLowerCase();
   if (!/^[0-9a-f]{1,64}$/.test(id)) {
     throw new UsageError(`"${wanted}" is not an event ID`, { hint: 'give the ID (or its first 6 or more hex digits) that `svc webhook events` shows' });
   }
   const deliveries = new Map<string, DeliveryLine>();
+  const processed = new Map<string, ProcessedLine>();
   await scanJournal(path, (line) => {
-    if (line.type === 'delivery' && line.id.startsWith(id) && !deliveries.has(line.id)) deliveries.set(line.id, line);
+    if (!line.id.startsWith(id)) return;
+    if (line.type === 'processed') processed.set(line.id, line);
+    else if (!deliveries.has(line.id)) deliveries.set(line.id, line);
   });
   const found = deliveries.get(matchPrefix(id, deliveries.keys(), { noun: 'event ID', listedBy: '`svc webhook events`' }));
   if (!found) throw new NotFoundError(`no delivery ${wanted} in ${path}`, { hint: 'see the journalled ones with `svc webhook events`' });
-  return found;
+  return { line: found, last: processed.get(found.id) };
 }

@@ -10,3 +10,15 @@ export function companyIdIn(envelope: unknown): string | undefined {
   const id = creditNoteInitiationRequest?.companyId ?? encryptedCreditNote?.companyId;
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
+
+/** The company a delivery's raw body names, if any, as printable ASCII (it goes into a header and a log field). */
+export function companyIdOfBody(raw: Buffer): string | undefined {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const id = companyIdIn(envelope);
+  return id !== undefined && /^[\x21-\x7e]{1,200}$/.test(id) ? id : undefined;
+}

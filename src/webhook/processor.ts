@@ -12,6 +12,7 @@ import { isKnownWebhookEvent, ReceiptEnvelope, WebhookEvent } from '../contract/
 import type { EncryptedItem } from '../crypto/hybrid.js';
 import { jsonText, oneLine } from '../io/output.js';
 import type { IOStreams } from '../io/streams.js';
+import { companyIdOfBody } from './company.js';
 import type { Decryptor } from './decryptor.js';
 import type { ProcessedOutcome, StoredDelivery } from './journal.js';
 
@@ -249,12 +250,13 @@ export function createProcessor(opts: ProcessorOptions): Processor {
   // another listener): what waiting() says. Not the queue's length: a delivery leaves the
   // queue when its forwards start, long before it is processed.
   let outstanding = 0;
-  const reportDuplicate = ({ entry }: StoredDelivery) => {
+  const reportDuplicate = ({ entry, raw }: StoredDelivery) => {
     const line = () => {
       // Abandoned (the drain ran out of time), nothing more is shown: its original neither.
       if (abandoned) return;
       void opts.report({
-        report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null },
+        // The company the original named, as the acknowledgement's line said it.
+        report: { id: entry.id, event: entry.event, receivedAt: entry.receivedAt, verified: true, duplicate: true, data: null, ...withCompany(companyIdOfBody(raw)) },
         summary: '',
       });
     };
@@ -405,4 +407,8 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       return outstanding;
     },
   };
+}
+
+function withCompany(companyId: string | undefined): { companyId?: string } {
+  return companyId === undefined ? {} : { companyId };
 }

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KNOWN_WEBHOOK_EVENTS, isKnownWebhookEventName } from '../contract/webhook.js';
 import { UsageError } from '../errors.js';
 import { createForwarder, parseForwardUrl, type Forwarder, type ForwardResult } from './forward.js';
-import { companyIdIn } from './company.js';
+import { companyIdOfBody } from './company.js';
 import type { StoredDelivery } from './journal.js';
 
 export interface Route {
@@ -133,7 +133,7 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
  * --forward-to`, so an app that routes or deduplicates on them takes a replay as the original.
  */
 export function forwardHeadersOf(delivery: StoredDelivery): Record<string, string> {
-  const companyId = companyIdOf(delivery.raw);
+  const companyId = companyIdOfBody(delivery.raw);
   return {
     'svc-event': delivery.entry.event ?? '',
     'svc-delivery-id': delivery.entry.id,
@@ -141,14 +141,3 @@ export function forwardHeadersOf(delivery: StoredDelivery): Record<string, strin
   };
 }
 
-/** The company a delivery names (outside its ciphertext), if it fits a header. */
-function companyIdOf(raw: Buffer): string | undefined {
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(raw.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const id = companyIdIn(envelope);
-  return id !== undefined && /^[\x21-\x7e]{1,200}$/.test(id) ? id : undefined;
-}

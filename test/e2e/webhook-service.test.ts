@@ -235,6 +235,8 @@ describe('webhook listen as a service', () => {
       // operator of a listener for many companies finds a company's deliveries in the log.
       expect(accepted.map((x) => x.companyId)).toEqual(bodies.map(() => 'company-1'));
       expect(lines.filter((x) => x.msg === 'delivery' && x.outcome === 'duplicate').map((x) => x.companyId)).toEqual(['company-1', 'company-1']);
+      // And the duplicate's own `processed` line names it too: a filter by company finds every line of it.
+      expect(lines.filter((x) => x.msg === 'processed' && x.outcome === 'duplicate').map((x) => x.companyId)).toEqual(['company-1', 'company-1']);
       // A refused delivery's body is not read: no company is named for it.
       expect(lines.filter((x) => x.outcome === 'bad_signature' || x.outcome === 'stale').every((x) => !('companyId' in x))).toBe(true);
       const processed = lines.filter((x) => x.msg === 'processed' && x.outcome === 'ok');

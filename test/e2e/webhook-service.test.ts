@@ -528,6 +528,48 @@ describe('webhook listen as a service', () => {
     }
   }, 60_000);
 
+  it('runs as docs/systemd/svc-webhook-listen.service runs it: its Environment= and flags, a home it cannot write (ProtectHome): listens, journals under its StateDirectory, drains on SIGTERM', async () => {
+    const { readFile, readdir } = await import('node:fs/promises');
+    const text = await readFile(join(repoRoot, 'docs/systemd/svc-webhook-listen.service'), 'utf8');
+    // /var/lib/svc and /var/cache/svc are what StateDirectory= and CacheDirectory= make writable.
+    const lib = await dirs.make('svc-unit-lib-');
+    const cache = await dirs.make('svc-unit-cache-');
+    const local = (value: string) => value.replaceAll('/var/lib/svc', lib).replaceAll('/var/cache/svc', cache);
+    const env: Record<string, string> = {};
+    for (const [, name, value] of text.matchAll(/^Environment=([A-Z_]+)=(.*)$/gm)) env[name!] = local(value!);
+    expect(text).toMatch(/^StateDirectory=svc$/m);
+    expect(text).toMatch(/^CacheDirectory=svc$/m);
+    const home = join(cache, 'home-is-a-file');
+    await writeFile(home, '');
+    const exec = /^ExecStart=\/usr\/bin\/svc (.*)$/m.exec(text)![1]!.split(' ');
+    const args = exec.map((a, i) => (exec[i - 1] === '--port' || exec[i - 1] === '--admin-port' ? '0' : a));
+    const child = execa('node', [svcBin, ...args], {
+      // What EnvironmentFile= holds, and a home ProtectHome= hides: a file, so that nothing can be made under it (root included).
+      env: { PATH: process.env.PATH ?? '', HOME: home, ...env, SVC_WEBHOOK_SECRET: SECRET, SVC_PRIVATE_KEY_FILE: keyFile },
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+      stdin: 'ignore',
+      forceKillAfterDelay: 5_000,
+    });
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    try {
+      const port = await until('listening', () => /"msg":"listening".*?:(\d+)\/webhooks/.exec(stderr)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined), 20_000);
+      expect(port, stderr).not.toBe('exited');
+      expect(await send(`http://127.0.0.1:${port}/webhooks`, returnBody(900))).toBe(200);
+      await until('processed', () => stderr.includes('"msg":"processed"') || undefined);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const result = await child;
+    expect(result.exitCode, stderr).toBe(0);
+    expect(jsonLines(stderr).at(-1)).toMatchObject({ msg: 'stopped', drained: true });
+    // The journal is in the state directory systemd keeps, and the code cache in its cache directory.
+    expect((await readdir(join(lib, 'state'), { recursive: true })).some((f) => String(f).endsWith('.ndjson')), stderr).toBe(true);
+    expect((await readdir(join(cache, 'svc'), { recursive: true })).length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('docs/systemd/svc-webhook-listen.service passes systemd-analyze verify', async () => {
     let analyze: string | undefined;
     try {

@@ -119,7 +119,8 @@ describe('credit-note triage', () => {
     expect(out).toMatch(/^accepted in part +0$/m);
     expect(out).toMatch(/^rejected +1: 22222222 \("box arrived opened"\)$/m);
     expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 33333333, cn-1\)$/m);
-    expect(out).toMatch(/^skipped +0$/m);
+    // On screen at `q`, with nothing done: skipped, so that the counts cover every open request.
+    expect(out).toMatch(/^skipped +1: 44444444$/m);
     expect(out).not.toContain('not reached');
     expect(h.streams.stderr()).toContain(`request ${ID(3)} is COMPLETED`);
     // Each request shown as `show` shows it, with the decision `issue` would make.
@@ -163,6 +164,32 @@ describe('credit-note triage', () => {
     expect(err).toContain('cancelled: nothing was completed');
     expect(err).toMatch(/error: return request 11111111-.* is invalid:\n {2}serviceReceiptId: receipt sr-unknown is not known/);
     expect(h.streams.stdout()).toMatch(/^skipped +1: 11111111$/m);
+  });
+
+  it('the summary counts each request reached once, by what was done to it: skipped then accepted after `b` is accepted; one left with `b` or on screen at `q` is skipped', async () => {
+    const { h } = await shop([{ key: 's' }, { key: 'b' }, { key: 'a' }, { key: 'q' }]);
+    serveQueue(h, [
+      queueItem(ID(1), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(3) }),
+      queueItem(ID(2), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(2) }),
+      queueItem(ID(3), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(1) }),
+    ]);
+    await triage({}, h.f);
+    expect(statusMoves(h)).toEqual([[ID(1), 'ACCEPTED']]);
+    const out = h.streams.stdout();
+    expect(out).toMatch(/^accepted +1: 11111111$/m);
+    // 22222222 was on screen and left with `b`: skipped, not lost; 33333333 never shown.
+    expect(out).toMatch(/^skipped +1: 22222222$/m);
+    expect(out).toMatch(/^not reached +1$/m);
+
+    const quit = await shop([{ key: 'q' }]);
+    serveQueue(quit.h, [
+      queueItem(ID(1), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(2) }),
+      queueItem(ID(2), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(1) }),
+    ]);
+    await triage({}, quit.h.f);
+    // The request on screen at `q` was reached: 1 skipped and 1 not reached make the 2.
+    expect(quit.h.streams.stdout()).toMatch(/^skipped +1: 11111111$/m);
+    expect(quit.h.streams.stdout()).toMatch(/^not reached +1$/m);
   });
 
   it('Esc or Ctrl-C at the keys ends the walk as cancelled (exit 3), after the summary of what was done', async () => {

@@ -43,4 +43,30 @@ describe('credit-note triage --all-grants', () => {
     const statuses = new Map((await m.json<(PolledItem & { grantId: string })[]>(['credit-note', 'poll', '--all-grants', '--all', '--no-decrypt'])).map((i) => [i.requestId, i.status]));
     expect([statuses.get(retail), statuses.get(foods)]).toEqual(['ACCEPTED', 'ACCEPTED']);
   }, 120_000);
+
+  it('a company whose queue cannot be read: said at the start, named again in the summary ("not read"), and the walk exits 9 as poll does', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--grant', 'retail', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
+    const grants = await m.json<Record<string, unknown>[]>(['grants', 'list']);
+    const foods = grants.find((g) => JSON.stringify(g).includes('Sample Foods'))!;
+    await m.svc(['sandbox', 'revoke', String(foods.grant_id)]);
+
+    const term = svcInTerminal('svc-triage-unread', ['credit-note', 'triage', '--all-grants'], svcEnv(m.home, m.env));
+    try {
+      // The first test's requests are open too (ACCEPTED): whichever comes first.
+      await term.waitFor(/\? [0-9a-f]{8} (PENDING|ACCEPTED):/);
+      expect(term.text()).toMatch(/error: Sample Foods GmbH .*revoked/);
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      const screen = term.text();
+      expect(screen).toMatch(/^not read +1 of 2 companies, their requests not walked: Sample Foods GmbH$/m);
+      expect(screen).toContain('1 of 2 Grants could not be read');
+      expect(screen).toContain('SVC-EXIT=9');
+    } finally {
+      term.kill();
+    }
+  }, 120_000);
 });

@@ -8,11 +8,14 @@ import { openRequests } from '../../credit-notes/pick.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import type { Factory } from '../../factory.js';
 import { concurrencyOf, fanOut, fanOutTargets, type FanOutFlags } from '../../grants/fan-out.js';
-import { failIfAllFailed, reportFailures } from '../../grants/report.js';
+import { failIfAllFailed, reportFailures, type FailedGrant } from '../../grants/report.js';
 import { rememberFoundUnder } from '../../grants/found-under.js';
 
 export interface OpenOfAll {
   open: ReadItem[];
+  /** The companies whose queues could not be read (said on stderr at the start): the summary says them again, and the walk exits 9. */
+  failed: FailedGrant[];
+  total: number;
   callerOf(item: ReadItem): Promise<Caller>;
   companyOf(item: ReadItem): string | undefined;
 }
@@ -36,6 +39,8 @@ export async function openRequestsOfAll(f: Factory, flags: FanOutFlags): Promise
   const callers = new Map<string, Promise<Caller>>();
   return {
     open,
+    failed: result.failed,
+    total: targets.length,
     callerOf(item) {
       const grant = grantOf.get(item.requestId)!;
       let caller = callers.get(grant);

@@ -39,6 +39,7 @@ import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
 import type { ItemQuantity } from '../../credit-notes/item-flag.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
+import { failIfSomeFailed, type FailedGrant } from '../../grants/report.js';
 import { describeDecision } from '../../credit-notes/decision.js';
 import { MOVES, movesFor, statusAfter, type MoveKey } from '../../credit-notes/moves.js';
 import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
@@ -72,12 +73,18 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     return;
   }
   const tally = emptyTally(queue.length);
+  const unread: readonly FailedGrant[] = all.failed ?? [];
+  if (unread.length > 0) tally.unread = { companies: unread.map((x) => x.target.company), total: all.total ?? unread.length };
   const typeAhead = f.prompter().dropTypeAhead?.();
   try {
     // `b` goes back to the request before, to decide it again (as it is now).
+    const reached = new Set<string>();
     for (let index = 0; index < queue.length; ) {
-      tally.seen = Math.max(tally.seen, index + 1);
       const item = queue[index]!;
+      if (!reached.has(item.requestId)) {
+        reached.add(item.requestId);
+        tally.reached.push(item.requestId);
+      }
       const company = all.companyOf(item);
       if (company !== undefined) note(f.io, `\n${theme(f.io).bold(printable(company))}`);
       const next = await walkOne(f, await all.callerOf(item), item, tally, index);
@@ -92,10 +99,12 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
     note(f.io, '');
     writeRecord(f.io, summaryFields(tally), tally);
   }
+  // Some companies' queues could not be read: the partial result's exit code (9), as poll's.
+  failIfSomeFailed(unread, all.total ?? unread.length, 'read');
 }
 
 /** The open requests of the company the command acts for. */
-async function openRequestsOfOne(f: Factory): Promise<{ open: ReadItem[]; callerOf(item: ReadItem): Promise<Caller>; companyOf(item: ReadItem): string | undefined }> {
+async function openRequestsOfOne(f: Factory): Promise<{ open: ReadItem[]; callerOf(item: ReadItem): Promise<Caller>; companyOf(item: ReadItem): string | undefined; failed?: undefined; total?: undefined }> {
   const caller = await writeReceiptsCaller(f);
   return { open: await openRequests(f, caller), callerOf: async () => caller, companyOf: () => undefined };
 }
@@ -112,7 +121,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
     report(f, error);
   }
   // Back at a request decided before: as it is now.
-  let status = (index + 1 < tally.seen ? await currentStatus(f, caller, requestId) : undefined) ?? item.status;
+  let status = (index + 1 < tally.reached.length ? await currentStatus(f, caller, requestId) : undefined) ?? item.status;
   let part: ItemQuantity[] | undefined;
   let rejectedWhy: string | undefined;
   let acted = false;
@@ -126,10 +135,8 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
     }
     const keys = keysFor(status, acted, index > 0);
     const key = await f.prompter().key({ message: `${requestId.slice(0, 8)} ${status}:`, flag: 'request IDs to accept, reject or issue', keys });
-    if (key === 's') {
-      if (!acted && !tally.skipped.includes(requestId)) tally.skipped.push(requestId);
-      return 'next';
-    }
+    // Nothing done to it is counted as skipped at the end (triage-tally.ts), however it was left.
+    if (key === 's') return 'next';
     if (key === 'q') return 'quit';
     if (key === 'b') return 'back';
     if (key === '?') {
@@ -179,6 +186,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
     }
     if (moved && key === 'r') tally.rejected.push({ requestId, reason: rejectedWhy ?? '' });
     if (moved && key === 'c' && outcome.creditNote === undefined) tally.completed.push(requestId);
+    if (!moved && !tally.elsewhere.includes(requestId)) tally.elsewhere.push(requestId);
     if (CLOSED.has(status)) {
       if (!moved) note(f.io, `request ${requestId} is ${status} now; on to the next one`);
       return 'next';

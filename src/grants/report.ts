@@ -90,3 +90,15 @@ export function failIfSomeFailed(failed: readonly FailedGrant[], total: number, 
     : `${tried} of ${total} Grants could not be ${done}, and ${notRun} not run (stopped)`;
   throw new PartialFailureError(what, failed.map((x) => x.error), total);
 }
+
+/**
+ * For a screen that redraws (the queue screen, a watch): the companies a round could not read,
+ * in one line, since lines on stderr are drawn over. Undefined when none failed.
+ */
+export function unreadLine(failed: readonly FailedGrant[], total: number): string | undefined {
+  if (failed.length === 0) return undefined;
+  const names = failed.slice(0, 3).map((x) => x.target.company).join(', ') + (failed.length > 3 ? ', …' : '');
+  const messages = new Set(failed.map((x) => (x.error instanceof Error ? x.error.message : String(x.error))));
+  const why = messages.size === 1 ? ` (${[...messages][0]})` : '';
+  return printable(`${failed.length} of ${total} companies could not be polled, their requests not shown: ${names}${why}`);
+}

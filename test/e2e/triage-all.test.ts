@@ -69,4 +69,20 @@ describe('credit-note triage --all-grants', () => {
       term.kill();
     }
   }, 120_000);
+
+  it('the queue screen over many companies says which it could not poll, where it stays (stderr lines are drawn over)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    // Sample Foods' Grant was revoked by the test before.
+    const term = svcInTerminal('svc-screen-unread', ['credit-note', 'poll', '--watch', '--interval', '600', '--all-grants'], { ...svcEnv(m.home, m.env), NO_COLOR: '1' }, [120, 24]);
+    try {
+      await term.waitFor('REQUEST ID');
+      await term.waitFor('warning: 1 of 2 companies could not be polled, their requests not shown: Sample Foods GmbH');
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
 });

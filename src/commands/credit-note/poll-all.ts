@@ -15,7 +15,7 @@ import type { Factory } from '../../factory.js';
 import { SvcError } from '../../errors.js';
 import { keepPolled, keepsPolled, polledKeeper } from '../../credit-notes/keep-polled.js';
 import { concurrencyOf, fanOut, fanOutTargets } from '../../grants/fan-out.js';
-import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
+import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures, unreadLine } from '../../grants/report.js';
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
 import { rememberFoundUnder } from '../../grants/found-under.js';
 import { counted } from '../../io/plural.js';
@@ -64,7 +64,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
     }
     const merged: CompanyItem[] = shown.map((item) => ({ ...item, ...read.get(item.requestId) }));
     // Counted as selected (a document number is matched per company once read), before --limit.
-    return { all, listed, viewed: arrange.selectedOf(merged), shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length };
+    return { all, listed, viewed: arrange.selectedOf(merged), shown: arrange(merged) as CompanyItem[], failed: result.failed, total: targets.length, unread: unreadLine(result.failed, targets.length) };
   };
 
   if (opts.watch) {

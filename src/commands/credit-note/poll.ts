@@ -131,6 +131,8 @@ export interface Polled {
   viewed: QueueItem[];
   /** Those shown (after --reason, --refund, --limit…), decrypted unless --no-decrypt. */
   shown: PolledItem[];
+  /** Over many companies: those this round could not read, in a line (grants/report.ts unreadLine). */
+  unread?: string | undefined;
 }
 
 /**
@@ -406,7 +408,8 @@ async function queueScreen(f: Factory, parts: WatchParts, signal: AbortSignal): 
         footer: () => footerOf(polled.shown, polled.viewed, f.clock.now(), parts.selected),
         // New or changed since the refresh before (none on the first).
         changed: (row) => previous !== undefined && previous.get(row.requestId) !== row.status,
-        warning: parts.keeper?.warning(),
+        // Companies not read this round first: their requests are missing from what is shown.
+        warning: polled.unread ?? parts.keeper?.warning(),
       };
     },
     columns: () => [...(parts.leading ?? []), ...columns(f, parts.decrypt)],
@@ -438,6 +441,8 @@ async function redrawTable(f: Factory, polled: Polled, statuses: Map<string, str
     moreHow: 'narrow it with --status, --receipt or --limit',
   });
   if (items.length === 0) f.io.stdout.write(`nothing to show · updated ${at} · ${leave}\n`);
+  // Said on stderr before the screen was cleared: said again where it stays.
+  if (polled.unread !== undefined) f.io.stdout.write(`warning: ${polled.unread}\n`);
 }
 
 /** New items and status changes since the last poll; on the first poll every item is new. */

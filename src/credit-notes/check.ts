@@ -180,7 +180,8 @@ function refusedHint(requestId: string, status: string, creditable: readonly str
   if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
     return (
       `nothing was submitted; the request is ${status}, so it can no longer be rejected: ` +
-      (creditable.length > 0 ? `credit only what can still be returned with ${creditable.join(' ')}, ` : '') +
+      // Whole commands: from the queue screen or triage, whose `i` takes no part, they work as typed in a shell.
+      (creditable.length > 0 ? `credit only what can still be returned with \`svc credit-note issue ${requestId} ${creditable.join(' ')}\`, ` : '') +
       `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\`, or fix the receipt record`
     );
   }

@@ -115,7 +115,8 @@ export async function originalReceipt(f: Factory, file: string | undefined, serv
       throw new ValidationError(
         `return request ${requestId}`,
         [{ path: 'serviceReceiptId', message: `receipt ${serviceReceiptId} is not known as one of this merchant's receipts: this profile has no record of it` }],
-        { hint: 'pass --original FILE with its receipt record if another machine issued it; records are kept per profile (--profile)' },
+        // A whole command: triage and the queue screen, which take no --original, call this too.
+        { hint: `issued by another machine or profile (records are kept per profile)? \`svc credit-note issue ${requestId} --original FILE\` with its receipt record` },
       );
     }
   }

@@ -272,7 +272,7 @@ describe('credit-note issue: refused before anything is submitted', () => {
       expect(error).toBeInstanceOf(ValidationError);
       expect(error.hint).not.toContain('svc credit-note reject');
       // The milk would pass on its own, and the hint names it as --item takes it; with only the candy named (--item), nothing passes.
-      const part = status === 'ACCEPTED' ? `credit only what can still be returned with --item ${MILK}:1, ` : '';
+      const part = status === 'ACCEPTED' ? `credit only what can still be returned with \`svc credit-note issue req-1 --item ${MILK}:1\`, ` : '';
       expect(error.hint).toBe(
         `nothing was submitted; the request is ${status}, so it can no longer be rejected: ${part}` +
           'settle it another way and run `svc credit-note complete req-1 --credited-elsewhere`, or fix the receipt record',

@@ -34,4 +34,21 @@ describe('credit-note complete without a credit note', () => {
     expect(elsewhere.exitCode, elsewhere.stderr).toBe(0);
     expect(elsewhere.stdout).toBe(`${uncredited} COMPLETED\n`);
   });
+
+  it('when `issue` would refuse the request too (all of it credited already), says so instead of sending the person to it', async () => {
+    const m = merchant();
+    // Milk bought twice: two requests credited take it all; the third asks for what is not left.
+    const [a, b, c] = (await milkRequests(m, 3)) as [string, string, string];
+    await m.svc(['credit-note', 'accept', a, b, c]);
+    await m.svc(['credit-note', 'issue', a, '--yes']);
+    await m.svc(['credit-note', 'issue', b, '--yes']);
+    const refused = await run(['credit-note', 'complete', '--yes', c]);
+    expect(refused.exitCode, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`hint: nothing was completed; \`svc credit-note issue ${c}\` would refuse it \\(lineItems\\.0 \\(productId 4001234567890\\): quantity 1 is more than the 0 that can still be returned`));
+    expect(refused.stderr).not.toContain('credit the customer first');
+    // The way it does name works.
+    expect(refused.stderr).toContain('--credited-elsewhere');
+    const elsewhere = await run(['credit-note', 'complete', '--yes', '--credited-elsewhere', c]);
+    expect(elsewhere.exitCode, elsewhere.stderr).toBe(0);
+  });
 });

@@ -251,7 +251,7 @@ describe('the accepted part, a decision of record (docs/interface-decisions.md#p
     expect(refused.stderr).not.toContain('leave out --item to credit the accepted part');
     expect(refused.stderr).toContain('the accepted part cannot be credited whole either');
     expect(refused.stderr).toContain('quantity 3 is more than the 2 that can still be returned');
-    expect(refused.stderr).toContain(`credit only what can still be returned with --item ${WATER}:2, `);
+    expect(refused.stderr).toContain(`credit only what can still be returned with \`svc credit-note issue ${first} --item ${WATER}:2\`, `);
     // What it says is so: without --item the part is refused, and the lower --item it names is issued.
     const whole = await runSvc(['credit-note', 'issue', first, '--yes'], { home: m.home, env: m.env });
     expect(whole.exitCode, whole.stderr).toBe(2);

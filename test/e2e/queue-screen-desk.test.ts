@@ -160,14 +160,16 @@ describe('the queue screen at the support desk', () => {
     if (missing) return ctx.skip(missing);
     const m = merchant();
     const { receipt, x } = await acceptedOnAnotherMachinesReceipt(m);
-    const term = screen(m, 'svc-desk-error', ['--all', '--receipt', receipt], [60, 24]);
+    // Tall enough for the status area (a third of the rows) to hold the error and its hint whole.
+    const term = screen(m, 'svc-desk-error', ['--all', '--receipt', receipt], [60, 30]);
     try {
       await until(() => cursorRow(term)?.includes(x.slice(0, 8)) === true, 'the list', term);
       term.keys('i');
       await until(() => /--original FILE/.test(term.text()) && rowOf(term, x) !== undefined, 'the error with its hint', term);
       const text = lines(term).join(' ').replace(/ +/g, ' ');
       expect(text).toContain(`receipt ${receipt} is not known as one of this merchant's receipts`);
-      expect(text).toContain('pass --original FILE with its receipt record if another machine issued it');
+      // A whole command: the screen's `i` takes no --original, the shell does.
+      expect(text).toContain(`issued by another machine or profile (records are kept per profile)? \`svc credit-note issue ${x} --original FILE\` with its receipt record`);
       for (const line of lines(term)) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
       term.keys('q');
       await term.waitFor('SVC-EXIT=0');
@@ -191,7 +193,8 @@ describe('the queue screen at the support desk', () => {
       await until(() => /--original FILE/.test(term.text()) && /the whole message · q or Esc: back to the list/.test(term.text()), 'the whole message', term);
       const text = lines(term).join(' ').replace(/ +/g, ' ');
       expect(text).toContain(`receipt ${receipt} is not known as one of this merchant's receipts`);
-      expect(text).toContain('pass --original FILE with its receipt record if another machine issued it');
+      // A whole command: the screen's `i` takes no --original, the shell does.
+      expect(text).toContain(`issued by another machine or profile (records are kept per profile)? \`svc credit-note issue ${x} --original FILE\` with its receipt record`);
       for (const line of lines(term)) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
       term.keys('q');
       await until(() => rowOf(term, x) !== undefined, 'the list again', term);

@@ -345,15 +345,28 @@ async function refuseCompletingUncredited(f: Factory, requests: readonly Request
   const named = uncredited.map((u) => u.requestId).join(', ');
   const pending = uncredited.filter((u) => u.pending).map((u) => u.requestId);
   const first = uncredited[0]!.requestId;
+  // The way offered must work: when `issue` would refuse the first (all of it credited
+  // already, the window closed), that is said instead of sending the person to it.
+  const refused = await issueWouldRefuse(f, requests.find((r) => r.requestId === first)!.caller, first);
   throw new UsageError(
     `return request${uncredited.length === 1 ? '' : 's'} ${named} ${uncredited.length === 1 ? 'has' : 'have'} no credit note issued in this ledger: completing would close ${uncredited.length === 1 ? 'it' : 'them'} with the customer never credited`,
     {
       hint:
-        `nothing was completed; credit the customer first with \`svc credit-note issue ${first} --complete\`` +
+        (refused !== undefined
+          ? `nothing was completed; \`svc credit-note issue ${first}\` would refuse it (${refused})`
+          : `nothing was completed; credit the customer first with \`svc credit-note issue ${first} --complete\``) +
         (pending.length > 0 ? ` (a credit note for ${pending.join(', ')} is still being submitted: that finishes it)` : '') +
         `, or, when the customer was credited another way, add --credited-elsewhere to \`svc ${command}\``,
     },
   );
+}
+
+/** Why `issue` would refuse the request, in a line; undefined when it would not (or that cannot be learnt). */
+async function issueWouldRefuse(f: Factory, caller: Caller, requestId: string): Promise<string | undefined> {
+  const { decisionOf } = await import('../../credit-notes/decision.js');
+  const decision = await decisionOf(f, caller, requestId, []).catch(() => undefined);
+  if (decision?.json.checks !== 'failed') return undefined;
+  return decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
 }
 
 /**

@@ -10,7 +10,7 @@ import type { QueueItem, ReturnRequest } from '../../contract/returns.js';
 import { age, itemsSummary } from '../../credit-notes/display.js';
 import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
 import type { KeyringEntry } from '../../crypto/hybrid.js';
-import { loadKeyring } from '../../keys/keystore.js';
+import { howToGetAKey, loadKeyring } from '../../keys/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
@@ -67,7 +67,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   const arrange = arrangement(opts);
   const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? loadKeyring(f) : undefined]);
   // After the login is known to be there: without one, that is the thing to fix first.
-  if (keys?.length === 0) note(f.io, 'warning: this profile has no private keys, so no request can be decrypted; create one with `svc keys generate --upload`');
+  if (keys?.length === 0) note(f.io, `warning: this profile has no private keys, so no request can be decrypted; ${await howToGetAKey(f)}`);
   const selection = await queueSelection(f, opts, { decrypt: keys !== undefined });
   if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
   const status = selection.filter;

@@ -12,6 +12,7 @@ import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../cre
 import type { KeyringEntry } from '../../crypto/hybrid.js';
 import { howToGetAKey, loadKeyring } from '../../keys/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
+import { parseLimit } from '../../io/count.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { queueFilter, queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
@@ -202,8 +203,7 @@ export type Arrangement = ((items: PolledItem[]) => PolledItem[]) & {
 export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>, companyOf?: (item: PolledItem) => string): Arrangement {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
-  const limit = opts.limit === undefined ? undefined : Number(opts.limit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit ${opts.limit} is not a whole number of at least 1`);
+  const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit);
   let selected: ((item: PolledItem) => boolean) | undefined;
   const compare = (a: PolledItem, b: PolledItem): number => {
     switch (sort) {

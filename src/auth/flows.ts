@@ -16,6 +16,7 @@ import {
   type RefreshRequest,
 } from '../contract/oauth.js';
 import { ApiError, AuthError } from '../errors.js';
+import { redactUrl } from '../io/redact.js';
 import { note, type IOStreams } from '../io/streams.js';
 import { withSpinner } from '../io/spinner.js';
 import type { SecretStore } from '../secrets/store.js';
@@ -80,8 +81,9 @@ export async function authorizeAutomatically(
   const { codeFromAutoApproval } = await import('./auto-approve.js');
   const code = await codeFromAutoApproval(url, req.redirectUri, state, req.clientAt);
   // Said once it happened: a sandbox without --auto-approve refuses (exit 2) without this line.
+  // Nobody opens it (it was approved already): shown with its state redacted, as --debug shows it.
   note(req.io, 'The sandbox approved this at once (--auto-approve):');
-  note(req.io, url);
+  note(req.io, redactUrl(url));
   return { code, verifier: pkce.verifier, redirectUri: req.redirectUri };
 }
 

@@ -25,6 +25,10 @@ const SECRET_HEADERS = new Set([
   'x-service-signature',
 ]);
 
+// Headers whose value is (or holds) a URL: a redirect's Location carries the OAuth code and
+// state, so their query and fragment parameters are redacted as a request's URL is.
+const URL_HEADERS = new Set(['location', 'content-location', 'referer', 'refresh', 'link']);
+
 function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[_-]/g, '');
 }
@@ -46,7 +50,10 @@ export function maskLast4(value: string): string {
   return compact.length <= 4 ? MASK : `${MASK} ${compact.slice(-4)}`;
 }
 
-/** Header values with credentials replaced; the scheme of Authorization ("Bearer") stays visible. */
+/**
+ * Header values with credentials replaced; the scheme of Authorization ("Bearer") stays visible,
+ * and a URL a header carries (Location, Referer, ...) has its secret parameters redacted.
+ */
 export function redactHeaders(
   headers: Readonly<Record<string, string | number | readonly string[] | undefined>>,
 ): Record<string, string | string[]> {
@@ -56,7 +63,8 @@ export function redactHeaders(
       if (value === undefined) continue;
       const lower = name.toLowerCase();
       const shown: string | string[] = Array.isArray(value) ? [...(value as readonly string[])] : String(value);
-      if (!SECRET_HEADERS.has(lower)) setOwn(out, name, shown);
+      if (URL_HEADERS.has(lower)) setOwn(out, name, Array.isArray(shown) ? shown.map(redactUrl) : redactUrl(shown));
+      else if (!SECRET_HEADERS.has(lower)) setOwn(out, name, shown);
       else if (lower.endsWith('authorization') && typeof shown === 'string') setOwn(out, name, redactAuthorization(shown));
       else setOwn(out, name, Array.isArray(shown) ? shown.map(() => REDACTED) : REDACTED);
     }

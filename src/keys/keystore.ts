@@ -9,7 +9,7 @@ import { createHash, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import * as z from '../contract/zod.js';
 import { resolveProfileName } from '../config/settings.js';
-import { NotFoundError, SvcError } from '../errors.js';
+import { NotFoundError, SvcError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import { envVariableFor } from '../secrets/env.js';
@@ -90,6 +90,31 @@ async function indexLocked<T>(f: Factory, work: () => Promise<T>): Promise<T> {
   });
 }
 
+/** A key of one's own, handed in: what a runner without a secret store can upload and decrypt with. */
+const OWN_KEY = '`SVC_PRIVATE_KEY_FILE=key.pem svc keys upload` (key.pem: an RSA private key, PKCS#8 PEM)';
+
+/**
+ * A new key pair needs a store for its private half. With credentials from the environment
+ * and no SVC_SECRET_STORE there is none (docs/login-and-secrets.md#secrets): a key made there
+ * would be lost with the command, and every return request encrypted for its public key with
+ * it. Refused before anything is generated or uploaded, as a webhook secret is.
+ */
+export async function requireKeyStore(f: Factory): Promise<void> {
+  if ((await f.secrets()).backend === 'env') throw noKeyStoreError();
+}
+
+function noKeyStoreError(): UsageError {
+  return new UsageError('no secret store is used (credentials come from the environment), so the new private key could be kept nowhere: it would be lost when this command ends, and nothing encrypted for its public key could ever be decrypted', {
+    hint: `set SVC_SECRET_STORE=file (or keychain) to keep it, or hand in a key of your own: ${OWN_KEY}, e.g. from \`openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out key.pem\``,
+  });
+}
+
+/** What a profile without a private key does to get one, where this command runs: "create one with …". */
+export async function howToGetAKey(f: Factory): Promise<string> {
+  if ((await f.secrets()).backend !== 'env') return 'create one with `svc keys generate --upload`';
+  return `hand one in with ${OWN_KEY}, or set SVC_SECRET_STORE=file (or keychain) and run \`svc keys generate --upload\` (no secret store is used here to keep a generated one)`;
+}
+
 /** Generates an RSA-2048 pair, stores it and makes it the current key; older keys stay. */
 export function generateAndStore(f: Factory): Promise<LocalKey> {
   return indexLocked(f, () => generateLocked(f));
@@ -97,6 +122,7 @@ export function generateAndStore(f: Factory): Promise<LocalKey> {
 
 async function generateLocked(f: Factory): Promise<LocalKey> {
   const store = await f.secrets();
+  if (store.backend === 'env') throw noKeyStoreError();
   // Read first: a damaged index should fail before a key is generated and orphaned.
   const keys = await readIndex(f, store);
   const pair = await generateKeyPair();

@@ -74,7 +74,7 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
     write(chunk: Buffer | string, _encoding, done) {
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) if (line.trim() !== '') write(levelOf(line), line.trim());
+      for (const line of lines) if (line.trim() !== '') write(levelOf(line), withoutLevelWord(line.trim()));
       done();
     },
   });
@@ -115,6 +115,11 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
       write('warn', 'forward failed', { deliveryId: fields.deliveryId, event: fields.event ?? undefined, target: fields.target, attempts: fields.attempts, detail: fields.detail });
     },
   };
+}
+
+/** The message of a note: its "warning: ", "note: " or "error: " is what `level` says already. */
+function withoutLevelWord(line: string): string {
+  return line.replace(/^(warning|note|error): /i, '');
 }
 
 function levelOf(line: string): Level {

@@ -59,12 +59,33 @@ describe('svc config set', () => {
     await set({ key: 'base-url', value: 'https://api.example.com' }, f);
     expect((await f.config()).profile('local').baseUrl).toBe('https://api.example.com');
     expect(t.stderr()).toBe(
-      'set base-url for profile "local"\nnote: SVC_BASE_URL (or --base-url) is set, and takes precedence over the profile\'s base-url while it is\n',
+      'set base-url for profile "local"\nnote: SVC_BASE_URL is set, and takes precedence over the base-url of profile "local" for as long as it is set\n',
     );
 
     const quiet = setup();
     await set({ key: 'client-id', value: 'app_x' }, quiet.f);
     expect(quiet.t.stderr()).toBe('set client-id for profile "local"\n');
+  });
+});
+
+describe('svc config set: the note on what overrides the stored value names what does, in a whole sentence', () => {
+  function setupWith(env: Record<string, string>, flags: { baseUrl?: string; grant?: string } = {}) {
+    const t = testStreams({ json: false });
+    const f = createFactory({ env, globals: { profile: 'production', json: false, input: false, debug: false, color: false, ...flags }, io: t.io, config: memoryConfigStore({}) });
+    return { t, f };
+  }
+
+  it.each([
+    ['base-url', 'https://api.example.com', { SVC_BASE_URL: 'https://other.example.com' }, {}, 'SVC_BASE_URL is set, and takes precedence over the base-url of profile "production" for as long as it is set'],
+    ['base-url', 'https://api.example.com', {}, { baseUrl: 'https://other.example.com' }, '--base-url is given, and takes precedence over the base-url of profile "production" in any command it is given to'],
+    ['client-id', 'app_x', { SVC_CLIENT_ID: 'app_y' }, {}, 'SVC_CLIENT_ID is set, and takes precedence over the client-id of profile "production" for as long as it is set'],
+    ['grant', 'gr_1', { SVC_GRANT_ID: 'gr_2' }, {}, 'SVC_GRANT_ID is set, and takes precedence over the grant of profile "production" for as long as it is set'],
+    ['grant', 'gr_1', {}, { grant: 'gr_2' }, '--grant is given, and takes precedence over the grant of profile "production" in any command it is given to'],
+    ['database-url', 'postgres://svc@db.internal/svc', { SVC_DATABASE_URL: 'postgres://svc@other/svc' }, {}, 'SVC_DATABASE_URL is set, and takes precedence over the database-url of profile "production" for as long as it is set'],
+  ])('%s with %j %j', async (key, value, env, flags, said) => {
+    const { t, f } = setupWith(env, flags);
+    await set({ key, value }, f);
+    expect(t.stderr()).toBe(`set ${key} for profile "production"\nnote: ${said}\n`);
   });
 });
 

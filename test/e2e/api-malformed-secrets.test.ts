@@ -29,3 +29,39 @@ describe('svc api: a malformed header or field is refused without repeating its 
     });
   }
 });
+
+describe('svc api: a header name that is no HTTP token, or a value a header cannot carry, is refused before any request', () => {
+  // Nothing listens on port 9: a request would fail with exit 8 ("cannot reach the service"); the API key gets it that far.
+  const api = (header: string) => runSvc(['api', 'GET', '/credit-note', '-H', header], { env: { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'sk_sandbox_not_sent' } });
+
+  it('"Bad Header: value" (a space in the name): exit 2 naming --header and the name', async () => {
+    const run = await api('Bad Header: value');
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toContain('--header "Bad Header"');
+    expect(run.stderr).not.toContain('cannot reach');
+  });
+
+  it.each(['X-Café: 1', 'X(a): 1', ': 1'])('%s: exit 2 naming --header', async (header) => {
+    const run = await api(header);
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toContain('--header');
+    expect(run.stderr).not.toContain('cannot reach');
+  });
+
+  it('a value with a line break (header injection) or a control character: exit 2 naming the header, never the value', async () => {
+    for (const header of ['X-Trace: a\r\nX-Injected: 1', 'X-Trace: a\nb', 'X-Trace: a\u0001b', `X-Trace: ${SECRET}\u0007`]) {
+      const run = await api(header);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toContain('--header x-trace');
+      expect(run.stderr).not.toContain('Injected');
+      expect(run.stderr).not.toContain(SECRET);
+    }
+  });
+
+  it('a credential typed with a space where the colon goes, and a colon inside the token: the value is never repeated', async () => {
+    const run = await api(`Authorization Bearer ${SECRET}:x`);
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toContain('--header');
+    expect(run.stderr).not.toContain(SECRET);
+  });
+});

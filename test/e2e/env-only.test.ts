@@ -1,7 +1,7 @@
 // Credentials from the environment and no secret store, as on a CI runner: what is shown
 // once (a webhook's signing secret) is never silently lost, and the messages name what the
 // runner can act on (its own SVC_TOKEN, not `svc auth login`).
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,5 +197,36 @@ describe('messages on a runner', () => {
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('SVC_TOKEN');
     expect(r.stderr).not.toContain('svc auth login');
+  });
+});
+
+describe('a new key pair with no secret store', () => {
+  const registered = async () => (await onRunner(['api', 'GET', '/client-application/app_sandbox_pos/public-key'], { SVC_API_KEY: apiKey })).stdout;
+
+  it.each(['keys generate --upload', 'keys generate', 'keys rotate'])('svc %s is refused (exit 2) before a key is made or uploaded, naming where a key can be kept', async (command) => {
+    const before = await registered();
+    const r = await onRunner(command.split(' '), { SVC_API_KEY: apiKey, CI: 'true' });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('private key could be kept nowhere');
+    expect(r.stderr).toContain('SVC_SECRET_STORE=file');
+    expect(r.stderr).toContain('SVC_PRIVATE_KEY_FILE');
+    expect(r.stderr).not.toContain('private key stored');
+    expect(await registered()).toBe(before);
+  });
+
+  it("the poll's warning of no private keys names what a runner can do, and that works: a key handed in with SVC_PRIVATE_KEY_FILE is uploaded", async () => {
+    const poll = await onRunner(['credit-note', 'poll'], { SVC_API_KEY: apiKey, CI: 'true' });
+    expect(poll.exitCode, poll.stderr).toBe(0);
+    expect(poll.stderr).toContain('this profile has no private keys');
+    expect(poll.stderr).toContain('SVC_PRIVATE_KEY_FILE');
+    expect(poll.stderr).not.toContain('create one with `svc keys generate --upload`');
+    // What the hint says, done: a key of one's own (PKCS#8 PEM), uploaded from the runner.
+    const { generateKeyPairSync } = await import('node:crypto');
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const file = join(await dirs.make('svc-key-'), 'key.pem');
+    await writeFile(file, pem, { mode: 0o600 });
+    const upload = await onRunner(['keys', 'upload'], { SVC_API_KEY: apiKey, CI: 'true', SVC_PRIVATE_KEY_FILE: file });
+    expect(upload.exitCode, upload.stderr).toBe(0);
   });
 });

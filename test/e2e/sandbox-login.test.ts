@@ -44,6 +44,17 @@ describe('svc sandbox login', () => {
     expect(check.exitCode, check.stdout + check.stderr).toBe(0);
   });
 
+  it("--debug: the redirect's Location shows the code and state redacted, as the token exchange does", async () => {
+    const login = await runSvc(['sandbox', 'login', '--debug'], { home: await homeWithRedirect(), env: { SVC_BASE_URL: auto.url, CI: 'true' } });
+    expect(login.exitCode, login.stderr).toBe(0);
+    const location = login.stderr.split('\n').find((line) => /^< location: /i.test(line));
+    expect(location, login.stderr).toBeDefined();
+    expect(location).toContain('code=[redacted]');
+    expect(location).toContain('state=[redacted]');
+    // No line of the trace carries a code or state other than redacted.
+    expect(login.stderr).not.toMatch(/[?&#](code|state)=(?!\[redacted\])/);
+  });
+
   it('a sandbox without --auto-approve: exit 2 naming the flag', async () => {
     const login = await runSvc(['sandbox', 'login', '--timeout', '5'], { home: await homeWithRedirect(), env: { SVC_BASE_URL: manual.url, CI: 'true' } });
     expect(login.exitCode).toBe(2);

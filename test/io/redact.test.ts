@@ -149,6 +149,24 @@ describe('redactHeaders', () => {
   it('hides an Authorization value that has no scheme entirely', () => {
     expect(redactHeaders({ authorization: 'rawtoken' })).toEqual({ authorization: REDACTED });
   });
+
+  it("redacts the OAuth parameters of a URL a header carries (a redirect's Location with the code)", () => {
+    expect(
+      redactHeaders({
+        location: 'http://127.0.0.1:8765/callback?code=vLPRcode&state=G3ypstate',
+        'Content-Location': '/x?access_token=at&page=2',
+        referer: 'https://h/cb#id_token=it',
+        refresh: '0; url=/cb?code=c1',
+        link: '</credit-note?after=abc>; rel="next"',
+      }),
+    ).toEqual({
+      location: `http://127.0.0.1:8765/callback?code=${REDACTED}&state=${REDACTED}`,
+      'Content-Location': `/x?access_token=${REDACTED}&page=2`,
+      referer: `https://h/cb#id_token=${REDACTED}`,
+      refresh: `0; url=/cb?code=${REDACTED}`,
+      link: '</credit-note?after=abc>; rel="next"',
+    });
+  });
 });
 
 describe('redactUrl', () => {

@@ -12,6 +12,7 @@ import type { ApiKeyAuth, Method, TokenSource } from '../../api/client.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { readJsonInput } from '../../io/input.js';
+import { printable } from '../../io/printable.js';
 
 export interface ApiOptions {
   method: string;
@@ -109,8 +110,39 @@ function shownName(text: string): string {
   return cut > 0 ? ` ${text.slice(0, cut)}…` : '';
 }
 
+/** A header's name is an RFC 9110 (RFC 7230) token: no spaces, no separators, ASCII only. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What a header's value may carry (Node's rule): tab, printable ASCII and Latin-1; never CR, LF, NUL or another control. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers whose name, typed without its colon, is followed by a credential. */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|cookie)$/i;
+
+/** Checked before any request: a malformed header would otherwise fail in the HTTP stack, as if the service could not be reached. */
 function parseHeader(text: string): [string, string] {
   const at = text.indexOf(':');
   if (at <= 0) throw new UsageError(`--header${shownName(text)}: expected "Name: value"`);
-  return [text.slice(0, at).trim().toLowerCase(), text.slice(at + 1).trim()];
+  const name = text.slice(0, at).trim();
+  const value = text.slice(at + 1).trim();
+  if (!HEADER_NAME.test(name)) {
+    const spaced = /\s/.test(name);
+    throw new UsageError(`--header ${shownHeaderName(name)}: not a header name (letters, digits and ${"!#$%&'*+.^_`|~-"} only${spaced ? ', no spaces' : ''})`, {
+      hint: spaced ? 'a header is "Name: value", its name one word ending at the first ":", e.g. -H "X-Request-Id: 42"' : 'give it as "Name: value", e.g. -H "X-Request-Id: 42"',
+    });
+  }
+  if (!HEADER_VALUE.test(value)) {
+    // The value is never shown: it may be a token.
+    throw new UsageError(`--header ${name.toLowerCase()}: its value holds a line break or another character a header cannot carry (a control character, or one beyond Latin-1)`, {
+      hint: 'give one header per -H, its value on one line',
+    });
+  }
+  return [name.toLowerCase(), value];
+}
+
+/**
+ * A refused header name, quoted: `-H "Authorization Bearer $TOKEN:…"` shows only its first
+ * word, since what follows a credential header's name is the credential.
+ */
+function shownHeaderName(name: string): string {
+  const first = name.split(/\s/)[0] ?? '';
+  return /\s/.test(name) && CREDENTIAL_HEADER.test(first) ? `"${printable(first)} …"` : JSON.stringify(printable(name));
 }

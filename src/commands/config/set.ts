@@ -19,14 +19,17 @@ export async function run(opts: SetOptions, f: Factory): Promise<void> {
   else note(f.io, `set ${key} for profile "${profile}"`);
   // Stored, but not what this shell's commands will use: say so, or the next command surprises.
   const effective = resolveProfileSettings({ flags: f.globals, env: f.env, config })[CONFIG_KEYS[key].field];
-  if (effective?.source === 'env' || effective?.source === 'flag') {
-    note(f.io, `note: ${OVERRIDES[key] ?? key} is set, and takes precedence over the profile's ${key} while it is`);
+  const by = effective === undefined ? undefined : OVERRIDES[key]?.[effective.source as 'env' | 'flag'];
+  if (by !== undefined) {
+    const said = effective?.source === 'flag' ? `${by} is given, and takes precedence over the ${key} of profile "${profile}" in any command it is given to` : `${by} is set, and takes precedence over the ${key} of profile "${profile}" for as long as it is set`;
+    note(f.io, `note: ${said}`);
   }
 }
 
-/** What overrides a profile's key (docs/interface-decisions.md#settings-precedence: flag > env > profile > built-in). */
-const OVERRIDES: Partial<Record<keyof typeof CONFIG_KEYS, string>> = {
-  'base-url': 'SVC_BASE_URL (or --base-url)',
-  'client-id': 'SVC_CLIENT_ID',
-  grant: 'SVC_GRANT_ID',
+/** What overrides a profile's key, by where it comes from (docs/interface-decisions.md#settings-precedence: flag > env > profile > built-in; src/config/settings.ts). */
+const OVERRIDES: Partial<Record<keyof typeof CONFIG_KEYS, { env: string; flag?: string }>> = {
+  'base-url': { env: 'SVC_BASE_URL', flag: '--base-url' },
+  'client-id': { env: 'SVC_CLIENT_ID' },
+  grant: { env: 'SVC_GRANT_ID', flag: '--grant' },
+  'database-url': { env: 'SVC_DATABASE_URL' },
 };

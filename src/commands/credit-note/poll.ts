@@ -10,8 +10,9 @@ import type { QueueItem, ReturnRequest } from '../../contract/returns.js';
 import { age, itemsSummary } from '../../credit-notes/display.js';
 import { maskedItem, readQueue, readQueueStream, type ReadItem } from '../../credit-notes/queue.js';
 import type { KeyringEntry } from '../../crypto/hybrid.js';
-import { loadKeyring } from '../../keys/keystore.js';
+import { howToGetAKey, loadKeyring } from '../../keys/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
+import { parseLimit } from '../../io/count.js';
 import { parseDurationSeconds } from '../../io/duration.js';
 import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
 import { queueFilter, queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
@@ -67,7 +68,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   const arrange = arrangement(opts);
   const [caller, keys] = await Promise.all([writeReceiptsCaller(f), opts.decrypt ? loadKeyring(f) : undefined]);
   // After the login is known to be there: without one, that is the thing to fix first.
-  if (keys?.length === 0) note(f.io, 'warning: this profile has no private keys, so no request can be decrypted; create one with `svc keys generate --upload`');
+  if (keys?.length === 0) note(f.io, `warning: this profile has no private keys, so no request can be decrypted; ${await howToGetAKey(f)}`);
   const selection = await queueSelection(f, opts, { decrypt: keys !== undefined });
   if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
   const status = selection.filter;
@@ -204,8 +205,7 @@ export type Arrangement = ((items: PolledItem[]) => PolledItem[]) & {
 export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'>, companyOf?: (item: PolledItem) => string): Arrangement {
   const sort = opts.sort?.trim().toLowerCase();
   if (sort !== undefined && !(SORT_KEYS as readonly string[]).includes(sort)) throw new UsageError(`--sort ${opts.sort} is not one of ${SORT_KEYS.join(', ')}`);
-  const limit = opts.limit === undefined ? undefined : Number(opts.limit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit ${opts.limit} is not a whole number of at least 1`);
+  const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit);
   let selected: ((item: PolledItem) => boolean) | undefined;
   const compare = (a: PolledItem, b: PolledItem): number => {
     switch (sort) {

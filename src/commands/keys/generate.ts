@@ -1,7 +1,7 @@
 // `svc keys generate [--upload]`: the new pair becomes current; older pairs stay to decrypt
 // what was encrypted for them.
 import { clientApplicationApi } from '../../keys/client-application.js';
-import { generateAndStore } from '../../keys/keystore.js';
+import { generateAndStore, requireKeyStore } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -12,6 +12,8 @@ export interface GenerateOptions {
 }
 
 export async function run(opts: GenerateOptions, f: Factory): Promise<void> {
+  // Before any credential is asked for or any key made: a private key kept nowhere is refused.
+  await requireKeyStore(f);
   const app = opts.upload ? await clientApplicationApi(f) : undefined;
   const key = app ? (await generateAndRegister(f, app)).key : await generateAndStore(f);
   writeRecord(f.io, keyFields(f, key), key);

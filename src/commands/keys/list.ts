@@ -1,5 +1,5 @@
 // `svc keys list`: the index only; private keys never leave the key store.
-import { importedKey, listKeys } from '../../keys/keystore.js';
+import { howToGetAKey, importedKey, listKeys } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -10,7 +10,7 @@ export type ListOptions = Record<string, never>;
 export async function run(_opts: ListOptions, f: Factory): Promise<void> {
   const keys = await listKeys(f);
   const imported = await importedKey(f);
-  if (keys.length === 0 && !f.io.json) note(f.io, 'no local key pairs yet: run `svc keys generate --upload`');
+  if (keys.length === 0 && !f.io.json) note(f.io, imported ? 'no local key pairs yet' : `no local key pairs yet: ${await howToGetAKey(f)}`);
   else
     await writeList(f.io, keys, [
       { header: 'KEY ID', value: (k) => k.keyId },

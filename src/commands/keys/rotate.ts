@@ -1,7 +1,7 @@
 // `svc keys rotate`: a new current key, uploaded at once. The previous key stays in the key
 // store, because data encrypted for it before the upload is still on its way.
 import { clientApplicationApi } from '../../keys/client-application.js';
-import { currentKey } from '../../keys/keystore.js';
+import { currentKey, requireKeyStore } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -11,6 +11,7 @@ import { shownTime } from '../../io/time.js';
 export type RotateOptions = Record<string, never>;
 
 export async function run(_opts: RotateOptions, f: Factory): Promise<void> {
+  await requireKeyStore(f);
   const app = await clientApplicationApi(f);
   const previous = await currentKey(f);
   const { key } = await generateAndRegister(f, app);

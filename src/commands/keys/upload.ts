@@ -1,7 +1,7 @@
 // `svc keys upload [KEY_ID]`: registers a local public key (default: the current one) as
 // the key the service encrypts for.
 import { clientApplicationApi } from '../../keys/client-application.js';
-import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../keys/keystore.js';
+import { howToGetAKey, importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../keys/keystore.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { KEY_IDS } from '../../ids/kinds.js';
@@ -41,5 +41,5 @@ async function keyToUpload(f: Factory, given: string | undefined): Promise<Local
   if (indexed) return indexed;
   if (imported && (keyId === undefined || imported.keyId === keyId)) return imported;
   if (keyId !== undefined) throw unknownKey(keyId);
-  throw new NotFoundError('there is no local key pair to upload', { hint: 'run `svc keys generate --upload`' });
+  throw new NotFoundError('there is no local key pair to upload', { hint: await howToGetAKey(f) });
 }

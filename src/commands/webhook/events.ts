@@ -1,7 +1,7 @@
 // `svc webhook events`: what the journal holds, newest first, with each delivery's
 // processing state. Read-only, so it can run beside a listener.
-import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { parseLimit } from '../../io/count.js';
 import { writeList } from '../../io/output.js';
 import { shownTime } from '../../io/time.js';
 import { note } from '../../io/streams.js';
@@ -27,8 +27,7 @@ export interface JournalledEvent {
 }
 
 export async function run(opts: EventsOptions, f: Factory): Promise<void> {
-  const limit = /^\d{1,9}$/.test(opts.limit) ? Number(opts.limit) : 0;
-  if (limit < 1) throw new UsageError(`--limit: "${opts.limit}" is not a whole number of at least 1`);
+  const limit = parseLimit(opts.limit);
   const databaseUrl = await databaseUrlOf(f);
   if (databaseUrl !== undefined) {
     const { listSharedDeliveries } = await import('../../webhook/pg-journal.js');

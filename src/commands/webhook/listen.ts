@@ -6,7 +6,7 @@
 // per event on stderr, and with --json one docs/interface-decisions.md#webhook-listen-lines event object per line on stdout.
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
-import { loadKeyring } from '../../keys/keystore.js';
+import { howToGetAKey, loadKeyring } from '../../keys/keystore.js';
 import { ReportedError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
@@ -519,7 +519,7 @@ function claimSecondsOf(f: Factory): number {
 async function warnAboutKeys(f: Factory): Promise<void> {
   try {
     if ((await loadKeyring(f)).length === 0) {
-      note(f.io, 'warning: this profile has no private key, so deliveries are journalled but cannot be decrypted; see `svc keys generate`');
+      note(f.io, `warning: this profile has no private key, so deliveries are journalled but cannot be decrypted; ${await howToGetAKey(f)}`);
     }
   } catch (error) {
     note(f.io, `warning: ${error instanceof Error ? error.message : String(error)}; deliveries are journalled but cannot be decrypted`);

@@ -73,6 +73,23 @@ describe('a platform acting for several companies, day to day', () => {
     }
   });
 
+  it('--all-grants --receipt by a prefix of a document number: the requests one Grant finds by it; a prefix of several numbers exits 2 naming them, as under one Grant', async () => {
+    const m = merchant();
+    const receipt = await send(m, 'R-2026-000220', 'EU900000003');
+    await send(m, 'R-2026-000210', 'EU900000003');
+    await send(m, 'R-2026-000211');
+    const request = (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', '4001234567890:1'])).stdout.trim();
+    const one = await m.json<Polled[]>(['credit-note', 'poll', '--grant', 'EU900000003', '--all', '--receipt', 'R-2026-00022']);
+    expect(one.map((q) => q.requestId)).toEqual([request]);
+    const all = await m.json<Polled[]>(['credit-note', 'poll', '--all-grants', '--all', '--receipt', 'R-2026-00022']);
+    expect(all.map((q) => q.requestId)).toEqual([request]);
+    for (const grants of [['--grant', 'EU900000003'], ['--all-grants']]) {
+      const ambiguous = await runSvc(['credit-note', 'poll', ...grants, '--all', '--receipt', 'R-2026-0002'], { home: m.home, env: m.env });
+      expect(ambiguous.exitCode, `${grants.join(' ')}\n${ambiguous.stdout}\n${ambiguous.stderr}`).toBe(2);
+      expect(ambiguous.stderr).toContain('receipt document number "R-2026-0002" is ambiguous: it starts 3 IDs: R-2026-000210, R-2026-000211, R-2026-000220');
+    }
+  });
+
   it('--all-grants --sort receipt: by company, then the document number in natural order', async () => {
     const m = merchant();
     for (const number of ['R-SORT-10', 'R-SORT-2', 'R-SORT-1']) {

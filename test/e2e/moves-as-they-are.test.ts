@@ -84,6 +84,20 @@ describe('accept of a request issue would refuse', () => {
   }, 60_000);
 });
 
+describe('issue --complete again, on the machine that issued it', () => {
+  it('says the credit note was issued here, and when; not "elsewhere"', async () => {
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const first = await m.svc(['credit-note', 'issue', a, '--complete', '--yes']);
+    const again = await m.svc(['credit-note', 'issue', a, '--complete', '--yes']);
+    expect(again.stderr).toMatch(new RegExp(`request ${a}: already credited by CN-R-2025-000871-\\d+-1 \\(issued here on \\d{4}-\\d{2}-\\d{2}T[^)]*\\); completed`));
+    expect(again.stderr).not.toContain('elsewhere');
+    expect(again.stdout).toBe(first.stdout);
+    const json = await m.json<{ issuedHere: boolean; message: string }>(['credit-note', 'issue', a, '--complete', '--yes']);
+    expect(json.message).toContain('(issued here on ');
+  }, 60_000);
+});
+
 describe('what a move asks of the service', () => {
   it('accept lists the queue once: the item read before the move is the one checked after it (GET /credit-note counted in --debug)', async () => {
     const m = merchant();

@@ -90,6 +90,19 @@ describe('a platform acting for several companies, day to day', () => {
     }
   });
 
+  it("issue --complete again of a request of a company that is not the default, issued here: \"issued here on …\", not \"elsewhere\"", async () => {
+    const m = merchant();
+    const receipt = await send(m, 'R-AGAIN-1', 'EU900000004');
+    const request = (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', '4001234567890:1'])).stdout.trim();
+    await m.svc(['credit-note', 'poll', '--all-grants']);
+    const first = await m.svc(['credit-note', 'issue', request.slice(0, 8), '--complete', '--yes']);
+    expect(first.stderr).toContain('for Platform Shop 00004 GmbH');
+    const again = await m.svc(['credit-note', 'issue', request.slice(0, 8), '--complete', '--yes']);
+    expect(again.stderr).toMatch(new RegExp(`request ${request}: already credited by CN-R-AGAIN-1-1 \\(issued here on \\d{4}-\\d{2}-\\d{2}T[^)]*\\); completed`));
+    expect(again.stderr).not.toContain('elsewhere');
+    expect(again.stdout.trim()).toBe(first.stdout.trim());
+  });
+
   it('--all-grants --sort receipt: by company, then the document number in natural order', async () => {
     const m = merchant();
     for (const number of ['R-SORT-10', 'R-SORT-2', 'R-SORT-1']) {

@@ -313,8 +313,9 @@ async function setStatuses(
       const already = before === result.status && part === undefined ? ` (it already was: nothing changed)` : '';
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
       // The item read just before, as the move left it (its status read back from the service): no second listing.
-      if (status === 'ACCEPTED' && before !== result.status) {
-        await noteIfIssueWouldRefuse(f, caller, result.requestId, kept !== undefined && kept !== 'not found' ? { ...kept, status: result.status } : undefined);
+      // A part is checked as `issue` would credit it: the part just recorded (a part given again is a decision again).
+      if ((status === 'ACCEPTED' && before !== result.status) || (status === 'PARTIALLY_ACCEPTED' && part !== undefined)) {
+        await noteIfIssueWouldRefuse(f, caller, result.requestId, kept !== undefined && kept !== 'not found' ? { ...kept, status: result.status } : undefined, part !== undefined);
       }
     } catch (error) {
       if (requestIds.length === 1) throw error;
@@ -380,17 +381,19 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
 }
 
 /**
- * Accepted, a request can no longer be rejected: when `issue` would refuse it (more asked
- * back than is left, a closed return window), that is said now, with the way that is left.
+ * Accepted (whole, or in part), a request can no longer be rejected: when `issue` would refuse
+ * it (more asked back than is left, a closed return window), that is said now, with the way
+ * that is left. For a part, `issue` checks the part recorded, and so does this. Said once the
+ * move is made, as the read-back status is what `issue` would start from.
  */
-async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined): Promise<void> {
+async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined, inPart = false): Promise<void> {
   const { decisionOf } = await import('../../credit-notes/decision.js');
   const decision = await decisionOf(f, caller, requestId, [], found).catch(() => undefined);
   if (decision?.json.checks !== 'failed') return;
   const why = decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
   note(
     f.io,
-    `note: \`svc credit-note issue ${requestId}\` would refuse it (${why}); accepted, it can no longer be rejected: ` +
+    `note: \`svc credit-note issue ${requestId}\` would refuse it (${why}); accepted${inPart ? ' in part' : ''}, it can no longer be rejected: ` +
       `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\``,
   );
 }

@@ -103,6 +103,30 @@ describe('a platform acting for several companies, day to day', () => {
     expect(again.stdout.trim()).toBe(first.stdout.trim());
   });
 
+  it("show, accept, reject, complete and issue of another company's request not polled under its Grant: name the company searched, and a hint that finds it when followed", async () => {
+    const m = merchant();
+    const receipt = await send(m, 'R-UNSEEN-1', 'EU900000005');
+    const request = (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', '4001234567890:1'])).stdout.trim();
+    const prefix = request.slice(0, 8);
+    for (const verb of [['show'], ['accept'], ['reject', '--yes'], ['complete', '--yes', '--credited-elsewhere'], ['issue', '--yes']]) {
+      const r = await runSvc(['credit-note', verb[0]!, prefix, ...verb.slice(1)], { home: m.home, env: m.env });
+      const said = `${verb.join(' ')}: exit ${r.exitCode}\n${r.stdout}\n${r.stderr}`;
+      expect(r.exitCode, said).toBe(6);
+      expect(r.stderr, said).toMatch(new RegExp(`error: no return request ${prefix} in the queue of Example Retail Ltd \\(EU000000001\\)$`, 'm'));
+      expect(r.stderr, said).toContain('`svc credit-note poll --all-grants`');
+      expect(r.stderr, said).not.toMatch(/hint: see the outstanding requests with `svc credit-note poll`$/m);
+    }
+    // With --grant, the same command again would search the same queue: the hint says to leave it out.
+    const granted = await runSvc(['credit-note', 'show', prefix, '--grant', 'EU000000001'], { home: m.home, env: m.env });
+    expect(granted.exitCode).toBe(6);
+    expect(granted.stderr).toContain('then run this again without --grant');
+    // The hint, followed literally, finds it; the same command then acts for its company.
+    const polled = await m.svc(['credit-note', 'poll', '--all-grants']);
+    expect(polled.stdout).toContain('Platform Shop 00005 GmbH');
+    const shown = await m.svc(['credit-note', 'show', prefix]);
+    expect(shown.stdout).toContain('Platform Shop 00005 GmbH');
+  });
+
   it('--all-grants --sort receipt: by company, then the document number in natural order', async () => {
     const m = merchant();
     for (const number of ['R-SORT-10', 'R-SORT-2', 'R-SORT-1']) {

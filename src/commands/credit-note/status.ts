@@ -10,7 +10,7 @@
 // (--reason) is kept in the ledger beside the request: the PATCH takes `{ status }` only, so
 // the service never hears it.
 import type { Caller } from '../../api/caller.js';
-import { listReturnRequests, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
+import { listReturnRequests, RequestNotFoundError, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus, type QueueItem } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
@@ -26,7 +26,7 @@ import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, 
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
-import { requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
+import { requestNotFound, requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJson } from '../../io/output.js';
@@ -305,7 +305,10 @@ async function setStatuses(
       const before = kept === undefined ? await statusListed(caller, requestId) : kept === 'not found' ? undefined : kept.status;
       const part = parts?.get(requestId);
       const afterMove = part === undefined ? undefined : await recordPart(f, requestId, part);
-      const result = await setReturnRequestStatus(caller, requestId, status);
+      const result = await setReturnRequestStatus(caller, requestId, status).catch(async (error: unknown) => {
+        // Not in the queue of the company it was looked for in: which one, and where to look.
+        throw error instanceof RequestNotFoundError ? await requestNotFound(f, caller, requestId, error) : error;
+      });
       await afterMove?.();
       if (reason !== undefined) await keepReason(f, requestId, reason);
       results.push(part === undefined ? result : { ...result, acceptedPart: part });

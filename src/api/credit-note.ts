@@ -18,6 +18,9 @@ export class RequestStateError extends SvcError {
   override readonly exitCode = ExitCode.conflict;
 }
 
+/** No such return request in the caller's company's queue (exit 6): the domain names the company and where to look (credit-notes/request-grant.ts). */
+export class RequestNotFoundError extends NotFoundError {}
+
 /** The outstanding return requests of the caller's company, as the service lists them. */
 export function listReturnRequests(caller: Caller): Promise<QueueItem[]> {
   return caller.api.request({ method: 'GET', path: '/credit-note', auth: caller.auth, schema: QueueItems });
@@ -35,7 +38,7 @@ export function streamReturnRequests<R>(caller: Caller, read: (res: StreamedResp
 export async function findReturnRequest(caller: Caller, requestId: string): Promise<QueueItem> {
   const item = (await listReturnRequests(caller)).find((i) => i.requestId === requestId);
   if (item) return item;
-  throw new NotFoundError(`no return request ${requestId} in the queue`, {
+  throw new RequestNotFoundError(`no return request ${requestId} in the queue`, {
     hint: 'see the outstanding requests with `svc credit-note poll`',
   });
 }
@@ -62,7 +65,7 @@ export async function setReturnRequestStatus(
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.status === 404) {
-      throw new NotFoundError(`no return request ${requestId}`, {
+      throw new RequestNotFoundError(`no return request ${requestId}`, {
         hint: 'see the outstanding requests with `svc credit-note poll`',
         cause: error,
       });

@@ -35,6 +35,7 @@ import { oneLine } from '../io/output.js';
 import { UsageError, ValidationError } from '../errors.js';
 import { companyNameOf } from '../auth/caller.js';
 import { rememberMove } from '../completion/cache.js';
+import { issuedWhere } from './credited.js';
 import { submit, type Issued } from './submit.js';
 
 /** What `credit-note issue` was asked for: its flags, the request ID given (a unique prefix will do) and the parsed --item. */
@@ -202,7 +203,7 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Ope
   const { item } = opened;
   if (!opts.yes) {
     const company = await companyNameOf(f, caller);
-    const message = `Request ${item.requestId} of ${company} was already credited by ${earlier.documentNumber} (issued elsewhere; no second credit note is issued). Complete it? It cannot be moved again.`;
+    const message = `Request ${item.requestId} of ${company} was already credited by ${earlier.documentNumber} (${await issuedWhere(f, earlier)}; no second credit note is issued). Complete it? It cannot be moved again.`;
     await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, `cancelled: request ${item.requestId} was not completed (it stays credited by ${earlier.documentNumber})`);
   }
   if (item.status === 'PENDING') {

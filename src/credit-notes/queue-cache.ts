@@ -5,7 +5,7 @@
 import { listReturnRequests } from '../api/credit-note.js';
 import type { Caller } from '../api/caller.js';
 import type { QueueItem } from '../contract/returns.js';
-import { NotFoundError } from '../errors.js';
+import { requestNotFound } from './request-grant.js';
 import { rememberMove } from '../completion/cache.js';
 import { matchRequestId } from './request-id.js';
 import type { Factory } from '../factory.js';
@@ -26,7 +26,5 @@ export async function findQueueItem(f: Factory, caller: Caller, given: string): 
   }
   const kept = await ledger.queueItem(requestId);
   if (kept) return kept;
-  throw new NotFoundError(`no return request ${requestId} in the queue`, {
-    hint: 'see the outstanding requests with `svc credit-note poll`',
-  });
+  throw await requestNotFound(f, caller, requestId);
 }

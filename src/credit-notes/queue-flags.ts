@@ -8,7 +8,7 @@ import { KNOWN_REASON_CODES, QueueItemStatus, RefundPreference, type ReturnReque
 import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { parseDurationSeconds } from '../io/duration.js';
-import { documentNumberOf, knownReceipts, receiptNamed, receiptsOfCustomer } from '../receipts/receipt-id.js';
+import { documentNumberNamed, documentNumberOf, knownReceipts, receiptNamed, receiptsOfCustomer } from '../receipts/receipt-id.js';
 import { OPEN_STATUSES, type QueueFilter } from './filter.js';
 
 export interface QueueFilterFlags {
@@ -76,17 +76,18 @@ export async function queueSelection(f: Factory, flags: QueueFilterFlags, opts: 
   const customer = flags.customer?.trim();
   if (flags.customer !== undefined && customer === '') throw new UsageError('--customer needs some of an email, phone number or name');
   const records = filter.receipt !== undefined || customer !== undefined ? await knownReceipts(f) : [];
-  const sameNumber = filter.receipt === undefined ? [] : records.filter((r) => documentNumberOf(r) === filter.receipt);
   // A serviceReceiptId (or a prefix of one) names one receipt, in any company.
   const byId = filter.receipt !== undefined && records.some((r) => r.serviceReceiptId.startsWith(filter.receipt!));
-  if (filter.receipt !== undefined && !byId && (sameNumber.length > 1 || (opts.acrossCompanies && opts.decrypt))) {
+  // Else a document number, exactly or by a unique prefix (exit 2 naming them when it starts several), as one Grant's poll takes it.
+  const number = filter.receipt === undefined || byId ? undefined : documentNumberNamed(records, filter.receipt);
+  const sameNumber = number === undefined ? [] : records.filter((r) => documentNumberOf(r) === number);
+  if (number !== undefined && (sameNumber.length > 1 || (opts.acrossCompanies && opts.decrypt))) {
     // A document number is per company: on several receipts (of several companies), or in
     // the queues of many companies (where receipts this ledger never kept may carry it too),
     // it means every receipt with that number, one per company.
-    const given = filter.receipt;
     const ids = new Set(sameNumber.map((r) => r.serviceReceiptId));
     filter.receipt = undefined;
-    if (opts.decrypt) tests.push((i) => ids.has(i.serviceReceiptId) || i.returnRequest?.receiptId === given);
+    if (opts.decrypt) tests.push((i) => ids.has(i.serviceReceiptId) || i.returnRequest?.receiptId === number);
     else filter.receipts = [...ids];
   } else if (filter.receipt !== undefined) {
     const named = receiptNamed(records, filter.receipt);

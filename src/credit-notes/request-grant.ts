@@ -1,10 +1,12 @@
 // The company a return request belongs to, for the verbs that act on requests by ID
 // (src/grants/found.ts): `--grant`, else the Grant a poll found it under, else the default.
 import type { Caller } from '../api/caller.js';
+import { RequestNotFoundError } from '../api/credit-note.js';
 import { rememberRequestIds, type RememberedRequest } from '../completion/cache.js';
 import type { Factory } from '../factory.js';
 import { writeReceiptsCaller } from '../auth/caller.js';
 import { callerForFound, grantOfFound, rememberFoundBy } from '../grants/found.js';
+import { companyLabel, namedCompany, pollCommandFor } from '../grants/company.js';
 import { resolveRequestIds } from './request-id.js';
 
 export function callerForRequests(f: Factory, requestIds: readonly string[]): Promise<Caller> {
@@ -49,4 +51,25 @@ export async function rememberPolled(f: Factory, caller: Caller, requests: reado
 export async function rememberPolledJson(f: Factory, caller: Caller, requestIds: readonly string[]): Promise<void> {
   if (caller.grantId === undefined) return;
   await rememberFoundBy(f, caller, 'requests', requestIds);
+}
+
+/**
+ * A request the caller's company's queue does not hold (nor this machine's kept copy): the
+ * message names whose queue was searched, and the hint is one that finds it when followed.
+ * With several companies, the request may be another's, not polled under its Grant yet:
+ * `poll --all-grants` lists every queue and remembers each request's company, so the same
+ * command run again acts for it (without --grant, which would search the same queue again).
+ */
+export async function requestNotFound(f: Factory, caller: Pick<Caller, 'grantId'>, requestId: string, cause?: unknown): Promise<RequestNotFoundError> {
+  const named = caller.grantId === undefined ? undefined : await namedCompany(f, caller.grantId);
+  const whose = named === undefined ? '' : ` of ${companyLabel(named.entry)}`;
+  if (named?.ofMany) {
+    const settings = await f.settings();
+    const again = settings.grant?.source === 'flag' ? 'run this again without --grant' : 'run this again';
+    return new RequestNotFoundError(`no return request ${requestId} in the queue${whose}`, {
+      hint: `it may be another company's: \`svc credit-note poll --all-grants\` lists the queues of all of them, each request with its company; then ${again}`,
+      cause,
+    });
+  }
+  return new RequestNotFoundError(`no return request ${requestId} in the queue${whose}`, { hint: `see the outstanding requests with \`${pollCommandFor(named)}\``, cause });
 }

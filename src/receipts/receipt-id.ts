@@ -81,8 +81,19 @@ export function receiptNamed(records: readonly ReceiptRecord[], given: string): 
   const byId = matchPrefix(name, ids, RECEIPT_IDS);
   const found = records.find((r) => r.serviceReceiptId === byId);
   if (found !== undefined) return found;
-  const byNumber = matchPrefix(name, records.map(documentNumberOf), DOCUMENT_NUMBERS);
+  const byNumber = documentNumberNamed(records, name);
   return records.find((r) => documentNumberOf(r) === byNumber);
+}
+
+/**
+ * The whole document number `given` names among the records: itself, or the one number it is
+ * a unique prefix of (one number may be on receipts of several companies); undefined when no
+ * record's number starts with it. A prefix too short, or one of several numbers, is a UsageError naming them.
+ */
+export function documentNumberNamed(records: readonly ReceiptRecord[], given: string): string | undefined {
+  const numbers = records.map(documentNumberOf);
+  const number = matchPrefix(given.trim(), numbers, DOCUMENT_NUMBERS);
+  return numbers.includes(number) ? number : undefined;
 }
 
 /**

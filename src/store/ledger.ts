@@ -32,6 +32,8 @@ export interface Credited {
   templateRequest: CreditNoteRecord['templateRequest'];
   /** The credit note's own ID; undefined while its submission is under way. */
   serviceReceiptId?: string | undefined;
+  /** When the service accepted it (its record's); undefined while its submission is under way. */
+  issuedAt?: string | undefined;
   /** Set for a reservation: the submission under way (when it started, and which process). */
   pending?: { since: string; pid: number | undefined } | undefined;
 }

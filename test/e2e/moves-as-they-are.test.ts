@@ -84,6 +84,38 @@ describe('accept of a request issue would refuse', () => {
   }, 60_000);
 });
 
+describe('a partial accept of a part issue would refuse', () => {
+  it('accept --item: the same note as a whole accept, for the part accepted; a part that passes gets none', async () => {
+    const m = merchant();
+    // Milk bought twice, both credited by the first request: the second's milk is not left, its water is.
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const trigger = async (...items: string[]) => (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, ...items.flatMap((i) => ['--item', i])])).stdout.trim();
+    const first = await trigger('4001234567890:2');
+    const [second, third] = [await trigger('4001234567890:1', '4001111222333:1'), await trigger('4001234567890:1', '4001111222333:1')];
+    await m.svc(['credit-note', 'issue', first, '--yes']);
+    const accepted = await m.svc(['credit-note', 'accept', second, '--item', '4001234567890:1']);
+    expect(accepted.stdout).toBe(`${second} PARTIALLY_ACCEPTED (accepted part: 4001234567890:1, recorded)\n`);
+    expect(accepted.stderr).toMatch(new RegExp(`note: \`svc credit-note issue ${second}\` would refuse it \\(lineItems\\.0 \\(productId 4001234567890\\): quantity 1 is more than the 0 that can still be returned`));
+    expect(accepted.stderr).toContain(`; accepted in part, it can no longer be rejected: settle it another way and run \`svc credit-note complete ${second} --credited-elsewhere\``);
+    const water = await m.svc(['credit-note', 'accept', third, '--item', '4001111222333:1']);
+    expect(water.stderr).not.toContain('would refuse');
+  }, 60_000);
+});
+
+describe('issue --complete again, on the machine that issued it', () => {
+  it('says the credit note was issued here, and when; not "elsewhere"', async () => {
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const first = await m.svc(['credit-note', 'issue', a, '--complete', '--yes']);
+    const again = await m.svc(['credit-note', 'issue', a, '--complete', '--yes']);
+    expect(again.stderr).toMatch(new RegExp(`request ${a}: already credited by CN-R-2025-000871-\\d+-1 \\(issued here on \\d{4}-\\d{2}-\\d{2}T[^)]*\\); completed`));
+    expect(again.stderr).not.toContain('elsewhere');
+    expect(again.stdout).toBe(first.stdout);
+    const json = await m.json<{ issuedHere: boolean; message: string }>(['credit-note', 'issue', a, '--complete', '--yes']);
+    expect(json.message).toContain('(issued here on ');
+  }, 60_000);
+});
+
 describe('what a move asks of the service', () => {
   it('accept lists the queue once: the item read before the move is the one checked after it (GET /credit-note counted in --debug)', async () => {
     const m = merchant();

@@ -73,6 +73,60 @@ describe('a platform acting for several companies, day to day', () => {
     }
   });
 
+  it('--all-grants --receipt by a prefix of a document number: the requests one Grant finds by it; a prefix of several numbers exits 2 naming them, as under one Grant', async () => {
+    const m = merchant();
+    const receipt = await send(m, 'R-2026-000220', 'EU900000003');
+    await send(m, 'R-2026-000210', 'EU900000003');
+    await send(m, 'R-2026-000211');
+    const request = (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', '4001234567890:1'])).stdout.trim();
+    const one = await m.json<Polled[]>(['credit-note', 'poll', '--grant', 'EU900000003', '--all', '--receipt', 'R-2026-00022']);
+    expect(one.map((q) => q.requestId)).toEqual([request]);
+    const all = await m.json<Polled[]>(['credit-note', 'poll', '--all-grants', '--all', '--receipt', 'R-2026-00022']);
+    expect(all.map((q) => q.requestId)).toEqual([request]);
+    for (const grants of [['--grant', 'EU900000003'], ['--all-grants']]) {
+      const ambiguous = await runSvc(['credit-note', 'poll', ...grants, '--all', '--receipt', 'R-2026-0002'], { home: m.home, env: m.env });
+      expect(ambiguous.exitCode, `${grants.join(' ')}\n${ambiguous.stdout}\n${ambiguous.stderr}`).toBe(2);
+      expect(ambiguous.stderr).toContain('receipt document number "R-2026-0002" is ambiguous: it starts 3 IDs: R-2026-000210, R-2026-000211, R-2026-000220');
+    }
+  });
+
+  it("issue --complete again of a request of a company that is not the default, issued here: \"issued here on …\", not \"elsewhere\"", async () => {
+    const m = merchant();
+    const receipt = await send(m, 'R-AGAIN-1', 'EU900000004');
+    const request = (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', '4001234567890:1'])).stdout.trim();
+    await m.svc(['credit-note', 'poll', '--all-grants']);
+    const first = await m.svc(['credit-note', 'issue', request.slice(0, 8), '--complete', '--yes']);
+    expect(first.stderr).toContain('for Platform Shop 00004 GmbH');
+    const again = await m.svc(['credit-note', 'issue', request.slice(0, 8), '--complete', '--yes']);
+    expect(again.stderr).toMatch(new RegExp(`request ${request}: already credited by CN-R-AGAIN-1-1 \\(issued here on \\d{4}-\\d{2}-\\d{2}T[^)]*\\); completed`));
+    expect(again.stderr).not.toContain('elsewhere');
+    expect(again.stdout.trim()).toBe(first.stdout.trim());
+  });
+
+  it("show, accept, reject, complete and issue of another company's request not polled under its Grant: name the company searched, and a hint that finds it when followed", async () => {
+    const m = merchant();
+    const receipt = await send(m, 'R-UNSEEN-1', 'EU900000005');
+    const request = (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', '4001234567890:1'])).stdout.trim();
+    const prefix = request.slice(0, 8);
+    for (const verb of [['show'], ['accept'], ['reject', '--yes'], ['complete', '--yes', '--credited-elsewhere'], ['issue', '--yes']]) {
+      const r = await runSvc(['credit-note', verb[0]!, prefix, ...verb.slice(1)], { home: m.home, env: m.env });
+      const said = `${verb.join(' ')}: exit ${r.exitCode}\n${r.stdout}\n${r.stderr}`;
+      expect(r.exitCode, said).toBe(6);
+      expect(r.stderr, said).toMatch(new RegExp(`error: no return request ${prefix} in the queue of Example Retail Ltd \\(EU000000001\\)$`, 'm'));
+      expect(r.stderr, said).toContain('`svc credit-note poll --all-grants`');
+      expect(r.stderr, said).not.toMatch(/hint: see the outstanding requests with `svc credit-note poll`$/m);
+    }
+    // With --grant, the same command again would search the same queue: the hint says to leave it out.
+    const granted = await runSvc(['credit-note', 'show', prefix, '--grant', 'EU000000001'], { home: m.home, env: m.env });
+    expect(granted.exitCode).toBe(6);
+    expect(granted.stderr).toContain('then run this again without --grant');
+    // The hint, followed literally, finds it; the same command then acts for its company.
+    const polled = await m.svc(['credit-note', 'poll', '--all-grants']);
+    expect(polled.stdout).toContain('Platform Shop 00005 GmbH');
+    const shown = await m.svc(['credit-note', 'show', prefix]);
+    expect(shown.stdout).toContain('Platform Shop 00005 GmbH');
+  });
+
   it('--all-grants --sort receipt: by company, then the document number in natural order', async () => {
     const m = merchant();
     for (const number of ['R-SORT-10', 'R-SORT-2', 'R-SORT-1']) {

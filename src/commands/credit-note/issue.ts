@@ -5,6 +5,7 @@
 // run killed at any point is finished by running it again) is src/credit-notes/issuance.ts.
 import { issueCreditNote, type IssueOutcome, type IssueRequest } from '../../credit-notes/issuance.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
+import { issuedWhere } from '../../credit-notes/credited.js';
 import { reservationOf } from '../../credit-notes/submit.js';
 import type { CreditNoteTemplateRequest } from '../../contract/template.js';
 import { UsageError } from '../../errors.js';
@@ -56,12 +57,13 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
 }
 
 /**
- * `issue --complete` of a request another run credited: exit 0, since what was asked holds (its
- * credit note exists, once, and the request is completed). stdout names that credit note, as
- * an issue names its own; --json says it was not issued here (`issuedHere: false`).
+ * `issue --complete` of a request an earlier run credited (this one, or a colleague's on the
+ * team's ledger): exit 0, since what was asked holds (its credit note exists, once, and the
+ * request is completed). stderr says where and when the ledger has it issued; stdout names
+ * that credit note, as an issue names its own; --json says this run issued nothing (`issuedHere: false`).
  */
-function reportCreditedElsewhere(f: Factory, { requestId, creditNote, status }: Extract<IssueOutcome, { kind: 'credited-elsewhere' }>): void {
-  const said = `request ${requestId}: already credited by ${creditNote.documentNumber} (issued elsewhere); ${status === 'COMPLETED' ? 'completed' : `now ${status}`}`;
+async function reportCreditedElsewhere(f: Factory, { requestId, creditNote, status }: Extract<IssueOutcome, { kind: 'credited-elsewhere' }>): Promise<void> {
+  const said = `request ${requestId}: already credited by ${creditNote.documentNumber} (${await issuedWhere(f, creditNote)}); ${status === 'COMPLETED' ? 'completed' : `now ${status}`}`;
   if (!f.io.json) {
     note(f.io, said);
     return println(f.io, creditNote.serviceReceiptId ?? '');
@@ -71,6 +73,7 @@ function reportCreditedElsewhere(f: Factory, { requestId, creditNote, status }: 
     serviceReceiptId: creditNote.serviceReceiptId,
     requestId,
     documentNumber: creditNote.documentNumber,
+    issuedAt: creditNote.issuedAt,
     currency: request.currency,
     totalAmount: request.totalAmount,
     lines: creditNote.lines.map((l) => ({ productId: l.productId, quantity: l.quantity })),

@@ -10,7 +10,7 @@
 // (--reason) is kept in the ledger beside the request: the PATCH takes `{ status }` only, so
 // the service never hears it.
 import type { Caller } from '../../api/caller.js';
-import { listReturnRequests, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
+import { listReturnRequests, RequestNotFoundError, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus, type QueueItem } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
@@ -26,7 +26,7 @@ import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, 
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
-import { requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
+import { requestNotFound, requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import type { Factory } from '../../factory.js';
 import { oneLine, writeJson } from '../../io/output.js';
@@ -305,7 +305,10 @@ async function setStatuses(
       const before = kept === undefined ? await statusListed(caller, requestId) : kept === 'not found' ? undefined : kept.status;
       const part = parts?.get(requestId);
       const afterMove = part === undefined ? undefined : await recordPart(f, requestId, part);
-      const result = await setReturnRequestStatus(caller, requestId, status);
+      const result = await setReturnRequestStatus(caller, requestId, status).catch(async (error: unknown) => {
+        // Not in the queue of the company it was looked for in: which one, and where to look.
+        throw error instanceof RequestNotFoundError ? await requestNotFound(f, caller, requestId, error) : error;
+      });
       await afterMove?.();
       if (reason !== undefined) await keepReason(f, requestId, reason);
       results.push(part === undefined ? result : { ...result, acceptedPart: part });
@@ -313,8 +316,9 @@ async function setStatuses(
       const already = before === result.status && part === undefined ? ` (it already was: nothing changed)` : '';
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
       // The item read just before, as the move left it (its status read back from the service): no second listing.
-      if (status === 'ACCEPTED' && before !== result.status) {
-        await noteIfIssueWouldRefuse(f, caller, result.requestId, kept !== undefined && kept !== 'not found' ? { ...kept, status: result.status } : undefined);
+      // A part is checked as `issue` would credit it: the part just recorded (a part given again is a decision again).
+      if ((status === 'ACCEPTED' && before !== result.status) || (status === 'PARTIALLY_ACCEPTED' && part !== undefined)) {
+        await noteIfIssueWouldRefuse(f, caller, result.requestId, kept !== undefined && kept !== 'not found' ? { ...kept, status: result.status } : undefined, part !== undefined);
       }
     } catch (error) {
       if (requestIds.length === 1) throw error;
@@ -393,17 +397,19 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
 }
 
 /**
- * Accepted, a request can no longer be rejected: when `issue` would refuse it (more asked
- * back than is left, a closed return window), that is said now, with the way that is left.
+ * Accepted (whole, or in part), a request can no longer be rejected: when `issue` would refuse
+ * it (more asked back than is left, a closed return window), that is said now, with the way
+ * that is left. For a part, `issue` checks the part recorded, and so does this. Said once the
+ * move is made, as the read-back status is what `issue` would start from.
  */
-async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined): Promise<void> {
+async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined, inPart = false): Promise<void> {
   const { decisionOf } = await import('../../credit-notes/decision.js');
   const decision = await decisionOf(f, caller, requestId, [], found).catch(() => undefined);
   if (decision?.json.checks !== 'failed') return;
   const why = decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
   note(
     f.io,
-    `note: \`svc credit-note issue ${requestId}\` would refuse it (${why}); accepted, it can no longer be rejected: ` +
+    `note: \`svc credit-note issue ${requestId}\` would refuse it (${why}); accepted${inPart ? ' in part' : ''}, it can no longer be rejected: ` +
       `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\``,
   );
 }

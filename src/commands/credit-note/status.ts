@@ -366,9 +366,9 @@ async function refuseCompletingUncredited(f: Factory, requests: readonly Request
 }
 
 /** Why `issue` would refuse the request, in a line; undefined when it would not (or that cannot be learnt). */
-async function issueWouldRefuse(f: Factory, caller: Caller, requestId: string): Promise<string | undefined> {
+async function issueWouldRefuse(f: Factory, caller: Caller, requestId: string, found?: QueueItem): Promise<string | undefined> {
   const { decisionOf } = await import('../../credit-notes/decision.js');
-  const decision = await decisionOf(f, caller, requestId, []).catch(() => undefined);
+  const decision = await decisionOf(f, caller, requestId, [], found).catch(() => undefined);
   if (decision?.json.checks !== 'failed') return undefined;
   return decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
 }
@@ -403,10 +403,8 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
  * move is made, as the read-back status is what `issue` would start from.
  */
 async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined, inPart = false): Promise<void> {
-  const { decisionOf } = await import('../../credit-notes/decision.js');
-  const decision = await decisionOf(f, caller, requestId, [], found).catch(() => undefined);
-  if (decision?.json.checks !== 'failed') return;
-  const why = decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
+  const why = await issueWouldRefuse(f, caller, requestId, found);
+  if (why === undefined) return;
   note(
     f.io,
     `note: \`svc credit-note issue ${requestId}\` would refuse it (${why}); accepted${inPart ? ' in part' : ''}, it can no longer be rejected: ` +

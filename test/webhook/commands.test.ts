@@ -149,13 +149,13 @@ describe('events', () => {
     ]);
   });
 
-  it('prints short IDs and states as rows, up to --limit', async () => {
+  it('prints whole IDs and states as piped rows, up to --limit (a terminal shows the 12 digits replay takes)', async () => {
     const h = await harness();
     const [, b, c] = await journalWithThree(h);
     await events({ limit: '2' }, h.f);
     expect(h.streams.stdout()).toBe(
-      `${c!.slice(0, 12)}\tRETURN_REQUESTED\t${new Date(NOW + 2000).toISOString()}\tpending\n` +
-        `${b!.slice(0, 12)}\tRETURN_REQUESTED\t${new Date(NOW + 1000).toISOString()}\tfailed: cannot decrypt: no private keys available\n`,
+      `${c!}\tRETURN_REQUESTED\t${new Date(NOW + 2000).toISOString()}\tpending\n` +
+        `${b!}\tRETURN_REQUESTED\t${new Date(NOW + 1000).toISOString()}\tfailed: cannot decrypt: no private keys available\n`,
     );
     await expect(events({ limit: '0' }, h.f)).rejects.toThrow(UsageError);
   });
@@ -177,7 +177,7 @@ describe('a forward that never got through', () => {
     const id = await notForwarded(h, 'http://127.0.0.1:3000/hooks');
     await events({ limit: '5' }, h.f);
     expect(h.streams.stdout()).toBe(
-      `${id.slice(0, 12)}\tRETURN_REQUESTED\t${new Date(NOW).toISOString()}\tprocessed; not forwarded to http://127.0.0.1:3000/hooks: 500 Internal Server Error (4 attempts), http://127.0.0.1:9/other: failed: ECONNREFUSED (4 attempts)\n`,
+      `${id}\tRETURN_REQUESTED\t${new Date(NOW).toISOString()}\tprocessed; not forwarded to http://127.0.0.1:3000/hooks: 500 Internal Server Error (4 attempts), http://127.0.0.1:9/other: failed: ECONNREFUSED (4 attempts)\n`,
     );
     const json = await harness({ json: true });
     const jsonId = await notForwarded(json, 'http://127.0.0.1:3000/hooks');

@@ -55,7 +55,8 @@ export async function run(opts: EventsOptions, f: Factory): Promise<void> {
 async function show(f: Factory, rows: JournalledEvent[], where: string): Promise<void> {
   if (rows.length === 0 && !f.io.json) return note(f.io, `no deliveries in ${where} yet: see \`svc webhook listen\``);
   await writeList(f.io, rows, [
-    { header: 'ID', value: (r) => shortId(r.id), id: true },
+    // Piped, every value whole (the ID a script passes on); on a terminal, the 12 hex digits `replay` takes.
+    { header: 'ID', value: (r) => (f.io.stdoutIsTTY ? shortId(r.id) : r.id), id: 12 },
     { header: 'EVENT', value: (r) => r.event ?? '-' },
     { header: 'RECEIVED', value: (r) => shownTime(f.io, f.env, r.receivedAt), whole: true },
     { header: 'STATUS', value: statusOf, flex: true },

@@ -30,6 +30,8 @@ export interface EventReport {
   requestId?: string;
   /** The company the event is of (its `companyId`), when the delivery names it. */
   companyId?: string;
+  /** The receipt a RETURN_REQUESTED is about, the credit note a CREDIT_NOTE_CREATED is: outside the ciphertext, so there when decryption failed too. */
+  serviceReceiptId?: string;
 }
 
 export interface ProcessedEvent {
@@ -49,6 +51,8 @@ export interface Decoded {
   ciphertext?: string;
   /** The delivery's `companyId`: one listener may receive for thousands of companies. */
   companyId?: string;
+  /** The receipt (RETURN_REQUESTED) or the credit note (CREDIT_NOTE_CREATED) it names. */
+  serviceReceiptId?: string;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -72,7 +76,8 @@ export async function decodeDelivery(raw: Buffer, decryptor: Pick<Decryptor, 'de
 
   if (event.event === 'RETURN_REQUESTED') {
     const item = event.data.creditNoteInitiationRequest;
-    const company = item.companyId === undefined ? {} : { companyId: item.companyId };
+    // Outside the ciphertext: said also when it cannot be opened, and the request found by its ciphertext.
+    const company = { ...(item.companyId === undefined ? {} : { companyId: item.companyId }), serviceReceiptId: item.serviceReceiptId, ciphertext: item.encryptedCreditNoteInitiationRequest };
     const opened = await open(
       { ciphertext: item.encryptedCreditNoteInitiationRequest, wrappedKey: item.encryptedSymmetricKey, publicKey: item.publicKey },
       decryptor,
@@ -86,7 +91,6 @@ export async function decodeDelivery(raw: Buffer, decryptor: Pick<Decryptor, 'de
       event: event.event,
       data: opened.value,
       summary: `receipt ${opened.value.serviceReceiptId}  ${items} item${items === 1 ? '' : 's'}`,
-      ciphertext: item.encryptedCreditNoteInitiationRequest,
     };
   }
   const note = event.data.encryptedCreditNote;
@@ -96,9 +100,10 @@ export async function decodeDelivery(raw: Buffer, decryptor: Pick<Decryptor, 'de
     (value) => validate(ReceiptEnvelope, value),
     'receipt envelope',
   );
-  if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `credit note ${note.serviceReceiptId}`, companyId: note.companyId };
+  if ('error' in opened) return { event: event.event, data: null, error: opened.error, summary: `credit note ${note.serviceReceiptId}`, companyId: note.companyId, serviceReceiptId: note.serviceReceiptId };
   return {
     companyId: note.companyId,
+    serviceReceiptId: note.serviceReceiptId,
     event: event.event,
     data: opened.value,
     summary: `credit note ${note.serviceReceiptId}  ${Object.keys(opened.value.documents).join(', ')}`,
@@ -287,10 +292,9 @@ export function createProcessor(opts: ProcessorOptions): Processor {
       ...(decoded.error === undefined ? {} : { error: decoded.error }),
       ...(requestId === undefined ? {} : { requestId }),
       ...(decoded.companyId === undefined ? {} : { companyId: decoded.companyId }),
+      ...(decoded.serviceReceiptId === undefined ? {} : { serviceReceiptId: decoded.serviceReceiptId }),
     };
-    // Only a listener for several companies names them (it passes companyName).
-    const company = decoded.companyId === undefined || opts.companyName === undefined ? '' : `  company ${opts.companyName(decoded.companyId) ?? decoded.companyId}`;
-    const written = opts.report({ report, summary: `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`, forwarded: forwarded?.text });
+    const written = opts.report({ report, summary: eventSummary(decoded, requestId, opts.companyName), forwarded: forwarded?.text });
     // Not awaited: the next event need not wait for this marker's fsync, and markers of
     // consecutive events share one (group commit). The journal flushes them before it closes.
     const mark = () => {
@@ -411,4 +415,14 @@ export function createProcessor(opts: ProcessorOptions): Processor {
 
 function withCompany(companyId: string | undefined): { companyId?: string } {
   return companyId === undefined ? {} : { companyId };
+}
+
+/**
+ * The human line's description, as `listen` and `replay` both write it: the request it is in
+ * the queue, what it is, and, for a profile acting for several companies (`companyName`
+ * given), whose.
+ */
+export function eventSummary(decoded: Pick<Decoded, 'summary' | 'companyId'>, requestId: string | undefined, companyName: ((companyId: string) => string | undefined) | undefined): string {
+  const company = decoded.companyId === undefined || companyName === undefined ? '' : `  company ${companyName(decoded.companyId) ?? decoded.companyId}`;
+  return `${requestId === undefined ? decoded.summary : `request ${requestId}  ${decoded.summary}`}${company}`;
 }

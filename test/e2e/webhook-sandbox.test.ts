@@ -29,6 +29,9 @@ interface ListenEvent {
   duplicate: boolean;
   data: { serviceReceiptId?: string; lineItems?: unknown[]; envelopeVersion?: number; documents?: Record<string, unknown> } | null;
   error?: string;
+  requestId?: string;
+  companyId?: string;
+  serviceReceiptId?: string;
 }
 
 interface Listener {
@@ -110,6 +113,8 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
       const created = events().find((e) => e.event === 'CREDIT_NOTE_CREATED');
       expect(created?.error).toBeUndefined();
       expect(created?.data?.envelopeVersion).toBe(1);
+      // The JSON line names the credit note as the text line does.
+      expect(created).toMatchObject({ serviceReceiptId: issued.serviceReceiptId });
       expect(Object.keys(created?.data?.documents ?? {}).sort()).toEqual(['SERVICE', 'UBL_CREDIT_NOTE']);
       await until(() => stderr().includes(`credit note ${issued.serviceReceiptId}  SERVICE, UBL_CREDIT_NOTE`), 'the CREDIT_NOTE_CREATED line on stderr');
       // Each line's delivery ID is the one the sandbox's event log gives beside its evt_ ID.
@@ -129,6 +134,10 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
     ]);
     const replayed = await json<ListenEvent>(['webhook', 'replay', journalled[1]!.id.slice(0, 12)]);
     expect(replayed).toMatchObject({ event: 'RETURN_REQUESTED', data: events()[0]?.data });
+    // A replay says what the live line said: the request in the queue, the company, the receipt.
+    const live = events().find((e) => e.event === 'RETURN_REQUESTED')!;
+    expect(replayed).toMatchObject({ requestId: live.requestId, companyId: live.companyId, serviceReceiptId: live.serviceReceiptId });
+    expect(live.serviceReceiptId).toEqual(expect.any(String));
     // Customer data never reaches the journal: only ciphertext.
     const journal = await readFile(join(m.home.stateDir, 'local', 'webhooks', 'journal.ndjson'), 'utf8');
     expect(journal).not.toContain('4001234567890');

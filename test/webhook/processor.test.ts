@@ -71,8 +71,10 @@ describe('known events', () => {
       data: returnRequest('sr-1'),
       // The company the event is of: one listener may receive for thousands.
       companyId: 'c0000000-0000-4000-8000-000000000001',
+      // What the text line names: the receipt, or the credit note.
+      serviceReceiptId: 'sr-1',
     });
-    expect(second).toEqual({ id: bodyId(created), event: 'CREDIT_NOTE_CREATED', receivedAt: new Date(NOW).toISOString(), verified: true, duplicate: false, data: envelope(), companyId: 'c0000000-0000-4000-8000-000000000001' });
+    expect(second).toEqual({ id: bodyId(created), event: 'CREDIT_NOTE_CREATED', receivedAt: new Date(NOW).toISOString(), verified: true, duplicate: false, data: envelope(), companyId: 'c0000000-0000-4000-8000-000000000001', serviceReceiptId: 'cn-1' });
     const stderr = h.streams.stderr();
     expect(stderr).toContain(`--> RETURN_REQUESTED  ${bodyId(returned).slice(0, 12)}  receipt sr-1  2 items\n`);
     expect(stderr).toContain(`--> CREDIT_NOTE_CREATED  ${bodyId(created).slice(0, 12)}  credit note cn-1  SERVICE, UBL_CREDIT_NOTE\n`);
@@ -414,6 +416,13 @@ describe('--forward-to', () => {
 });
 
 describe('decodeDelivery', () => {
+  it('a RETURN_REQUESTED that cannot be opened still names its receipt, its company and its ciphertext (the request is found by it)', async () => {
+    const body = returnRequestedBody('sr-9', FOREIGN_KEY);
+    const decoded = await decodeDelivery(body, inProcessDecryptor(async () => [{ keyId: CURRENT_KEY.keyId, privateKeyPem: CURRENT_KEY.privateKeyPem }]));
+    expect(decoded.error).toEqual(expect.any(String));
+    expect(decoded).toMatchObject({ event: 'RETURN_REQUESTED', serviceReceiptId: 'sr-9', companyId: 'c0000000-0000-4000-8000-000000000001', ciphertext: expect.any(String) });
+  });
+
   it('names no plaintext in its errors', async () => {
     const sealed = encryptJson({ ...returnRequest('sr-1'), refundPreference: 'CASH-4111111111111111' }, CURRENT_KEY.publicKey);
     const item = {

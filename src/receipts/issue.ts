@@ -204,12 +204,25 @@ function howItDiffers(earlier: ReceiptRecord | undefined, input: Pick<ReceiptInp
   const sameTo = to === `${input.lookup.kind} ${input.lookup.display}`;
   const sameCustomer = contentDigest(earlier.customer ?? {}) === contentDigest(input.customer ?? {});
   const differences = [
-    ...(sameDocument ? [] : ['another document (the file differs)']),
+    ...(sameDocument ? [] : [documentDiffers(earlier.templateRequest as unknown as Record<string, unknown>, input.request as unknown as Record<string, unknown>)]),
     ...(sameTo ? [] : [`this send names ${input.lookup.kind} ${input.lookup.display}`]),
     ...(sameCustomer ? [] : ['other customer details (--customer)']),
   ];
   if (differences.length === 0) return `to ${to}, with other content than this send (another ${input.lookup.kind} with the same shown digits, or customer details of its own)`;
   return `to ${to}${sameDocument ? ', the same document' : ''}: ${differences.join('; ')}`;
+}
+
+/**
+ * Which of the document's fields differ, by name, not "the file": a file sent again as it was
+ * with `--issue-date now` differs in its date alone, which is said with both dates.
+ */
+function documentDiffers(earlier: Record<string, unknown>, now: Record<string, unknown>): string {
+  const names = [...new Set([...Object.keys(earlier), ...Object.keys(now)])].filter((k) => contentDigest(earlier[k] ?? null) !== contentDigest(now[k] ?? null));
+  if (names.length === 1 && names[0] === 'issueDate') {
+    return `another document: its issueDate (${String(earlier.issueDate)} then, ${String(now.issueDate)} in this send; \`--issue-date now\` dates each send anew)`;
+  }
+  const shown = names.slice(0, 4).join(', ') + (names.length > 4 ? `, and ${names.length - 4} more` : '');
+  return `another document: ${names.length === 1 ? 'its field' : 'its fields'} ${shown} ${names.length === 1 ? 'differs' : 'differ'}`;
 }
 
 /**

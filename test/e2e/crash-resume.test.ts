@@ -96,7 +96,7 @@ describe('receipt send, killed at each step and run again', () => {
     const other = await runSvc(['receipt', 'send', '--file', file, '--email', 'bob@example.com'], { home: m.home, env: m.env });
     expect(other.exitCode, other.stderr).toBe(7);
     expect(other.stderr).toMatch(/receipt R-2025-000871-\d+ was already issued as \S+ to email alice@example\.com, the same document: this send names email bob@example\.com/);
-    expect(other.stderr).not.toContain('the file differs');
+    expect(other.stderr).not.toContain('another document');
     expect(other.stderr).toContain('svc receipt list');
     // Another file under the same number, to the same customer: the document differs.
     const changed = join(dirname(file), `changed-${basename(file)}`);
@@ -105,7 +105,8 @@ describe('receipt send, killed at each step and run again', () => {
     await writeFile(changed, JSON.stringify(request));
     const edited = await runSvc(['receipt', 'send', '--file', changed, '--email', 'alice@example.com'], { home: m.home, env: m.env });
     expect(edited.exitCode, edited.stderr).toBe(7);
-    expect(edited.stderr).toMatch(/was already issued as \S+ to email alice@example\.com: another document \(the file differs\)/);
+    // Named by field: a file is not what differs, its products are.
+    expect(edited.stderr).toMatch(/was already issued as \S+ to email alice@example\.com: another document: its field products differs/);
     // A dry run meets what a send would: the refusal, or the receipt reported again.
     const dry = await runSvc(['receipt', 'send', '--file', file, '--email', 'bob@example.com', '--dry-run'], { home: m.home, env: m.env });
     expect(dry.exitCode, dry.stderr).toBe(7);
@@ -114,6 +115,14 @@ describe('receipt send, killed at each step and run again', () => {
     expect(dryAgain.exitCode, dryAgain.stderr).toBe(0);
     expect(dryAgain.stderr).toMatch(/was already issued as \S+ at \S+: a send would report it again and send nothing/);
     expect(await serviceDocuments('RECEIPT')).toEqual(before);
+    // The README tour's send again: the same file dated anew by --issue-date now differs in its date alone, which is said.
+    const dated = await m.newReceiptFile();
+    const send = () => runSvc(['receipt', 'send', '--file', dated, '--issue-date', 'now', '--email', 'alice@example.com'], { home: m.home, env: m.env });
+    expect((await send()).exitCode).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const redated = await send();
+    expect(redated.exitCode, redated.stderr).toBe(7);
+    expect(redated.stderr).toMatch(/another document: its issueDate \(\S+ then, \S+ in this send; `--issue-date now` dates each send anew\)/);
   });
 
   it('a retry from a machine that never saw the first run (a fresh ledger) is reported as already issued (exit 7), never issued twice', async () => {

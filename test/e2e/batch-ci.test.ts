@@ -124,5 +124,12 @@ describe('receipt send --batch in a CI script', () => {
       expect(results.get(n)?.error?.serviceReceiptId).toBe(issued.get(n)?.serviceReceiptId);
     }
     expect(results.get(3)?.serviceReceiptId).toBeTruthy();
+    // The hint is true of those lines: running the batch again changes nothing for them.
+    expect(retry.stderr).toContain('every one already_submitted: its document number is a receipt issued before');
+    expect(retry.stderr).not.toContain('fix those lines');
+    const again = await runSvc(['receipt', 'send', '--batch', firstTwo], { home: runner, env: m.env });
+    expect(again.exitCode, again.stderr).toBe(7);
+    expect(again.stderr).toContain('every one already_submitted: its document number is a receipt issued before (its serviceReceiptId is on its line), so running the batch again changes nothing for it; give a new receipt its own documentNumber');
+    expect(again.stderr).not.toContain('fix those lines');
   }, 90_000);
 });

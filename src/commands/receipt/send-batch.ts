@@ -101,7 +101,7 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
       progress.warn(`${WARNING}line ${line}: ${text.slice(WARNING.length)}`);
     },
   });
-  const failures: { line: number; exitCode: ExitCode }[] = [];
+  const failures: { line: number; exitCode: ExitCode; issuedBefore?: true }[] = [];
   const issued: [serviceReceiptId: string, grantId: string][] = [];
 
   // A reader that stops early (`| head -1`) stops the batch: no new line is started, those
@@ -137,8 +137,9 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
           ...(warnings.length === 0 ? {} : { warnings }),
         });
       } catch (error) {
-        failures.push({ line: entry.line, exitCode: error instanceof SvcError ? error.exitCode : ExitCode.failure });
-        emit({ line: entry.line, error: lineError(error) });
+        const reported = lineError(error);
+        failures.push({ line: entry.line, exitCode: error instanceof SvcError ? error.exitCode : ExitCode.failure, ...(reported.code === 'already_submitted' ? { issuedBefore: true as const } : {}) });
+        emit({ line: entry.line, error: reported });
       }
     }
   };
@@ -161,8 +162,19 @@ export async function runBatch(opts: SendOptions, file: string, f: Factory): Pro
   throw new BatchError(
     `${failures.length} of ${lines.length} receipts failed (line${numbers.length > 1 ? 's' : ''} ${numbers.slice(0, 20).join(', ')}${numbers.length > 20 ? ', …' : ''})`,
     partialExitCode(failures.map((x) => x.exitCode), lines.length),
-    'each failed line is on stdout with its error; fix those lines and run the same batch again: what was issued is not issued twice',
+    batchHint(failures.filter((x) => x.issuedBefore).length, failures.length),
   );
+}
+
+/**
+ * What to do about the lines that failed, true of them: a line whose document number is a
+ * receipt issued already (`already_submitted`) is not fixed by running the batch again.
+ */
+function batchHint(issuedBefore: number, failed: number): string {
+  const again = 'fix those lines and run the same batch again: what was issued is not issued twice';
+  if (issuedBefore === 0) return `each failed line is on stdout with its error; ${again}`;
+  const taken = `already_submitted: its document number is a receipt issued before (its serviceReceiptId is on its line), so running the batch again changes nothing for it; give a new receipt its own documentNumber`;
+  return issuedBefore === failed ? `each failed line is on stdout with its error, every one ${taken}` : `each failed line is on stdout with its error; a line ${taken}; for the others, ${again}`;
 }
 
 type ParsedLine = { line: number; input: ReceiptInput; grant?: string; unknown: string[] } | { line: number; error: LineError };

@@ -305,7 +305,7 @@ complete -c svc -n '__svc_at webhook unsubscribe' -l grant -x -a '(svc __complet
 complete -c svc -n '__svc_at webhook unsubscribe' -l all-grants -d 'act for every company of the profile at once (partly failed: exit 9)'
 complete -c svc -n '__svc_at webhook unsubscribe' -l grants -r -F -d 'act for the companies named in a file, one selector per line (- for stdin)'
 complete -c svc -n '__svc_at webhook unsubscribe' -l concurrency -x -d 'companies at once with --all-grants or --grants (default 16)'
-complete -c svc -n '__svc_at webhook unsubscribe' -l url -x -d 'with --all-grants or --grants: remove each company\'s subscriptions to this URL'
+complete -c svc -n '__svc_at webhook unsubscribe' -l url -x -d 'remove every subscription to this URL (of this company; with --all-grants or --grants, of each company)'
 complete -c svc -n '__svc_at webhook unsubscribe' -a '(svc __complete -- "webhook unsubscribe" id 2>/dev/null)'
 complete -c svc -n '__svc_at webhook listen' -l grant -x -d 'the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company\'s name (default: the profile\'s Grant)'
 complete -c svc -n '__svc_at webhook listen' -l grant -x -a '(svc __complete -- "webhook listen" --grant 2>/dev/null)'

@@ -94,4 +94,24 @@ describe('webhook subscriptions without leaks', () => {
     expect(again.exitCode).toBe(6);
     expect(again.stderr).toContain(`no webhook subscription ${id}`);
   });
+
+  it('unsubscribe --url removes every subscription of this company to that URL, as webhooks.md says (the ones --port 0 runs left behind); other URLs stay', async () => {
+    const m = merchant();
+    const url = `http://127.0.0.1:${await freeLoopbackPort()}/left`;
+    const other = `http://127.0.0.1:${await freeLoopbackPort()}/kept`;
+    const first = (await m.svc(['webhook', 'subscribe', '--url', url, '--events', 'RETURN_REQUESTED'])).stdout.trim();
+    const second = (await m.svc(['webhook', 'subscribe', '--url', url, '--events', 'CREDIT_NOTE_CREATED'])).stdout.trim();
+    const kept = (await m.svc(['webhook', 'subscribe', '--url', other])).stdout.trim();
+    const removed = await runSvc(['webhook', 'unsubscribe', '--url', url], { home: m.home, env: m.env });
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(removed.stdout.trim().split('\n').sort()).toEqual([first, second].sort());
+    expect(removed.stderr).toContain(`unsubscribed 2 subscriptions to ${url}`);
+    const ids = (await m.json<Row[]>(['webhook', 'list'])).map((r) => r.id);
+    expect(ids).toContain(kept);
+    expect(ids).not.toContain(first);
+    expect(ids).not.toContain(second);
+    const none = await runSvc(['webhook', 'unsubscribe', '--url', url], { home: m.home, env: m.env });
+    expect(none.exitCode).toBe(6);
+    expect(none.stderr).toContain(`no webhook subscription to ${url} on the service`);
+  });
 });

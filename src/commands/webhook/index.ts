@@ -19,8 +19,8 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .action((flags: { allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => ctx.run(cmd, () => import('./list.js'), flags));
   fanOutOptions(grantOption(wh.command('unsubscribe')))
     .description('remove a subscription on the service and forget its secret here')
-    .argument('[id]', 'subscription ID, or a unique prefix of 6+ characters (see `svc webhook list`); required but with --all-grants or --grants')
-    .option('--url <url>', 'with --all-grants or --grants: remove each company\'s subscriptions to this URL')
+    .argument('[id]', 'subscription ID, or a unique prefix of 6+ characters (see `svc webhook list`); or give --url')
+    .option('--url <url>', 'remove every subscription to this URL (of this company; with --all-grants or --grants, of each company)')
     .action((id: string | undefined, flags: { url?: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) => ctx.run(cmd, () => import('./unsubscribe.js'), { id, ...flags }))
   ;
   fanOutOptions(grantOption(wh.command('listen')))

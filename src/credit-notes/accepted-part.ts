@@ -11,6 +11,7 @@ import { UsageError, ValidationError } from '../errors.js';
 import { ReceiptTemplateRequest } from '../contract/template.js';
 import { countableQuantityProblem } from '../contract/units.js';
 import type { Factory } from '../factory.js';
+import { inputOrCancel } from '../io/prompter.js';
 import type { AcceptedPart } from '../store/ledger.js';
 import type { ItemQuantity } from './item-flag.js';
 import { askedPart, parsePart, partProblem } from './part.js';
@@ -111,14 +112,18 @@ export async function askPart(f: Factory, requestId: string, request: ReturnRequ
   const record = await (await f.ledger()).receipt(request.serviceReceiptId);
   note(f.io, `${request.lineItems.length === 1 ? 'The product' : 'The products'} asked back:\n${askedProducts(request, record)}`);
   const kept = typedParts.get(requestId);
-  const text = await f.prompter().input({
-    message: `Which part of ${requestId.slice(0, 8)} is accepted? PRODUCT_ID:QTY, several separated by spaces:`,
-    flag: '--item',
-    default: kept ?? (start && start.length > 0 ? partText(start) : askedPart(request)),
-    editable: true,
-    validate: (value) => partProblem(value, requestId, request),
-    typed: (value) => void typedParts.set(requestId, value),
-  });
+  const text = await inputOrCancel(
+    f.prompter(),
+    {
+      message: `Which part of ${requestId.slice(0, 8)} is accepted? PRODUCT_ID:QTY, several separated by spaces:`,
+      flag: '--item',
+      default: kept ?? (start && start.length > 0 ? partText(start) : askedPart(request)),
+      editable: true,
+      validate: (value) => partProblem(value, requestId, request),
+      typed: (value) => void typedParts.set(requestId, value),
+    },
+    'cancelled: nothing was accepted',
+  );
   typedParts.delete(requestId);
   return parsePart(text, requestId, request);
 }

@@ -48,6 +48,19 @@ export async function confirmOrCancel(prompter: Prompter, ask: Ask & { default?:
   if (!ok) throw new CancelError(unless);
 }
 
+/**
+ * A question whose Esc or Ctrl-C cancels a move (a reject's reason, an accepted part): the
+ * cancellation says what did not happen, as `confirmOrCancel`'s does, not a bare "cancelled".
+ */
+export async function inputOrCancel(prompter: Prompter, ask: Parameters<Prompter['input']>[0], unless: string): Promise<string> {
+  try {
+    return await prompter.input(ask);
+  } catch (error) {
+    if (error instanceof CancelError) throw new CancelError(unless);
+    throw error;
+  }
+}
+
 export function createPrompter(io: IOStreams): Prompter {
   // What the prompt needed and why svc could not ask, in words ("no value and prompts are off" read as jargon).
   const guard = (ask: Ask, needs: 'a value' | 'your confirmation' | 'a choice' = 'a value') => {

@@ -40,7 +40,8 @@ describe('Esc at the support desk', () => {
         term.keys('r');
         await term.waitFor('Why reject');
         term.keys('Escape');
-        await until(() => lines(term).at(-1)?.startsWith('cancelled') === true && rowOf(term, id)?.includes('PENDING') === true, 'the reason prompt left', term);
+        // Said as the question's Esc says it: what did not happen.
+        await until(() => lines(term).at(-1)?.startsWith('cancelled: nothing was rejected') === true && rowOf(term, id)?.includes('PENDING') === true, 'the reason prompt left', term);
         expect(rowOf(term, id)?.startsWith('>*')).toBe(true);
         // The question after the reason: Esc is not an answer (neither y nor the default).
         term.keys('r');
@@ -104,7 +105,7 @@ describe('Esc at the support desk', () => {
       term.keys('r');
       await term.waitFor('Why reject it?');
       term.keys('Escape');
-      await until(() => askedAgainAfter('cancelled'), 'the same request asked again', term);
+      await until(() => askedAgainAfter('cancelled: nothing was rejected'), 'the same request asked again', term);
       term.keys('r');
       await until(() => term.text().split('Why reject it?').length - 1 === 2, 'the reason asked again', term);
       term.type('dented');

@@ -142,7 +142,7 @@ describe('the queue screen at the support desk', () => {
       term.keys('BSpace');
       term.type('1');
       term.keys('Escape');
-      await until(() => lines(term).at(-1)?.startsWith('cancelled') === true && rowOf(term, x)?.includes('PENDING') === true, 'the part prompt left', term);
+      await until(() => lines(term).at(-1)?.startsWith('cancelled: nothing was accepted') === true && rowOf(term, x)?.includes('PENDING') === true, 'the part prompt left', term);
       term.keys('p');
       await term.waitFor(/is accepted\?[^?]*4001234567890:1\s*$/m);
       term.keys('Enter');

@@ -6,6 +6,7 @@
 import { Writable } from 'node:stream';
 import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
 import { reasonProblem } from '../../credit-notes/rejection.js';
+import { inputOrCancel } from '../../io/prompter.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
 import { oneLine } from '../../io/output.js';
@@ -62,15 +63,19 @@ export function screenDecisions(f: Factory): Decisions {
       run(async (g) => {
         const which = requestIds.length === 1 ? 'it' : `these ${requestIds.length}`;
         // A reason typed and then declined at the question (n, Esc) is offered again, not lost.
-        const reason = await g.prompter().input({
-          message: `Why reject ${which}? (kept on this machine only)`,
-          flag: '--reason',
-          ...(typedReason.trim() === '' ? {} : { default: typedReason }),
-          validate: (v) => reasonProblem(v) ?? true,
-          typed: (value) => {
-            if (value !== '') typedReason = value;
+        const reason = await inputOrCancel(
+          g.prompter(),
+          {
+            message: `Why reject ${which}? (kept on this machine only)`,
+            flag: '--reason',
+            ...(typedReason.trim() === '' ? {} : { default: typedReason }),
+            validate: (v) => reasonProblem(v) ?? true,
+            typed: (value) => {
+              if (value !== '') typedReason = value;
+            },
           },
-        });
+          'cancelled: nothing was rejected',
+        );
         typedReason = reason;
         await reject.run({ requestIds, reason }, g);
         typedReason = '';

@@ -37,6 +37,7 @@ import { writeRecord } from '../../io/output.js';
 import { printable } from '../../io/printable.js';
 import { canPrompt, note } from '../../io/streams.js';
 import { theme } from '../../io/theme.js';
+import { inputOrCancel } from '../../io/prompter.js';
 import type { ItemQuantity } from '../../credit-notes/item-flag.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { failIfSomeFailed, type FailedGrant } from '../../grants/report.js';
@@ -154,7 +155,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
         // Settled another way (nothing left to credit, refunded by hand): closed with no credit note, confirmed as `complete` is.
         await complete.run({ requestIds: [requestId], creditedElsewhere: true }, f);
       } else if (key === 'r') {
-        const reason = await f.prompter().input({ message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true });
+        const reason = await inputOrCancel(f.prompter(), { message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true }, 'cancelled: nothing was rejected');
         await reject.run({ requestIds: [requestId], reason }, f);
         rejectedWhy = reason.trim();
       } else {

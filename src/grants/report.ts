@@ -22,11 +22,13 @@ export interface FailedGrant {
 export interface FailureElement {
   grantId: string;
   companyId: string;
+  /** The company's name, as the table and the stderr line name it: an element a person reads in a log says whose it is. */
+  company: string;
   error: ErrorReport;
 }
 
 export function failureElements(failed: readonly FailedGrant[]): FailureElement[] {
-  return failed.map(({ target, error }) => ({ grantId: target.id, companyId: target.companyId, error: errorReport(error) }));
+  return failed.map(({ target, error }) => ({ grantId: target.id, companyId: target.companyId, company: target.company, error: errorReport(error) }));
 }
 
 /**

@@ -83,7 +83,7 @@ describe('svc grants', () => {
     expect((error as PartialFailureError).exitCode).toBe(ExitCode.partial);
     expect(JSON.parse(t.stdout())).toEqual([
       { ...DETAILS, grantId: GRANT.grant_id, companyId: GRANT.issuer_company_id },
-      { grantId: 'g-2', companyId: OTHER.issuer_company_id, error: expect.objectContaining({ code: 'authentication_required', exitCode: ExitCode.auth, message: expect.stringContaining('g-2') }) },
+      { grantId: 'g-2', companyId: OTHER.issuer_company_id, company: OTHER.company_legal_name, error: expect.objectContaining({ code: 'authentication_required', exitCode: ExitCode.auth, message: expect.stringContaining('g-2') }) },
     ]);
     expect(t.stderr()).toBe('');
   });

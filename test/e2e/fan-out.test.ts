@@ -54,12 +54,13 @@ describe('grants list --details --all-grants over 12 companies', () => {
 
     const json = await runSvc(['grants', 'list', '--details', '--all-grants', '--json'], { home, env: { SVC_BASE_URL: proxy.url } });
     expect(json.exitCode, json.stderr).toBe(9);
-    const elements = JSON.parse(json.stdout) as { grantId: string; companyId: string; stores?: unknown[]; error?: { exitCode: number } }[];
+    const elements = JSON.parse(json.stdout) as { grantId: string; companyId: string; company?: string; stores?: unknown[]; error?: { exitCode: number } }[];
     expect(elements).toHaveLength(grants.length);
     const failed = elements.filter((e) => e.error !== undefined);
-    expect(failed.map((e) => [e.grantId, e.companyId, e.error?.exitCode])).toEqual([
-      [revoked.grant_id, revoked.issuer_company_id, 4],
-      [refused.grant_id, refused.issuer_company_id, 5],
+    // Each failure names its company as the table and the stderr line do.
+    expect(failed.map((e) => [e.grantId, e.companyId, e.company, e.error?.exitCode])).toEqual([
+      [revoked.grant_id, revoked.issuer_company_id, revoked.company_legal_name, 4],
+      [refused.grant_id, refused.issuer_company_id, refused.company_legal_name, 5],
     ]);
     expect(elements.filter((e) => e.stores !== undefined).map((e) => e.grantId)).toEqual(grants.filter((g) => g !== revoked && g !== refused).map((g) => g.grant_id));
     // Under --json the failures are elements, and the exit code says the rest: no human line.

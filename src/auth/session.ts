@@ -10,7 +10,7 @@ import type { Grant } from '../contract/oauth.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import type { SecretStore } from '../secrets/store.js';
-import { authSecrets, clientCredentials, noCredentialsWithoutStore, type ClientCredentials } from './credentials.js';
+import { authSecrets, clientCredentials, missingFromEnvironment, noCredentialsWithoutStore, refuseEmptyCredentials, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { authIndex, knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
@@ -105,6 +105,7 @@ interface Session {
 }
 
 async function openSession(f: Factory): Promise<Session> {
+  await refuseEmptyCredentials(f);
   const settings = await f.settings();
   const profile = settings.profile.value;
   const config = await f.config();
@@ -112,6 +113,8 @@ async function openSession(f: Factory): Promise<Session> {
     throw noCredentialsWithoutStore(f, error);
   });
   const auth = readAuthorizations(config, profile);
+  // What "no Grant" says when the client came from SVC_CLIENT_ID (worked out only then: it may read the store).
+  const noGrant = knownIds(auth).length === 0 ? await missingFromEnvironment(f, settings, secrets) : undefined;
   const cache = profileTokenCache(f, secrets, profile);
   // Only a token request needs the client secret: a cache hit never reads it.
   let client: Promise<ClientCredentials> | undefined;
@@ -124,6 +127,7 @@ async function openSession(f: Factory): Promise<Session> {
     cache,
     slotOf,
     target(flag) {
+      if (flag === undefined && noGrant !== undefined) throw noGrant;
       const id = chooseGrant(auth, settings, flag);
       return { id, company: authIndex(auth).companies.get(id) };
     },

@@ -6,6 +6,7 @@
 // the company API key (or else a manage_client_applications token) for the public key, and for
 // the rest what `receipt send` uses (the Grant's write_receipts token, or the company API key).
 import { writeReceiptsCaller } from '../../auth/caller.js';
+import { refuseEmptyCredentials } from '../../auth/credentials.js';
 import { MANAGE_SCOPE } from '../../keys/client-application.js';
 import { DETAILS_SCOPE } from '../../auth/grant-details.js';
 import type { ApiKeyAuth, Method, TokenSource } from '../../api/client.js';
@@ -70,8 +71,12 @@ async function credentialsFor(f: Factory, path: string): Promise<TokenSource | A
   if (bare === '/oauth2/token/validate') return (await writeReceiptsCaller(f)).auth;
   if (bare.startsWith('/oauth2/') || bare.startsWith('/sandbox/') || bare === '/openapi.json') return undefined;
   if (bare.startsWith('/client-application')) {
-    const apiKey = PUBLIC_KEY.test(bare) && !f.env.SVC_TOKEN ? await (await f.secrets()).get('api-key') : null;
-    if (apiKey) return { apiKey };
+    if (PUBLIC_KEY.test(bare) && !f.env.SVC_TOKEN) {
+      // A stored key does not stand in for an empty SVC_API_KEY: that variable is named.
+      if (!f.env.SVC_API_KEY) await refuseEmptyCredentials(f);
+      const apiKey = await (await f.secrets()).get('api-key');
+      if (apiKey) return { apiKey };
+    }
     return tokenSourceFor(f, { scope: MANAGE_SCOPE });
   }
   return (await writeReceiptsCaller(f)).auth;

@@ -34,6 +34,8 @@ async function companyApiKey(f: Factory): Promise<string | undefined> {
   const authorizations = readAuthorizations(await f.config(), settings.profile.value);
   if (settings.grant || authorizations.grants.length + authorizations.companies.length > 0) return undefined;
   if (f.env.SVC_API_KEY) return f.env.SVC_API_KEY;
+  // Before a stored key stands in for an empty SVC_API_KEY (or SVC_CLIENT_SECRET, …): that variable is named.
+  await (await import('./credentials.js')).refuseEmptyCredentials(f);
   try {
     return (await (await f.secrets()).get('api-key')) ?? undefined;
   } catch (error) {

@@ -45,6 +45,11 @@ export async function knownClientSecret(f: Factory, profile: string, clientId: s
 export async function clientCredentials(f: Factory, settings: Settings, store: SecretStore): Promise<ClientCredentials> {
   const clientId = clientIdOf(settings);
   const clientSecret = await knownClientSecret(f, settings.profile.value, clientId, store);
+  if (clientSecret === undefined && settings.clientId?.source === 'env') {
+    throw new AuthError(`SVC_CLIENT_ID is set but SVC_CLIENT_SECRET is not, and profile "${settings.profile.value}" stores no client secret`, {
+      hint: 'set SVC_CLIENT_SECRET as well, or store the secret with `svc auth set-secret`',
+    });
+  }
   if (clientSecret === undefined) {
     throw new AuthError(`no client secret for profile "${settings.profile.value}"`, {
       hint: 'store it with `svc auth set-secret` (or `svc auth login --client-secret-stdin`), or set SVC_CLIENT_SECRET',
@@ -72,6 +77,7 @@ export async function authSecrets(f: Factory, settings: Settings): Promise<Secre
   }
 }
 
+/** The variables that hand in credentials (docs/ci-and-scripts.md): each is named when set but empty. */
 const CREDENTIAL_VARIABLES = ['SVC_API_KEY', 'SVC_TOKEN', 'SVC_CLIENT_ID', 'SVC_CLIENT_SECRET', 'SVC_GRANT_ID'] as const;
 
 /**
@@ -81,15 +87,9 @@ const CREDENTIAL_VARIABLES = ['SVC_API_KEY', 'SVC_TOKEN', 'SVC_CLIENT_ID', 'SVC_
  * that variable is what the job can act on, not the keychain it never meant to use.
  */
 function credentialsThatDidNotArrive(env: Readonly<Record<string, string | undefined>>, unusable: SecretStoreError): AuthError | undefined {
-  const empty = CREDENTIAL_VARIABLES.filter((name) => env[name] === '');
+  const empty = emptyCredentialVariables(env);
   const otherwise = `or set SVC_SECRET_STORE=file to use credentials stored on this machine`;
-  if (empty.length > 0) {
-    const names = empty.length === 1 ? empty[0] : `${empty.slice(0, -1).join(', ')} and ${empty.at(-1)}`;
-    return new AuthError(`${names} ${empty.length === 1 ? 'is' : 'are'} set but empty, and there is no secret store to take credentials from instead (${unusable.message})`, {
-      hint: `a CI secret the job is not given (a pull request from a fork, a misspelt secret name) arrives empty: give ${names} a value, ${otherwise}`,
-      cause: unusable,
-    });
-  }
+  if (empty.length > 0) return emptyVariablesError(empty, unusable);
   if ((env.SVC_CLIENT_ID ?? '') !== '' && env.SVC_CLIENT_SECRET === undefined) {
     return new AuthError(`SVC_CLIENT_ID is set but SVC_CLIENT_SECRET is not, and there is no secret store to take the client secret from (${unusable.message})`, {
       hint: `set SVC_CLIENT_SECRET as well (with SVC_GRANT_ID, the Grant to act for), ${otherwise}`,
@@ -97,6 +97,57 @@ function credentialsThatDidNotArrive(env: Readonly<Record<string, string | undef
     });
   }
   return undefined;
+}
+
+function emptyCredentialVariables(env: Readonly<Record<string, string | undefined>>): string[] {
+  return CREDENTIAL_VARIABLES.filter((name) => env[name] === '');
+}
+
+/** "SVC_CLIENT_SECRET is set but empty": what a CI secret the job is not given looks like. */
+function emptyVariablesError(empty: readonly string[], unusable: SecretStoreError | undefined): AuthError {
+  const names = empty.length === 1 ? empty[0] : `${empty.slice(0, -1).join(', ')} and ${empty.at(-1)}`;
+  const noStore = unusable === undefined ? '' : `, and there is no secret store to take credentials from instead (${unusable.message})`;
+  const otherwise =
+    unusable === undefined
+      ? `or unset ${empty.length === 1 ? 'it' : 'them'} to use what this profile stores`
+      : 'or set SVC_SECRET_STORE=file to use credentials stored on this machine';
+  return new AuthError(`${names} ${empty.length === 1 ? 'is' : 'are'} set but empty${noStore}`, {
+    hint: `a CI secret the job is not given (a pull request from a fork, a misspelt secret name) arrives empty: give ${names} a value, ${otherwise}`,
+    ...(unusable === undefined ? {} : { cause: unusable }),
+  });
+}
+
+/**
+ * Before any credential is chosen: a credential variable set to the empty string is an error
+ * naming it (exit 4), with or without a secret store, rather than a silent fall-back to what
+ * the store or the built-in sandbox client holds, or a "no Grant" that sends a job to log in.
+ */
+export async function refuseEmptyCredentials(f: Factory): Promise<void> {
+  const empty = emptyCredentialVariables(f.env);
+  if (empty.length === 0) return;
+  let unusable: SecretStoreError | undefined;
+  try {
+    await f.secrets();
+  } catch (error) {
+    if (!(error instanceof SecretStoreError)) throw error;
+    unusable = error;
+  }
+  throw emptyVariablesError(empty, unusable);
+}
+
+/**
+ * "no Grant" when the client comes from SVC_CLIENT_ID: the job meant to give the pair and a
+ * Grant, so what it left out is named (SVC_CLIENT_SECRET unless a stored or built-in secret
+ * fits, and SVC_GRANT_ID), not a login it cannot do. Undefined otherwise.
+ */
+export async function missingFromEnvironment(f: Factory, settings: Settings, store: SecretStore): Promise<AuthError | undefined> {
+  if (settings.clientId?.source !== 'env' || settings.grant !== undefined) return undefined;
+  const secret = await knownClientSecret(f, settings.profile.value, settings.clientId.value, store).catch(() => undefined);
+  const given = secret === undefined || (f.env.SVC_CLIENT_SECRET ?? '') === '' ? 'SVC_CLIENT_ID is' : 'SVC_CLIENT_ID and SVC_CLIENT_SECRET are';
+  const missing = secret === undefined ? 'SVC_CLIENT_SECRET and SVC_GRANT_ID are' : 'SVC_GRANT_ID is';
+  return new AuthError(`no Grant: ${given} set but ${missing} not`, {
+    hint: `set ${secret === undefined ? 'SVC_CLIENT_SECRET and ' : ''}SVC_GRANT_ID, the Grant to act for (\`svc grants list\` where this client is logged in); or SVC_API_KEY, or SVC_TOKEN; against a sandbox started with --auto-approve, \`svc sandbox login\``,
+  });
 }
 
 /**

@@ -3,13 +3,14 @@
 // refresh token for a code-flow company), once for all concurrent svc processes.
 import { join } from 'node:path';
 import type { TokenSource } from '../api/client.js';
+import { isLoopbackHost } from '../config/base-url.js';
 import type { Settings } from '../config/settings.js';
 import { ApiError, AuthError } from '../errors.js';
 import type { Grant } from '../contract/oauth.js';
 import type { Factory } from '../factory.js';
 import { note } from '../io/streams.js';
 import type { SecretStore } from '../secrets/store.js';
-import { authSecrets, clientCredentials, noCredentialsWithoutStore, type ClientCredentials } from './credentials.js';
+import { authSecrets, clientCredentials, missingFromEnvironment, noCredentialsWithoutStore, refuseEmptyCredentials, type ClientCredentials } from './credentials.js';
 import { cachedFromRecord, refreshCompanyTokens, requestGrantToken } from './flows.js';
 import { authIndex, knownIds, readAuthorizations, updateCompanyExpiry, type Authorizations, type CompanyRecord } from './profile.js';
 import { createTokenCache, fileShelf, secretStoreShelf, type CachedToken, type TokenCache } from './token-cache.js';
@@ -104,6 +105,7 @@ interface Session {
 }
 
 async function openSession(f: Factory): Promise<Session> {
+  await refuseEmptyCredentials(f);
   const settings = await f.settings();
   const profile = settings.profile.value;
   const config = await f.config();
@@ -111,6 +113,8 @@ async function openSession(f: Factory): Promise<Session> {
     throw noCredentialsWithoutStore(f, error);
   });
   const auth = readAuthorizations(config, profile);
+  // What "no Grant" says when the client came from SVC_CLIENT_ID (worked out only then: it may read the store).
+  const noGrant = knownIds(auth).length === 0 ? await missingFromEnvironment(f, settings, secrets) : undefined;
   const cache = profileTokenCache(f, secrets, profile);
   // Only a token request needs the client secret: a cache hit never reads it.
   let client: Promise<ClientCredentials> | undefined;
@@ -123,6 +127,7 @@ async function openSession(f: Factory): Promise<Session> {
     cache,
     slotOf,
     target(flag) {
+      if (flag === undefined && noGrant !== undefined) throw noGrant;
       const id = chooseGrant(auth, settings, flag);
       return { id, company: authIndex(auth).companies.get(id) };
     },
@@ -163,11 +168,41 @@ async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, 
       cause: error.cause,
     });
   }
-  const savedAt = grant?.saved_at;
+  // A Grant no login here recorded (`--grant ID`, the profile's `grant`): nothing says when it
+  // was known, so no restart can be told from a Grant that never existed or was revoked.
+  if (grant === undefined) return unknownGrant(grantId, settings, error.cause);
+  const savedAt = grant.saved_at;
+  if (typeof savedAt !== 'string') return error;
   // Loaded only on this failure: no command pays for it otherwise.
   const { sandboxRestartHint } = await import('./sandbox-restart.js');
-  const restarted = await sandboxRestartHint(f, grantId, typeof savedAt === 'string' ? savedAt : undefined);
+  const restarted = await sandboxRestartHint(f, grantId, savedAt);
   return restarted === undefined ? error : new AuthError(restarted.message, { hint: restarted.hint, cause: error.cause });
+}
+
+/** invalid_grant for a Grant the profile never recorded: only what is known, and hints that work. */
+function unknownGrant(grantId: string, settings: Settings, cause: ApiError): AuthError {
+  const sandbox = isLoopbackHost(hostOf(settings.baseUrl.value));
+  const profile = settings.profile.source === 'default' ? '' : ` --profile ${settings.profile.value}`;
+  return new AuthError(
+    `this client has no Grant ${grantId}: it never existed, was revoked${sandbox ? ', or the sandbox was restarted or reset since it was approved' : ''} (invalid_grant)`,
+    {
+      hint: [
+        `\`svc grants list${profile}\` shows the Grants this profile has`,
+        sandbox
+          ? `after a sandbox restart or reset, log in again: \`svc sandbox login${profile}\` (a sandbox started with --auto-approve), or \`svc auth login${profile}\``
+          : `a company approved since: \`svc auth login${profile}\``,
+      ].join('; '),
+      cause,
+    },
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
 }
 
 /**

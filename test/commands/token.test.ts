@@ -62,11 +62,19 @@ describe('svc token get', () => {
   });
 
   it('without any Grant fails with exit 4 and says to log in', async () => {
-    const { f } = make({ profiles: {} });
+    // The client ID the setup puts in SVC_CLIENT_ID kept in the profile instead: nothing in the environment.
+    const { f } = make({ profiles: { local: { clientId: 'app_profile' } }, env: { SVC_CLIENT_ID: undefined as unknown as string } });
     const error = await rejection(get({ force: false }, f));
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).exitCode).toBe(ExitCode.auth);
     expect((error as AuthError).message).toBe('no Grant: run `svc auth login`');
+  });
+
+  it('without any Grant, the client from SVC_CLIENT_ID: names SVC_GRANT_ID as what is missing, exit 4', async () => {
+    const { f } = make({ profiles: {} });
+    const error = await rejection(get({ force: false }, f));
+    expect((error as AuthError).exitCode).toBe(ExitCode.auth);
+    expect((error as AuthError).message).toBe('no Grant: SVC_CLIENT_ID is set but SVC_GRANT_ID is not');
   });
 });
 

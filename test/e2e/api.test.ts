@@ -56,6 +56,26 @@ describe('svc api', () => {
     expect(r.exitCode, r.stderr).toBe(0);
   });
 
+  it('-H "Authorization: …" of the caller\'s own, refused (401): sent once, svc\'s token neither added nor renewed; the error names the -H header, never its value (exit 4)', async () => {
+    const r = await api(['GET', '/credit-note', '-H', 'Authorization: Bearer bogus-token-7f3a', '--debug']);
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stderr.match(/^> GET \S+\/credit-note$/gm)).toHaveLength(1);
+    expect(r.stderr).not.toContain('renewing the token');
+    expect(r.stderr).not.toContain('POST /oauth2/token');
+    expect(r.stderr).not.toContain('POST http');
+    expect(r.stderr).toMatch(/^error: the service refused the Authorization header given with -H/m);
+    expect(r.stderr).not.toContain('svc auth login');
+    expect(r.stderr).not.toContain('bogus-token-7f3a');
+    const json = await api(['GET', '/credit-note', '-H', 'Authorization: Bearer bogus-token-7f3a', '--json']);
+    expect(json.exitCode).toBe(4);
+    expect(JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { exitCode: 4, message: expect.stringContaining('Authorization header given with -H') } });
+    expect(json.stderr).not.toContain('bogus-token-7f3a');
+    // A good one of the caller's own works as given.
+    const token = (await runSvc(['token', 'get'], { home: merchant().home, env: merchant().env })).stdout.trim();
+    const good = await api(['GET', '/credit-note', '-H', `Authorization: Bearer ${token}`]);
+    expect(good.exitCode, good.stderr).toBe(0);
+  });
+
   it('a method it does not send, or a path that is not below the base URL, is a usage error (2)', async () => {
     expect((await api(['TRACE', '/credit-note'])).exitCode).toBe(2);
     expect((await api(['GET', 'https://elsewhere.example/x'])).exitCode).toBe(2);

@@ -78,9 +78,70 @@ describe('CI credentials that did not arrive, on a runner with no keychain', () 
   });
 });
 
+/** `svc credit-note poll` on a fresh machine whose `local` profile has a secret store (a file; the keychain when there is one). */
+async function withStore(extra: Record<string, string>, store: 'file' | 'the local profile\'s own', baseUrl = 'http://127.0.0.1:9') {
+  return runSvc(['credit-note', 'poll', '--json'], {
+    home: await makeSvcHome(dirs),
+    env: {
+      CI: 'true',
+      SVC_BASE_URL: baseUrl,
+      // No keychain: the local profile keeps its secrets in a file by itself.
+      ...(store === 'file' ? {} : { SVC_SECRET_STORE: undefined, DBUS_SESSION_BUS_ADDRESS: undefined, HOME: await dirs.make('svc-home-') }),
+      ...extra,
+    },
+  });
+}
+
+describe('CI credentials that did not arrive, where the profile has a secret store', () => {
+  it('a variable set but empty is named, exit 4, never a login CI cannot do', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ SVC_CLIENT_SECRET: '' }, 'SVC_CLIENT_SECRET is set but empty'],
+      [{ SVC_API_KEY: '' }, 'SVC_API_KEY is set but empty'],
+      [{ SVC_TOKEN: '' }, 'SVC_TOKEN is set but empty'],
+      [{ SVC_GRANT_ID: '', SVC_CLIENT_ID: 'app_ci', SVC_CLIENT_SECRET: 'cs_ci' }, 'SVC_GRANT_ID is set but empty'],
+    ];
+    for (const store of ['file', "the local profile's own"] as const) {
+      for (const [env, said] of cases) {
+        const run = await withStore(env, store);
+        expect(run.exitCode, `${store} ${JSON.stringify(env)}\n${run.stderr}`).toBe(4);
+        expect(run.stdout).toBe('');
+        const error = jsonError(run.stderr);
+        expect(error.code).toBe('authentication_required');
+        expect(error.message).toContain(said);
+        expect(error.message).not.toContain('svc auth login');
+        expect(error.hint).toContain('pull request from a fork');
+        expect(run.stderr).not.toContain('cs_ci');
+      }
+    }
+  }, 60_000);
+
+  it('SVC_CLIENT_ID alone: what is missing is named (the secret and the Grant; the Grant when the secret is the built-in one), exit 4', async () => {
+    const alone = await withStore({ SVC_CLIENT_ID: 'app_ci' }, 'file');
+    expect(alone.exitCode, alone.stderr).toBe(4);
+    expect(jsonError(alone.stderr).message).toContain('SVC_CLIENT_ID is set but SVC_CLIENT_SECRET and SVC_GRANT_ID are not');
+    const withGrant = await withStore({ SVC_CLIENT_ID: 'app_ci', SVC_GRANT_ID: 'g-1' }, 'file');
+    expect(withGrant.exitCode, withGrant.stderr).toBe(4);
+    expect(jsonError(withGrant.stderr).message).toContain('SVC_CLIENT_ID is set but SVC_CLIENT_SECRET is not');
+    const builtin = await withStore({ SVC_CLIENT_ID: CLIENT_ID }, 'file');
+    expect(builtin.exitCode, builtin.stderr).toBe(4);
+    const error = jsonError(builtin.stderr);
+    expect(error.message).toContain('SVC_CLIENT_ID is set but SVC_GRANT_ID is not');
+    expect(error.hint).toContain('SVC_GRANT_ID');
+  });
+
+  it('SVC_GRANT_ID and SVC_CLIENT_ID with SVC_CLIENT_SECRET empty: refused naming it, not run on the built-in sandbox secret', async () => {
+    m ??= await startMerchant(dirs);
+    const [grant] = await m.json<{ grant_id: string }[]>(['grants', 'list']);
+    const run = await withStore({ SVC_GRANT_ID: grant!.grant_id, SVC_CLIENT_ID: CLIENT_ID, SVC_CLIENT_SECRET: '' }, 'file', m.sandbox.url);
+    expect(run.exitCode, run.stderr).toBe(4);
+    expect(run.stdout).toBe('');
+    expect(jsonError(run.stderr).message).toContain('SVC_CLIENT_SECRET is set but empty');
+  }, 60_000);
+});
+
 describe('CI credentials the service refuses or that name no Grant', () => {
   it('a wrong SVC_CLIENT_SECRET: exit 4 naming the variable, not `svc auth set-secret` (a stored secret would not be used)', async () => {
-    m = await startMerchant(dirs);
+    m ??= await startMerchant(dirs);
     const [grant] = await m.json<{ grant_id: string }[]>(['grants', 'list']);
     const run = await onRunner({ SVC_CLIENT_ID: CLIENT_ID, SVC_CLIENT_SECRET: 'cs_wrong', SVC_GRANT_ID: grant!.grant_id }, m.sandbox.url);
     expect(run.exitCode, run.stderr).toBe(4);

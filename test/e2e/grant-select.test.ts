@@ -71,6 +71,24 @@ describe('--grant SELECTOR', () => {
     expect(none.stderr).toContain('no Grant of this profile fits "acme" (--grant)');
   });
 
+  it('a Grant ID this client does not have: said so (never existed, revoked, or a sandbox reset), exit 4, not a sandbox restart; its hints work', async () => {
+    const m = merchant();
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    for (const args of [['credit-note', 'poll', '--grant', unknown], ['api', 'GET', `/oauth2/grants/${unknown}`]]) {
+      const run = await runSvc(args, { home: m.home, env: m.env });
+      expect(run.exitCode, run.stderr).toBe(4);
+      expect(run.stderr).toContain(`error: this client has no Grant ${unknown}`);
+      expect(run.stderr).toMatch(/never existed.*revoked.*restarted or reset/);
+      expect(run.stderr).not.toMatch(/no longer knows|restarted without --state|holds data only since/);
+      expect(run.stderr).toContain('`svc grants list`');
+      expect(run.stderr).toContain('`svc sandbox login`');
+    }
+    // Followed literally, the first hint lists the Grants the profile has.
+    const listed = await runSvc(['grants', 'list'], { home: m.home, env: m.env });
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stdout).toContain('Example Retail Ltd');
+  });
+
   it('completion offers the Grants with their companies', async () => {
     const m = merchant();
     const offered = await runSvc(['__complete', '--', 'credit-note poll', '--grant'], { home: m.home, env: m.env });

@@ -83,4 +83,31 @@ describe('profile names', () => {
     const listed = await runSvc(['--profile', 'production', 'config', 'get', 'base-url'], { home });
     expect(listed.stdout.trim()).toBe('https://api.example.com');
   });
+
+  it('a --profile that names no profile while SVC_BASE_URL is set: runs on the environment, with a note naming the profiles there are; config set still creates one', async () => {
+    const { makeSvcHome } = await import('./helpers.js');
+    const home = await makeSvcHome(dirs);
+    const env = { SVC_BASE_URL: 'http://127.0.0.1:9' };
+    expect((await runSvc(['config', 'set', 'base-url', 'https://api.example.com', '--profile', 'production'], { home })).exitCode).toBe(0);
+    for (const args of [['config', 'list', '--profile', 'typoo'], ['auth', 'status', '--profile', 'typoo'], ['config', 'list', '--profile', 'typoo', '--json']]) {
+      const run = await runSvc(args, { home, env });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr, args.join(' ')).toMatch(/^note: no profile "typoo" \(--profile\)/m);
+      expect(run.stderr).toContain('profiles here: local, production, sandbox');
+      expect(run.stderr).toContain('SVC_BASE_URL');
+    }
+    const fromEnv = await runSvc(['config', 'list'], { home, env: { ...env, SVC_PROFILE: 'typoo' } });
+    expect(fromEnv.stderr).toMatch(/^note: no profile "typoo" \(SVC_PROFILE\)/m);
+    // A profile that exists says nothing of the kind.
+    const known = await runSvc(['config', 'list', '--profile', 'production'], { home, env });
+    expect(known.exitCode).toBe(0);
+    expect(known.stderr).not.toContain('no profile');
+    // config set makes one, with or without SVC_BASE_URL; from then on it is known.
+    const made = await runSvc(['config', 'set', 'client-id', 'app_new', '--profile', 'typoo'], { home, env });
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(made.stderr).not.toContain('no profile');
+    const after = await runSvc(['config', 'list', '--profile', 'typoo'], { home, env });
+    expect(after.stderr).not.toContain('no profile');
+    expect(after.stdout).toMatch(/^client-id\tapp_new\tprofile$/m);
+  });
 });

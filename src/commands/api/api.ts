@@ -6,10 +6,11 @@
 // the company API key (or else a manage_client_applications token) for the public key, and for
 // the rest what `receipt send` uses (the Grant's write_receipts token, or the company API key).
 import { writeReceiptsCaller } from '../../auth/caller.js';
+import { refuseEmptyCredentials } from '../../auth/credentials.js';
 import { MANAGE_SCOPE } from '../../keys/client-application.js';
 import { DETAILS_SCOPE } from '../../auth/grant-details.js';
 import type { ApiKeyAuth, Method, TokenSource } from '../../api/client.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, AuthError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { readJsonInput } from '../../io/input.js';
 import { printable } from '../../io/printable.js';
@@ -42,8 +43,14 @@ export async function run(opts: ApiOptions, f: Factory): Promise<void> {
   const headers = Object.fromEntries((opts.header ?? []).map(parseHeader));
 
   const api = await f.api();
-  const auth = await credentialsFor(f, opts.path);
-  const res = await api.requestRaw({ method, path: opts.path, ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}), headers, ...(auth ? { auth } : {}), accept: 'application/json' });
+  // The caller's own credential header is sent as given: svc adds none of its own, so a 401
+  // is not met with a token of svc's renewed and the request sent again.
+  const ownCredential = OWN_CREDENTIAL_HEADERS.find((name) => headers[name] !== undefined);
+  const auth = ownCredential === undefined ? await credentialsFor(f, opts.path) : undefined;
+  const request = { method, path: opts.path, ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}), headers, ...(auth ? { auth } : {}), accept: 'application/json' };
+  const res = await api.requestRaw(request).catch((error: unknown) => {
+    throw ownCredential === undefined ? error : refusedOwnCredential(error, ownCredential);
+  });
   if (opts.include) {
     // Before the body, and never through --jq, which filters the body only (as `gh api -i --jq`).
     const out = f.io.unfilteredStdout ?? f.io.stdout;
@@ -53,6 +60,23 @@ export async function run(opts: ApiOptions, f: Factory): Promise<void> {
   }
   f.io.stdout.write(res.body);
   if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) f.io.stdout.write('\n');
+}
+
+/** Headers that carry a credential of the caller's own (names as parseHeader gives them), shown as written in the docs. */
+const OWN_CREDENTIAL_HEADERS = ['authorization', 'x-api-key'] as const;
+const SHOWN_NAME = { authorization: 'Authorization', 'x-api-key': 'X-API-Key' } as const;
+
+/** A 401 to the caller's own header: that header is what was refused (named, never its value), not a login of svc's. */
+function refusedOwnCredential(error: unknown, header: (typeof OWN_CREDENTIAL_HEADERS)[number]): unknown {
+  if (!(error instanceof ApiError) || error.status !== 401) return error;
+  const name = SHOWN_NAME[header];
+  return new AuthError(`the service refused the ${name} header given with -H (${error.status} ${error.code})`, {
+    hint:
+      header === 'authorization'
+        ? 'check the token in -H "Authorization: Bearer …" (`svc token get` prints one of this profile\'s), or leave out that -H and svc sends this profile\'s own credentials'
+        : 'check the key in -H "X-API-Key: …", or leave out that -H and svc sends this profile\'s own credentials',
+    cause: error,
+  });
 }
 
 /** docs/interface-decisions.md#authentication: the Grant's details want a bearer with read_stores, for that Grant. */
@@ -70,8 +94,12 @@ async function credentialsFor(f: Factory, path: string): Promise<TokenSource | A
   if (bare === '/oauth2/token/validate') return (await writeReceiptsCaller(f)).auth;
   if (bare.startsWith('/oauth2/') || bare.startsWith('/sandbox/') || bare === '/openapi.json') return undefined;
   if (bare.startsWith('/client-application')) {
-    const apiKey = PUBLIC_KEY.test(bare) && !f.env.SVC_TOKEN ? await (await f.secrets()).get('api-key') : null;
-    if (apiKey) return { apiKey };
+    if (PUBLIC_KEY.test(bare) && !f.env.SVC_TOKEN) {
+      // A stored key does not stand in for an empty SVC_API_KEY: that variable is named.
+      if (!f.env.SVC_API_KEY) await refuseEmptyCredentials(f);
+      const apiKey = await (await f.secrets()).get('api-key');
+      if (apiKey) return { apiKey };
+    }
     return tokenSourceFor(f, { scope: MANAGE_SCOPE });
   }
   return (await writeReceiptsCaller(f)).auth;

@@ -1,0 +1,108 @@
+// What a support engineer at a platform of 150 companies reads (tmux at 60, 80 and 120
+// columns): count lines that keep every figure, a COMPANY column that gives way before
+// STATUS and AGE, the queue oldest first across companies, lists that name what they left
+// out, and companies found by part of their name.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { displayWidth } from '../../src/io/width.js';
+import { repoRoot, svcEnv } from './helpers.js';
+import { useMerchant, type Merchant } from './merchant.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
+
+const { merchant, dirs } = useMerchant(['--companies', '150']);
+const MILK = '4001234567890:1';
+
+/** A receipt bought 10 days ago (so requests can be aged), sent under `grant` (default: the profile's). */
+async function sendOld(m: Merchant, documentNumber: string, grant?: string): Promise<string> {
+  const groceries = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'receipts', 'groceries.json'), 'utf8')) as Record<string, unknown>;
+  const file = join(await dirs.make('svc-receipt-'), `${documentNumber}.json`);
+  await writeFile(file, JSON.stringify({ ...groceries, issueDate: new Date(Date.now() - 10 * 86_400_000).toISOString(), documentNumber }));
+  const args = ['receipt', 'send', '--file', file, '--email', 'alice@example.com', ...(grant === undefined ? [] : ['--grant', grant])];
+  return (await m.json<{ serviceReceiptId: string }>(args)).serviceReceiptId;
+}
+
+async function request(m: Merchant, receipt: string, age: string): Promise<string> {
+  return (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', MILK, '--age', age, '--note', 'the milk was sour when we opened it at home'])).stdout.trim();
+}
+
+beforeAll(async () => {
+  const m = merchant();
+  // Example Retail Ltd (the default, company 1) has the newest and the oldest but one.
+  const retail = await sendOld(m, 'R-RETAIL-1');
+  const shop5 = await sendOld(m, 'R-SHOP5-1', 'EU900000005');
+  const shop7 = await sendOld(m, 'R-SHOP7-1', 'EU900000007');
+  const shop9 = await sendOld(m, 'R-SHOP9-1', 'EU900000009');
+  const shop11 = await sendOld(m, 'R-SHOP11-1', 'EU900000011');
+  const r5d = await request(m, retail, '5d');
+  await request(m, retail, '1d');
+  const s6d = await request(m, shop5, '6d');
+  const s3d = await request(m, shop7, '3d');
+  await request(m, shop9, '2d');
+  const s4d = await request(m, shop11, '4d');
+  await m.svc(['credit-note', 'poll', '--all-grants']);
+  // 2 pending (r1d, s2d), 1 accepted (s3d), 2 partially accepted (s6d, r5d), 1 completed (s4d).
+  await m.svc(['credit-note', 'accept', s3d]);
+  for (const id of [s6d, r5d]) await m.svc(['credit-note', 'accept', id, '--item', MILK]);
+  await m.svc(['credit-note', 'accept', s4d]);
+  await m.svc(['credit-note', 'complete', s4d, '--yes', '--credited-elsewhere']);
+}, 240_000);
+
+/** `svc ARGS` at WIDTH columns, run to its end: its lines (wrapped lines joined back, -J), none wider than the terminal. */
+async function printedAt(name: string, width: number, args: readonly string[]): Promise<string[]> {
+  const m = merchant();
+  const term = svcInTerminal(`${name}-${width}`, args, svcEnv(m.home, m.env), [width, 40]);
+  try {
+    await term.waitFor(/SVC-EXIT=\d+/, `the end of svc ${args.join(' ')}`, 60_000);
+    const text = term.text();
+    expect(text, text).toContain('SVC-EXIT=0');
+    const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('SVC-EXIT='));
+    for (const line of lines) expect(displayWidth(line), `${line}\n${text}`).toBeLessThanOrEqual(width);
+    return lines;
+  } finally {
+    term.kill();
+  }
+}
+
+/** The queue screen at WIDTH columns, once its count line is drawn: its lines. */
+async function screenAt(name: string, width: number, args: readonly string[]): Promise<string[]> {
+  const m = merchant();
+  const term = svcInTerminal(`${name}-${width}`, ['credit-note', 'poll', '--watch', '--interval', '600', ...args], svcEnv(m.home, m.env), [width, 20]);
+  try {
+    await term.waitFor(/\d+ requests? · /, 'the count line', 60_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const text = term.text();
+    const lines = text.replace(/\n+$/, '').split('\n');
+    for (const line of lines) expect(displayWidth(line), `${line}\n${text}`).toBeLessThanOrEqual(width);
+    term.keys('q');
+    await term.waitFor('SVC-EXIT=0', 'the end of the screen');
+    return lines;
+  } finally {
+    term.kill();
+  }
+}
+
+/** The lines of a printout or a screen that are not the table (its header and rows): the count line, notes, keys. */
+function belowTable(lines: readonly string[]): string[] {
+  return lines.filter((l) => !/^[> ][ *+] |^COMPANY|^GRANT|^ID |^SERVICE RECEIPT ID/.test(l) && !/(Example R|Sample F|Platform S)/.test(l));
+}
+
+describe('a platform of 150 companies, as a person reads it', () => {
+  it('count lines keep every figure at 60, 80 and 120 columns: wrapped at their " · ", never cut', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    for (const width of [60, 80, 120]) {
+      const screen = await screenAt('counts-screen', width, ['--all-grants']);
+      const told = belowTable(screen);
+      const said = `${width} columns:\n${screen.join('\n')}`;
+      for (const part of ['5 requests', '2 pending', '1 accepted', '2 partially accepted', 'oldest 6d', 'every 600 s', '? keys', 'q leave']) expect(told.join('\n'), said).toContain(part);
+      for (const line of told) expect(line, said).not.toContain('…');
+      const plain = await printedAt('counts-plain', width, ['credit-note', 'poll', '--all-grants', '--all', '--limit', '6', '--sort', 'status']);
+      const count = belowTable(plain);
+      const printed = `${width} columns:\n${plain.join('\n')}`;
+      for (const part of ['6 requests', '2 pending', '1 accepted', '2 partially accepted', '1 completed', 'oldest 6d', 'in 5 of 150 companies']) expect(count.join('\n'), printed).toContain(part);
+      for (const line of count) expect(line, printed).not.toContain('…');
+    }
+  }, 240_000);
+});

@@ -105,4 +105,23 @@ describe('a platform of 150 companies, as a person reads it', () => {
       for (const line of count) expect(line, printed).not.toContain('…');
     }
   }, 240_000);
+
+  it('COMPANY gives way (cut with …) before STATUS and AGE are left out, and before NOTE at 80 columns', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    for (const width of [60, 80, 120]) {
+      for (const [kind, lines] of [
+        ['screen', await screenAt('company-screen', width, ['--all-grants'])],
+        ['plain', await printedAt('company-plain', width, ['credit-note', 'poll', '--all-grants'])],
+      ] as const) {
+        const said = `${kind} at ${width} columns:\n${lines.join('\n')}`;
+        const header = lines.find((l) => /^( {3})?COMPANY/.test(l)) ?? '';
+        expect(header, said).toMatch(/ STATUS +AGE\b/);
+        expect(lines.join('\n'), said).not.toMatch(/not shown: .*\b(STATUS|AGE)\b/);
+        if (width >= 80) expect(header, said).toMatch(/ NOTE$/);
+        // Every row still says its status whole.
+        expect(lines.filter((l) => /PENDING|ACCEPTED/.test(l)).length, said).toBe(5);
+      }
+    }
+  }, 240_000);
 });

@@ -27,6 +27,9 @@ async function request(m: Merchant, receipt: string, age: string): Promise<strin
   return (await m.svc(['sandbox', 'trigger', 'return-request', receipt, '--item', MILK, '--age', age, '--note', 'the milk was sour when we opened it at home'])).stdout.trim();
 }
 
+/** The request IDs, oldest first. */
+let oldestFirst: string[] = [];
+
 beforeAll(async () => {
   const m = merchant();
   // Example Retail Ltd (the default, company 1) has the newest and the oldest but one.
@@ -36,11 +39,12 @@ beforeAll(async () => {
   const shop9 = await sendOld(m, 'R-SHOP9-1', 'EU900000009');
   const shop11 = await sendOld(m, 'R-SHOP11-1', 'EU900000011');
   const r5d = await request(m, retail, '5d');
-  await request(m, retail, '1d');
+  const r1d = await request(m, retail, '1d');
   const s6d = await request(m, shop5, '6d');
   const s3d = await request(m, shop7, '3d');
-  await request(m, shop9, '2d');
+  const s2d = await request(m, shop9, '2d');
   const s4d = await request(m, shop11, '4d');
+  oldestFirst = [s6d, r5d, s4d, s3d, s2d, r1d];
   await m.svc(['credit-note', 'poll', '--all-grants']);
   // 2 pending (r1d, s2d), 1 accepted (s3d), 2 partially accepted (s6d, r5d), 1 completed (s4d).
   await m.svc(['credit-note', 'accept', s3d]);
@@ -124,4 +128,17 @@ describe('a platform of 150 companies, as a person reads it', () => {
       }
     }
   }, 240_000);
+
+  it('across companies the queue is oldest first, so --limit takes the oldest; under one Grant too', async () => {
+    const m = merchant();
+    const open = oldestFirst.filter((_, i) => i !== 2); // the 4d one is COMPLETED
+    const limited = await m.json<{ requestId: string }[]>(['credit-note', 'poll', '--all-grants', '--limit', '3']);
+    expect(limited.map((r) => r.requestId)).toEqual(open.slice(0, 3));
+    const all = await m.json<{ requestId: string }[]>(['credit-note', 'poll', '--all-grants', '--all']);
+    expect(all.map((r) => r.requestId)).toEqual(oldestFirst);
+    const retail = await m.json<{ requestId: string; createdAt: string }[]>(['credit-note', 'poll', '--all']);
+    expect(retail.map((r) => r.createdAt)).toEqual(retail.map((r) => r.createdAt).sort());
+    const reversed = await m.json<{ requestId: string }[]>(['credit-note', 'poll', '--all-grants', '--all', '--reverse']);
+    expect(reversed.map((r) => r.requestId)).toEqual([...oldestFirst].reverse());
+  }, 60_000);
 });

@@ -227,7 +227,9 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
   };
   const apply = (items: PolledItem[]) => {
     let out = selected === undefined ? items : items.filter(selected);
-    if (sort !== undefined) out = [...out].sort(compare);
+    // Oldest first unless --sort says otherwise: one company's queue comes so from the service,
+    // the queues of many are merged company after company, so --limit N takes the N oldest.
+    out = [...out].sort(sort === undefined ? (a, b) => a.createdAt.localeCompare(b.createdAt) : compare);
     if (opts.reverse) out = [...out].reverse();
     return limit === undefined ? out : out.slice(0, limit);
   };

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/io/width.js';
-import { repoRoot, svcEnv } from './helpers.js';
+import { repoRoot, runSvc, svcEnv } from './helpers.js';
 import { useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal } from './tmux.js';
@@ -141,4 +141,29 @@ describe('a platform of 150 companies, as a person reads it', () => {
     const reversed = await m.json<{ requestId: string }[]>(['credit-note', 'poll', '--all-grants', '--all', '--reverse']);
     expect(reversed.map((r) => r.requestId)).toEqual([...oldestFirst].reverse());
   }, 60_000);
+
+  it('grants list --filter TEXT: every company whose name, tax ID or Grant ID holds TEXT, counted; --grant points to it', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const found = await m.json<{ company_legal_name: string }[]>(['grants', 'list', '--filter', 'SHOP 0001']);
+    expect(found.map((g) => g.company_legal_name)).toEqual(Array.from({ length: 10 }, (_, i) => `Platform Shop 0001${i} GmbH`));
+    const byTax = await m.json<{ tax_id: string }[]>(['grants', 'list', '--filter', 'eu000000002']);
+    expect(byTax.map((g) => g.tax_id)).toEqual(['EU000000002']);
+    const [first] = await m.json<{ grant_id: string }[]>(['grants', 'list']);
+    const byId = await m.json<{ grant_id: string }[]>(['grants', 'list', '--filter', first!.grant_id.slice(2, 12).toUpperCase()]);
+    expect(byId.map((g) => g.grant_id)).toContain(first!.grant_id);
+    for (const width of [60, 80, 120]) {
+      const lines = await printedAt('grants-filter', width, ['grants', 'list', '--filter', 'shop 0001']);
+      const said = `${width} columns:\n${lines.join('\n')}`;
+      expect(lines.filter((l) => l.includes('Platform Shop 0001')).length, said).toBe(10);
+      expect(lines.join('\n'), said).toMatch(/^10 of 150 Grants match "shop 0001"/m);
+    }
+    const none = await runSvc(['grants', 'list', '--filter', 'nowhere'], { home: m.home, env: m.env });
+    expect(none.exitCode).toBe(0);
+    expect(none.stderr).toContain('no Grant of 150 matches "nowhere"');
+    const grant = await runSvc(['grants', 'list', '--grant', '123'], { home: m.home, env: m.env });
+    expect(grant.exitCode, grant.stderr).toBe(2);
+    expect(grant.stderr).toContain('svc grants list --filter 123');
+  }, 120_000);
 });

@@ -142,6 +142,19 @@ describe('a platform of 150 companies, as a person reads it', () => {
     expect(reversed.map((r) => r.requestId)).toEqual([...oldestFirst].reverse());
   }, 60_000);
 
+  it('receipt list names the columns it left out, at 60, 80 and 120 columns', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    for (const width of [60, 80, 120]) {
+      const lines = await printedAt('receipts', width, ['receipt', 'list']);
+      const header = lines[0] ?? '';
+      const left = ['ISSUED', 'RECIPIENTS'].filter((h) => !header.includes(h));
+      const said = `${width} columns:\n${lines.join('\n')}`;
+      if (left.length > 0) expect(lines.at(-1), said).toMatch(new RegExp(`^not shown: ${left.join(', ')}`));
+      else expect(lines.join('\n'), said).not.toContain('not shown');
+    }
+  }, 120_000);
+
   it('grants list --filter TEXT: every company whose name, tax ID or Grant ID holds TEXT, counted; --grant points to it', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);

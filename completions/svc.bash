@@ -206,8 +206,8 @@ _svc_spec() {
       ;;
     'svc grants list')
       subcommands=''
-      flags='--details --all-grants --grants --concurrency --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--grants --concurrency --profile --base-url --jq'
+      flags='--details --all-grants --grants --concurrency --filter --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grants --concurrency --filter --profile --base-url --jq'
       args=()
       ;;
     'svc grants show')

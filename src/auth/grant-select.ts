@@ -66,6 +66,18 @@ export function selectGrant(selector: string, entries: readonly GrantEntry[], op
   });
 }
 
+/**
+ * The entries TEXT finds, as `grants list --filter` lists them: every one whose legal name,
+ * tax ID (spaces aside) or Grant ID contains it, in any case. The parts `--grant` takes,
+ * without its need for one: "shop" finds every shop a `--grant shop` would say it is ambiguous between.
+ */
+export function grantsMatching(text: string, entries: readonly GrantEntry[]): GrantEntry[] {
+  const folded = text.trim().toLowerCase();
+  const compact = (s: string) => s.replace(/\s+/g, '').toLowerCase();
+  const tax = compact(text);
+  return entries.filter((e) => e.company.toLowerCase().includes(folded) || (tax !== '' && compact(e.taxId).includes(tax)) || e.id.toLowerCase().includes(folded));
+}
+
 function ambiguous(given: string, fits: readonly GrantEntry[], from: string): UsageError {
   const sorted = [...fits].sort((a, b) => a.company.localeCompare(b.company) || a.id.localeCompare(b.id));
   const named = sorted.slice(0, NAMED).map((e) => `  ${e.id}  ${e.company} (${e.taxId})`).join('\n');

@@ -2,7 +2,7 @@
 // so --json, TTY tables and piped plain rows behave the same everywhere.
 import { once } from 'node:events';
 import { printable } from './printable.js';
-import { wrapText } from './wrap.js';
+import { wrapParts, wrapText } from './wrap.js';
 import type { ChalkInstance } from 'chalk';
 import type { IOStreams } from './streams.js';
 
@@ -189,13 +189,16 @@ export function droppedNote(dropped: readonly string[], columns: number, how = '
   return told.length <= columns ? told : note;
 }
 
-/** The footer (a count line) and the dropped columns' note: on one line when it fits, else two. */
+/**
+ * The footer (a count line) and the dropped columns' note: on one line when it fits, else the
+ * count line wrapped between its " · " parts (wrapParts: no figure cut) and the note under it.
+ */
 export function footerLines(footer: string | undefined, dropped: readonly string[], columns: number): string[] {
   const note = droppedNote(dropped, columns);
   if (!footer) return note === undefined ? [] : [note];
-  if (note === undefined) return [footer];
+  if (note === undefined) return wrapParts(footer, columns);
   const joined = `${footer} · ${note}`;
-  return joined.length <= columns ? [joined] : [footer, note];
+  return joined.length <= columns ? [joined] : [...wrapParts(footer, columns), note];
 }
 
 /**

@@ -3,7 +3,7 @@
 // than the width stands on a line of its own, uncut. Existing line breaks are kept, and each
 // continuation line keeps the indentation its line started with (plus `hang`), or goes
 // under the second column of a two-column line.
-import { displayWidth } from './width.js';
+import { displayWidth, fitWidth } from './width.js';
 
 export interface WrapOptions {
   /** More indentation for continuation lines. */
@@ -47,4 +47,29 @@ function wrapLine(line: string, width: number, opts: WrapOptions): string {
   }
   out.push(current);
   return out.join('\n');
+}
+
+/** What joins the parts of a count line or a keys line: "6 requests · 2 pending · oldest 5d". */
+export const PART_SEPARATOR = ' · ';
+
+/**
+ * A line of parts joined by " · " (a count line, a keys line) fitted to `width` without losing
+ * a figure: on one line when it fits, else wrapped between parts, each part whole on its line
+ * ("2 partially accepted" is never "2 partially a…"). Only a part wider than the whole width
+ * on its own is cut (with …), on a line of its own: at widths where nothing else fits either.
+ */
+export function wrapParts(line: string, width: number): string[] {
+  if (width <= 0 || displayWidth(line) <= width) return [line];
+  const out: string[] = [];
+  let current = '';
+  for (const part of line.split(PART_SEPARATOR)) {
+    const joined = current === '' ? part : `${current}${PART_SEPARATOR}${part}`;
+    if (current === '' || displayWidth(joined) <= width) current = joined;
+    else {
+      out.push(current);
+      current = part;
+    }
+  }
+  out.push(current);
+  return out.map((l) => fitWidth(l, width));
 }

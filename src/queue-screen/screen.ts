@@ -12,7 +12,7 @@ import type { IOStreams } from '../io/streams.js';
 import { holdTerminal, type TerminalKey } from '../io/terminal-keys.js';
 import { theme } from '../io/theme.js';
 import { displayWidth, fitWidth, padWidth } from '../io/width.js';
-import { wrapText } from '../io/wrap.js';
+import { wrapParts, wrapText } from '../io/wrap.js';
 import { DECISIONS, KEY_HELP, decisionsFor, isDecisionKey, refusal, type DecisionKey } from './keys.js';
 import { ListState, windowTop, type ListRow } from './list-state.js';
 
@@ -129,7 +129,10 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     // Filtered, the count is of the rows shown ("1 of 9 requests (filter: bob)"), not the queue's counts of them all.
     const counts = state.filter ? `${rows.length} of ${state.total()} ${state.total() === 1 ? 'request' : 'requests'} (filter: ${oneLine(state.filter)})` : footer();
     const status = statusLines(selected, width);
-    const below = 1 + status.length;
+    const shownOf = rows.length === 0 ? '' : ` · row ${state.cursor() + 1}`;
+    const tail = `${shownOf} · updated ${updated} · every ${parts.intervalMs / 1000} s`;
+    // The count line keeps every figure: wrapped between its parts when the width is short (wrapParts).
+    const countLines = (count: string) => wrapParts(`${count}${tail}`, width);
     const fitted = async (body: number) => {
       const at = windowTop(top, state.cursor(), body, rows.length);
       const window = rows.slice(at, at + body);
@@ -137,10 +140,12 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       // The columns this width left out (writeList's note): after the count line, or on a line of its own above it.
       const note = droppedNote(table.dropped, width, 'widen to see them');
       const joined = note !== undefined && displayWidth(`${marks}${counts} · ${note}`) <= width;
-      return { at, window, table, count: joined ? `${marks}${counts} · ${note}` : `${marks}${counts}`, noteLine: joined ? undefined : note };
+      return { at, window, table, count: countLines(joined ? `${marks}${counts} · ${note}` : `${marks}${counts}`), noteLine: joined ? undefined : note };
     };
-    let frame = await fitted(height - 1 - below);
-    if (frame.noteLine !== undefined && frame.window.length === height - 1 - below) frame = await fitted(height - 2 - below);
+    const below = (count: readonly string[], noteLine: string | undefined) => count.length + status.length + (noteLine === undefined ? 0 : 1);
+    let frame = await fitted(height - 1 - below(countLines(`${marks}${counts}`), undefined));
+    const body = height - 1 - below(frame.count, frame.noteLine);
+    if (frame.window.length > body) frame = await fitted(body);
     const { window, table, count, noteLine } = frame;
     top = frame.at;
     const lines = [`${' '.repeat(PREFIX)}${table.header}`];
@@ -150,17 +155,17 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       lines.push(`${cursor}${mark} ${table.rows[i]}`);
     });
     if (rows.length === 0) lines.push(state.filter ? `nothing matches /${state.filter}` : 'nothing to show');
-    while (lines.length < height - below - (noteLine === undefined ? 0 : 1)) lines.push('');
+    while (lines.length < height - below(count, noteLine)) lines.push('');
     if (noteLine !== undefined) lines.push(t.dim(fit(noteLine)));
-    const shownOf = rows.length === 0 ? '' : ` · row ${state.cursor() + 1}`;
-    lines.push(t.dim(fit(`${count}${shownOf} · updated ${updated} · every ${parts.intervalMs / 1000} s`)));
+    lines.push(...count.map((l) => t.dim(fit(l))));
     lines.push(...status.map(fit));
     return lines;
   };
 
   /** The status area: the hint line, or a message wrapped at words (an error whole, with its hint), cut with e's note when it would take over the screen. */
   const statusLines = (selected: T | undefined, width: number): string[] => {
-    if (state.typing || !message) return [statusLine(selected)];
+    // The keys line wrapped between its keys, as the count line: no key cut to "? ke…".
+    if (state.typing || !message) return wrapParts(statusLine(selected), width);
     const wrapped = wrapText(message, width, { hang: '  ' }).split('\n');
     const room = Math.max(1, Math.floor(size().height / MESSAGE_SHARE));
     if (wrapped.length <= room) return wrapped;

@@ -43,13 +43,13 @@ async function resize(term: Terminal, session: string, width: number): Promise<v
   tmux(['resize-window', '-t', `${session}-${process.pid}`, '-x', String(width), '-y', '24']);
   const fitted = () => {
     const screen = lines(term).filter((l) => l.trim() !== '');
-    const [footer, status] = screen.slice(-2);
+    const status = screen.at(-1);
     return (
       screen[0]?.trimStart().startsWith('REQUEST ID') === true &&
       // -J joins a wrapped line: none is wider than the terminal.
       screen.every((l) => displayWidth(l) <= width) &&
-      // Drawn for this width: the count line cut to it at 60, the status line whole at 160.
-      (width !== 60 || (footer?.endsWith('…') === true && displayWidth(footer) === width)) &&
+      // Drawn for this width: at 60 the count line wrapped between its parts (none cut), the status line whole at 160.
+      (width !== 60 || (screen.some((l) => l.startsWith('updated ')) && !screen.slice(-4).some((l) => l.endsWith('…')))) &&
       (width !== 160 || status?.endsWith('…') === false)
     );
   };
@@ -179,14 +179,15 @@ describe('the queue screen (poll --watch on a terminal)', () => {
     const term = screenOf(m, 'svc-screen-accept', receipt, [80, 24]);
     try {
       await until(() => cursorRow(term)?.includes(a.slice(0, 8)) === true && rowOf(term, d) !== undefined, 'the list', term);
-      expect(lines(term).at(-1)).toMatch(/^a accept · p accept part · r reject · space mark/);
+      // The keys line, wrapped between its keys at 80 columns.
+      expect(lines(term).join('\n')).toMatch(/^a accept · p accept part · r reject · space mark/m);
       term.keys('a');
       await until(() => rowOf(term, a)?.includes('ACCEPTED') === true, 'a accepted', term);
       expect(lines(term).at(-1)).toContain(`${a} ACCEPTED`);
       await resize(term, 'svc-screen-accept', 60);
       term.keys('j', 'Space', 'j', 'Space');
       await until(() => rowOf(term, b)?.startsWith(' *') === true && rowOf(term, c)?.startsWith('>*') === true, 'b and c marked', term);
-      expect(lines(term).at(-2)).toMatch(/^2 marked · 4 requests · 3 pending · 1 accepted/);
+      expect(lines(term).join('\n')).toMatch(/^2 marked · 4 requests · 3 pending · 1 accepted/m);
       term.keys('a');
       await term.waitFor('Accept these 2 requests?');
       // Each named by its document, company and request ID (wrapped at 60 columns).

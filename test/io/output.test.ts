@@ -182,9 +182,10 @@ describe('writeList', () => {
       { header: 'REFUND', value: (r: R) => r.refund },
     ], many, { footer: '10 requests · 10 accepted · updated 12:00', maxRows: 5, moreHow: 'narrow it with --status, --receipt or --limit' });
     const lines = t.stdout().split('\n').slice(0, -1);
-    // Header, 3 rows, "… 7 more", the count line, the note: maxRows + 2, as with one footer line.
+    // Header, 2 rows, "… 8 more", the count line wrapped between its parts (no figure cut), the
+    // note: maxRows + 2, as with one footer line.
     expect(lines).toHaveLength(7);
-    expect(lines.slice(-3)).toEqual(['… 7 more (narrow it with --st…', '10 requests · 10 accepted · u…', 'not shown: REFUND']);
+    expect(lines.slice(-4)).toEqual(['… 8 more (narrow it with --st…', '10 requests · 10 accepted', 'updated 12:00', 'not shown: REFUND']);
   });
 
   it('prints tab-separated rows without a header when piped, every value whole, tabs and line breaks escaped', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { writeRecord } from '../../src/io/output.js';
 import { testStreams } from '../../src/io/test-streams.js';
 import { displayWidth } from '../../src/io/width.js';
-import { wrapText } from '../../src/io/wrap.js';
+import { wrapParts, wrapText } from '../../src/io/wrap.js';
 
 describe('wrapText', () => {
   it('wraps at word boundaries, keeping indentation, never wider than asked (wide characters as drawn)', () => {
@@ -38,5 +38,19 @@ describe('writeRecord on a terminal', () => {
     const piped = testStreams({ stdoutIsTTY: false });
     writeRecord(piped.io, [['note', long]], {});
     expect(piped.stdout()).toBe(`note  ${long}\n`);
+  });
+});
+
+describe('wrapParts: a count line never loses a figure', () => {
+  it('keeps every part whole, wrapped between parts; only a part wider than the width alone is cut', () => {
+    const line = '6 requests · 2 pending · 1 accepted · 2 partially accepted · 1 completed · oldest 5d · in 6 of 150 companies';
+    expect(wrapParts(line, 200)).toEqual([line]);
+    expect(wrapParts(line, 60)).toEqual(['6 requests · 2 pending · 1 accepted · 2 partially accepted', '1 completed · oldest 5d · in 6 of 150 companies']);
+    for (const width of [21, 30, 40, 60, 80, 120]) {
+      const lines = wrapParts(line, width);
+      for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(width);
+      expect(lines.join(' · ')).toBe(line);
+    }
+    expect(wrapParts('a · 2 partially accepted', 10)).toEqual(['a', '2 partial…']);
   });
 });

@@ -37,7 +37,8 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
   if (selection.nothingBecause !== undefined) note(f.io, selection.nothingBecause);
   const filter = selection.filter;
   arrange.select(selection.decrypted);
-  const leading: Column<PolledItem>[] = [{ header: 'COMPANY', value: (i) => companies.get((i as CompanyItem).grantId) ?? '' }];
+  // Long text: a company's name gives way (cut with …, down to 10) before STATUS or AGE is left out.
+  const leading: Column<PolledItem>[] = [{ header: 'COMPANY', value: (i) => companies.get((i as CompanyItem).grantId) ?? '', flex: true }];
   const read = new Map<string, Pick<PolledItem, 'returnRequest' | 'decryptError'>>();
 
   const fetchAll = async () => {

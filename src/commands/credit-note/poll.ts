@@ -162,23 +162,26 @@ export function columns(f: Factory, decrypted: boolean): Column<PolledItem>[] {
     // On a terminal, what the customer reads out: the receipt's document number in the request
     // (else its serviceReceiptId); piped rows keep the serviceReceiptId scripts already read.
     f.io.stdoutIsTTY
-      ? { header: 'RECEIPT', value: shownReceipt }
-      : { header: 'RECEIPT', value: (i) => i.serviceReceiptId, id: true },
+      ? { header: 'RECEIPT', value: shownReceipt, drop: 1 }
+      : { header: 'RECEIPT', value: (i) => i.serviceReceiptId, id: true, drop: 1 },
+    // STATUS and AGE decide: on a narrow terminal they are the last left out (after RECEIPT, Column.drop).
     { header: 'STATUS', value: (i) => i.status, tone: statusTone },
     { header: 'AGE', value: (i) => age(i.createdAt, now), align: 'right' },
   ];
   if (!decrypted) return base;
   return [
     ...base,
-    // On a narrow terminal the refund preference is left out first, then the items (Column.drop).
-    { header: 'ITEMS', value: (i) => (i.returnRequest ? itemsSummary(i.returnRequest) : '-'), drop: 1 },
-    { header: 'REFUND', value: (i) => i.returnRequest?.refundPreference ?? '-', drop: 2 },
+    // On a narrow terminal the refund preference is left out first, then the items, the note,
+    // the receipt, and only then the age and the status (Column.drop).
+    { header: 'ITEMS', value: (i) => (i.returnRequest ? itemsSummary(i.returnRequest) : '-'), drop: 3 },
+    { header: 'REFUND', value: (i) => i.returnRequest?.refundPreference ?? '-', drop: 4 },
     // An unreadable request shows why in full: the reason is what the merchant acts on.
     // Whole here: a terminal cuts it to fit, a pipe gets it all (tabs and line breaks escaped).
     {
       header: 'NOTE',
       value: (i) => (i.decryptError === undefined ? (i.returnRequest?.customerNote ?? '') : `error: ${i.decryptError}`),
       flex: true,
+      drop: 2,
     },
   ];
 }
@@ -224,7 +227,9 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
   };
   const apply = (items: PolledItem[]) => {
     let out = selected === undefined ? items : items.filter(selected);
-    if (sort !== undefined) out = [...out].sort(compare);
+    // Oldest first unless --sort says otherwise: one company's queue comes so from the service,
+    // the queues of many are merged company after company, so --limit N takes the N oldest.
+    out = [...out].sort(sort === undefined ? (a, b) => a.createdAt.localeCompare(b.createdAt) : compare);
     if (opts.reverse) out = [...out].reverse();
     return limit === undefined ? out : out.slice(0, limit);
   };

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 
 export function registerGrants(program: Command, ctx: CommandContext): void {
@@ -10,7 +10,10 @@ export function registerGrants(program: Command, ctx: CommandContext): void {
     .option('--all-grants', 'with --details: every Grant of the profile (the default)')
     .option('--grants <file>', 'with --details: the Grants named in a file, one selector per line (- for stdin)')
     .option('--concurrency <n>', 'Grants fetched at once with --details (default 16)')
-    .action((flags: { details?: boolean; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
+    .option('--filter <text>', 'only the companies whose name, tax ID or Grant ID contains TEXT (any case), counted')
+    // --grant picks the one company a command acts for; here it says to use --filter.
+    .addOption(new Option('--grant <selector>').hideHelp())
+    .action((flags: { details?: boolean; allGrants?: boolean; grants?: string; concurrency?: string; filter?: string; grant?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./list.js'), { ...flags, details: Boolean(flags.details) }),
     );
   grants

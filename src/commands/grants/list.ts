@@ -2,20 +2,28 @@
 // from the profile; with --details, each Grant's stores as the service reports them now.
 import { fetchGrantDetails } from '../../auth/grant-details.js';
 import { readAuthorizations } from '../../auth/profile.js';
-import { grantEntries, type GrantEntry } from '../../auth/grant-select.js';
+import { grantEntries, grantsMatching, type GrantEntry } from '../../auth/grant-select.js';
 import { UsageError } from '../../errors.js';
 import { concurrencyOf, fanOut, fanOutTargets, fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures } from '../../grants/report.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { AUTHORIZATION_COLUMNS, authorizationRows } from './rows.js';
+import { AUTHORIZATION_COLUMNS, authorizationRows, type AuthorizationRow } from './rows.js';
 
 export interface ListOptions extends FanOutFlags {
   details: boolean;
+  /** --filter TEXT: the companies whose name, tax ID or Grant ID contains it. */
+  filter?: string | undefined;
+  /** --grant: not a filter here; refused, naming --filter. */
+  grant?: string | undefined;
 }
 
 export async function run(opts: ListOptions, f: Factory): Promise<void> {
+  if (opts.grant !== undefined) {
+    throw new UsageError('grants list lists companies; --grant picks the one a command acts for', { hint: `find companies by part of their name, tax ID or Grant ID with \`svc grants list --filter ${opts.grant}\`` });
+  }
+  if (opts.filter !== undefined && opts.details) throw new UsageError('--filter goes without --details', { hint: 'give --grants FILE with --details for some companies' });
   const settings = await f.settings();
   const auth = readAuthorizations(await f.config(), settings.profile.value);
   const chosen = settings.grant?.value;
@@ -27,12 +35,16 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
   if (opts.details) return listDetails(f, opts, fromEnv, auth.companies.length);
   if (fansOut(opts)) throw new UsageError('--all-grants and --grants go with --details', { hint: 'without --details, `grants list` shows every Grant of the profile already' });
 
-  await writeList(
-    f.io,
-    authorizationRows(auth.grants, auth.companies),
-    [...AUTHORIZATION_COLUMNS, { header: 'DEFAULT', value: (r) => (r.id === chosen ? '*' : '') }],
-    [...auth.grants, ...auth.companies],
-  );
+  const columns = [...AUTHORIZATION_COLUMNS, { header: 'DEFAULT', value: (r: AuthorizationRow) => (r.id === chosen ? '*' : '') }];
+  if (opts.filter === undefined) return writeList(f.io, authorizationRows(auth.grants, auth.companies), columns, [...auth.grants, ...auth.companies]);
+  // The same parts --grant takes (src/auth/grant-select.ts), every company that has them.
+  const found = new Set(grantsMatching(opts.filter, grantEntries(auth)).map((e) => e.id));
+  const grants = auth.grants.filter((g) => found.has(g.grant_id));
+  const companies = auth.companies.filter((c) => found.has(c.merchant_id));
+  const total = auth.grants.length + auth.companies.length;
+  const text = JSON.stringify(opts.filter);
+  if (found.size === 0 && !f.io.json) return note(f.io, `no Grant of ${total} matches ${text}: not part of a company name, tax ID or Grant ID`);
+  await writeList(f.io, authorizationRows(grants, companies), columns, [...grants, ...companies], { footer: `${found.size} of ${total} Grants match ${text}` });
 }
 
 /**

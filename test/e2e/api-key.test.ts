@@ -13,7 +13,8 @@ let env: Record<string, string>;
 let receiptFile: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  // --auto-approve: the second test logs a person's profile in with `sandbox login`.
+  sandbox = await startSandbox(['--auto-approve']);
   home = await makeSvcHome(dirs);
   const seed = JSON.parse(await readFile(join(repoRoot, 'fixtures', 'sandbox.json'), 'utf8')) as {
     companies: { apiKey: string; encryptionKey: { privateKeyPem: string } | null }[];
@@ -49,5 +50,27 @@ describe('SVC_API_KEY, no login', () => {
     );
     expect(item?.decryptError).toBeUndefined();
     expect(item?.returnRequest?.serviceReceiptId).toBe(serviceReceiptId);
+  });
+
+  it('a return request triggered from a profile that did not issue the receipt names no company it cannot see: the issuing caller polls it', async () => {
+    const file = join(await dirs.make('svc-receipt-'), 'other.json');
+    await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(receiptFile, 'utf8')), documentNumber: 'R-2025-000872' }));
+    const sent = await runSvc(['receipt', 'send', '--file', file, '--email', 'bob@example.com', '--json'], { home, env });
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const { serviceReceiptId } = JSON.parse(sent.stdout) as { serviceReceiptId: string };
+    // A person's profile, logged in with Grants of the same companies, but through a client application of its own.
+    const person = await makeSvcHome(dirs);
+    const own = { SVC_BASE_URL: sandbox.url };
+    const login = await runSvc(['sandbox', 'login'], { home: person, env: own });
+    expect(login.exitCode, login.stderr).toBe(0);
+    const requested = await runSvc(['sandbox', 'trigger', 'return-request', serviceReceiptId], { home: person, env: own });
+    expect(requested.exitCode, requested.stderr).toBe(0);
+    const requestId = requested.stdout.trim();
+    expect(requested.stderr).toContain(`this profile did not issue receipt ${serviceReceiptId}: the client application or API key that did sees it with \`svc credit-note poll\``);
+    // What it says is so: this profile's poll does not list it, the issuing API key's does.
+    const mine = await runSvc(['credit-note', 'poll', '--all-grants', '--all', '--no-decrypt', '--json'], { home: person, env: own });
+    expect((JSON.parse(mine.stdout) as { requestId: string }[]).map((q) => q.requestId)).not.toContain(requestId);
+    const issuer = await runSvc(['credit-note', 'poll', '--json'], { home, env });
+    expect((JSON.parse(issuer.stdout) as { requestId: string }[]).map((q) => q.requestId)).toContain(requestId);
   });
 });

@@ -106,9 +106,19 @@ export async function run(opts: TriggerReturnRequestOptions, f: Factory): Promis
   note(f.io, `return request ${item.requestId} for receipt ${item.serviceReceiptId} is ${item.status}; ${await whoSees(f, serviceReceiptId, 'it')}`);
 }
 
-/** The issuer of the receipt (the company it was sent for) and the command that finds its requests. */
+/**
+ * The issuer of the receipt (the company it was sent for) and the command that finds its
+ * requests, as far as this profile knows it: a receipt this profile did not issue (nor find
+ * under a Grant) is in the queue of whoever did, which this profile may not see (a queue is
+ * the issuing client application's, or its company's API key's), so no company is named.
+ */
 async function whoSees(f: Factory, serviceReceiptId: string, them: string): Promise<string> {
-  const named = await namedCompany(f, await grantOfFound(f, 'receipts', [serviceReceiptId]));
+  const grant = await grantOfFound(f, 'receipts', [serviceReceiptId]);
+  const issuedHere = grant !== undefined || (await (await f.ledger()).receipt(serviceReceiptId).catch(() => undefined)) !== undefined;
+  if (!issuedHere) {
+    return `this profile did not issue receipt ${serviceReceiptId}: the client application or API key that did sees ${them} with \`svc credit-note poll\` (the queue is the issuing caller's)`;
+  }
+  const named = await namedCompany(f, grant);
   const issuer = named === undefined ? 'the issuer' : `the issuer, ${companyLabel(named.entry)},`;
   return `${issuer} sees ${them} with \`${pollCommandFor(named)}\`${named?.ofMany ? ' (or --all-grants)' : ''}`;
 }

@@ -56,8 +56,12 @@ export type CompletionCheck = (shell: Shell) => Promise<ShellCheck>;
 export async function install(plan: InstallPlan, script: string, check: CompletionCheck): Promise<string[]> {
   const done: string[] = [];
   await mkdir(dirname(plan.file), { recursive: true });
-  await writeFile(plan.file, script);
-  done.push(`wrote ${plan.file}`);
+  // Said as it is: a second install finds the same script there and changes nothing.
+  if ((await readText(plan.file)) === script) done.push(`${plan.file} is up to date`);
+  else {
+    await writeFile(plan.file, script);
+    done.push(`wrote ${plan.file}`);
+  }
   if (plan.rc) done.push(await addZshLines(plan.rc.file, plan.rc.lines));
   let checked = await check(plan.shell);
   if (plan.bashrc && !(checked.ran && checked.works)) {

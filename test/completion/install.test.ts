@@ -36,4 +36,19 @@ describe('install', () => {
     expect(await readFile(join(home, '.bashrc'), 'utf8')).not.toContain('svc');
     expect(done.at(-1)).toBe('could not check it (bash is not installed); open a new bash and try svc <Tab>');
   });
+
+  it('a second install changes nothing and says so: the script is up to date, the startup line already there', async () => {
+    await writeFile(join(home, '.bashrc'), '# no bash-completion here\n');
+    const plan = installPlan('bash', { HOME: home });
+    const first = await install(plan, '# script\n', answers({ ran: true, works: false }, { ran: true, works: true }));
+    expect(first[0]).toBe(`wrote ${plan.file}`);
+    const bashrc = await readFile(join(home, '.bashrc'), 'utf8');
+    // The new shell completes now (the line is there).
+    const again = await install(plan, '# script\n', answers({ ran: true, works: true }));
+    expect(again[0]).toBe(`${plan.file} is up to date`);
+    expect(again.join('\n')).not.toContain('wrote');
+    expect(await readFile(join(home, '.bashrc'), 'utf8')).toBe(bashrc);
+    // A new svc's script is written again.
+    expect((await install(plan, '# script 2\n', answers({ ran: true, works: true })))[0]).toBe(`wrote ${plan.file}`);
+  });
 });

@@ -16,5 +16,14 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
 } else {
   // The bundle, with its compiled code cached between runs (src/startup/start.ts).
-  require('../dist/start.cjs').start(join(__dirname, '..', 'dist'), process.env);
+  const dist = join(__dirname, '..', 'dist');
+  try {
+    require('../dist/start.cjs').start(dist, process.env);
+  } catch (error) {
+    // A checkout not built, or a build under way (its files replaced one by one): said, not a stack.
+    const missing = error && ((error.code === 'ENOENT' && String(error.path).startsWith(dist)) || (error.code === 'MODULE_NOT_FOUND' && String(error.message).includes('dist/start.cjs')));
+    if (!missing) throw error;
+    process.stderr.write(`error: svc's build in ${dist} is missing a file (${error.path || 'start.cjs'})\nhint: run \`npm run build\` there, or run svc again once a build under way has finished\n`);
+    process.exitCode = 1;
+  }
 }

@@ -11,14 +11,17 @@ export interface ListenerMetrics {
   /** One answered request; `seconds` from its arrival to a 2xx (acknowledgements only). */
   delivery(outcome: DeliveryOutcome, seconds?: number): void;
   processed(event: string | null, ok: boolean): void;
-  /** `statusClass`: 2xx, 3xx, 4xx, 5xx, or error (no answer). */
+  /** A delivery's forward to a target, once it is over (its last attempt's answer). `statusClass`: 2xx, 3xx, 4xx, 5xx, or error (no answer). */
   forwarded(target: string, statusClass: string): void;
+  /** One request sent to a target, a retry included. */
+  forwardAttempt(target: string, statusClass: string): void;
 }
 
 export const NO_METRICS: ListenerMetrics = {
   delivery: () => undefined,
   processed: () => undefined,
   forwarded: () => undefined,
+  forwardAttempt: () => undefined,
 };
 
 /** A refusal (receiver.ts's status and kind) as a metric outcome: stale and future signatures apart, as they call for a clock to fix (this one's, or the sender's). */

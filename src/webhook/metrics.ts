@@ -30,7 +30,13 @@ export function createMetrics(opts: { backlog: () => number | Promise<number> })
   });
   const forwarded = new Counter({
     name: 'svc_webhook_forwarded_total',
-    help: 'Forwards to --forward-to targets, by target and HTTP status class (2xx, 4xx, 5xx, error)',
+    help: 'Deliveries forwarded to --forward-to targets, counted once each target is done with them (after its retries), by target and the HTTP status class of the last answer (2xx, 4xx, 5xx, error)',
+    labelNames: ['target', 'status_class'],
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'svc_webhook_forward_attempts_total',
+    help: 'Requests sent to --forward-to targets, retries included, by target and HTTP status class (2xx, 4xx, 5xx, error)',
     labelNames: ['target', 'status_class'],
     registers: [registry],
   });
@@ -50,7 +56,9 @@ export function createMetrics(opts: { backlog: () => number | Promise<number> })
   });
   return {
     contentType: registry.contentType,
-    text: () => registry.metrics(),
+    // prom-client writes NaN as "Nan" (a gauge with no sample yet: the event loop's lag
+    // right after the start); the exposition format spells it "NaN", which strict parsers need.
+    text: async () => (await registry.metrics()).replace(/ Nan$/gm, ' NaN'),
     delivery(outcome, seconds) {
       deliveries.inc({ outcome });
       if (seconds !== undefined) ack.observe(seconds);
@@ -60,6 +68,9 @@ export function createMetrics(opts: { backlog: () => number | Promise<number> })
     },
     forwarded(target, statusClass) {
       forwarded.inc({ target, status_class: statusClass });
+    },
+    forwardAttempt(target, statusClass) {
+      attempts.inc({ target, status_class: statusClass });
     },
   };
 }

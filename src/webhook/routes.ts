@@ -70,9 +70,17 @@ export interface ForwardOutcome {
   attempts: number;
 }
 
+/** Told as it happens, target by target: a slow target holds up no other's account. */
+export interface ForwardProgress {
+  /** A request sent to a target and its answer (not for one the listener's stop cut short). */
+  attempt?(target: string, result: ForwardResult): void;
+  /** A target done with the delivery, after its retries. */
+  done?(outcome: ForwardOutcome): void;
+}
+
 export interface RoutingForwarder {
   /** Every target of the delivery's event, at once; never rejects. Empty when no route takes the event. */
-  forward(delivery: StoredDelivery): Promise<ForwardOutcome[]>;
+  forward(delivery: StoredDelivery, progress?: ForwardProgress): Promise<ForwardOutcome[]>;
   /** Ends every forward under way at once, aborted (the drain ran out of time); none is tried again. */
   abort(): void;
   /** Tries nothing again from now on, and drops the connections once the forwards under way end. */
@@ -89,7 +97,7 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
   // sent though it never was), or outlast the drain. Its signal cuts a backoff short.
   const closing = new AbortController();
 
-  async function send(href: string, delivery: StoredDelivery, headers: Record<string, string>): Promise<ForwardOutcome> {
+  async function send(href: string, delivery: StoredDelivery, headers: Record<string, string>, progress: ForwardProgress): Promise<ForwardOutcome> {
     const target = targets.get(href)!;
     const attempts = target.down ? 1 : policy.attempts;
     let result: ForwardResult = { status: undefined, text: 'not sent: the listener is stopping' };
@@ -101,20 +109,23 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
       }
       made++;
       result = await target.forwarder.forward(delivery, headers);
+      if (!result.aborted) progress.attempt?.(href, result);
       if (!retryable(result) || result.aborted) break;
     }
     // An aborted forward says nothing of the app.
     if (!result.aborted) target.down = retryable(result);
-    return { target: href, result, attempts: made };
+    const outcome = { target: href, result, attempts: made };
+    progress.done?.(outcome);
+    return outcome;
   }
 
   return {
-    async forward(delivery) {
+    async forward(delivery, progress = {}) {
       const event = delivery.entry.event;
       const hrefs = new Set(routes.filter((r) => r.events === undefined || (event !== null && r.events.has(event))).map((r) => r.url.href));
       if (hrefs.size === 0) return [];
       const headers = forwardHeadersOf(delivery);
-      return Promise.all([...hrefs].map((href) => send(href, delivery, headers)));
+      return Promise.all([...hrefs].map((href) => send(href, delivery, headers, progress)));
     },
     abort() {
       closing.abort();

@@ -260,7 +260,11 @@ describe('webhook listen as a service', () => {
   }, 60_000);
 
   it('routes by event: EVENTS=URL targets only those events, a bare URL every event, each forward with Svc-Event, Svc-Delivery-Id, Svc-Company-Id; a failing target is counted and stalls nothing', async () => {
-    const app = await startApp((path) => ({ status: path === '/broken' ? 500 : 200 }));
+    let brokenRequests = 0;
+    const app = await startApp((path) => {
+      if (path === '/broken') brokenRequests++;
+      return { status: path === '/broken' ? 500 : 200 };
+    });
     const l = await startListener({}, [
       '--forward-to', `RETURN_REQUESTED=${app.url}/returns`,
       '--forward-to', `CREDIT_NOTE_CREATED=${app.url}/credits`,
@@ -293,6 +297,10 @@ describe('webhook listen as a service', () => {
         return parsed.get(`svc_webhook_forwarded_total{target="${app.url}/broken",status_class="5xx"}`) === 3 && parsed;
       });
       expect(metrics.get(`svc_webhook_forwarded_total{target="${app.url}/all",status_class="2xx"}`)).toBe(5);
+      // Every request sent counted, the retries of the broken target among them: what the app saw.
+      expect(brokenRequests).toBeGreaterThan(3);
+      expect(metrics.get(`svc_webhook_forward_attempts_total{target="${app.url}/broken",status_class="5xx"}`)).toBe(brokenRequests);
+      expect(metrics.get(`svc_webhook_forward_attempts_total{target="${app.url}/all",status_class="2xx"}`)).toBe(5);
       expect(l.stderr()).toContain(`${app.url}/broken: 500`);
     } finally {
       l.child.kill('SIGTERM');
@@ -355,6 +363,21 @@ describe('webhook listen as a service', () => {
       const processed = () => l.stdout().split('\n').filter(Boolean).map((x) => (JSON.parse(x) as { id: string }).id);
       await until('each later delivery processed', () => others.every((b) => processed().includes(bodyId(b))) || undefined, 9_000);
       expect(processed()).not.toContain(bodyId(hung));
+    } finally {
+      l.child.kill('SIGKILL');
+      await l.child;
+      await app.close();
+    }
+  }, 60_000);
+
+  it('two targets of one delivery: the one that answers is counted at once, not when the one that hangs gives up', async () => {
+    const app = await startApp((path) => ({ status: 200, delayMs: path === '/hung' ? 60_000 : 0 }));
+    const l = await startListener({}, ['--forward-to', `${app.url}/hung`, '--forward-to', `${app.url}/fast`]);
+    try {
+      expect(await send(l.url, otherEventBody('CREDIT_NOTE_CREATED', 600))).toBe(200);
+      // Well before the hung forward's 10 s timeout.
+      await until('the fast target counted', async () => parseMetrics((await get(`${l.admin}/metrics`)).text).get(`svc_webhook_forwarded_total{target="${app.url}/fast",status_class="2xx"}`) === 1 || undefined, 8_000);
+      expect(parseMetrics((await get(`${l.admin}/metrics`)).text).get(`svc_webhook_forwarded_total{target="${app.url}/hung",status_class="error"}`) ?? 0).toBe(0);
     } finally {
       l.child.kill('SIGKILL');
       await l.child;

@@ -150,12 +150,16 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
     decryptor,
     markProcessed: (id, outcome) => (abandoned ? Promise.resolve() : journal.markProcessed(id, outcome)),
     forward: forwarder && (async (delivery) => {
-      const outcomes = await forwarder.forward(delivery);
+      // Each target counted and logged as it is done, not once the slowest is.
+      const outcomes = await forwarder.forward(delivery, {
+        attempt: (target, result) => metrics.forwardAttempt(target, statusClassOf(result.status)),
+        done: ({ target, result, attempts }) => {
+          if (over) return;
+          metrics.forwarded(target, statusClassOf(result.status));
+          if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, target, attempts, detail: result.text });
+        },
+      });
       if (over) return { text: '', failed: [] };
-      for (const { target, result, attempts } of outcomes) {
-        metrics.forwarded(target, statusClassOf(result.status));
-        if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, target, attempts, detail: result.text });
-      }
       // A forward that failed every attempt is not tried again (the delivery is processed): said
       // so, with the command that sends it again from this machine's journal, and journalled
       // with the outcome, so that `svc webhook events` says it too.

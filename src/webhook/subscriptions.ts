@@ -330,6 +330,22 @@ function sameEvents(a: readonly string[], b: readonly string[]): boolean {
  * longer lists (a sandbox restarted without --state, a removal elsewhere) are forgotten.
  * Against a service without the list extension (404/405/403), this machine's records count.
  */
+/**
+ * This Grant's subscription for the request as this machine recorded it, with its stored
+ * secret, without asking the service: what a listener started while the service is down can
+ * go on verifying deliveries with. Undefined when none is recorded or its secret is gone.
+ */
+export async function storedSubscriptionFor(f: Factory, request: WebhookSubscriptionRequest): Promise<(LocalSubscription & { secret: string }) | undefined> {
+  const grant = (await writeReceiptsCaller(f)).grantId;
+  const store = await f.secrets();
+  for (const candidate of await subscriptionsOfGrant(f, grant)) {
+    if (candidate.notificationUrl !== request.notificationUrl || !sameEvents(candidate.events, request.events)) continue;
+    const secret = await store.get(subscriptionSecretKey(candidate.id));
+    if (secret !== null && secret !== '') return { ...candidate, secret };
+  }
+  return undefined;
+}
+
 export async function subscribeOnce(f: Factory, asked: WebhookSubscriptionRequest, opts: { ownPath?: boolean; keeper?: SubscriptionKeeper; deferKeep?: boolean } = {},
 ): Promise<SubscribeOutcome> {
   // Only this Grant's records: the service lists each company's subscriptions to its own

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
 import { howToGetAKey, loadKeyring } from '../../keys/keystore.js';
-import { ReportedError, UsageError } from '../../errors.js';
+import { ExitCode, ReportedError, UsageError, exitCodeOf } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -32,7 +32,7 @@ import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, shortId, writeEvent, type Processor } from '../../webhook/processor.js';
 import { companyNames, requestIdFinder } from '../../webhook/event-context.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
-import { deliveryPathOf, environmentSecretAdvice, journalPathOf, listedSubscriptionFor, subscribe, subscribeOnce, watchSecrets, type SecretSet } from '../../webhook/subscriptions.js';
+import { deliveryPathOf, environmentSecretAdvice, journalPathOf, listedSubscriptionFor, storedSubscriptionFor, subscribe, subscribeOnce, watchSecrets, type SecretSet } from '../../webhook/subscriptions.js';
 import { envVariableFor } from '../../secrets/env.js';
 import { turnBatch } from '../../io/turn-batch.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../../contract/webhook.js';
@@ -266,11 +266,25 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
       if (everyCompany) await subscribeEveryCompany(f, request, opts, secrets);
       else if (nowhereToKeep) await subscribeWithoutStore(f, request, secrets, { showSecret: Boolean(opts.showSecret), handedIn });
       else {
-        const { subscription, reused, forgotten } = await subscribeOnce(f, request);
-        secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
-        if (forgotten.length > 0) note(f.io, `forgot ${forgotten.length} subscription${forgotten.length === 1 ? '' : 's'} the service no longer has`);
-        note(f.io, `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${request.notificationUrl}`);
-        if (opts.showSecret) printSecret(f, subscription);
+        let stored: Awaited<ReturnType<typeof storedSubscriptionFor>>;
+        const outcome = await subscribeOnce(f, request).catch(async (error: unknown) => {
+          // The service down (a restart, an outage) while this machine holds the subscription
+          // and its secret: a listener under a supervisor starts and verifies with it, rather
+          // than exiting 8 and being restarted until the service is back.
+          if (exitCodeOf(error) !== ExitCode.unavailable) throw error;
+          stored = await storedSubscriptionFor(f, request);
+          if (stored === undefined) throw error;
+          note(f.io, `warning: could not check subscription ${stored.id} with the service (${error instanceof Error ? error.message : String(error)}); listening with the secret stored for it — run with --subscribe again once the service answers, to check it is still subscribed`);
+          return undefined;
+        });
+        if (outcome === undefined) secrets.add(stored!.secret, deliveryPathOf(stored!.notificationUrl));
+        else {
+          const { subscription, reused, forgotten } = outcome;
+          secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
+          if (forgotten.length > 0) note(f.io, `forgot ${forgotten.length} subscription${forgotten.length === 1 ? '' : 's'} the service no longer has`);
+          note(f.io, `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${request.notificationUrl}`);
+          if (opts.showSecret) printSecret(f, subscription);
+        }
       }
     }
     await claim?.describe({ address: receiver.url });

@@ -89,6 +89,8 @@ async function runTour(opts: { noDbus: boolean }) {
     expect(terminal2.stdout).toMatch(/DELIVERED/);
     expect(terminal2.stderr).toMatch(/issued to 3 devices of email alice@example.com/);
     expect(terminal2.stderr).toMatch(/credit note CN-R-2025-000871-1 issued to 3 devices/);
+    // Both events, as the tour's comment says: the receiver subscribed before the return request was made.
+    expect(terminal2.stderr).toContain('--> RETURN_REQUESTED');
     expect(terminal2.stderr).toContain('--> CREDIT_NOTE_CREATED');
     return { home, env, stderr: terminal2.stderr };
   } finally {

@@ -146,8 +146,9 @@ describe('credit-note triage', () => {
     // The part's decision is shown before it is issued.
     expect(h.streams.stderr()).toContain(`would issue this`);
     expect(h.streams.stderr()).toContain(`--item ${WATER}:2`);
-    expect(h.streams.stdout()).toMatch(/^accepted in part +1: 11111111$/m);
-    expect(h.streams.stdout()).toMatch(/^issued +1: CN-R-2025-000871-1/m);
+    // Counted once, where it ended: issued, said as accepted in part first.
+    expect(h.streams.stdout()).toMatch(/^accepted in part +0$/m);
+    expect(h.streams.stdout()).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 11111111, accepted in part first, cn-1\)$/m);
   });
 
   it('a declined or failing decision leaves the request on screen; skip moves on, nothing changed', async () => {
@@ -190,6 +191,39 @@ describe('credit-note triage', () => {
     // The request on screen at `q` was reached: 1 skipped and 1 not reached make the 2.
     expect(quit.h.streams.stdout()).toMatch(/^skipped +1: 11111111$/m);
     expect(quit.h.streams.stdout()).toMatch(/^not reached +1$/m);
+  });
+
+  it('accepted and then issued is counted once, as issued (accepted first)', async () => {
+    const { h } = await shop([{ key: 'a' }, { key: 'i' }, { confirm: true }, { key: 'q' }]);
+    serveQueue(h, [queueItem(ID(1), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(3) }), queueItem(ID(2), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(2) })]);
+    replyIssue(h, 'cn-1');
+    await triage({}, h.f);
+    const out = h.streams.stdout();
+    expect(out).toMatch(/^accepted +0$/m);
+    expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 11111111, accepted first, cn-1\)$/m);
+    expect(out).toMatch(/^skipped +1: 22222222$/m);
+  });
+
+  it('a request a colleague moved while it was on screen: said, nothing sent, and counted as changed elsewhere, not as this walk\'s accept', async () => {
+    const { h, person } = await shop([{ key: 'a' }, { key: 'q' }]);
+    const state = serveQueue(h, [queueItem(ID(1), returnRequest([[MILK, 1]]), keys.current.publicKey)]);
+    // The colleague accepts it just as this person presses `a`.
+    const ask = person.prompter.key.bind(person.prompter);
+    let moved = false;
+    person.prompter.key = async (question) => {
+      if (!moved) {
+        moved = true;
+        state.get(ID(1))!.status = 'ACCEPTED';
+      }
+      return ask(question);
+    };
+    await triage({}, h.f);
+    expect(statusMoves(h)).toEqual([]);
+    expect(h.streams.stderr()).toContain(`request ${ID(1)} is ACCEPTED now (moved elsewhere while it was on screen): nothing was done`);
+    const out = h.streams.stdout();
+    expect(out).toMatch(/^accepted +0$/m);
+    expect(out).toMatch(/^changed elsewhere +1: 11111111$/m);
+    expect(out).toMatch(/^skipped +0$/m);
   });
 
   it('Esc or Ctrl-C at the keys ends the walk as cancelled (exit 3), after the summary of what was done', async () => {

@@ -30,8 +30,9 @@ import { queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-
 import type { ReadItem } from '../../credit-notes/queue.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { reasonProblem } from '../../credit-notes/rejection.js';
-import { emptyTally, summaryFields, type Tally } from '../../credit-notes/triage-tally.js';
-import { CancelError, SvcError, UsageError } from '../../errors.js';
+import { emptyTally, outcomesOf, summaryFields, type Tally } from '../../credit-notes/triage-tally.js';
+import { CancelError, ExitCode, PartialFailureError, SvcError, UsageError } from '../../errors.js';
+import { counted } from '../../io/plural.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { printable } from '../../io/printable.js';
@@ -102,6 +103,10 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
   }
   // Some companies' queues could not be read: the partial result's exit code (9), as poll's.
   failIfSomeFailed(unread, all.total ?? unread.length, 'read');
+  const failed = outcomesOf(tally).failed;
+  if (failed.length > 0) {
+    throw new PartialFailureError(`${failed.length} of ${counted(tally.reached.length, 'request')} reached could not be moved (see "could not be moved" above)`, failed.map((x) => x.error), tally.reached.length);
+  }
 }
 
 /** The open requests of the company the command acts for. */
@@ -144,6 +149,15 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
       note(f.io, keysHelp(keys));
       continue;
     }
+    // As it is now, not as it was listed: a colleague's move meanwhile is said, and not made again as if it were this walk's.
+    const now = await currentStatus(f, caller, requestId);
+    if (now !== undefined && now !== status) {
+      note(f.io, `request ${requestId} is ${now} now (moved elsewhere while it was on screen): nothing was done; decide it as it is`);
+      status = now;
+      if (!tally.elsewhere.includes(requestId)) tally.elsewhere.push(requestId);
+      if (CLOSED.has(status)) return 'next';
+      continue;
+    }
     try {
       if (key === 'a') {
         await accept.run({ requestIds: [requestId], partial: false }, f);
@@ -170,6 +184,11 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
       }
       if (!(error instanceof SvcError)) throw error;
       report(f, error);
+      // Refused for the company's sake (its Grant revoked, no access, the service down), not the
+      // request's: counted apart, and the walk ends partly failed.
+      if (error.exitCode === ExitCode.auth || error.exitCode === ExitCode.forbidden || error.exitCode === ExitCode.unavailable) {
+        tally.failed = [...tally.failed.filter((x) => x.requestId !== requestId), { requestId, message: printable(error.message), error }];
+      }
     }
     // What happened, read back: the echo and the summary are the service's and the ledger's account, not the key's.
     const before = status;

@@ -360,6 +360,19 @@ describe('status changes', () => {
     expect(currentHarness.streams.stdout()).toBe(`req-1 ${status}\n`);
   });
 
+  it("accept of a request on a receipt this profile has no record of: the note offers issue's own way, --original FILE", async () => {
+    const h = await keyed();
+    const item = queueItem('req-1', request(), keys.current.publicKey);
+    replyQueue(h, [item]);
+    replyQueue(h, [item]);
+    replyStatus(h, 'req-1');
+    await accept.run({ requestIds: ['req-1'], partial: false }, h.f);
+    expect(h.streams.stdout()).toBe('req-1 ACCEPTED\n');
+    const note = h.streams.stderr();
+    expect(note).toContain("note: `svc credit-note issue req-1` would refuse it (serviceReceiptId: receipt sr-1 is not known as one of this merchant's receipts: this profile has no record of it)");
+    expect(note).toContain('accepted, it can no longer be rejected: issued by another machine or profile (records are kept per profile)? `svc credit-note issue req-1 --original FILE` with its receipt record');
+  });
+
   it('prints the service answer with --json', async () => {
     const h = await harness({ json: true });
     replyQueue(h, []);

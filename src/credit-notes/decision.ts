@@ -14,10 +14,10 @@ import { creditedFor } from './credited.js';
 import { creditedOf, prepare, returnWindowDays, type Terms } from './prepare.js';
 import { previewText } from './preview.js';
 
-/** What `issue` would do, as `show --json` has it: shaped like `issue --dry-run --json`, with the checks' outcome. */
+/** What `issue` would do, as `show --json` has it: shaped like `issue --dry-run --json`, with the checks' outcome (failed: with the way forward `issue`'s refusal names). */
 export type DecisionJson =
   | { requestId: string; checks: 'passed'; creditNote: unknown; totals: ComputedCreditNote['totals']; currency: string }
-  | { requestId: string; checks: 'failed'; issues: { path: string; message: string }[] }
+  | { requestId: string; checks: 'failed'; issues: { path: string; message: string }[]; hint?: string }
   | { requestId: string; checks: 'not run'; reason: string; hint?: string };
 
 export interface Decision {
@@ -54,11 +54,13 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
     if (error instanceof ValidationError) {
       const issues = error.issues.map((i) => ({ path: String(i.path), message: i.message }));
       // What issue's refusal offers, without its "nothing was submitted" (nothing is, here).
+      // The checks end with it, as `issue`'s refusal does: "the request is ACCEPTED, so …: credit only … with `svc credit-note issue ID --item …`, …".
       const ways = error instanceof ReturnRefusedError ? error.ways : error.hint;
+      const hint = error instanceof ReturnRefusedError ? `${error.lead}${error.ways}` : error.hint;
       // A customer's text (a product ID) can be in the path: made visible, never sent to the terminal as is.
       return {
-        json: { requestId, checks: 'failed', issues },
-        text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${printable(i.path)}: ${printable(i.message)}`).join('\n')}`,
+        json: { requestId, checks: 'failed', issues, ...(hint === undefined ? {} : { hint }) },
+        text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${printable(i.path)}: ${printable(i.message)}`).join('\n')}${hint === undefined ? '' : `\n${printable(hint)}`}`,
         ...(ways === undefined ? {} : { ways }),
       };
     }

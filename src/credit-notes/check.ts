@@ -166,9 +166,25 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   if (issues.length > 0) {
     // --item can credit what is left only when the refusal is about the lines alone.
     const part = issues.every((issue) => issue.path.startsWith('lineItems.')) ? [...creditable].map(([productId, scaled]) => `--item ${productId}:${quantityOf(scaled)}`) : [];
-    throw new ValidationError(`return request ${check.requestId}`, issues, { hint: refusedHint(check.requestId, check.status, part) });
+    throw new ReturnRefusedError(check.requestId, issues, refusedWay(check.requestId, check.status, part));
   }
   return [...allocations.values()];
+}
+
+/**
+ * A return request `issue` refuses, as checkReturn found it. Its hint starts "nothing was
+ * submitted"; `lead` and `ways` are the way forward it names, for what does not submit (show,
+ * accept's note): `lead` says what the request's status leaves ("the request is ACCEPTED, so
+ * it can no longer be rejected: "; nothing for a PENDING one) and `ways` the commands.
+ */
+export class ReturnRefusedError extends ValidationError {
+  readonly lead: string;
+  readonly ways: string;
+  constructor(requestId: string, issues: readonly Issue[], way: { lead: string; ways: string }) {
+    super(`return request ${requestId}`, issues, { hint: `nothing was submitted; ${way.lead}${way.ways}` });
+    this.lead = way.lead;
+    this.ways = way.ways;
+  }
 }
 
 /**
@@ -176,16 +192,17 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
  * an accepted one can only be completed: credited in part (when a part passes), or closed with
  * `complete --credited-elsewhere`, which is what completes a request no credit note credits.
  */
-function refusedHint(requestId: string, status: string, creditable: readonly string[]): string {
+function refusedWay(requestId: string, status: string, creditable: readonly string[]): { lead: string; ways: string } {
   if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
-    return (
-      `nothing was submitted; the request is ${status}, so it can no longer be rejected: ` +
-      // Whole commands: from the queue screen or triage, whose `i` takes no part, they work as typed in a shell.
-      (creditable.length > 0 ? `credit only what can still be returned with \`svc credit-note issue ${requestId} ${creditable.join(' ')}\`, ` : '') +
-      `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\`, or fix the receipt record`
-    );
+    return {
+      lead: `the request is ${status}, so it can no longer be rejected: `,
+      ways:
+        // Whole commands: from the queue screen or triage, whose `i` takes no part, they work as typed in a shell.
+        (creditable.length > 0 ? `credit only what can still be returned with \`svc credit-note issue ${requestId} ${creditable.join(' ')}\`, ` : '') +
+        `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\`, or fix the receipt record`,
+    };
   }
-  return `nothing was submitted; reject it with \`svc credit-note reject ${requestId}\`, or fix the receipt record`;
+  return { lead: '', ways: `reject it with \`svc credit-note reject ${requestId}\`, or fix the receipt record` };
 }
 
 /** The refund preference is the customer's request, but an IBAN to pay to must be a real one. */

@@ -8,21 +8,28 @@ import { printable } from '../io/printable.js';
 import { note } from '../io/streams.js';
 import type { ItemQuantity } from './item-flag.js';
 import type { ComputedCreditNote } from './compute.js';
+import { ReturnRefusedError } from './check.js';
 import { ClosedRequestError, openRequest } from './open-request.js';
 import { creditedFor } from './credited.js';
 import { creditedOf, prepare, returnWindowDays, type Terms } from './prepare.js';
 import { previewText } from './preview.js';
 
-/** What `issue` would do, as `show --json` has it: shaped like `issue --dry-run --json`, with the checks' outcome. */
+/** What `issue` would do, as `show --json` has it: shaped like `issue --dry-run --json`, with the checks' outcome (failed: with the way forward `issue`'s refusal names). */
 export type DecisionJson =
   | { requestId: string; checks: 'passed'; creditNote: unknown; totals: ComputedCreditNote['totals']; currency: string }
-  | { requestId: string; checks: 'failed'; issues: { path: string; message: string }[] }
+  | { requestId: string; checks: 'failed'; issues: { path: string; message: string }[]; hint?: string }
   | { requestId: string; checks: 'not run'; reason: string; hint?: string };
 
 export interface Decision {
   json: DecisionJson;
   /** For a person: the credit note and its checks, or why `issue` would refuse it. */
   text: string;
+  /**
+   * With failed checks: the way forward `issue`'s refusal names (src/credit-notes/check.ts,
+   * open-request.ts), as said to one who knows the request can no longer be rejected: its
+   * commands without the lead that says so.
+   */
+  ways?: string;
 }
 
 /**
@@ -46,8 +53,16 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
   } catch (error) {
     if (error instanceof ValidationError) {
       const issues = error.issues.map((i) => ({ path: String(i.path), message: i.message }));
+      // What issue's refusal offers, without its "nothing was submitted" (nothing is, here).
+      // The checks end with it, as `issue`'s refusal does: "the request is ACCEPTED, so …: credit only … with `svc credit-note issue ID --item …`, …".
+      const ways = error instanceof ReturnRefusedError ? error.ways : error.hint;
+      const hint = error instanceof ReturnRefusedError ? `${error.lead}${error.ways}` : error.hint;
       // A customer's text (a product ID) can be in the path: made visible, never sent to the terminal as is.
-      return { json: { requestId, checks: 'failed', issues }, text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${printable(i.path)}: ${printable(i.message)}`).join('\n')}` };
+      return {
+        json: { requestId, checks: 'failed', issues, ...(hint === undefined ? {} : { hint }) },
+        text: `checks: \`issue\` would refuse it:\n${issues.map((i) => `  ${printable(i.path)}: ${printable(i.message)}`).join('\n')}${hint === undefined ? '' : `\n${printable(hint)}`}`,
+        ...(ways === undefined ? {} : { ways }),
+      };
     }
     if (error instanceof SvcError) {
       // A closed request this ledger credited: named by its credit note, not only "nothing to credit".

@@ -27,3 +27,19 @@ export function matchesFilter(item: QueueItem, filter: QueueFilter | undefined):
   if (filter.createdAfter !== undefined && !(created > Date.parse(filter.createdAfter))) return false;
   return true;
 }
+
+/**
+ * Oldest first, by when the customer asked (`createdAt`); requests asked at the same moment
+ * keep the order they come in (the service's, as `poll` lists them: sort stably). A time that
+ * cannot be read goes last.
+ */
+export function oldestFirst(a: Pick<QueueItem, 'createdAt'>, b: Pick<QueueItem, 'createdAt'>): number {
+  const at = askedAt(a);
+  const bt = askedAt(b);
+  return at < bt ? -1 : at > bt ? 1 : 0;
+}
+
+function askedAt(item: Pick<QueueItem, 'createdAt'>): number {
+  const at = Date.parse(item.createdAt);
+  return Number.isNaN(at) ? Number.POSITIVE_INFINITY : at;
+}

@@ -1,8 +1,10 @@
 // A request ID left out: on a terminal, a list of the open requests the verb can move to
-// choose from (the work a person is there to do, oldest first); anywhere else the usage error it always was,
+// choose from (the work a person is there to do, oldest first, as `poll` lists them), its question
+// naming the company whose queue it is; anywhere else the usage error it always was,
 // naming the argument and where its values come from. `triage` walks the same list.
 import type { Caller } from '../api/caller.js';
-import { writeReceiptsCaller } from '../auth/caller.js';
+import { companyNameOf, writeReceiptsCaller } from '../auth/caller.js';
+import type { ReceiptRecord } from '../contract/records.js';
 import { listReturnRequests } from '../api/credit-note.js';
 import { loadKeyring } from '../keys/keystore.js';
 import { CancelError, NotFoundError, UsageError } from '../errors.js';
@@ -12,9 +14,11 @@ import { oneLine } from '../io/output.js';
 import { canPrompt } from '../io/streams.js';
 import { displayWidth, fitWidth, padWidth } from '../io/width.js';
 import { age } from './display.js';
-import { OPEN_STATUSES } from './filter.js';
+import { OPEN_STATUSES, oldestFirst } from './filter.js';
+import { namedCompany, pollCommandFor } from '../grants/company.js';
 import { movableStatuses, verbCanMove, type QueueVerb } from './moves.js';
 import { readQueue, type ReadItem } from './queue.js';
+import { askedText } from './summary.js';
 
 /** The command a picker stands in for, for its question and for the error without a terminal. */
 export interface PickFor {
@@ -44,18 +48,22 @@ export async function pickRequestId(f: Factory, what: PickFor): Promise<string> 
       hint: `usage: svc ${what.command} ${what.usage}; on a terminal, leave it out to choose from the open requests`,
     });
   }
-  const open = (await openRequests(f, await writeReceiptsCaller(f))).filter((item) => verbCanMove(what.verb, item.status, what.target));
+  const caller = await writeReceiptsCaller(f);
+  const open = (await openRequests(f, caller)).filter((item) => verbCanMove(what.verb, item.status, what.target));
+  // Whose queue this is: the default company's (or --grant's); of several, how to list another's.
+  const named = caller.grantId === undefined ? undefined : await namedCompany(f, caller.grantId);
+  const whose = await companyNameOf(f, caller);
   if (open.length === 0) {
     const statuses = movableStatuses(what.verb, what.target).filter((s) => (OPEN_STATUSES as readonly string[]).includes(s));
-    throw new NotFoundError(`there are no return requests to ${what.purpose}: none is ${statuses.join(' or ')}`, {
-      hint: '`svc credit-note poll --all` lists every request and its status',
+    throw new NotFoundError(`there are no return requests of ${whose} to ${what.purpose}: none is ${statuses.join(' or ')}`, {
+      hint: `\`${pollCommandFor(named)} --all\` lists every request and its status${named?.ofMany ? '; another company\'s: add --grant NAME' : ''}`,
     });
   }
   const now = f.clock.now();
-  const labels = choiceLabels(open, now, f.io.columns);
+  const labels = choiceLabels(open, now, f.io.columns, await receiptRecords(f, open));
   try {
     return await f.prompter().select({
-      message: `Which return request to ${what.purpose}?`,
+      message: `Which return request of ${whose} to ${what.purpose}?${named?.ofMany ? ' (for another company, add --grant NAME)' : ''}`,
       flag: 'a request ID',
       choices: open.map((item, i) => ({ name: labels[i] ?? item.requestId, value: item.requestId, short: item.requestId })),
     });
@@ -72,23 +80,35 @@ export async function pickRequestId(f: Factory, what: PickFor): Promise<string> 
 export async function openRequests(f: Factory, caller: Caller): Promise<ReadItem[]> {
   const listed = await listReturnRequests(caller);
   const open = listed.filter((i) => (OPEN_STATUSES as readonly string[]).includes(i.status));
-  open.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.requestId.localeCompare(b.requestId));
+  open.sort(oldestFirst);
   await (await f.ledger()).rememberQueueItems(open);
   return readQueue(open, await loadKeyring(f));
 }
 
+/** This profile's records of the items' receipts, by serviceReceiptId: the names and amounts the labels show. */
+async function receiptRecords(f: Factory, items: readonly ReadItem[]): Promise<Map<string, ReceiptRecord>> {
+  const ledger = await f.ledger();
+  const records = new Map<string, ReceiptRecord>();
+  for (const id of new Set(items.map((i) => i.serviceReceiptId))) {
+    const record = await ledger.receipt(id);
+    if (record !== undefined) records.set(id, record);
+  }
+  return records;
+}
+
 /**
  * One line per request, in columns: short ID, status, age, the receipt's document number and
- * what is asked back; cut to the terminal's width (a wrapped line would break the list).
- * Customer-supplied text is made printable first.
+ * what is asked back, by name where this profile's record of the receipt knows the products
+ * (as a confirmation names them: src/credit-notes/summary.ts); cut to the terminal's width
+ * (a wrapped line would break the list). Customer-supplied text is made printable first.
  */
-export function choiceLabels(items: readonly ReadItem[], now: number, columns: number): string[] {
+export function choiceLabels(items: readonly ReadItem[], now: number, columns: number, records: ReadonlyMap<string, ReceiptRecord> = new Map()): string[] {
   const rows = items.map((item) => [
     item.requestId.slice(0, SHORT_ID),
     item.status,
     age(item.createdAt, now),
     item.returnRequest ? oneLine(item.returnRequest.receiptId) : '-',
-    item.returnRequest ? oneLine(linesSummary(item)) : `cannot read: ${oneLine(item.decryptError ?? '')}`,
+    item.returnRequest ? oneLine(askedText(item.returnRequest, records.get(item.serviceReceiptId))) : `cannot read: ${oneLine(item.decryptError ?? '')}`,
   ]);
   const widths = [0, 1, 2, 3].map((col) => Math.max(...rows.map((r) => displayWidth(r[col] ?? ''))));
   // The cursor and a space stand before each entry.
@@ -101,9 +121,4 @@ export function choiceLabels(items: readonly ReadItem[], now: number, columns: n
       room,
     ),
   );
-}
-
-/** "4001234567890 × 1, 4001111222333 × 2" */
-export function linesSummary(item: ReadItem): string {
-  return (item.returnRequest?.lineItems ?? []).map((line) => `${line.productId} × ${line.quantity}`).join(', ');
 }

@@ -16,8 +16,22 @@ interface RecordedProduct {
 }
 
 export function requestSummary(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
+  return `${oneLine(request.receiptId)} (${askedText(request, receipt)})`;
+}
+
+/** What a request asks back, by name, and about how much: "2 × Milk, 1 × Bread, 6.07 EUR" (the picker's lines, a confirmation's parenthesis). */
+export function askedText(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
   const { lines, money } = asked(request, receipt);
-  return `${oneLine(request.receiptId)} (${[...lines, ...money].join(', ')})`;
+  return [...lines, ...money].join(', ');
+}
+
+/** The product's name on this profile's record of the receipt; undefined without a record, or for a product it does not list. */
+export function recordedName(receipt: ReceiptRecord | undefined, productId: string): string | undefined {
+  return recordedProducts(receipt).find((p) => p.identifier === productId)?.name;
+}
+
+function recordedProducts(receipt: ReceiptRecord | undefined): RecordedProduct[] {
+  return (receipt?.templateRequest as { products?: RecordedProduct[] } | undefined)?.products ?? [];
 }
 
 /** How much a request asks, briefly, beside a credit note for part of it: "6 lines, 15.20 EUR". */
@@ -27,8 +41,8 @@ export function requestAskedBrief(request: ReturnRequest, receipt: ReceiptRecord
 }
 
 function asked(request: ReturnRequest, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
-  const template = receipt?.templateRequest as { currency: string; products?: RecordedProduct[] } | undefined;
-  const products = template?.products ?? [];
+  const template = receipt?.templateRequest as { currency: string } | undefined;
+  const products = recordedProducts(receipt);
   let amount: number | undefined = template === undefined ? undefined : 0;
   const lines = request.lineItems.map((line) => {
     const product = products.find((p) => p.identifier === line.productId);
@@ -50,12 +64,11 @@ function share(product: RecordedProduct, quantity: number, currency: string): nu
 
 /** The request's products one a line, by ID and name, as a part prompt lists them: "  4001234567890  Whole milk 3.5% 1 l (asked: 2)". */
 export function askedProducts(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
-  const products = (receipt?.templateRequest as { products?: RecordedProduct[] } | undefined)?.products ?? [];
   const ids = request.lineItems.map((line) => oneLine(line.productId));
   const width = Math.max(...ids.map((id) => id.length));
   return request.lineItems
     .map((line, i) => {
-      const name = products.find((p) => p.identifier === line.productId)?.name;
+      const name = recordedName(receipt, line.productId);
       return `  ${ids[i]!.padEnd(width)}  ${name === undefined ? '(not in this profile\'s record of the receipt)' : oneLine(name)} (asked: ${line.quantity})`;
     })
     .join('\n');

@@ -81,7 +81,7 @@ describe('pickers offer only the requests the verb can move', () => {
     atTerminal(h, person.prompter);
     serveQueue(h, everyStatus().filter((i) => i.status !== 'ACCEPTED' && i.status !== 'PARTIALLY_ACCEPTED'));
     const error = await complete.run({ requestIds: [], creditedElsewhere: true }, h.f).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: ExitCode.notFound, message: 'there are no return requests to complete: none is ACCEPTED or PARTIALLY_ACCEPTED' });
+    expect(error).toMatchObject({ exitCode: ExitCode.notFound, message: "there are no return requests of your API key's company to complete: none is ACCEPTED or PARTIALLY_ACCEPTED" });
     expect(person.asked).toEqual([]);
   });
 });

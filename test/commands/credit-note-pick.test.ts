@@ -51,7 +51,7 @@ const queue = () => [
 ];
 
 describe('the request ID left out, on a terminal', () => {
-  it('accept: the PENDING requests oldest first, each with short ID, status, age, receipt and lines; the one chosen is accepted', async () => {
+  it('accept: the PENDING requests of the company oldest first, each with short ID, status, age, receipt and lines; the one chosen is accepted', async () => {
     const h = await harness();
     await withKeys(h, keys);
     const person = scriptedPrompter([{ select: ID(3) }]);
@@ -60,10 +60,11 @@ describe('the request ID left out, on a terminal', () => {
 
     await accept.run({ requestIds: [], partial: false }, h.f);
 
-    expect(person.asked).toEqual(['select: Which return request to accept?']);
+    expect(person.asked).toEqual(["select: Which return request of your API key's company to accept?"]);
+    // No record of the receipt here: the product IDs, and no amount.
     expect(person.choices[0]).toEqual([
-      { name: '11111111  PENDING  2d  R-2025-000871  4001234567890 × 2', value: ID(1) },
-      { name: '33333333  PENDING  3m  R-2025-000871  4001234567890 × 1', value: ID(3) },
+      { name: '11111111  PENDING  2d  R-2025-000871  2 × 4001234567890', value: ID(1) },
+      { name: '33333333  PENDING  3m  R-2025-000871  1 × 4001234567890', value: ID(3) },
     ]);
     expect(statusMoves(h)).toEqual([[ID(3), 'ACCEPTED']]);
     expect(h.streams.stdout()).toBe(`${ID(3)} ACCEPTED\n`);
@@ -71,10 +72,10 @@ describe('the request ID left out, on a terminal', () => {
 
   it('show, complete, status STATUS and reject go on with the request chosen', async () => {
     for (const [verb, go, asked] of [
-      ['show', (f: Factory) => show({ reveal: false }, f), 'Which return request to show?'],
-      ['complete', (f: Factory) => complete.run({ requestIds: [], yes: true, creditedElsewhere: true }, f), 'Which return request to complete?'],
-      ['status', (f: Factory) => setStatus({ status: 'completed', yes: true, creditedElsewhere: true }, f), 'Which return request to set to COMPLETED?'],
-      ['reject', (f: Factory) => reject.run({ requestIds: [], yes: true }, f), 'Which return request to reject?'],
+      ['show', (f: Factory) => show({ reveal: false }, f), "Which return request of your API key's company to show?"],
+      ['complete', (f: Factory) => complete.run({ requestIds: [], yes: true, creditedElsewhere: true }, f), "Which return request of your API key's company to complete?"],
+      ['status', (f: Factory) => setStatus({ status: 'completed', yes: true, creditedElsewhere: true }, f), "Which return request of your API key's company to set to COMPLETED?"],
+      ['reject', (f: Factory) => reject.run({ requestIds: [], yes: true }, f), "Which return request of your API key's company to reject?"],
     ] as const) {
       const h = await harness();
       await withKeys(h, keys);
@@ -97,7 +98,12 @@ describe('the request ID left out, on a terminal', () => {
     // Issue offers the accepted requests.
     serveQueue(h, queue().map((i) => (i.requestId === ID(3) ? { ...i, status: 'ACCEPTED' } : i)));
     await issue({ dryRun: true }, h.f);
-    expect(person.asked).toEqual(['select: Which return request to credit?']);
+    expect(person.asked).toEqual(["select: Which return request of your API key's company to credit?"]);
+    // The receipt recorded here: the products by name and what they come to, as a confirmation names them.
+    expect(person.choices[0]).toEqual([
+      { name: '22222222  ACCEPTED  20m  R-2025-000872  2 × Sparkling mineral water 0.75 l, 1 × Whole milk 3.5% 1 l, 2.68 EUR', value: ID(2) },
+      { name: '33333333  ACCEPTED   3m  R-2025-000871  1 × Whole milk 3.5% 1 l, 1.28 EUR', value: ID(3) },
+    ]);
     expect(h.streams.stderr()).toContain('dry run: every check passed; credit note CN-R-2025-000871-1 was not issued');
     expect(statusMoves(h)).toEqual([]);
   });
@@ -135,7 +141,7 @@ describe('the request ID left out, on a terminal', () => {
       expect(label).not.toMatch(/[\x00-\x1f\x7f\u202e]/);
       expect(displayWidth(label)).toBeLessThanOrEqual(57);
     }
-    expect(labels[0]).toContain('P\\x1b[2J × 1');
+    expect(labels[0]).toContain('1 × P\\x1b[2J');
     expect(labels[1]).toMatch(/…$/);
     expect(labels[2]).toMatch(/^33333333 +PENDING +5m +- +cannot read: can/);
   });

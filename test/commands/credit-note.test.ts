@@ -280,7 +280,9 @@ describe('credit-note show', () => {
       expect(out).toMatch(/^receipt +sr-1 \(document R-2025-000871\)$/m);
       expect(out).toMatch(/^refund +BANK_TRANSFER \(the customer's preference\)$/m);
       expect(out).toMatch(/^ {2}accountHolder +Alice Example$/m);
-      expect(out).toMatch(/^line 2 +4001111222333 × 2 · NO_LONGER_NEEDED · bought too many$/m);
+      expect(out).toMatch(/^line 2 +2 × 4001111222333 · NO_LONGER_NEEDED · bought too many$/m);
+      // No record of the receipt here: the checks end with the way issue's refusal names.
+      expect(out.trimEnd()).toMatch(/\nchecks: `issue` would refuse it:\n {2}serviceReceiptId: [^\n]*\nissued by another machine or profile \(records are kept per profile\)\? `svc credit-note issue req-2 --original FILE` with its receipt record$/);
       if (reveal) expect(out).toMatch(new RegExp(`^  iban +${VALID_IBAN}$`, 'm'));
       else {
         expect(out).toMatch(/^ {2}iban +•••• 3000$/m);
@@ -298,7 +300,13 @@ describe('credit-note show', () => {
       ...item,
       returnRequest: { ...bankRequest(), refundBankAccount: { iban: '•••• 3000', accountHolder: 'Alice Example', bic: 'COBADEFFXXX' } },
       // What `issue` would do: here refuse it, this profile having no record of the receipt.
-      decision: { requestId: 'req-2', checks: 'failed', issues: [{ path: 'serviceReceiptId', message: expect.stringContaining('not known as one of this merchant') }] },
+      decision: {
+        requestId: 'req-2',
+        checks: 'failed',
+        issues: [{ path: 'serviceReceiptId', message: expect.stringContaining('not known as one of this merchant') }],
+        // The way forward issue's refusal names: the receipt record, from the machine that issued it.
+        hint: 'issued by another machine or profile (records are kept per profile)? `svc credit-note issue req-2 --original FILE` with its receipt record',
+      },
     });
   });
 
@@ -311,7 +319,7 @@ describe('credit-note show', () => {
     const out = h.streams.stdout();
     expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
     expect(out).toMatch(/^note +ok\\x1b\[2J\\x1b\]0;owned\\x07 status +COMPLETED\\u202e$/m);
-    expect(out).toMatch(/^line 1 +P\\x1b\[31m × 1 · X {2}\(unknown reason code\)$/m);
+    expect(out).toMatch(/^line 1 +1 × P\\x1b\[31m · X {2}\(unknown reason code\)$/m);
     expect(out.match(/^status /gm)).toHaveLength(1);
   });
 
@@ -358,6 +366,19 @@ describe('status changes', () => {
     expect(currentHarness.sent).toEqual([{ path: '/credit-note/requests/req-1/status', headers: expect.any(Object), body: { status } }]);
     expect(currentHarness.streams.stderr()).not.toContain('could not keep');
     expect(currentHarness.streams.stdout()).toBe(`req-1 ${status}\n`);
+  });
+
+  it("accept of a request on a receipt this profile has no record of: the note offers issue's own way, --original FILE", async () => {
+    const h = await keyed();
+    const item = queueItem('req-1', request(), keys.current.publicKey);
+    replyQueue(h, [item]);
+    replyQueue(h, [item]);
+    replyStatus(h, 'req-1');
+    await accept.run({ requestIds: ['req-1'], partial: false }, h.f);
+    expect(h.streams.stdout()).toBe('req-1 ACCEPTED\n');
+    const note = h.streams.stderr();
+    expect(note).toContain("note: `svc credit-note issue req-1` would refuse it (serviceReceiptId: receipt sr-1 is not known as one of this merchant's receipts: this profile has no record of it)");
+    expect(note).toContain('accepted, it can no longer be rejected: issued by another machine or profile (records are kept per profile)? `svc credit-note issue req-1 --original FILE` with its receipt record');
   });
 
   it('prints the service answer with --json', async () => {

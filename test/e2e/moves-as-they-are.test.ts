@@ -84,6 +84,41 @@ describe('accept of a request issue would refuse', () => {
   }, 60_000);
 });
 
+describe('accept of a request issue would refuse, part of which can still be credited', () => {
+  it('the note offers what issue offers, `issue ID --item …`, and that command, typed as read, issues; at 60, 80 and 120 columns', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    // Milk bought twice and credited whole by the first request; the bananas are left.
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const trigger = async (...items: string[]) => (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, ...items.flatMap((i) => ['--item', i])])).stdout.trim();
+    await m.svc(['credit-note', 'issue', await trigger('4001234567890:2'), '--yes']);
+    for (const columns of [60, 80, 120]) {
+      const asked = await trigger('4001234567890:1', 'PLU-4011:0.25');
+      const term = svcInTerminal(`svc-accept-way-${columns}`, ['credit-note', 'accept', asked], svcEnv(m.home, m.env), [columns, 30]);
+      let way: string | undefined;
+      try {
+        await term.waitFor('SVC-EXIT=');
+        const flat = term.text().replace(/\s+/g, ' ');
+        expect(flat, `${columns} columns:\n${term.text()}`).toContain('SVC-EXIT=0');
+        expect(flat, `${columns} columns:\n${term.text()}`).toContain(`note: \`svc credit-note issue ${asked}\` would refuse it (lineItems.0 (productId 4001234567890): quantity 1 is more than the 0 that can still be returned`);
+        // The same way forward issue's own refusal gives, not a third wording.
+        way = new RegExp(`credit only what can still be returned with \`(svc credit-note issue ${asked} --item PLU-4011:0\\.25)\``).exec(flat)?.[1];
+        expect(way, `${columns} columns:\n${term.text()}`).toBeDefined();
+        expect(flat).toContain(`settle it another way and run \`svc credit-note complete ${asked} --credited-elsewhere\``);
+      } finally {
+        term.kill();
+      }
+      if (columns === 60) {
+        // Followed as written (with --yes, as off a terminal), it issues the credit note for the bananas.
+        const followed = await runSvc([...way!.split(' ').slice(1), '--yes'], { home: m.home, env: m.env });
+        expect(followed.exitCode, followed.stderr).toBe(0);
+        expect(followed.stdout + followed.stderr).toMatch(/CN-R-2025-000871-\d+-2/);
+      }
+    }
+  }, 90_000);
+});
+
 describe('a partial accept of a part issue would refuse', () => {
   it('accept --item: the same note as a whole accept, for the part accepted; a part that passes gets none', async () => {
     const m = merchant();

@@ -144,7 +144,7 @@ describe('the queue screen (poll --watch on a terminal)', () => {
       await until(() => rowOf(term, a) !== undefined && rowOf(term, b) !== undefined, 'every row back', term);
       // Enter shows the request as `credit-note show` does; q goes back to the list.
       term.keys('Enter');
-      await until(() => new RegExp(`^request +${c}`, 'm').test(term.text()) && /^line 1 +4001234567890 × 1/m.test(term.text()), 'the request shown', term);
+      await until(() => new RegExp(`^request +${c}`, 'm').test(term.text()) && /^line 1 +1 × Whole milk 3\.5% 1 l \(4001234567890\)/m.test(term.text()), 'the request shown', term);
       // On a short terminal it scrolls.
       tmux(['resize-window', '-t', `svc-screen-look-${process.pid}`, '-x', '160', '-y', '8']);
       await until(() => / · lines 1–7 of \d+ · ↑↓ PgUp PgDn scroll · q or Esc: back to the list$/.test(lines(term).at(-1) ?? ''), 'the first page of the request', term);

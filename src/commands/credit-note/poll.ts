@@ -14,7 +14,7 @@ import { howToGetAKey, loadKeyring } from '../../keys/keystore.js';
 import { ExitCode, UsageError, exitCodeOf } from '../../errors.js';
 import { parseLimit } from '../../io/count.js';
 import { parseDurationSeconds } from '../../io/duration.js';
-import { matchesFilter, type QueueFilter } from '../../credit-notes/filter.js';
+import { matchesFilter, oldestFirst, type QueueFilter } from '../../credit-notes/filter.js';
 import { queueFilter, queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 export { queueFilter };
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
@@ -213,14 +213,14 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
   const compare = (a: PolledItem, b: PolledItem): number => {
     switch (sort) {
       case 'created':
-        return a.createdAt.localeCompare(b.createdAt);
+        return oldestFirst(a, b);
       case 'age':
-        return b.createdAt.localeCompare(a.createdAt);
+        return oldestFirst(b, a);
       case 'status':
-        return STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || a.createdAt.localeCompare(b.createdAt);
+        return STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || oldestFirst(a, b);
       case 'receipt':
         // What the table shows: the company (of many), then the document number in natural order (R-2 before R-10).
-        return (companyOf === undefined ? 0 : NATURAL.compare(companyOf(a), companyOf(b))) || NATURAL.compare(shownReceipt(a), shownReceipt(b)) || a.createdAt.localeCompare(b.createdAt);
+        return (companyOf === undefined ? 0 : NATURAL.compare(companyOf(a), companyOf(b))) || NATURAL.compare(shownReceipt(a), shownReceipt(b)) || oldestFirst(a, b);
       default:
         return 0;
     }
@@ -229,7 +229,7 @@ export function arrangement(opts: Pick<PollOptions, 'sort' | 'reverse' | 'limit'
     let out = selected === undefined ? items : items.filter(selected);
     // Oldest first unless --sort says otherwise: one company's queue comes so from the service,
     // the queues of many are merged company after company, so --limit N takes the N oldest.
-    out = [...out].sort(sort === undefined ? (a, b) => a.createdAt.localeCompare(b.createdAt) : compare);
+    out = [...out].sort(sort === undefined ? oldestFirst : compare);
     if (opts.reverse) out = [...out].reverse();
     return limit === undefined ? out : out.slice(0, limit);
   };

@@ -7,6 +7,8 @@ import { isKnownReasonCode, type ReturnRequest } from '../../contract/returns.js
 import { partText } from '../../credit-notes/accepted-part.js';
 import { age, maskedRequest } from '../../credit-notes/display.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
+import { recordedName } from '../../credit-notes/summary.js';
+import type { ReceiptRecord } from '../../contract/records.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { companyNameOf } from '../../auth/caller.js';
@@ -61,7 +63,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
       ['customer', customerText(record, customer)],
       ...refundFields(request),
       ...(request.customerNote === undefined ? [] : [['note', request.customerNote] as [string, string]]),
-      ...lineFields(request),
+      ...lineFields(request, record),
     ],
     // The item as `poll --json` has it, so scripts read both alike.
     { ...item, returnRequest: request, ...(customer && Object.keys(customer).length > 0 ? { customer } : {}), ...(part ? { acceptedPart: part } : {}), decision: decision.json },
@@ -87,10 +89,12 @@ function refundFields(request: ReturnRequest): [string, string][] {
   return fields;
 }
 
-function lineFields(request: ReturnRequest): [string, string][] {
+/** "1 × Whole milk 3.5% 1 l (4001234567890) · DAMAGED": by name where this profile's record of the receipt knows it, as a confirmation names it; the ID as --item takes it. */
+function lineFields(request: ReturnRequest, record: ReceiptRecord | undefined): [string, string][] {
   return request.lineItems.map((line, index) => {
     const reason = isKnownReasonCode(line.reasonCode) ? line.reasonCode : `${line.reasonCode} (unknown reason code)`;
     const description = line.reasonDescription ? ` · ${line.reasonDescription}` : '';
-    return [`line ${index + 1}`, `${line.productId} × ${line.quantity} · ${reason}${description}`];
+    const name = recordedName(record, line.productId);
+    return [`line ${index + 1}`, `${line.quantity} × ${name === undefined ? line.productId : `${name} (${line.productId})`} · ${reason}${description}`];
   });
 }

@@ -351,7 +351,7 @@ async function refuseCompletingUncredited(f: Factory, requests: readonly Request
   const first = uncredited[0]!.requestId;
   // The way offered must work: when `issue` would refuse the first (all of it credited
   // already, the window closed), that is said instead of sending the person to it.
-  const refused = await issueWouldRefuse(f, requests.find((r) => r.requestId === first)!.caller, first);
+  const refused = (await issueWouldRefuse(f, requests.find((r) => r.requestId === first)!.caller, first))?.why;
   throw new UsageError(
     `return request${uncredited.length === 1 ? '' : 's'} ${named} ${uncredited.length === 1 ? 'has' : 'have'} no credit note issued in this ledger: completing would close ${uncredited.length === 1 ? 'it' : 'them'} with the customer never credited`,
     {
@@ -365,12 +365,15 @@ async function refuseCompletingUncredited(f: Factory, requests: readonly Request
   );
 }
 
-/** Why `issue` would refuse the request, in a line; undefined when it would not (or that cannot be learnt). */
-async function issueWouldRefuse(f: Factory, caller: Caller, requestId: string, found?: QueueItem): Promise<string | undefined> {
+/**
+ * Why `issue` would refuse the request, in a line, and the way forward its refusal names
+ * (src/credit-notes/decision.ts `ways`); undefined when it would not (or that cannot be learnt).
+ */
+async function issueWouldRefuse(f: Factory, caller: Caller, requestId: string, found?: QueueItem): Promise<{ why: string; ways: string | undefined } | undefined> {
   const { decisionOf } = await import('../../credit-notes/decision.js');
   const decision = await decisionOf(f, caller, requestId, [], found).catch(() => undefined);
   if (decision?.json.checks !== 'failed') return undefined;
-  return decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; ');
+  return { why: decision.json.issues.map((i) => `${printable(i.path)}: ${printable(i.message)}`).join('; '), ways: decision.ways };
 }
 
 /**
@@ -398,18 +401,17 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
 
 /**
  * Accepted (whole, or in part), a request can no longer be rejected: when `issue` would refuse
- * it (more asked back than is left, a closed return window), that is said now, with the way
- * that is left. For a part, `issue` checks the part recorded, and so does this. Said once the
- * move is made, as the read-back status is what `issue` would start from.
+ * it (more asked back than is left, a closed return window, a receipt this profile has no
+ * record of), that is said now, with the way forward `issue`'s own refusal names: crediting
+ * what is left with `issue --item …`, the receipt record with `--original FILE`, or
+ * `complete --credited-elsewhere`. For a part, `issue` checks the part recorded, and so does
+ * this. Said once the move is made, as the read-back status is what `issue` would start from.
  */
 async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined, inPart = false): Promise<void> {
-  const why = await issueWouldRefuse(f, caller, requestId, found);
-  if (why === undefined) return;
-  note(
-    f.io,
-    `note: \`svc credit-note issue ${requestId}\` would refuse it (${why}); accepted${inPart ? ' in part' : ''}, it can no longer be rejected: ` +
-      `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\``,
-  );
+  const refused = await issueWouldRefuse(f, caller, requestId, found);
+  if (refused === undefined) return;
+  const ways = refused.ways ?? `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\``;
+  note(f.io, `note: \`svc credit-note issue ${requestId}\` would refuse it (${refused.why}); accepted${inPart ? ' in part' : ''}, it can no longer be rejected: ${printable(ways)}`);
 }
 
 /** The request's status as the service lists it now; undefined when it is not listed (or cannot be asked). */

@@ -4,6 +4,7 @@
 // with its Grant, so every decision (show, accept, reject, issue) acts for its company.
 import type { Caller } from '../../api/caller.js';
 import { writeReceiptsCaller } from '../../auth/caller.js';
+import { oldestFirst } from '../../credit-notes/filter.js';
 import { openRequests } from '../../credit-notes/pick.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import type { Factory } from '../../factory.js';
@@ -35,7 +36,8 @@ export async function openRequestsOfAll(f: Factory, flags: FanOutFlags): Promise
   }
   await rememberFoundUnder(f, 'requests', grantOf);
   const open = result.ok.flatMap((r) => r.value);
-  open.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.requestId.localeCompare(b.requestId));
+  // Company after company, each oldest first, merged into one order as `poll --all-grants` lists them.
+  open.sort(oldestFirst);
   const callers = new Map<string, Promise<Caller>>();
   return {
     open,

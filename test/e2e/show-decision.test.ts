@@ -1,0 +1,49 @@
+// `svc credit-note show ID` of a request `issue` would refuse: its checks end with the way
+// forward `issue`'s own refusal names (here `issue ID --item …` for what can still be
+// returned), which works typed as read; its `line N` rows name the products this profile's
+// record of the receipt knows, as a confirmation does. In tmux at 60, 80 and 120 columns.
+import { describe, expect, it } from 'vitest';
+import { runSvc, svcEnv } from './helpers.js';
+import { useMerchant } from './merchant.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
+
+const { merchant } = useMerchant();
+
+describe('show of a request issue would refuse, part of which can still be credited', () => {
+  it('ends with the working command, `issue ID --item …`, and names the products in its line rows; at 60, 80 and 120 columns', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    // Milk bought twice and credited whole by the first request; the bananas are left.
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const trigger = async (...items: string[]) => (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, ...items.flatMap((i) => ['--item', i])])).stdout.trim();
+    await m.svc(['credit-note', 'issue', await trigger('4001234567890:2'), '--yes']);
+    const asked = await trigger('4001234567890:1', 'PLU-4011:0.5');
+    await m.svc(['credit-note', 'accept', asked]);
+
+    let way: string | undefined;
+    for (const columns of [60, 80, 120]) {
+      const term = svcInTerminal(`svc-show-way-${columns}`, ['credit-note', 'show', asked], svcEnv(m.home, m.env), [columns, 60]);
+      try {
+        await term.waitFor('SVC-EXIT=');
+        const screen = term.text();
+        const flat = screen.replace(/\s+/g, ' ');
+        expect(flat, `${columns} columns:\n${screen}`).toContain('SVC-EXIT=0');
+        expect(flat, `${columns} columns:\n${screen}`).toMatch(/line 1 1 × Whole milk 3\.5% 1 l \(4001234567890\) · DAMAGED line 2 0\.5 × Bananas \(PLU-4011\) · DAMAGED/);
+        expect(flat).toContain('checks: `issue` would refuse it: lineItems.0 (productId 4001234567890): quantity 1 is more than the 0 that can still be returned');
+        // The checks end with the way forward, the same as issue's refusal names.
+        const found = new RegExp(`credit only what can still be returned with \`(svc credit-note issue ${asked} --item PLU-4011:0\\.5)\`, settle it another way and run \`svc credit-note complete ${asked} --credited-elsewhere\`, or fix the receipt record SVC-EXIT=0`).exec(flat)?.[1];
+        expect(found, `${columns} columns:\n${screen}`).toBeDefined();
+        way = found;
+        for (const line of screen.split('\n')) expect(line.length, line).toBeLessThanOrEqual(columns);
+      } finally {
+        term.kill();
+      }
+    }
+    // Followed as written (with --yes, as off a terminal), it issues the credit note for the bananas.
+    const followed = await runSvc([...way!.split(' ').slice(1), '--yes'], { home: m.home, env: m.env });
+    expect(followed.exitCode, followed.stderr).toBe(0);
+    expect(followed.stdout + followed.stderr).toMatch(/CN-R-2025-000871-\d+-2/);
+  }, 90_000);
+});

@@ -18,6 +18,8 @@ import { signPayload } from '../../src/webhook/signature.js';
 import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
 import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs, type SvcHome } from './helpers.js';
 import { startMerchant } from './merchant.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
 
 const SECRET = 'whsec_c2VydmljZS1zZWNyZXQtZTJlLXNlcnZpY2Utc2VjcmV0LTEyMzQ1Njc4OQ==';
 const CUSTOMER_PRODUCT = 'sku-PRIVATE-CUSTOMER-7781';
@@ -480,6 +482,18 @@ describe('webhook listen as a service', () => {
       expect(JSON.parse(events.stdout)).toEqual([{ id, event: 'RETURN_REQUESTED', receivedAt: expect.any(String), processed: true, forwardFailed: [`${app.url}/hooks: 500 Internal Server Error (4 attempts)`] }]);
       const table = await runSvc(['webhook', 'events'], { home: l.home });
       expect(table.stdout).toContain(`processed; not forwarded to ${app.url}/hooks: 500 Internal Server Error (4 attempts)`);
+      // On a terminal, at 80 columns: the cell says it, and where to and the answer are under the table, whole.
+      if (requireTools(['tmux']) === undefined) {
+        const term = svcInTerminal('svc-events-forward', ['webhook', 'events'], { ...svcEnv(l.home), NO_COLOR: '1' }, [80, 20]);
+        try {
+          await term.waitFor('SVC-EXIT=0');
+          const text = term.text();
+          expect(text).toMatch(new RegExp(`^${id.slice(0, 12)} +RETURN_REQUESTED .* processed; forward failed$`, 'm'));
+          expect(text.replace(/\n +/g, ' ')).toContain(`${id.slice(0, 12)} not forwarded to ${app.url}/hooks: 500 Internal Server Error (4 attempts)`);
+        } finally {
+          term.kill();
+        }
+      } else if (process.env.CI === 'true') throw new Error('CI must run this check: missing tmux');
       broken = false;
       const replayed = await runSvc(['webhook', 'replay', id.slice(0, 12), '--forward-to', `${app.url}/hooks`], { home: l.home });
       expect(replayed.exitCode, replayed.stderr).toBe(0);

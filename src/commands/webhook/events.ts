@@ -4,7 +4,7 @@ import type { Factory } from '../../factory.js';
 import { parseLimit } from '../../io/count.js';
 import { writeList } from '../../io/output.js';
 import { shownTime } from '../../io/time.js';
-import { note } from '../../io/streams.js';
+import { note, println } from '../../io/streams.js';
 import { scanJournal } from '../../webhook/journal.js';
 import { shortId } from '../../webhook/processor.js';
 import { journalPathOf } from '../../webhook/subscriptions.js';
@@ -59,13 +59,21 @@ async function show(f: Factory, rows: JournalledEvent[], where: string): Promise
     { header: 'ID', value: (r) => (f.io.stdoutIsTTY ? shortId(r.id) : r.id), id: 12 },
     { header: 'EVENT', value: (r) => r.event ?? '-' },
     { header: 'RECEIVED', value: (r) => shownTime(f.io, f.env, r.receivedAt), whole: true },
-    { header: 'STATUS', value: statusOf, flex: true },
+    { header: 'STATUS', value: (r) => statusOf(r, f.io.stdoutIsTTY), flex: true },
   ]);
+  // On a terminal the cell says that it was not forwarded; where to and what the app answered
+  // is under the table, whole (a URL and its answer do not fit a cell beside the others).
+  if (!f.io.stdoutIsTTY || f.io.json) return;
+  const { wrapText } = await import('../../io/wrap.js');
+  for (const r of rows) {
+    if (r.forwardFailed !== undefined) println(f.io, wrapText(`${shortId(r.id)} not forwarded to ${r.forwardFailed.join(', ')}`, f.io.columns, { hang: '  ' }));
+  }
 }
 
-/** What a person reads of it: a forward that never got through is said, with what the app answered. */
-function statusOf(r: JournalledEvent): string {
+/** What a person reads of it: a forward that never got through is said, with what the app answered (on a terminal, under the table). */
+function statusOf(r: JournalledEvent, terminal: boolean): string {
   if (!r.processed) return 'pending';
   const status = r.error === undefined ? 'processed' : `failed: ${r.error}`;
-  return r.forwardFailed === undefined ? status : `${status}; not forwarded to ${r.forwardFailed.join(', ')}`;
+  if (r.forwardFailed === undefined) return status;
+  return terminal ? `${status}; forward failed` : `${status}; not forwarded to ${r.forwardFailed.join(', ')}`;
 }

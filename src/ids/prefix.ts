@@ -35,6 +35,8 @@ export function prefixCandidates(id: string, known: readonly string[], kind: IdK
  */
 export function matchPrefix(given: string, known: Iterable<string>, kind: IdKind): string {
   const id = given.trim();
+  // An empty argument ("$ID" of a command that printed nothing) names nothing: not "too short".
+  if (id === '') throw new UsageError(`the ${kind.noun} is empty`, { hint: `give an ID (the IDs are listed by ${kind.listedBy}); a variable holding it may be empty because the command that set it failed` });
   const all = [...new Set(known)];
   if (all.includes(id)) return id;
   const matches = prefixCandidates(id, all, kind);

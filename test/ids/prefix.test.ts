@@ -14,6 +14,14 @@ describe('matchPrefix', () => {
     expect(matchPrefix('C0FFEE00', GRANTS, GRANT_IDS)).toBe(GRANTS[2]);
   });
 
+  it('an empty ID (a variable the command before failed to set) is said to be empty, exit 2, not "too short"', () => {
+    for (const empty of ['', '  ']) {
+      const run = () => matchPrefix(empty, GRANTS, GRANT_IDS);
+      expect(run).toThrow(UsageError);
+      expect(run).toThrow('the Grant is empty');
+    }
+  });
+
   it('refuses an ambiguous prefix with exit 2, naming every candidate', () => {
     const run = () => matchPrefix('5b1e0c7a', GRANTS, GRANT_IDS);
     expect(run).toThrow(UsageError);

@@ -38,7 +38,7 @@ export interface ProcessedEvent {
   report: EventReport;
   /** The human line's description: receipt and items, credit note and documents, or why not. */
   summary: string;
-  /** What the forward target answered, when there is one. */
+  /** Each forward target and what it answered ("forwarded to URL: 200 OK", "not forwarded to URL: …"), when there are targets. */
   forwarded?: string | undefined;
 }
 
@@ -137,7 +137,7 @@ function eventLines(processed: ProcessedEvent): string {
   const body = report.duplicate
     ? `duplicate of the delivery received ${report.receivedAt}: not processed again`
     : oneLine(summary) + (report.error === undefined ? '' : `  error: ${oneLine(report.error)}`);
-  return `${head}${body}\n${forwarded === undefined ? '' : `    forwarded to ${forwarded}\n`}`;
+  return `${head}${body}\n${forwarded === undefined ? '' : `    ${forwarded}\n`}`;
 }
 
 /** The human line on stderr, and with --json the docs/interface-decisions.md#json-output object as one line on stdout. */

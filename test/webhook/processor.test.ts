@@ -371,7 +371,7 @@ describe('--forward-to', () => {
     const [line] = await deliverAll(h, l, [returnRequestedBody('sr-1')]);
     expect(line).toMatchObject({ data: returnRequest('sr-1') });
     // Not tried again: said, with the command that sends it again.
-    expect(h.streams.stderr()).toContain(`forwarded to http://127.0.0.1:9/hooks: failed: ECONNREFUSED (4 attempts; \`svc webhook replay ${(line as { id: string }).id.slice(0, 12)} --forward-to http://127.0.0.1:9/hooks\` sends it again)`);
+    expect(h.streams.stderr()).toContain(`    not forwarded to http://127.0.0.1:9/hooks: failed: ECONNREFUSED (4 attempts; \`svc webhook replay ${(line as { id: string }).id.slice(0, 12)} --forward-to http://127.0.0.1:9/hooks\` sends it again)`);
     // And journalled with the outcome, for `svc webhook events` to say.
     expect((await readJournalFile(l.journalPath)).processed).toEqual([
       expect.objectContaining({ id: (line as { id: string }).id, ok: true, forwardFailed: ['http://127.0.0.1:9/hooks: failed: ECONNREFUSED (4 attempts)'] }),

@@ -168,7 +168,11 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
       const failedAfter = (result: { status?: number | undefined; aborted?: true }, attempts: number, target: string) =>
         tookIt(result) || result.aborted ? '' : ` (${attemptsText(attempts)}${shared ? '' : `; \`svc webhook replay ${shortId(delivery.entry.id)} --forward-to ${target}\` sends it again`})`;
       return {
-        text: outcomes.length === 0 ? 'no target for this event' : outcomes.map(({ target, result, attempts }) => `${target}: ${result.text}${failedAfter(result, attempts, target)}`).join(', '),
+        // Each target with what happened: "forwarded to" only for one that took it.
+        text:
+          outcomes.length === 0
+            ? 'forwarded nowhere: no target for this event'
+            : outcomes.map(({ target, result, attempts }) => `${tookIt(result) ? 'forwarded' : 'not forwarded'} to ${target}: ${result.text}${failedAfter(result, attempts, target)}`).join(', '),
         failed: outcomes.filter(({ result }) => !tookIt(result) && !result.aborted).map(({ target, result, attempts }) => `${target}: ${result.text} (${attemptsText(attempts)})`),
       };
     }),

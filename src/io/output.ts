@@ -103,6 +103,11 @@ export interface Column<T> {
   /** A value that is no use cut (a date): narrowed only when every other column has given way. */
   whole?: boolean;
   /**
+   * Long text (`flex`) that tells its values apart at their end, a company's name: cut in the
+   * middle ("Platf…00005 GmbH"), and not below `min` columns before the other columns give way.
+   */
+  cut?: { middle: true; min: number };
+  /**
    * On a terminal too narrow for every column whole (IDs at their prefix, long text at 8):
    * the order in which this column is left out, higher first, ties the rightmost first
    * (default 0). The first column is never left out; a column is shown only when every one
@@ -214,7 +219,7 @@ export async function tableLines<T>(
   room: number,
   highlight?: (row: T) => boolean,
 ): Promise<{ header: string; rows: string[]; theme: ChalkInstance; dropped: string[] }> {
-  const [{ theme }, { displayWidth, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
+  const [{ theme }, { displayWidth, fitMiddle, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
   const t = theme(io, 'stdout');
   const allCells = rows.map((row) => allColumns.map((c) => oneLine(c.value(row))));
   const allWidths = allColumns.map((c, i) => Math.max(displayWidth(c.header), ...allCells.map((r) => displayWidth(r[i] ?? ''))));
@@ -244,7 +249,8 @@ export async function tableLines<T>(
         const width = widths[i] ?? 0;
         // A cut ID is its usable prefix, even under a header wider than that (REQUEST ID).
         const id = columns[i]?.id;
-        const fitted = id && displayWidth(v) > width ? v.slice(0, Math.min(width, Math.max(idPrefix(id), prefixes[i] ?? 0))) : fitWidth(v, width);
+        const fitted =
+          id && displayWidth(v) > width ? v.slice(0, Math.min(width, Math.max(idPrefix(id), prefixes[i] ?? 0))) : columns[i]?.cut ? fitMiddle(v, width) : fitWidth(v, width);
         // The last column is not padded: no trailing blanks to wrap a line.
         const padded = i === last && columns[i]?.align !== 'right' ? fitted : padWidth(fitted, widths[i] ?? 0, columns[i]?.align);
         return style(padded, i);
@@ -273,11 +279,11 @@ export async function tableLines<T>(
  * every column wanted more is (a strict order: the long text keeps what a small column would
  * take). When even the first column alone does not fit whole, what is left is cut (fitColumns).
  */
-export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; id?: boolean | number; drop?: number }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): number[] {
+export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; id?: boolean | number; drop?: number; cut?: { min: number } }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): number[] {
   const floorOf = (i: number) => {
     const c = columns[i];
     const natural = widths[i] ?? 0;
-    if (c?.flex) return Math.min(natural, READABLE_FLEX_WIDTH);
+    if (c?.flex) return Math.min(natural, Math.max(READABLE_FLEX_WIDTH, c.cut?.min ?? 0));
     if (c?.id !== undefined && c.id !== false) return Math.min(natural, Math.max(idPrefix(c.id), prefixes[i] ?? 0, headers[i] ?? 0));
     return natural;
   };
@@ -301,7 +307,7 @@ export function keptColumns(widths: readonly number[], columns: readonly { flex?
  * give. What cutting an ID freed beyond the need goes back to the long text. A wider room
  * never gives a column less.
  */
-export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number; whole?: boolean }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): void {
+export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number; whole?: boolean; cut?: { min: number } }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): void {
   const natural = [...widths];
   const total = () => widths.reduce((a, b) => a + b, 0);
   const prefixOf = (i: number) => Math.min(natural[i] ?? 0, Math.max(idPrefix(columns[i]?.id ?? false), prefixes[i] ?? 0, headers[i] ?? 0));
@@ -323,7 +329,7 @@ export function fitColumns(widths: number[], columns: readonly { flex?: boolean;
     const widest = ids.reduce((a, b) => (b.w > a.w ? b : a));
     widths[widest.i] = prefixOf(widest.i);
   }
-  shrink(isFlex, () => MIN_FLEX_WIDTH);
+  shrink(isFlex, (i) => Math.max(MIN_FLEX_WIDTH, columns[i]?.cut?.min ?? 0));
   const isWhole = (i: number) => Boolean(columns[i]?.whole);
   const floor = (i: number) => Math.max(4, Math.min(headers[i] ?? 0, 12));
   shrink((i) => !isFlex(i) && !isId(i) && !isWhole(i), floor);

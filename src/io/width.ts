@@ -89,6 +89,19 @@ export function fitWidth(text: string, max: number): string {
   return `${out}…`;
 }
 
+/**
+ * Cut to `max` columns in the middle, keeping the start and more of the end: names that tell
+ * themselves apart at their end ("Platform Shop 00005 GmbH", "Platform Shop 00006 GmbH")
+ * stay apart ("Platf…00005 GmbH"). Text with wide or combined characters is cut at the end.
+ */
+export function fitMiddle(text: string, max: number): string {
+  if (!ASCII.test(text)) return fitWidth(text, max);
+  if (text.length <= max) return text;
+  if (max < 5) return fitWidth(text, max);
+  const head = Math.max(1, Math.floor((max - 1) / 3));
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
+}
+
 /** Pads to `width` columns. */
 export function padWidth(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const pad = ' '.repeat(Math.max(0, width - displayWidth(text)));

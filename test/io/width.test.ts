@@ -59,3 +59,13 @@ describe('fitWidth and padWidth', () => {
     expect(padWidth('7', 3, 'right')).toBe('  7');
   });
 });
+
+describe('fitMiddle', () => {
+  it('keeps the start and more of the end, so names that differ at their end stay apart', async () => {
+    const { fitMiddle } = await import('../../src/io/width.js');
+    expect(fitMiddle('Platform Shop 00005 GmbH', 16)).toBe('Platf…00005 GmbH');
+    expect(fitMiddle('Platform Shop 00005 GmbH', 24)).toBe('Platform Shop 00005 GmbH');
+    expect(fitMiddle('Platform Shop 00005 GmbH', 16)).not.toBe(fitMiddle('Platform Shop 00006 GmbH', 16));
+    expect(fitMiddle('Platform Shop 00005 GmbH', 16)).toHaveLength(16);
+  });
+});

@@ -38,7 +38,8 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
   const filter = selection.filter;
   arrange.select(selection.decrypted);
   // Long text: a company's name gives way (cut with …, down to 10) before STATUS or AGE is left out.
-  const leading: Column<PolledItem>[] = [{ header: 'COMPANY', value: (i) => companies.get((i as CompanyItem).grantId) ?? '', flex: true }];
+  // Cut in the middle, not below 16 columns first: "Platf…00005 GmbH" tells 1,500 shops apart where "Platform …" did not.
+  const leading: Column<PolledItem>[] = [{ header: 'COMPANY', value: (i) => companies.get((i as CompanyItem).grantId) ?? '', flex: true, cut: { middle: true, min: 16 } }];
   const read = new Map<string, Pick<PolledItem, 'returnRequest' | 'decryptError'>>();
 
   const fetchAll = async () => {

@@ -68,7 +68,7 @@ async function listDetails(f: Factory, opts: ListOptions, fromEnv: string | unde
     rows,
     [
       { header: 'GRANT', value: (r) => r.grant.grant_id, id: true },
-      { header: 'COMPANY', value: (r) => r.grant.company.companyLegalName, flex: true },
+      { header: 'COMPANY', value: (r) => r.grant.company.companyLegalName, flex: true, cut: { middle: true, min: 16 } },
       { header: 'STORE', value: (r) => r.store.id, id: true },
       { header: 'CODE', value: (r) => r.store.storeCode },
       { header: 'NAME', value: (r) => r.store.storeName, flex: true },

@@ -203,3 +203,12 @@ describe('the queue screen', () => {
     await q.done;
   });
 });
+
+describe('? (the keys)', () => {
+  it('lists e, the key a cut message offers ("… e: the whole message"), beside the others', async () => {
+    const { KEY_HELP } = await import('../../src/queue-screen/keys.js');
+    const keys = KEY_HELP.map(([k]) => k);
+    expect(keys).toContain('e');
+    expect(KEY_HELP.find(([k]) => k === 'e')?.[1]).toContain('the whole message');
+  });
+});

@@ -44,6 +44,8 @@ describe('triage --all-grants with a Grant revoked during the walk', () => {
       expect(screen).toMatch(new RegExp(`^skipped +1: ${retail.slice(0, 8)}$`, 'm'));
       expect(screen).toContain('1 of 2 requests reached could not be moved');
       expect(screen).toContain('SVC-EXIT=9');
+      // The refusal alone: no warning about keeping a copy before it.
+      expect(screen).not.toContain('could not keep a copy');
     } finally {
       term.kill();
     }

@@ -22,7 +22,7 @@ import { rememberMove } from '../../completion/cache.js';
 import { companyNameOf } from '../../auth/caller.js';
 import { completeQuestion, listedLine, rejectQuestion } from '../../credit-notes/moves.js';
 import { creditedFor } from '../../credit-notes/credited.js';
-import { CancelError, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport } from '../../errors.js';
+import { CancelError, ExitCode, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport, exitCodeOf } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
 import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
@@ -433,6 +433,10 @@ async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Pro
     return await findQueueItem(f, caller, requestId);
   } catch (error) {
     if (error instanceof NotFoundError) return 'not found';
+    // The service refused this company's Grant (revoked, no access): the move would be refused
+    // the same way, so that is the error, without a warning about a copy before it.
+    const code = exitCodeOf(error);
+    if (code === ExitCode.auth || code === ExitCode.forbidden) throw error;
     note(f.io, `warning: could not keep a copy of request ${requestId} (${error instanceof Error ? error.message : String(error)}); \`issue\` may not find it once the service stops listing it`);
     return undefined;
   }

@@ -176,7 +176,11 @@ async function explainRefusedGrant(f: Factory, error: unknown, grantId: string, 
   // Loaded only on this failure: no command pays for it otherwise.
   const { sandboxRestartHint } = await import('./sandbox-restart.js');
   const restarted = await sandboxRestartHint(f, grantId, savedAt);
-  return restarted === undefined ? error : new AuthError(restarted.message, { hint: restarted.hint, cause: error.cause });
+  if (restarted !== undefined) return new AuthError(restarted.message, { hint: restarted.hint, cause: error.cause });
+  // Revoked: a new approval brings a new Grant; on a local sandbox the login of one step does.
+  if (!isLoopbackHost(hostOf(settings.baseUrl.value))) return error;
+  const profile = settings.profile.source === 'default' ? '' : ` --profile ${settings.profile.value}`;
+  return new AuthError(error.message, { hint: `log in again for a new Grant: \`svc sandbox login${profile}\` (a sandbox started with --auto-approve), or \`svc auth login${profile}\``, cause: error.cause });
 }
 
 /** invalid_grant for a Grant the profile never recorded: only what is known, and hints that work. */

@@ -46,6 +46,8 @@ describe('triage --all-grants with a Grant revoked during the walk', () => {
       expect(screen).toContain('SVC-EXIT=9');
       // The refusal alone: no warning about keeping a copy before it.
       expect(screen).not.toContain('could not keep a copy');
+      // A hint that works here, a local sandbox: its one-step login brings a new Grant.
+      expect(screen).toContain('hint: log in again for a new Grant: `svc sandbox login`');
     } finally {
       term.kill();
     }

@@ -10,6 +10,7 @@ import type { Factory } from '../factory.js';
 import { parseDurationSeconds } from '../io/duration.js';
 import { documentNumberNamed, documentNumberOf, knownReceipts, receiptNamed, receiptsOfCustomer } from '../receipts/receipt-id.js';
 import { OPEN_STATUSES, type QueueFilter } from './filter.js';
+import { MIN_PREFIX } from '../ids/prefix.js';
 
 export interface QueueFilterFlags {
   /** Repeatable and comma-separated; default: the open statuses. */
@@ -91,13 +92,20 @@ export async function queueSelection(f: Factory, flags: QueueFilterFlags, opts: 
     else filter.receipts = [...ids];
   } else if (filter.receipt !== undefined) {
     const named = receiptNamed(records, filter.receipt);
+    // No record here knows it: matched in the queue, as a prefix from 6 characters on, as
+    // everywhere an ID is typed; fewer would be a guess (three hex digits name hundreds of
+    // receipts), so they match only a whole serviceReceiptId or document number ("X-77").
+    const given = filter.receipt;
+    const matches = given.length < MIN_PREFIX ? (value: string | undefined) => value === given : (value: string | undefined) => value?.startsWith(given) ?? false;
     if (named !== undefined) {
       filter.receipts = [named.serviceReceiptId];
       filter.receipt = undefined;
     } else if (opts.decrypt) {
-      const given = filter.receipt;
       filter.receipt = undefined;
-      tests.push((i) => i.serviceReceiptId.startsWith(given) || (i.returnRequest?.receiptId.startsWith(given) ?? false));
+      tests.push((i) => matches(i.serviceReceiptId) || matches(i.returnRequest?.receiptId));
+    } else if (given.length < MIN_PREFIX) {
+      filter.receipt = undefined;
+      filter.receipts = [given];
     }
   }
   if (customer !== undefined) {

@@ -186,6 +186,15 @@ describe('credit-note poll', () => {
     expect((error as UsageError).hint).toBe('use one of PENDING, ACCEPTED, PARTIALLY_ACCEPTED, REJECTED, COMPLETED, CANCELLED');
   });
 
+  it('a --receipt no record here knows, shorter than 6 characters, matches only whole IDs: no guess by three hex digits', async () => {
+    for (const decrypt of [true, false]) {
+      const h = await keyed({ json: true });
+      replyQueue(h, [queueItem('req-1', request(), keys.current.publicKey, { serviceReceiptId: '29c6a0e1-0000-4000-8000-000000000001' })]);
+      await pollRun({ ...pollOpts, decrypt, receipt: '29c' }, h.f);
+      expect(JSON.parse(h.streams.stdout())).toEqual([]);
+    }
+  });
+
   it('lists the queue without keys with --no-decrypt', async () => {
     const h = await harness({ json: true });
     const items = [queueItem('req-1', request(), keys.current.publicKey)];

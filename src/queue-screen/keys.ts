@@ -42,7 +42,7 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
   ['r', 'reject, with a reason (the marked, else the selected; asks first, naming each)'],
   ['i', 'issue the credit note and complete the request (preview, asks first)'],
   ['c', 'complete without a credit note (asks first)'],
-  ['e', 'the whole message, when a long one is cut on the status line ("… e: the whole message"); q or Esc back'],
+  ['e', 'the whole message, when the status line cuts a long one; q or Esc back'],
   ['?', 'these keys'],
   ['Esc', 'clear the filter, then the marks, else leave'],
   ['q  Ctrl-C', 'leave'],

@@ -166,15 +166,23 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
   const statusLines = (selected: T | undefined, width: number): string[] => {
     // The keys line wrapped between its keys, as the count line: no key cut to "? ke…".
     if (state.typing || !message) return wrapParts(statusLine(selected), width);
+    // A warning lasts while its cause does (a company not polled, the service away), refresh
+    // after refresh: the keys stay under it, or they would never be seen again.
+    const lasting = message.startsWith('warning: ');
+    const keys = lasting ? wrapParts(keysLine(selected), width) : [];
     const wrapped = wrapText(message, width, { hang: '  ' }).split('\n');
     const room = Math.max(1, Math.floor(size().height / MESSAGE_SHARE));
-    if (wrapped.length <= room) return wrapped;
-    return [...wrapped.slice(0, room - 1), t.dim('… e: the whole message')];
+    if (wrapped.length <= room) return [...wrapped, ...keys];
+    return [...wrapped.slice(0, room - 1), t.dim('… e: the whole message'), ...keys];
   };
 
   const statusLine = (selected: T | undefined): string => {
     if (state.typing) return `/${state.filter}_  Enter keeps it · Esc clears it`;
     if (message) return message;
+    return keysLine(selected);
+  };
+
+  const keysLine = (selected: T | undefined): string => {
     const offered = selected === undefined || !parts.canDecide ? [] : decisionsFor(selected.status).map((k) => `${k} ${DECISIONS[k].name}`);
     return [...offered, 'space mark', '/ filter', 'Enter show', '? keys', 'q leave'].join(' · ');
   };

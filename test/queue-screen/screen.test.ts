@@ -197,8 +197,9 @@ describe('the queue screen', () => {
 
   it('outlives a service that is unavailable for a while: a warning on the status line, gone once a refresh succeeds', async () => {
     const q = queue(rows(), { failures: 1, intervalMs: 50 });
-    await until(() => q.status().startsWith('warning: the service is restarting; trying again in 0.05 s'), 'the warning', q.term.screen);
-    await until(() => q.cursorRow()?.includes('aaaaaaaa') === true && q.status().startsWith('a accept'), 'the list, the warning gone', q.term.screen);
+    // The warning lasts while the service is away: the keys stay under it.
+    await until(() => q.term.screen().some((l) => l.startsWith('warning: the service is restarting; trying again in 0.05 s')) && q.status().includes('? keys'), 'the warning, the keys under it', q.term.screen);
+    await until(() => q.cursorRow()?.includes('aaaaaaaa') === true && q.status().startsWith('a accept') && !q.term.screen().some((l) => l.startsWith('warning: ')), 'the list, the warning gone', q.term.screen);
     q.keys('q');
     await q.done;
   });
@@ -210,5 +211,7 @@ describe('? (the keys)', () => {
     const keys = KEY_HELP.map(([k]) => k);
     expect(keys).toContain('e');
     expect(KEY_HELP.find(([k]) => k === 'e')?.[1]).toContain('the whole message');
+    // Whole words only: the help is checked for cut text ("…").
+    expect(KEY_HELP.every(([, what]) => !what.includes('…'))).toBe(true);
   });
 });

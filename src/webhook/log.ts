@@ -12,7 +12,7 @@ import type { DeliveryOutcome } from './listener-events.js';
 import type { ProcessedEvent } from './processor.js';
 
 export type LogFormat = 'text' | 'json';
-export type LifecycleStep = 'admin' | 'listening' | 'ready' | 'draining' | 'stopped';
+export type LifecycleStep = 'subscribed' | 'admin' | 'listening' | 'ready' | 'draining' | 'stopped';
 type Level = 'info' | 'warn' | 'error';
 
 export function parseLogFormat(value: string | undefined): LogFormat {

@@ -343,7 +343,16 @@ describe('webhook listen as a service', () => {
       expect(result.exitCode, stderr).toBe(0);
       const lines = jsonLines(stderr);
       const msgs = lines.map((x) => String(x.msg));
-      expect(msgs.some((x) => x.startsWith('subscribed whsub_')), stderr).toBe(true);
+      // Its parts as fields, as `listening` has its url.
+      expect(lines.find((x) => x.msg === 'subscribed'), stderr).toMatchObject({
+        level: 'info',
+        subscriptionId: expect.stringMatching(/^whsub_/),
+        reused: false,
+        events: ['RETURN_REQUESTED', 'CREDIT_NOTE_CREATED'],
+        url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/),
+        detail: expect.stringMatching(/^subscribed whsub_/),
+      });
+      void msgs;
       // The secret store's own warning, written by a part made before the listener ran.
       expect(lines.find((x) => String(x.msg).includes('stored in plain text')), stderr).toMatchObject({ level: 'warn' });
     } finally {

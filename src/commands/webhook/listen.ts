@@ -286,7 +286,13 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
           const { subscription, reused, forgotten } = outcome;
           secrets.add(subscription.secret, deliveryPathOf(subscription.notificationUrl));
           if (forgotten.length > 0) note(f.io, `forgot ${forgotten.length} subscription${forgotten.length === 1 ? '' : 's'} the service no longer has`);
-          note(f.io, `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${request.notificationUrl}`);
+          // Under --log-format json with its parts as fields, as `listening` has its url.
+          log.lifecycle('subscribed', `${reused ? 'reusing subscription' : 'subscribed'} ${subscription.id} to ${subscription.events.join(', ')} at ${request.notificationUrl}`, {
+            subscriptionId: subscription.id,
+            reused,
+            events: subscription.events,
+            url: request.notificationUrl,
+          });
           if (opts.showSecret) printSecret(f, subscription);
         }
       }

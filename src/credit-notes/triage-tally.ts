@@ -54,10 +54,6 @@ export function outcomesOf(tally: Tally): {
   return { accepted, partial, failed, elsewhere, skipped: tally.reached.filter((id) => !counted.has(id)) };
 }
 
-/** The requests reached with nothing done to them by this walk. */
-export function skippedOf(tally: Tally): string[] {
-  return outcomesOf(tally).skipped;
-}
 
 const SHORT = 8;
 const short = (requestId: string) => requestId.slice(0, SHORT);

@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { freeLoopbackPort } from '../../src/net-port.js';
+import { repoRoot, runSvc, svcBin, svcEnv, tempDirs } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
 
 const dirs = tempDirs();
@@ -134,9 +135,15 @@ describe('svc webhook listen --subscribe against the sandbox', () => {
     ]);
     const replayed = await json<ListenEvent>(['webhook', 'replay', journalled[1]!.id.slice(0, 12)]);
     expect(replayed).toMatchObject({ event: 'RETURN_REQUESTED', data: events()[0]?.data });
-    // A replay says what the live line said: the request in the queue, the company, the receipt.
+    // A replay says what the live line said that needs no service (it works offline): the company, the receipt.
     const live = events().find((e) => e.event === 'RETURN_REQUESTED')!;
-    expect(replayed).toMatchObject({ requestId: live.requestId, companyId: live.companyId, serviceReceiptId: live.serviceReceiptId });
+    expect(replayed).toMatchObject({ companyId: live.companyId, serviceReceiptId: live.serviceReceiptId });
+    expect(replayed).not.toHaveProperty('requestId');
+    // Offline (the service unreachable): the replay asks it nothing, says nothing of it, and is done.
+    const offline = await runSvc(['webhook', 'replay', journalled[1]!.id.slice(0, 12), '--json'], { home: m.home, env: { ...m.env, SVC_BASE_URL: `http://127.0.0.1:${await freeLoopbackPort()}` } });
+    expect(offline.exitCode, offline.stderr).toBe(0);
+    expect(offline.stderr).toMatch(/^--> RETURN_REQUESTED .*company Example Retail Ltd\n$/);
+    expect(JSON.parse(offline.stdout)).toMatchObject({ event: 'RETURN_REQUESTED', companyId: live.companyId });
     expect(live.serviceReceiptId).toEqual(expect.any(String));
     // Customer data never reaches the journal: only ciphertext.
     const journal = await readFile(join(m.home.stateDir, 'local', 'webhooks', 'journal.ndjson'), 'utf8');

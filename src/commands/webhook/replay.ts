@@ -15,7 +15,7 @@ import { createForwarder, parseForwardUrl } from '../../webhook/forward.js';
 import { forwardHeadersOf } from '../../webhook/routes.js';
 import { appendJournalLine, processedLine, scanJournal, type DeliveryLine, type ProcessedLine, type StoredDelivery } from '../../webhook/journal.js';
 import { decodeDelivery, eventSummary, shortId, writeEvent } from '../../webhook/processor.js';
-import { companyNames, requestIdFinder } from '../../webhook/event-context.js';
+import { companyNames } from '../../webhook/event-context.js';
 import { resolveProfileName } from '../../config/settings.js';
 import { journalPathOf } from '../../webhook/subscriptions.js';
 
@@ -54,9 +54,9 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
   }
 
   const decoded = await decodeDelivery(delivery.raw, inProcessDecryptor(() => loadKeyring(f)));
-  // What the live line said: the request in the queue, and whose (src/webhook/event-context.ts).
+  // What the live line said of it that needs no service: whose it is (src/webhook/event-context.ts).
+  // Not the request ID: that means listing the queue, and a replay works offline from the journal.
   const profile = resolveProfileName(f.globals, f.env).value;
-  const requestId = decoded.ciphertext === undefined ? undefined : await requestIdFinder(f, profile)(decoded.ciphertext, decoded.companyId, line.receivedAt);
   writeEvent(f.io, {
     report: {
       id: line.id,
@@ -66,11 +66,10 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
       duplicate: false,
       data: decoded.data,
       ...(decoded.error === undefined ? {} : { error: decoded.error }),
-      ...(requestId === undefined ? {} : { requestId }),
       ...(decoded.companyId === undefined ? {} : { companyId: decoded.companyId }),
       ...(decoded.serviceReceiptId === undefined ? {} : { serviceReceiptId: decoded.serviceReceiptId }),
     },
-    summary: eventSummary(decoded, requestId, await companyNames(f, profile)),
+    summary: eventSummary(decoded, undefined, await companyNames(f, profile)),
   });
   // Processed again here, not forwarded: a target that never took it still has not.
   const outcome = { ok: decoded.error === undefined, error: decoded.error, forwardFailed: last?.forwardFailed };

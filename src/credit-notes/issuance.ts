@@ -151,7 +151,7 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     }
     if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) });
     if (opts.dryRun) return { kind: 'dry-run', shown };
-    await confirm(f, caller, opts, shown);
+    if (await confirm(f, caller, opts, shown)) await unmovedSinceAsked(f, caller, item);
     const reserving = ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
       // A colleague may have accepted in part, or changed the part, since it was read; nobody can now.
       if (!sameRecordedPart(opened.acceptedPart, acceptedPart)) {
@@ -250,9 +250,22 @@ function changedSincePreview(f: Factory, opts: IssueRequest, shown: Prepared, pr
   preview(f, prepared.credit, prepared.returnRequest);
 }
 
-/** Says what it will do before it is done: the credit note, its total, whose, and (--complete) the request it closes for good. */
-async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Prepared): Promise<void> {
-  if (opts.yes) return;
+/**
+ * The request as the service says after the answer: a question stays open for as long as a
+ * person takes, and a colleague may have completed, rejected or moved the request meanwhile
+ * (the service would still take a credit note for its receipt). Nothing is reserved or sent then.
+ */
+async function unmovedSinceAsked(f: Factory, caller: Caller, asked: QueueItem): Promise<void> {
+  const now = await findQueueItem(f, caller, asked.requestId);
+  if (now.status === asked.status) return;
+  throw new RequestStateError(`request ${asked.requestId} is ${now.status} now (moved elsewhere while the question was open): no credit note was issued`, {
+    hint: CLOSED_STATUSES.has(now.status) ? `see how it was closed with \`svc credit-note show ${asked.requestId}\`` : `run \`svc credit-note issue ${asked.requestId}\` again to decide it as it is`,
+  });
+}
+
+/** Says what it will do before it is done: the credit note, its total, whose, and (--complete) the request it closes for good. True when it asked. */
+async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Prepared): Promise<boolean> {
+  if (opts.yes) return false;
   const { credit } = shown;
   const whole = creditsWhole(shown, { lines: credit.lines.map((line) => ({ productId: line.productId, quantity: line.product.quantity })) });
   const issued = {
@@ -264,6 +277,7 @@ async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Pr
   const lines = credit.lines.map((line) => `${line.product.quantity} × ${oneLine(line.product.name)}`);
   const message = issueQuestion({ documentNumber: credit.request.documentNumber, amount: formatMoney(credit.totals.total, credit.currency), lines }, issued, opts.complete === true);
   await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, 'cancelled: no credit note was issued');
+  return true;
 }
 
 /** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (docs/interface-decisions.md#return-request-moves). */

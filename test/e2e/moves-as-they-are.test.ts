@@ -163,3 +163,31 @@ describe('what a move asks of the service', () => {
     expect((await queueStatuses(m)).get(a)).toBe('ACCEPTED');
   }, 60_000);
 });
+
+describe('a move made elsewhere while the question is open', () => {
+  it('issue --complete on a terminal: a colleague completes the request (credited elsewhere) before the answer; the answer issues nothing, says so, exit 7', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    await m.svc(['credit-note', 'accept', a]);
+    const creditNotes = async () => (await m.json<{ kind: string }[]>(['sandbox', 'deliveries'])).filter((d) => d.kind === 'CREDIT_NOTE').length;
+    const before = await creditNotes();
+    const term = svcInTerminal('svc-issue-then-colleague', ['credit-note', 'issue', a, '--complete'], svcEnv(m.home, m.env), [200, 30]);
+    try {
+      await term.waitFor('It cannot be moved again. (y/N)');
+      // The colleague, on another terminal: settled another way, closed with no credit note.
+      await m.svc(['credit-note', 'complete', a, '--credited-elsewhere', '--yes']);
+      term.keys('y', 'Enter');
+      await term.waitFor('SVC-EXIT=');
+      const text = term.text();
+      expect(text).toContain('SVC-EXIT=7');
+      expect(text).toContain(`request ${a} is COMPLETED now (moved elsewhere while the question was open): no credit note was issued`);
+      expect(text).not.toMatch(/credit note CN-\S+ issued/);
+    } finally {
+      term.kill();
+    }
+    expect(await creditNotes()).toBe(before);
+    expect((await queueStatuses(m)).get(a)).toBe('COMPLETED');
+  }, 60_000);
+});

@@ -19,7 +19,7 @@ const WINDOW_VARIABLE = 'SVC_RETURN_WINDOW_DAYS';
 export class AlreadyCreditedError extends RequestStateError {
   readonly earlier: Credited;
   constructor(item: QueueItem, earlier: Credited, grantFlag: string) {
-    super(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, { hint: markDoneHint(item, grantFlag) });
+    super(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, { hint: markDoneHint(`${item.requestId}${grantFlag}`, item.status) });
     this.earlier = earlier;
   }
 }
@@ -100,11 +100,14 @@ function documentNumberFor(receiptNumber: string, previous: readonly Credited[],
   return `CN-${receiptNumber}-${n}`;
 }
 
-/** A credited request is closed with COMPLETED, which only an accepted one can move to (docs/interface-decisions.md#return-request-moves). */
-function markDoneHint(item: QueueItem, grantFlag: string): string {
-  const complete = `\`svc credit-note complete ${item.requestId}${grantFlag}\``;
-  if (item.status !== 'PENDING') return `mark it done with ${complete}`;
-  return `mark it done: accept it with \`svc credit-note accept ${item.requestId}${grantFlag}\` (add --partial if only part was credited), then ${complete}`;
+/**
+ * A credited request is closed with COMPLETED, which only an accepted one can move to (docs/interface-decisions.md#return-request-moves).
+ * `request`: the request as its commands name it (its ID, and --grant for another company's).
+ */
+export function markDoneHint(request: string, status: string | undefined): string {
+  const complete = `\`svc credit-note complete ${request}\``;
+  if (status !== 'PENDING') return `mark it done with ${complete}`;
+  return `mark it done: accept it with \`svc credit-note accept ${request}\` (add --partial if only part was credited), then ${complete}`;
 }
 
 export function sameCreditNote(a: Prepared, b: Prepared): boolean {

@@ -30,6 +30,7 @@ import { requestNotFound, requestsOf, type RequestOf } from '../../credit-notes/
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import type { Factory } from '../../factory.js';
 import { grantFlagOf } from '../../grants/company.js';
+import { markDoneHint } from '../../credit-notes/prepare.js';
 import { oneLine, writeJson } from '../../io/output.js';
 import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { confirmOrCancel } from '../../io/prompter.js';
@@ -389,8 +390,9 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
   if (intent === undefined || intent.state === 'abandoned') return;
   const grantFlag = await grantFlagOf(f, caller);
   const request = `${requestId}${grantFlag}`;
+  const status = intent.state === 'done' ? await statusListed(caller, requestId) : undefined;
   // Credited and already closed: said as it is, not with a next step it no longer has.
-  if (intent.state === 'done' && (await statusListed(caller, requestId)) === 'COMPLETED') {
+  if (status === 'COMPLETED') {
     throw new RequestStateError(`return request ${requestId} is COMPLETED, credited by credit note ${intent.documentNumber}: it cannot be moved again`, {
       hint: `nothing was rejected; see it with \`svc credit-note show ${request}\``,
     });
@@ -400,7 +402,7 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
     refused: 'it cannot be rejected',
     hint:
       intent.state === 'done'
-        ? `it was credited: close it with \`svc credit-note complete ${request}\``
+        ? `it was credited: ${markDoneHint(request, status)}`
         : `nothing was rejected; finish the submission with \`svc credit-note issue ${request}\`, or close it with \`svc credit-note issue ${request} --abandon-pending\` and then reject`,
   });
 }

@@ -47,11 +47,14 @@ export async function findReturnRequest(caller: Caller, requestId: string): Prom
  * `PATCH /credit-note/requests/{id}/status`. Setting the same status again is harmless
  * (docs/interface-decisions.md#return-request-moves), so a lost answer is simply asked again. A refused move (409) becomes a
  * RequestStateError carrying the service's account of the current state and allowed moves.
+ * `grantFlag`: ` --grant …` for the commands its hints name, when the caller's company is not
+ * the one a command acts for untold (the domain's grantFlagOf says which).
  */
 export async function setReturnRequestStatus(
   caller: Caller,
   requestId: string,
   status: SettableQueueItemStatus,
+  grantFlag: string,
 ): Promise<StatusUpdateResponse> {
   try {
     return await caller.api.request({
@@ -66,13 +69,13 @@ export async function setReturnRequestStatus(
     if (!(error instanceof ApiError)) throw error;
     if (error.status === 404) {
       throw new RequestNotFoundError(`no return request ${requestId}`, {
-        hint: 'see the outstanding requests with `svc credit-note poll`',
+        hint: `see the outstanding requests with \`svc credit-note poll${grantFlag}\``,
         cause: error,
       });
     }
     if (error.status !== 409) throw error;
     throw new RequestStateError(`cannot move request ${requestId} to ${status}: ${error.description ?? 'the service refused the change'}`, {
-      hint: `see its current status with \`svc credit-note show ${requestId}\``,
+      hint: `see its current status with \`svc credit-note show ${requestId}${grantFlag}\``,
       cause: error,
     });
   }

@@ -38,14 +38,15 @@ export function recorder(): string {
 /**
  * Records the part as the decision; refused (exit 7, nothing kept) once the request has a
  * credit note, issued or being submitted: the part it credited is the one that stands.
+ * `grantFlag`: the request's, for the hints' commands (src/grants/company.ts grantFlagOf).
  */
-export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[], decidedFrom: AcceptedPart | undefined): Promise<AcceptedPart> {
+export async function keepAcceptedPart(f: Factory, requestId: string, items: readonly ItemQuantity[], decidedFrom: AcceptedPart | undefined, grantFlag: string): Promise<AcceptedPart> {
   const part: AcceptedPart = { requestId, items: items.map((i) => ({ ...i })), acceptedAt: new Date(f.clock.now()).toISOString(), acceptedBy: recorder() };
   // Compare-and-set: a colleague's part recorded since this one was decided is not overwritten unseen.
   const notKept = await (await f.ledger()).keepAcceptedPart(part, (now) => sameRecordedPart(now, decidedFrom));
   if (notKept === undefined) return part;
-  if ('creditNote' in notKept) throw creditedAlready(requestId, notKept.creditNote);
-  throw partChanged(requestId, notKept.changed, `${partText(items)} was not recorded; see the request with \`svc credit-note show ${requestId}\` and run the command again to replace it`);
+  if ('creditNote' in notKept) throw creditedAlready(requestId, notKept.creditNote, { grantFlag });
+  throw partChanged(requestId, notKept.changed, `${partText(items)} was not recorded; see the request with \`svc credit-note show ${requestId}${grantFlag}\` and run the command again to replace it`);
 }
 
 /** A colleague recorded another part since this run read it (exit 7). */
@@ -54,14 +55,18 @@ export function partChanged(requestId: string, now: AcceptedPart | undefined, hi
   return new RequestStateError(`the accepted part of return request ${requestId} changed while this ran: it is now ${recorded}`, { hint });
 }
 
-/** A request with a credit note (issued, or being submitted) keeps the decision it was credited by: its part, and not being rejected. */
+/**
+ * A request with a credit note (issued, or being submitted) keeps the decision it was credited by: its part, and not being rejected.
+ * `grantFlag`: the request's, for the command of the default hint.
+ */
 export function creditedAlready(
   requestId: string,
   documentNumber: string,
-  refused = 'its accepted part can no longer change',
-  hint = `nothing was recorded; see what was credited with \`svc credit-note show ${requestId}\``,
+  { grantFlag, refused = 'its accepted part can no longer change', hint }: { grantFlag: string; refused?: string; hint?: string },
 ): RequestStateError {
-  return new RequestStateError(`return request ${requestId} already has credit note ${documentNumber} (issued, or being submitted): ${refused}`, { hint });
+  return new RequestStateError(`return request ${requestId} already has credit note ${documentNumber} (issued, or being submitted): ${refused}`, {
+    hint: hint ?? `nothing was recorded; see what was credited with \`svc credit-note show ${requestId}${grantFlag}\``,
+  });
 }
 
 /** Whether the part recorded now is the one a command started from (none and none are the same). */

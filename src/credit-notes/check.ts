@@ -38,6 +38,8 @@ export interface ReturnCheck {
   original: { serviceReceiptId: string; request: ReceiptTemplateRequest };
   /** Credit notes this machine already issued against the receipt. */
   previous: readonly Credited[];
+  /** ` --grant …` in the commands a refusal names, when the request's company is not the default. */
+  grantFlag: string;
   now: number;
   windowDays: number;
   /**
@@ -166,7 +168,7 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   if (issues.length > 0) {
     // --item can credit what is left only when the refusal is about the lines alone.
     const part = issues.every((issue) => issue.path.startsWith('lineItems.')) ? [...creditable].map(([productId, scaled]) => `--item ${productId}:${quantityOf(scaled)}`) : [];
-    throw new ReturnRefusedError(check.requestId, issues, refusedWay(check.requestId, check.status, part));
+    throw new ReturnRefusedError(check.requestId, issues, refusedWay(`${check.requestId}${check.grantFlag}`, check.status, part));
   }
   return [...allocations.values()];
 }
@@ -191,18 +193,19 @@ export class ReturnRefusedError extends ValidationError {
  * Only a PENDING request can still be rejected (docs/interface-decisions.md#return-request-moves);
  * an accepted one can only be completed: credited in part (when a part passes), or closed with
  * `complete --credited-elsewhere`, which is what completes a request no credit note credits.
+ * `request`: the request as its commands name it (its ID, and --grant for another company's).
  */
-function refusedWay(requestId: string, status: string, creditable: readonly string[]): { lead: string; ways: string } {
+function refusedWay(request: string, status: string, creditable: readonly string[]): { lead: string; ways: string } {
   if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
     return {
       lead: `the request is ${status}, so it can no longer be rejected: `,
       ways:
         // Whole commands: from the queue screen or triage, whose `i` takes no part, they work as typed in a shell.
-        (creditable.length > 0 ? `credit only what can still be returned with \`svc credit-note issue ${requestId} ${creditable.join(' ')}\`, ` : '') +
-        `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\`, or fix the receipt record`,
+        (creditable.length > 0 ? `credit only what can still be returned with \`svc credit-note issue ${request} ${creditable.join(' ')}\`, ` : '') +
+        `settle it another way and run \`svc credit-note complete ${request} --credited-elsewhere\`, or fix the receipt record`,
     };
   }
-  return { lead: '', ways: `reject it with \`svc credit-note reject ${requestId}\`, or fix the receipt record` };
+  return { lead: '', ways: `reject it with \`svc credit-note reject ${request}\`, or fix the receipt record` };
 }
 
 /** The refund preference is the customer's request, but an IBAN to pay to must be a real one. */

@@ -48,7 +48,7 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
     const flags = items.map((i) => ` --item ${i.productId}:${i.quantity}`).join('');
     return {
       json: { requestId: opened.item.requestId, checks: 'passed', creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency },
-      text: `${text}\nchecks: all passed; \`svc credit-note issue ${requestId}${flags}\` would issue this (--dry-run shows it without issuing)`,
+      text: `${text}\nchecks: all passed; \`svc credit-note issue ${requestId}${opened.grantFlag}${flags}\` would issue this (--dry-run shows it without issuing)`,
     };
   } catch (error) {
     if (error instanceof ValidationError) {

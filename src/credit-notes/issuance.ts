@@ -36,6 +36,7 @@ import { UsageError, ValidationError } from '../errors.js';
 import { companyNameOf } from '../auth/caller.js';
 import { rememberMove } from '../completion/cache.js';
 import { issuedWhere } from './credited.js';
+import { grantFlagOf } from '../grants/company.js';
 import { submit, type Issued } from './submit.js';
 
 /** What `credit-note issue` was asked for: its flags, the request ID given (a unique prefix will do) and the parsed --item. */
@@ -60,7 +61,7 @@ export interface IssueRequest {
 
 /** How it ended: a dry run stopped by a submission under way, a dry run whose checks passed, or a credit note issued. */
 export type IssueOutcome =
-  | { kind: 'pending'; requestId: string; intent: Intent }
+  | { kind: 'pending'; requestId: string; intent: Intent; grantFlag: string }
   | { kind: 'dry-run'; shown: Prepared }
   | { kind: 'issued'; requestId: string; intent: Intent; issued: Issued; status: string | undefined }
   | { kind: 'credited-elsewhere'; requestId: string; creditNote: Credited; status: string };
@@ -75,6 +76,8 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
   const { items } = given;
   const terms: Terms = { documentNumber: opts.documentNumber?.trim(), now: f.clock.now(), windowDays: returnWindowDays(f) };
   const caller = await callerForRequests(f, [opts.requestId]);
+  // The commands its hints print name the company when it is not the default.
+  const grantFlag = await grantFlagOf(f, caller);
   const ledger = await f.ledger();
 
   let intent = await ledger.openIntent('credit-note', opts.requestId);
@@ -109,16 +112,16 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     if (refusal === undefined) return error;
     const why = refusal.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
     // What the check says next: what can still be credited (its --item), and the way that is left.
-    const next = refusal.hint?.replace(/^nothing was submitted; /, '') ?? `settle it another way and run \`svc credit-note complete ${opts.requestId} --credited-elsewhere\``;
+    const next = refusal.hint?.replace(/^nothing was submitted; /, '') ?? `settle it another way and run \`svc credit-note complete ${opts.requestId}${grantFlag} --credited-elsewhere\``;
     return new UsageError(error.message, { hint: `nothing was submitted; the accepted part cannot be credited whole either (${why}): ${next}` });
   }
-  if (intent && opts.dryRun) return { kind: 'pending', requestId: opts.requestId, intent };
+  if (intent && opts.dryRun) return { kind: 'pending', requestId: opts.requestId, intent, grantFlag };
   if (intent) {
     item = await findQueueItem(f, caller, opts.requestId);
     // Nothing of it was sent yet (its bytes are kept before they are): a request closed since then is not credited.
     if (intent.state === 'reserved' && CLOSED_STATUSES.has(item.status)) {
       throw new RequestStateError(`return request ${item.requestId} is ${item.status} and its credit note ${intent.documentNumber}, started ${startedBy(intent)}, was never sent: it is not sent now`, {
-        hint: `close the submission with \`svc credit-note issue ${item.requestId} --abandon-pending\``,
+        hint: `close the submission with \`svc credit-note issue ${item.requestId}${grantFlag} --abandon-pending\``,
       });
     }
     note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
@@ -147,7 +150,7 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     } catch (error) {
       const earlier = elsewhere(error);
       if (earlier === undefined) throw error;
-      return completeCreditedElsewhere(f, caller, opened, earlier, opts);
+      return completeCreditedElsewhere(f, caller, grantFlag, opened, earlier, opts);
     }
     if (!opts.previewShown) preview(f, shown.credit, shown.returnRequest, shown.previous, { issueDate: shown.original.request.issueDate, now: terms.now, windowDays: terms.windowDays, askedAt: Date.parse(shown.item.createdAt) });
     if (opts.dryRun) return { kind: 'dry-run', shown };
@@ -155,11 +158,11 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     const reserving = ledger.reserveCreditNote(receipt, item.requestId, (credits, acceptedPart) => {
       // A colleague may have accepted in part, or changed the part, since it was read; nobody can now.
       if (!sameRecordedPart(opened.acceptedPart, acceptedPart)) {
-        throw partChanged(item.requestId, acceptedPart, `nothing was reserved or sent; run \`svc credit-note issue ${item.requestId}\` again to credit the part as it is now`);
+        throw partChanged(item.requestId, acceptedPart, `nothing was reserved or sent; run \`svc credit-note issue ${item.requestId}${grantFlag}\` again to credit the part as it is now`);
       }
       // Another issue may have credited or reserved the receipt since the preview; none can now.
       const prepared = prepare(opened, creditedOf(credits), terms);
-      if (!sameCreditNote(shown, prepared)) changedSincePreview(f, opts, shown, prepared);
+      if (!sameCreditNote(shown, prepared)) changedSincePreview(f, opts, shown, prepared, grantFlag);
       const reservation = creditedBy(prepared);
       return {
         kind: 'credit-note',
@@ -177,13 +180,13 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     } catch (error) {
       const earlier = elsewhere(error);
       if (earlier === undefined) throw error;
-      return completeCreditedElsewhere(f, caller, opened, earlier, { ...opts, yes: true });
+      return completeCreditedElsewhere(f, caller, grantFlag, opened, earlier, { ...opts, yes: true });
     }
     intent = reserved.intent;
     if (!reserved.created) note(f.io, `another svc started the credit note of request ${item.requestId} ${startedBy(intent)}; finishing that one`);
   }
   const issued = await submit(f, caller, ledger, intent, opts.original);
-  const status = opts.complete ? await completeRequest(f, caller, item, whole, issued.result) : undefined;
+  const status = opts.complete ? await completeRequest(f, caller, grantFlag, item, whole, issued.result) : undefined;
   return { kind: 'issued', requestId: item.requestId, intent, issued, status };
 }
 
@@ -199,7 +202,7 @@ function issuedBefore(error: unknown): Credited | undefined {
  * accept of a request they completed) is no failure. Confirmed like the issue was, unless
  * the issue was confirmed already.
  */
-async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Opened, earlier: Credited, opts: IssueRequest): Promise<IssueOutcome> {
+async function completeCreditedElsewhere(f: Factory, caller: Caller, grantFlag: string, opened: Opened, earlier: Credited, opts: IssueRequest): Promise<IssueOutcome> {
   const { item } = opened;
   if (!opts.yes) {
     const company = await companyNameOf(f, caller);
@@ -209,13 +212,13 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, opened: Ope
   if (item.status === 'PENDING') {
     const part = creditsWhole(opened, earlier) ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED';
     try {
-      await setReturnRequestStatus(caller, item.requestId, part);
+      await setReturnRequestStatus(caller, item.requestId, part, grantFlag);
     } catch (error) {
       // Accepted or completed by a colleague meanwhile: COMPLETED below says whether it may still move.
       if (!(error instanceof RequestStateError)) throw error;
     }
   }
-  const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED');
+  const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED', grantFlag);
   await rememberMove(f, item.requestId, status);
   return { kind: 'credited-elsewhere', requestId: item.requestId, creditNote: earlier, status };
 }
@@ -233,7 +236,7 @@ function creditsWhole({ returnRequest }: Pick<Opened, 'returnRequest'>, credited
  * (the document number, a cent of a prorated share). With --yes the new figures are shown
  * and issued; a merchant who confirmed the old ones is asked to look again.
  */
-function changedSincePreview(f: Factory, opts: IssueRequest, shown: Prepared, prepared: Prepared): void {
+function changedSincePreview(f: Factory, opts: IssueRequest, shown: Prepared, prepared: Prepared, grantFlag: string): void {
   const seen = new Set(shown.previous.map((n) => n.documentNumber));
   const others = prepared.previous.filter((n) => !seen.has(n.documentNumber)).map((n) => (n.pending ? `${n.documentNumber} (being submitted ${pendingSince(n)})` : n.documentNumber));
   const receipt = prepared.item.serviceReceiptId;
@@ -243,7 +246,7 @@ function changedSincePreview(f: Factory, opts: IssueRequest, shown: Prepared, pr
       : `the credit note records of receipt ${receipt} changed after this credit note was shown`;
   if (!opts.yes) {
     throw new RequestStateError(`${what}, which changes it`, {
-      hint: `nothing was submitted; run \`svc credit-note issue ${prepared.item.requestId}\` again to see the new figures`,
+      hint: `nothing was submitted; run \`svc credit-note issue ${prepared.item.requestId}${grantFlag}\` again to see the new figures`,
     });
   }
   note(f.io, `${what}; issuing it as it is now:`);
@@ -281,10 +284,10 @@ async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Pr
 }
 
 /** --complete: PENDING must be accepted (in part, when only part was credited) before it can be completed (docs/interface-decisions.md#return-request-moves). */
-async function completeRequest(f: Factory, caller: Caller, item: QueueItem, whole: boolean, result: CreditNoteSubmissionResult): Promise<string> {
+async function completeRequest(f: Factory, caller: Caller, grantFlag: string, item: QueueItem, whole: boolean, result: CreditNoteSubmissionResult): Promise<string> {
   try {
-    if (item.status === 'PENDING') await rememberMove(f, item.requestId, (await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED')).status);
-    const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED');
+    if (item.status === 'PENDING') await rememberMove(f, item.requestId, (await setReturnRequestStatus(caller, item.requestId, whole ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED', grantFlag)).status);
+    const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED', grantFlag);
     // Completion offers a request only to the verbs that can still move it: `complete <Tab>` no longer offers this one.
     await rememberMove(f, item.requestId, status);
     return status;

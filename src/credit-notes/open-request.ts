@@ -21,16 +21,17 @@ import { askPart, keepAcceptedPart, withinAcceptedPart } from './accepted-part.j
 import { approvedPart, type ApprovedPart } from './approved.js';
 import { encryptedPart } from './queue.js';
 import { findQueueItem } from './queue-cache.js';
+import { grantFlagOf } from '../grants/company.js';
 
 /** Statuses after which the customer is owed nothing more for this request. */
 export const CLOSED_STATUSES: ReadonlySet<string> = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
 
-/** The request is REJECTED, CANCELLED or COMPLETED (`item` as found): nothing to credit (exit 7). */
+/** The request is REJECTED, CANCELLED or COMPLETED (`item` as found): nothing to credit (exit 7). `grantFlag`: its company's, for the hint. */
 export class ClosedRequestError extends RequestStateError {
   readonly item: QueueItem;
-  constructor(item: QueueItem) {
+  constructor(item: QueueItem, grantFlag: string) {
     super(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
-      hint: 'see the open requests with `svc credit-note poll --status PENDING`',
+      hint: `see the open requests with \`svc credit-note poll${grantFlag} --status PENDING\``,
     });
     this.item = item;
   }
@@ -49,6 +50,8 @@ export interface Opened {
   /** The part recorded when the request was opened (for a PARTIALLY_ACCEPTED one, asked for and recorded just now, too). */
   acceptedPart: AcceptedPart | undefined;
   original: Original;
+  /** ` --grant …` in the commands its hints print, when its company is not the default (grantFlagOf). */
+  grantFlag: string;
 }
 
 /**
@@ -62,6 +65,7 @@ async function partToCredit(
   request: ReturnRequest,
   items: readonly ItemQuantity[],
   ask: boolean,
+  grantFlag: string,
 ): Promise<{ items: readonly ItemQuantity[]; recorded: AcceptedPart | undefined }> {
   const recordedPart = await (await f.ledger()).acceptedPart(requestId);
   const recorded = withinAcceptedPart(recordedPart, items);
@@ -69,7 +73,7 @@ async function partToCredit(
   if (items.length > 0 || !ask) return { items, recorded: undefined };
   note(f.io, `return request ${requestId} was accepted in part, and no part is recorded (accepted on another machine, or by an older svc)`);
   const asked = await askPart(f, requestId, request);
-  return { items: asked, recorded: await keepAcceptedPart(f, requestId, asked, undefined) };
+  return { items: asked, recorded: await keepAcceptedPart(f, requestId, asked, undefined, grantFlag) };
 }
 
 export async function openRequest(
@@ -80,14 +84,17 @@ export async function openRequest(
   ask = false,
 ): Promise<Opened> {
   const item = opts.found ?? (await findQueueItem(f, caller, opts.requestId));
-  if (CLOSED_STATUSES.has(item.status)) throw new ClosedRequestError(item);
+  const grantFlag = await grantFlagOf(f, caller);
+  if (CLOSED_STATUSES.has(item.status)) throw new ClosedRequestError(item, grantFlag);
   const returnRequest = await decryptRequest(f, item);
   // Read whatever the status: a part recorded while an issue runs (a colleague accepting in part) must stop it.
   const part =
-    item.status === 'PARTIALLY_ACCEPTED' ? await partToCredit(f, item.requestId, returnRequest, items, ask) : { items, recorded: await (await f.ledger()).acceptedPart(item.requestId) };
+    item.status === 'PARTIALLY_ACCEPTED'
+      ? await partToCredit(f, item.requestId, returnRequest, items, ask, grantFlag)
+      : { items, recorded: await (await f.ledger()).acceptedPart(item.requestId) };
   const approved = approvedPart({ requestId: item.requestId, status: item.status, request: returnRequest, items: part.items });
-  const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId);
-  return { item, returnRequest, approved, acceptedPart: part.recorded, original };
+  const original = await originalReceipt(f, opts.original, item.serviceReceiptId, item.requestId, grantFlag);
+  return { item, returnRequest, approved, acceptedPart: part.recorded, original, grantFlag };
 }
 
 async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnRequest> {
@@ -96,8 +103,8 @@ async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnReques
   return parseOrThrow(ReturnRequest, outcome.value, `return request ${item.requestId}`);
 }
 
-/** The local record of the receipt (or --original's); a receipt without one is not provably this merchant's. */
-export async function originalReceipt(f: Factory, file: string | undefined, serviceReceiptId: string, requestId: string): Promise<Original> {
+/** The local record of the receipt (or --original's); a receipt without one is not provably this merchant's. `grantFlag`: the request's, for the hint. */
+export async function originalReceipt(f: Factory, file: string | undefined, serviceReceiptId: string, requestId: string, grantFlag: string): Promise<Original> {
   let record: ReceiptRecord;
   if (file !== undefined) {
     const parsed = validate(ReceiptRecord, await readJsonInput(file, f));
@@ -116,7 +123,7 @@ export async function originalReceipt(f: Factory, file: string | undefined, serv
         `return request ${requestId}`,
         [{ path: 'serviceReceiptId', message: `receipt ${serviceReceiptId} is not known as one of this merchant's receipts: this profile has no record of it` }],
         // A whole command: triage and the queue screen, which take no --original, call this too.
-        { hint: `issued by another machine or profile (records are kept per profile)? \`svc credit-note issue ${requestId} --original FILE\` with its receipt record` },
+        { hint: `issued by another machine or profile (records are kept per profile)? \`svc credit-note issue ${requestId}${grantFlag} --original FILE\` with its receipt record` },
       );
     }
   }

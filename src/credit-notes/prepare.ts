@@ -18,8 +18,8 @@ const WINDOW_VARIABLE = 'SVC_RETURN_WINDOW_DAYS';
 /** The request has a credit note already, issued or being submitted (`earlier`): nothing more is credited (exit 7). */
 export class AlreadyCreditedError extends RequestStateError {
   readonly earlier: Credited;
-  constructor(item: QueueItem, earlier: Credited) {
-    super(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, { hint: markDoneHint(item) });
+  constructor(item: QueueItem, earlier: Credited, grantFlag: string) {
+    super(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, { hint: markDoneHint(`${item.requestId}${grantFlag}`, item.status) });
     this.earlier = earlier;
   }
 }
@@ -55,9 +55,9 @@ export function creditedBy(prepared: Prepared): Credited {
 
 /** The request checked against the earlier credit notes of its receipt, and the credit note computed from the merchant's record. */
 export function prepare(opened: Opened, previous: readonly Credited[], terms: Terms): Prepared {
-  const { item, returnRequest, approved, original } = opened;
+  const { item, returnRequest, approved, original, grantFlag } = opened;
   const earlier = previous.find((n) => n.requestId === item.requestId);
-  if (earlier) throw new AlreadyCreditedError(item, earlier);
+  if (earlier) throw new AlreadyCreditedError(item, earlier, grantFlag);
   const allocations = checkReturn({
     requestId: item.requestId,
     status: item.status,
@@ -65,6 +65,7 @@ export function prepare(opened: Opened, previous: readonly Credited[], terms: Te
     returnRequest,
     original: { serviceReceiptId: original.record.serviceReceiptId, request: original.request },
     previous,
+    grantFlag,
     now: terms.now,
     windowDays: terms.windowDays,
     askedAt: Date.parse(item.createdAt),
@@ -99,11 +100,14 @@ function documentNumberFor(receiptNumber: string, previous: readonly Credited[],
   return `CN-${receiptNumber}-${n}`;
 }
 
-/** A credited request is closed with COMPLETED, which only an accepted one can move to (docs/interface-decisions.md#return-request-moves). */
-function markDoneHint(item: QueueItem): string {
-  const complete = `\`svc credit-note complete ${item.requestId}\``;
-  if (item.status !== 'PENDING') return `mark it done with ${complete}`;
-  return `mark it done: accept it with \`svc credit-note accept ${item.requestId}\` (add --partial if only part was credited), then ${complete}`;
+/**
+ * A credited request is closed with COMPLETED, which only an accepted one can move to (docs/interface-decisions.md#return-request-moves).
+ * `request`: the request as its commands name it (its ID, and --grant for another company's).
+ */
+export function markDoneHint(request: string, status: string | undefined): string {
+  const complete = `\`svc credit-note complete ${request}\``;
+  if (status !== 'PENDING') return `mark it done with ${complete}`;
+  return `mark it done: accept it with \`svc credit-note accept ${request}\` (add --partial if only part was credited), then ${complete}`;
 }
 
 export function sameCreditNote(a: Prepared, b: Prepared): boolean {

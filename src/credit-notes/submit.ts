@@ -24,6 +24,7 @@ import { NotRecordedError } from '../store/errors.js';
 import type { Credited, Intent, LedgerStore } from '../store/ledger.js';
 import { hashedTemplate } from '../receipts/template.js';
 import { originalReceipt } from './open-request.js';
+import { grantFlagOf } from '../grants/company.js';
 import type { CreditNoteRecord } from '../contract/records.js';
 
 /** The only algorithm docs/interface-decisions.md#hybrid-encryption defines a wrap for. */
@@ -111,7 +112,7 @@ async function build(
     resolveRecipient(caller, { request: { serviceReceiptId: parent }, kind: 'receipt', display: parent }),
   );
   const recipients = encryptable(f, match.recipients);
-  const { record: original } = await originalReceipt(f, originalFile, parent, reservation.requestId);
+  const { record: original } = await originalReceipt(f, originalFile, parent, reservation.requestId, await grantFlagOf(f, caller));
   const customer = original.customer;
   const finalDoc = finalDocument(canonical, customer);
   const submission: CreditNoteSubmission = {

@@ -17,6 +17,7 @@ function check(overrides: Partial<ReturnCheck> & Pick<ReturnCheck, 'returnReques
     serviceReceiptId: 'sr-1',
     original: { serviceReceiptId: 'sr-1', request: receipt },
     previous: [],
+    grantFlag: '',
     now: NOW,
     windowDays: 30,
     ...overrides,

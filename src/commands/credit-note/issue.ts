@@ -40,7 +40,7 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
         requestId: outcome.requestId,
         checks: 'not run',
         reason: `credit note ${intent.documentNumber} is being submitted (${startedBy(intent)})`,
-        hint: `run \`svc credit-note issue ${outcome.requestId}\` without --dry-run to finish it`,
+        hint: `run \`svc credit-note issue ${outcome.requestId}${outcome.grantFlag}\` without --dry-run to finish it`,
       });
     }
     note(f.io, `dry run: credit note ${intent.documentNumber} of request ${outcome.requestId} is being submitted (${startedBy(intent)}); run without --dry-run to finish it`);

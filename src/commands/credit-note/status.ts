@@ -29,6 +29,8 @@ import { askedPart } from '../../credit-notes/part.js';
 import { requestNotFound, requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
 import type { Factory } from '../../factory.js';
+import { grantFlagOf } from '../../grants/company.js';
+import { markDoneHint } from '../../credit-notes/prepare.js';
 import { oneLine, writeJson } from '../../io/output.js';
 import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { confirmOrCancel } from '../../io/prompter.js';
@@ -116,7 +118,7 @@ async function partToAccept(f: Factory, caller: Caller, requestId: string, items
     await refuseUncountablePart(f, item.serviceReceiptId, asked);
     return asked;
   }
-  throw new UsageError(`accepting return request ${requestId} in part needs the part: name it with --item PRODUCT_ID:QTY (svc credit-note accept ${requestId} --item …)`, {
+  throw new UsageError(`accepting return request ${requestId} in part needs the part: name it with --item PRODUCT_ID:QTY (svc credit-note accept ${requestId}${await grantFlagOf(f, caller)} --item …)`, {
     hint: `it asks for ${askedPart(request)
       .split(' ')
       .map((i) => `--item ${i}`)
@@ -130,13 +132,14 @@ async function partToAccept(f: Factory, caller: Caller, requestId: string, items
  * counts once it is accepted in part). A different part already recorded (a colleague's) is
  * replaced only once the move succeeded: a refused move leaves the colleague's decision as is.
  */
-async function recordPart(f: Factory, requestId: string, items: readonly ItemQuantity[]): Promise<(() => Promise<void>) | undefined> {
+async function recordPart(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[]): Promise<(() => Promise<void>) | undefined> {
   const ledger = await f.ledger();
+  const grantFlag = await grantFlagOf(f, caller);
   // Once credited, the part that was credited stands: refused before anything moves.
   const credited = await ledger.lastIntent('credit-note', requestId);
-  if (credited !== undefined && credited.state !== 'abandoned') throw creditedAlready(requestId, credited.documentNumber);
+  if (credited !== undefined && credited.state !== 'abandoned') throw creditedAlready(requestId, credited.documentNumber, { grantFlag });
   const recorded = await ledger.acceptedPart(requestId);
-  const keep = async () => void (await keepAcceptedPart(f, requestId, items, recorded));
+  const keep = async () => void (await keepAcceptedPart(f, requestId, items, recorded, grantFlag));
   if (recorded !== undefined && !samePart(recorded.items, items)) {
     return async () => {
       await keep();
@@ -304,8 +307,8 @@ async function setStatuses(
       const kept = status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED' || reason !== undefined ? await keepQueueItem(f, caller, requestId) : undefined;
       const before = kept === undefined ? await statusListed(caller, requestId) : kept === 'not found' ? undefined : kept.status;
       const part = parts?.get(requestId);
-      const afterMove = part === undefined ? undefined : await recordPart(f, requestId, part);
-      const result = await setReturnRequestStatus(caller, requestId, status).catch(async (error: unknown) => {
+      const afterMove = part === undefined ? undefined : await recordPart(f, caller, requestId, part);
+      const result = await setReturnRequestStatus(caller, requestId, status, await grantFlagOf(f, caller)).catch(async (error: unknown) => {
         // Not in the queue of the company it was looked for in: which one, and where to look.
         throw error instanceof RequestNotFoundError ? await requestNotFound(f, caller, requestId, error) : error;
       });
@@ -351,14 +354,16 @@ async function refuseCompletingUncredited(f: Factory, requests: readonly Request
   const first = uncredited[0]!.requestId;
   // The way offered must work: when `issue` would refuse the first (all of it credited
   // already, the window closed), that is said instead of sending the person to it.
-  const refused = (await issueWouldRefuse(f, requests.find((r) => r.requestId === first)!.caller, first))?.why;
+  const { caller } = requests.find((r) => r.requestId === first)!;
+  const refused = (await issueWouldRefuse(f, caller, first))?.why;
+  const request = `${first}${await grantFlagOf(f, caller)}`;
   throw new UsageError(
     `return request${uncredited.length === 1 ? '' : 's'} ${named} ${uncredited.length === 1 ? 'has' : 'have'} no credit note issued in this ledger: completing would close ${uncredited.length === 1 ? 'it' : 'them'} with the customer never credited`,
     {
       hint:
         (refused !== undefined
-          ? `nothing was completed; \`svc credit-note issue ${first}\` would refuse it (${refused})`
-          : `nothing was completed; credit the customer first with \`svc credit-note issue ${first} --complete\``) +
+          ? `nothing was completed; \`svc credit-note issue ${request}\` would refuse it (${refused})`
+          : `nothing was completed; credit the customer first with \`svc credit-note issue ${request} --complete\``) +
         (pending.length > 0 ? ` (a credit note for ${pending.join(', ')} is still being submitted: that finishes it)` : '') +
         `, or, when the customer was credited another way, add --credited-elsewhere to \`svc ${command}\``,
     },
@@ -383,20 +388,23 @@ async function issueWouldRefuse(f: Factory, caller: Caller, requestId: string, f
 async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: string): Promise<void> {
   const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
   if (intent === undefined || intent.state === 'abandoned') return;
+  const grantFlag = await grantFlagOf(f, caller);
+  const request = `${requestId}${grantFlag}`;
+  const status = intent.state === 'done' ? await statusListed(caller, requestId) : undefined;
   // Credited and already closed: said as it is, not with a next step it no longer has.
-  if (intent.state === 'done' && (await statusListed(caller, requestId)) === 'COMPLETED') {
+  if (status === 'COMPLETED') {
     throw new RequestStateError(`return request ${requestId} is COMPLETED, credited by credit note ${intent.documentNumber}: it cannot be moved again`, {
-      hint: `nothing was rejected; see it with \`svc credit-note show ${requestId}\``,
+      hint: `nothing was rejected; see it with \`svc credit-note show ${request}\``,
     });
   }
-  throw creditedAlready(
-    requestId,
-    intent.documentNumber,
-    'it cannot be rejected',
-    intent.state === 'done'
-      ? `it was credited: close it with \`svc credit-note complete ${requestId}\``
-      : `nothing was rejected; finish the submission with \`svc credit-note issue ${requestId}\`, or close it with \`svc credit-note issue ${requestId} --abandon-pending\` and then reject`,
-  );
+  throw creditedAlready(requestId, intent.documentNumber, {
+    grantFlag,
+    refused: 'it cannot be rejected',
+    hint:
+      intent.state === 'done'
+        ? `it was credited: ${markDoneHint(request, status)}`
+        : `nothing was rejected; finish the submission with \`svc credit-note issue ${request}\`, or close it with \`svc credit-note issue ${request} --abandon-pending\` and then reject`,
+  });
 }
 
 /**
@@ -410,8 +418,9 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
 async function noteIfIssueWouldRefuse(f: Factory, caller: Caller, requestId: string, found: QueueItem | undefined, inPart = false): Promise<void> {
   const refused = await issueWouldRefuse(f, caller, requestId, found);
   if (refused === undefined) return;
-  const ways = refused.ways ?? `settle it another way and run \`svc credit-note complete ${requestId} --credited-elsewhere\``;
-  note(f.io, `note: \`svc credit-note issue ${requestId}\` would refuse it (${refused.why}); accepted${inPart ? ' in part' : ''}, it can no longer be rejected: ${printable(ways)}`);
+  const request = `${requestId}${await grantFlagOf(f, caller)}`;
+  const ways = refused.ways ?? `settle it another way and run \`svc credit-note complete ${request} --credited-elsewhere\``;
+  note(f.io, `note: \`svc credit-note issue ${request}\` would refuse it (${refused.why}); accepted${inPart ? ' in part' : ''}, it can no longer be rejected: ${printable(ways)}`);
 }
 
 /** The request's status as the service lists it now; undefined when it is not listed (or cannot be asked). */

@@ -1,9 +1,10 @@
 // What `credit-note issue` would do with a request, for `show` and `triage`: the same
 // opening and check, with nothing reserved or sent.
 import type { Caller } from '../api/caller.js';
-import type { QueueItem } from '../contract/returns.js';
+import type { QueueItem, ReturnRequest } from '../contract/returns.js';
 import { SvcError, ValidationError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { oneLine } from '../io/output.js';
 import { printable } from '../io/printable.js';
 import { note } from '../io/streams.js';
 import type { ItemQuantity } from './item-flag.js';
@@ -13,6 +14,7 @@ import { ClosedRequestError, openRequest } from './open-request.js';
 import { creditedFor } from './credited.js';
 import { creditedOf, prepare, returnWindowDays, type Terms } from './prepare.js';
 import { previewText } from './preview.js';
+import { askedText, creditText, linesText, requestSummary } from './summary.js';
 
 /** What `issue` would do, as `show --json` has it: shaped like `issue --dry-run --json`, with the checks' outcome (failed: with the way forward `issue`'s refusal names). */
 export type DecisionJson =
@@ -30,6 +32,8 @@ export interface Decision {
    * commands without the lead that says so.
    */
   ways?: string;
+  /** With passed checks: the credit note `issue` would make, its figures those of `issue --dry-run`. */
+  credit?: ComputedCreditNote;
 }
 
 /**
@@ -49,6 +53,7 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
     return {
       json: { requestId: opened.item.requestId, checks: 'passed', creditNote: shown.credit.request, totals: shown.credit.totals, currency: shown.credit.currency },
       text: `${text}\nchecks: all passed; \`svc credit-note issue ${requestId}${opened.grantFlag}${flags}\` would issue this (--dry-run shows it without issuing)`,
+      credit: shown.credit,
     };
   } catch (error) {
     if (error instanceof ValidationError) {
@@ -80,4 +85,23 @@ export async function decisionOf(f: Factory, caller: Caller, requestId: string, 
 /** decisionOf, for a person, on stderr (triage, beside its prompts). */
 export async function describeDecision(f: Factory, caller: Caller, requestId: string, items: readonly ItemQuantity[] = []): Promise<void> {
   note(f.io, (await decisionOf(f, caller, requestId, items)).text);
+}
+
+/**
+ * A request in the words of a final question, as the move would leave it settled: accepted in
+ * part, by the part recorded, credited as `issue` (and its --dry-run) would credit it —
+ * "R-2026-0008 (accepted in part: 1 × Milk, 1.28 EUR)" — never the lines the customer asked
+ * for and the merchant did not accept. When `issue` would refuse the part, the part by name,
+ * about how much (summary.ts); with no part recorded here, what was asked, said as such.
+ * Any other request: as asked (requestSummary).
+ */
+export async function questionSummary(f: Factory, caller: Caller, item: QueueItem, request: ReturnRequest): Promise<string> {
+  const ledger = await f.ledger();
+  const receipt = await ledger.receipt(item.serviceReceiptId);
+  if (item.status !== 'PARTIALLY_ACCEPTED') return requestSummary(request, receipt);
+  const document = oneLine(request.receiptId);
+  const part = await ledger.acceptedPart(item.requestId);
+  if (part === undefined) return `${document} (accepted in part, the part not recorded here; asked: ${askedText(request, receipt)})`;
+  const { credit } = await decisionOf(f, caller, item.requestId, [], item);
+  return `${document} (accepted in part: ${credit === undefined ? linesText(part.items, receipt) : creditText(credit)})`;
 }

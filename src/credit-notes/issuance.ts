@@ -30,7 +30,7 @@ import { callerForRequests } from './request-grant.js';
 import { mayBePrefix, resolveRequestIds } from './request-id.js';
 import { findQueueItem } from './queue-cache.js';
 import { issueQuestion } from './moves.js';
-import { requestAskedBrief } from './summary.js';
+import { creditLines, requestAskedBrief } from './summary.js';
 import { oneLine } from '../io/output.js';
 import { UsageError, ValidationError } from '../errors.js';
 import { companyNameOf } from '../auth/caller.js';
@@ -277,7 +277,7 @@ async function confirm(f: Factory, caller: Caller, opts: IssueRequest, shown: Pr
     company: await companyNameOf(f, caller),
     askedMore: whole ? undefined : requestAskedBrief(shown.returnRequest, await (await f.ledger()).receipt(shown.item.serviceReceiptId)),
   };
-  const lines = credit.lines.map((line) => `${line.product.quantity} × ${oneLine(line.product.name)}`);
+  const lines = creditLines(credit);
   const message = issueQuestion({ documentNumber: credit.request.documentNumber, amount: formatMoney(credit.totals.total, credit.currency), lines }, issued, opts.complete === true);
   await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, 'cancelled: no credit note was issued');
   return true;

@@ -3,10 +3,15 @@
 // "R-2026-0008 (2 × Milk, 1 × Bread, 6.07 EUR)". Names and the amount come from this
 // profile's record of the receipt (never the customer's figures): each line's share of the
 // receipt line's total, by quantity; without a record, the product IDs and no amount.
+// A credit note `issue` computed is named in the same words, with its own figures.
 import type { ReturnRequest } from '../contract/returns.js';
 import { formatMoney, prorate, toMinor } from '../crypto/money.js';
 import { oneLine } from '../io/output.js';
 import type { ReceiptRecord } from '../contract/records.js';
+import type { ComputedCreditNote } from './compute.js';
+
+/** Lines by product and quantity: a request's, or the part of it accepted. */
+type Lines = readonly { productId: string; quantity: number }[];
 
 interface RecordedProduct {
   identifier: string;
@@ -21,8 +26,23 @@ export function requestSummary(request: ReturnRequest, receipt: ReceiptRecord | 
 
 /** What a request asks back, by name, and about how much: "2 × Milk, 1 × Bread, 6.07 EUR" (the picker's lines, a confirmation's parenthesis). */
 export function askedText(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
-  const { lines, money } = asked(request, receipt);
+  return linesText(request.lineItems, receipt);
+}
+
+/** Some lines (a part accepted) in the same words: "1 × Milk, 1.28 EUR". */
+export function linesText(items: Lines, receipt: ReceiptRecord | undefined): string {
+  const { lines, money } = asked(items, receipt);
   return [...lines, ...money].join(', ');
+}
+
+/** A computed credit note's lines as a question names them: "1 × Whole milk 3.5% 1 l". */
+export function creditLines(credit: ComputedCreditNote): string[] {
+  return credit.lines.map((line) => `${line.product.quantity} × ${oneLine(line.product.name)}`);
+}
+
+/** A computed credit note in the words of a request's summary, its lines and its total (what `issue --dry-run` shows): "1 × Milk, 1.28 EUR". */
+export function creditText(credit: ComputedCreditNote): string {
+  return [...creditLines(credit), formatMoney(credit.totals.total, credit.currency)].join(', ');
 }
 
 /** The product's name on this profile's record of the receipt; undefined without a record, or for a product it does not list. */
@@ -36,15 +56,15 @@ function recordedProducts(receipt: ReceiptRecord | undefined): RecordedProduct[]
 
 /** How much a request asks, briefly, beside a credit note for part of it: "6 lines, 15.20 EUR". */
 export function requestAskedBrief(request: ReturnRequest, receipt: ReceiptRecord | undefined): string {
-  const { lines, money } = asked(request, receipt);
+  const { lines, money } = asked(request.lineItems, receipt);
   return [`${lines.length} line${lines.length === 1 ? '' : 's'}`, ...money].join(', ');
 }
 
-function asked(request: ReturnRequest, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
+function asked(items: Lines, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
   const template = receipt?.templateRequest as { currency: string } | undefined;
   const products = recordedProducts(receipt);
   let amount: number | undefined = template === undefined ? undefined : 0;
-  const lines = request.lineItems.map((line) => {
+  const lines = items.map((line) => {
     const product = products.find((p) => p.identifier === line.productId);
     const part = product === undefined || template === undefined ? undefined : share(product, line.quantity, template.currency);
     amount = amount === undefined || part === undefined ? undefined : amount + part;

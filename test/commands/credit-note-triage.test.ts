@@ -268,6 +268,26 @@ describe('credit-note triage', () => {
     expect(keysFor('PARTIALLY_ACCEPTED', true).map((k) => `${k.key} ${k.name}`)).toEqual(['i issue & complete', 'c complete, no credit note', 's next', '? keys', 'q quit']);
   });
 
+  it('c after p names the part accepted, at the figures issue would credit it (the cent a line credited before leaves), not every line asked', async () => {
+    const { h, person } = await shop([{ key: 'a' }, { key: 'i' }, { confirm: true }, { key: 'p' }, { input: `${MILK}:1` }, { key: 'c' }, { confirm: false }, { key: 'q' }]);
+    serveQueue(h, [
+      queueItem(ID(1), returnRequest([[MILK, 1]]), keys.current.publicKey, { createdAt: minutesAgo(30) }),
+      queueItem(ID(2), returnRequest([[MILK, 1], [WATER, 3]]), keys.current.publicKey, { createdAt: minutesAgo(20) }),
+    ]);
+    replyIssue(h, 'cn-1');
+    await triage({}, h.f);
+    // Milk (2 for 2.55 EUR) credited once for 1.28 EUR: the other one is the 1.27 EUR left, as issue (and --dry-run) would credit it.
+    expect(person.asked.filter((q) => q.startsWith('confirm: Complete'))).toEqual([
+      "confirm: Complete request 22222222 on R-2025-000871 (accepted in part: 1 × Whole milk 3.5% 1 l, 1.27 EUR) of your API key's company with NO credit note: nothing is credited? It cannot be moved again.",
+    ]);
+    expect(h.streams.stderr()).toContain('total 1.27 EUR');
+    expect(statusMoves(h)).toEqual([
+      [ID(1), 'ACCEPTED'],
+      [ID(1), 'COMPLETED'],
+      [ID(2), 'PARTIALLY_ACCEPTED'],
+    ]);
+  });
+
   it('? lists what the keys do; c completes without a credit note (asked as complete asks); b goes back to decide again', async () => {
     const { h, person } = await shop([{ key: '?' }, { key: 'c' }, { confirm: true }, { key: 'b' }, { key: 's' }, { key: 'q' }]);
     serveQueue(h, [
@@ -278,7 +298,8 @@ describe('credit-note triage', () => {
     expect(person.asked).toEqual([
       'key: 11111111 PARTIALLY_ACCEPTED: [i issue & complete, c complete, no credit note, s skip, ? keys, q quit]',
       'key: 11111111 PARTIALLY_ACCEPTED: [i issue & complete, c complete, no credit note, s skip, ? keys, q quit]',
-      "confirm: Complete request 11111111 on R-2025-000871 (1 × Whole milk 3.5% 1 l, 1.28 EUR) of your API key's company with NO credit note: nothing is credited? It cannot be moved again.",
+      // Accepted in part on another machine: the part is not known here, and what the customer asked is said as that.
+      "confirm: Complete request 11111111 on R-2025-000871 (accepted in part, the part not recorded here; asked: 1 × Whole milk 3.5% 1 l, 1.28 EUR) of your API key's company with NO credit note: nothing is credited? It cannot be moved again.",
       'key: 22222222 PENDING: [a accept, p accept part, r reject, s skip, b back, ? keys, q quit]',
       // Back at the first: COMPLETED now, nothing left but to move on.
       'key: 11111111 COMPLETED: [s next, ? keys, q quit]',

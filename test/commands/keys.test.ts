@@ -209,7 +209,8 @@ describe('keys upload', () => {
     expect(seen.headers['x-api-key']).toBe('company-key-1');
     expect(seen.headers['authorization']).toBeUndefined();
     expect(tokenSourceFor).not.toHaveBeenCalled();
-    expect(JSON.parse(streams.stdout())).toEqual({ keyData: current.publicKey, algorithm: 'RSA_2048', uploadedAt: UPLOADED_AT });
+    // The service's answer, and the key under the name every keys command gives it (publicKey).
+    expect(JSON.parse(streams.stdout())).toEqual({ keyData: current.publicKey, algorithm: 'RSA_2048', uploadedAt: UPLOADED_AT, publicKey: current.publicKey });
     expect((await listKeys(f)).map((k) => k.uploadedAt)).toEqual([UPLOADED_AT, undefined]);
   });
 
@@ -279,10 +280,23 @@ describe('keys show-remote', () => {
       keyData: older.publicKey,
       algorithm: 'RSA_2048',
       uploadedAt: UPLOADED_AT,
+      publicKey: older.publicKey,
       keyId: older.keyId,
       local: { keyId: older.keyId, current: false, origin: 'keys' },
     });
     expect(streams.stderr()).toContain(`current local key ${current.keyId} is not the registered one`);
+  });
+
+  it('--json names the key publicKey, as `keys list --json` does (keyData, the service\'s name, kept): a script joins the two on it', async () => {
+    const listed = setup({ json: true });
+    await list({}, listed.f);
+    const local = JSON.parse(listed.streams.stdout()) as { keyId: string; publicKey: string }[];
+    const { f, streams, pool } = setup({ json: true, apiKey: true });
+    replyRemote(pool, current.publicKey);
+    await showRemote({}, f);
+    const remote = JSON.parse(streams.stdout()) as { keyId: string; publicKey: string; keyData: string };
+    expect(local.filter((k) => k.publicKey === remote.publicKey).map((k) => k.keyId)).toEqual([remote.keyId]);
+    expect(remote.keyData).toBe(remote.publicKey);
   });
 
   it('tells people whether the registered key is the current local one', async () => {

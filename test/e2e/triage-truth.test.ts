@@ -5,6 +5,7 @@
 // note or none, how much, for which company.
 import { describe, expect, it } from 'vitest';
 import { svcEnv } from './helpers.js';
+import { readLedgers } from './ledger.js';
 import { milkRequests, queueStatuses, statusChanges, useMerchant, type Merchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal, type Terminal } from './tmux.js';
@@ -248,6 +249,61 @@ describe('triage: the legal moves are the table\'s, final questions say what the
     } finally {
       term.kill();
     }
+  }, 90_000);
+});
+
+describe('triage after a partial accept: the final questions name the part accepted', () => {
+  const [MILK, BREAD, BANANAS] = ['4001234567890', '4009876543210', 'PLU-4011'];
+  /** The last question asked, from its first words to its (y/N), its lines joined. */
+  const question = (term: Terminal, start: string) => after(term, start).slice(0, after(term, start).indexOf('(y/N)')).replace(/\s+/g, ' ');
+
+  it('p of 1 milk of 3 lines: c names 1 milk at the amount --dry-run credits, not the lines left out; i credits exactly that part', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const lines = [`${MILK}:2`, `${BREAD}:1`, `${BANANAS}:1.25`].flatMap((item) => ['--item', item]);
+    const a = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, ...lines])).stdout.trim();
+    const term = svcInTerminal('svc-triage-part-c', ['credit-note', 'triage', '--receipt', serviceReceiptId], svcEnv(m.home, m.env), [120, 40]);
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('p');
+      await term.waitFor(/is accepted\?/);
+      term.keys('C-u');
+      term.type(`${MILK}:1`);
+      term.keys('Enter');
+      await term.waitFor(`? ${a.slice(0, 8)} PARTIALLY_ACCEPTED: i issue & complete · c complete, no credit note`);
+      // What the final move would credit, as `issue --dry-run` says it, asked while the walk waits.
+      const dry = await m.svc(['credit-note', 'issue', a, '--dry-run']);
+      const total = /· total (\d+\.\d{2} EUR)/.exec(dry.stderr + dry.stdout)?.[1];
+      expect(total, dry.stderr).toBe('1.28 EUR');
+
+      term.keys('c');
+      await term.waitFor(/\(y\/N\)/);
+      const complete = question(term, '? Complete request');
+      expect(complete).toContain(`Complete request ${a.slice(0, 8)} on R-2025-000871-`);
+      expect(complete).toContain(`(accepted in part: 1 × Whole milk 3.5% 1 l, ${total}) of Example Retail Ltd with NO credit note: nothing is credited?`);
+      // Not the request as the customer asked it: neither the lines left out nor their total.
+      for (const left of ['2 × Whole milk', 'Sourdough bread', 'Bananas', '8.73 EUR']) expect(complete).not.toContain(left);
+      term.keys('n', 'Enter');
+      await term.waitFor('cancelled: nothing was completed');
+
+      term.keys('i');
+      await term.waitFor(/Issue credit note[^]*\(y\/N\)/);
+      const issue = question(term, '? Issue credit note');
+      expect(issue).toMatch(new RegExp(`^\\? Issue credit note CN-R-2025-000871-\\d+-1 for ${total!.replaceAll('.', '\\.')} \\(1 × Whole milk 3\\.5% 1 l\\) from Example Retail Ltd and complete request ${a.slice(0, 8)}`));
+      for (const left of ['Sourdough bread', 'Bananas']) expect(issue).not.toContain(left);
+      term.keys('y', 'Enter');
+      await term.waitFor(new RegExp(`${a} is COMPLETED now, with credit note`));
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).toContain('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+    // Yes credited exactly the part: one credit note, of 1 milk.
+    const credited = (await readLedgers(m.home.stateDir)).creditNotes.filter((n) => n.parent === serviceReceiptId);
+    expect(credited.map((n) => n.lines.map((l) => [l.productId, l.quantity]))).toEqual([[[MILK, 1]]]);
   }, 90_000);
 });
 

@@ -16,7 +16,6 @@ import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { rejectionReason } from '../../credit-notes/rejection.js';
 import { readQueue } from '../../credit-notes/queue.js';
-import { requestSummary } from '../../credit-notes/summary.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
 import { companyNameOf } from '../../auth/caller.js';
@@ -237,7 +236,9 @@ async function readForQuestion(f: Factory, caller: Caller, requestId: string): P
     const item = await findQueueItem(f, caller, requestId);
     const [read] = await readQueue([item], await loadKeyring(f));
     if (read?.returnRequest === undefined) return { summary: `request ${requestId} (cannot be read)`, status: item.status };
-    return { summary: requestSummary(read.returnRequest, await (await f.ledger()).receipt(item.serviceReceiptId)), status: item.status };
+    // Accepted in part: the part, as `issue` would credit it, not every line asked for.
+    const { questionSummary } = await import('../../credit-notes/decision.js');
+    return { summary: await questionSummary(f, caller, item, read.returnRequest), status: item.status };
   } catch (error) {
     if (error instanceof SvcError) return { summary: `request ${requestId}` };
     throw error;

@@ -17,6 +17,15 @@ export function remoteKeyId(keyData: string): string | undefined {
   }
 }
 
+/**
+ * The service's key as `--json` prints it: its members as they are (`keyData` among them), and
+ * the key again as `publicKey`, the name `keys list`, `generate` and `rotate` give it, so that
+ * a script joins them on one name (docs/interface-decisions.md#json-output).
+ */
+export function remoteKeyJson(remote: ClientApplicationPublicKey): ClientApplicationPublicKey & { publicKey: string } {
+  return { ...remote, publicKey: remote.keyData };
+}
+
 /** Uploads a public key and checks that the service now holds that very key. */
 export async function uploadChecked(
   app: ClientApplicationApi,

@@ -5,7 +5,7 @@ import { importedKey, listKeys, type LocalKey } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { remoteKeyId } from './register.js';
+import { remoteKeyId, remoteKeyJson } from './register.js';
 import { shownTime } from '../../io/time.js';
 
 export type ShowRemoteOptions = Record<string, never>;
@@ -32,7 +32,7 @@ export async function run(_opts: ShowRemoteOptions, f: Factory): Promise<void> {
       ['uploaded', shownTime(f.io, f.env, remote.uploadedAt)],
       ['local', describeMatch(local)],
     ],
-    { ...remote, keyId: keyId ?? null, local },
+    { ...remoteKeyJson(remote), keyId: keyId ?? null, local },
   );
   const current = keys.find((k) => k.current);
   if (current && local?.keyId !== current.keyId)

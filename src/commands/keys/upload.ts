@@ -8,7 +8,7 @@ import { KEY_IDS } from '../../ids/kinds.js';
 import { matchPrefix } from '../../ids/prefix.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
-import { uploadChecked } from './register.js';
+import { remoteKeyJson, uploadChecked } from './register.js';
 import { shownTime } from '../../io/time.js';
 
 export interface UploadOptions {
@@ -27,7 +27,7 @@ export async function run(opts: UploadOptions, f: Factory): Promise<void> {
       ['algorithm', remote.algorithm],
       ['uploaded', shownTime(f.io, f.env, remote.uploadedAt)],
     ],
-    remote,
+    remoteKeyJson(remote),
   );
   note(f.io, `client application ${app.clientId} now receives data encrypted for ${key.keyId}`);
 }

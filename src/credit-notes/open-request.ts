@@ -31,7 +31,7 @@ export class ClosedRequestError extends RequestStateError {
   readonly item: QueueItem;
   constructor(item: QueueItem, grantFlag: string) {
     super(`return request ${item.requestId} is ${item.status}: there is nothing to credit`, {
-      hint: `see the open requests with \`svc credit-note poll${grantFlag} --status PENDING\``,
+      hint: `see the open requests (pending and accepted) with \`svc credit-note poll${grantFlag}\``,
     });
     this.item = item;
   }

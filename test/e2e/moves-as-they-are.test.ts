@@ -51,6 +51,8 @@ describe('a move to where a request already is', () => {
     // `show` names the credit note that closed it, not only that there is nothing to credit.
     const shown = await m.svc(['credit-note', 'show', a]);
     expect(shown.stdout + shown.stderr).toMatch(/is COMPLETED: there is nothing to credit; credited by credit note CN-R-2025-000871-\d+-1 \(1\.28 EUR\)/);
+    // The open requests are the pending and the accepted ones: poll's default, not --status PENDING alone.
+    expect(shown.stdout + shown.stderr).toContain('see the open requests (pending and accepted) with `svc credit-note poll`');
     const completed = await m.svc(['credit-note', 'complete', a, '--yes']);
     expect(completed.stdout).toBe(`${a} COMPLETED (it already was: nothing changed)\n`);
     const term = svcInTerminal('svc-complete-again', ['credit-note', 'complete', a], svcEnv(m.home, m.env), [80, 24]);

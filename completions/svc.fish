@@ -357,7 +357,7 @@ complete -c svc -n '__svc_at grants list' -l filter -x -d 'only the companies wh
 complete -c svc -n '__svc_at grants show' -a '(svc __complete -- "grants show" grant-id 2>/dev/null)'
 complete -c svc -n '__svc_at grants use' -a '(svc __complete -- "grants use" grant-id 2>/dev/null)'
 complete -c svc -n '__svc_at token' -a 'get' -d 'print a valid access token for a Grant (the bare token, or --json)'
-complete -c svc -n '__svc_at token' -a 'validate' -d 'ask the service whether a token is valid (default: the cached one); exit 4 when it is not'
+complete -c svc -n '__svc_at token' -a 'validate' -d 'ask the service whether a token is valid (default: SVC_TOKEN, else the cached one); exit 4 when it is not'
 complete -c svc -n '__svc_at token get' -l grant -x -d 'the company to act for: a Grant ID or 6+ of its characters, a tax ID, or part of the company\'s name (default: the profile\'s Grant)'
 complete -c svc -n '__svc_at token get' -l grant -x -a '(svc __complete -- "token get" --grant 2>/dev/null)'
 complete -c svc -n '__svc_at token get' -l scope -x -d 'scope to request (default: write_receipts)'

@@ -124,13 +124,27 @@ export class CertificateError extends SvcError {}
 /** A proxy refused to carry the request (407: it wants credentials): exit 1, trying again changes nothing. */
 export class ProxyError extends SvcError {}
 
-/** The keychain or the secret file cannot be used. */
+/** The keychain or the secret file cannot be used (a file that cannot be read or written: exit 1). */
 export class SecretStoreError extends SvcError {}
 
-/** Any failure to decrypt: wrong key, bad tag, bad Base64, short input. Never carries plaintext. */
+/**
+ * No OS keychain works on this machine (no Secret Service, no D-Bus, the module will not
+ * load): exit 2, as for the other settings this machine cannot honour, since the way out is a
+ * setting (SVC_SECRET_STORE=file) the message names, and trying again changes nothing.
+ */
+export class NoKeychainError extends SecretStoreError {
+  override readonly exitCode = ExitCode.usage;
+}
+
+/**
+ * Any failure to decrypt: wrong key, bad tag, bad Base64, short input. Never carries plaintext.
+ * Exit 4: what opens a return request is a private key, a credential like the others
+ * (SVC_PRIVATE_KEY_FILE), and the one it was encrypted for is not here.
+ */
 export class DecryptError extends SvcError {
-  constructor(reason = 'cannot decrypt') {
-    super(reason);
+  override readonly exitCode = ExitCode.auth;
+  constructor(reason = 'cannot decrypt', options: { hint?: string } = {}) {
+    super(reason, options);
   }
 }
 

@@ -22,7 +22,7 @@ describe('exit codes (docs/interface-decisions.md#exit-codes)', () => {
     [new AuthError('x'), 4],
     [new NotFoundError('x'), 6],
     [new UnavailableError('x'), 8],
-    [new DecryptError(), 1],
+    [new DecryptError(), 4],
     [new SvcError('x'), 1],
     [new Error('plain'), 1],
     ['a string', 1],

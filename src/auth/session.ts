@@ -223,18 +223,29 @@ function explainRefusedClient(f: Factory, error: unknown): unknown {
   });
 }
 
+/** SVC_TOKEN, when it hands in a token: what every command sends instead of a token of its own. */
+export function handedInToken(f: Factory): string | undefined {
+  const handedIn = f.env.SVC_TOKEN;
+  return handedIn === undefined || handedIn === '' ? undefined : handedIn;
+}
+
+/** The service refused SVC_TOKEN: a new one is what helps, not a login here. */
+export function refusedHandedInToken(): AuthError {
+  return new AuthError('the service refused the access token in SVC_TOKEN (expired, revoked or not a token)', {
+    hint: 'set SVC_TOKEN to a new token (`svc token get` where svc is logged in), or unset it to use this profile\'s own credentials',
+  });
+}
+
 /** A token source for the ApiClient: after a 401 it drops that token, so the retry gets a new one. */
 export async function tokenSourceFor(f: Factory, want: TokenFor = {}): Promise<TokenSource & { grantId?: string }> {
-  const handedIn = f.env.SVC_TOKEN;
-  if (handedIn !== undefined && handedIn !== '') {
+  const handedIn = handedInToken(f);
+  if (handedIn !== undefined) {
     // CI hands in a token (docs/interface-decisions.md#credentials-from-the-environment SVC_TOKEN): used as it is, never stored, never renewed; a
     // 401 means that token is no good, which no login here would change.
     return {
       token: async () => handedIn,
       invalidate: async () => {
-        throw new AuthError('the service refused the access token in SVC_TOKEN (expired, revoked or not a token)', {
-          hint: 'set SVC_TOKEN to a new token (`svc token get` where svc is logged in), or unset it to use this profile\'s own credentials',
-        });
+        throw refusedHandedInToken();
       },
     };
   }
@@ -266,7 +277,8 @@ export async function cachedToken(f: Factory, want: TokenFor = {}): Promise<Issu
   const target = session.target(want.grant);
   const tokens = await session.cache.read(target.id);
   const token = tokens[session.slotOf(target, want.scope ?? DEFAULT_SCOPE)] ?? Object.values(tokens)[0];
-  if (!token) throw new AuthError(`no cached token for Grant ${target.id}`, { hint: 'run `svc token get`' });
+  // `svc token get` prints a token whether or not it can cache it (no secret store: not).
+  if (!token) throw new AuthError(`no cached token for Grant ${target.id}`, { hint: 'check the one `svc token get` prints: `svc token get | svc token validate -`' });
   return { ...token, grant_id: target.id };
 }
 

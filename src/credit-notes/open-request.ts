@@ -9,7 +9,7 @@ import { ReceiptTemplateRequest } from '../contract/template.js';
 import { parseOrThrow, validate } from '../contract/validate.js';
 import { decryptOutcome } from '../crypto/decrypt-batch.js';
 import { loadKeyring } from '../keys/keystore.js';
-import { DecryptError, NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { inputName, readJsonInput } from '../io/input.js';
 import { note } from '../io/streams.js';
@@ -22,6 +22,7 @@ import { approvedPart, type ApprovedPart } from './approved.js';
 import { encryptedPart } from './queue.js';
 import { findQueueItem } from './queue-cache.js';
 import { grantFlagOf } from '../grants/company.js';
+import { unreadableRequest } from './queue-read.js';
 
 /** Statuses after which the customer is owed nothing more for this request. */
 export const CLOSED_STATUSES: ReadonlySet<string> = new Set(['REJECTED', 'CANCELLED', 'COMPLETED']);
@@ -99,7 +100,7 @@ export async function openRequest(
 
 async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnRequest> {
   const outcome = decryptOutcome(encryptedPart(item), await loadKeyring(f));
-  if (!outcome.ok) throw new DecryptError(`return request ${item.requestId}: ${outcome.error}`);
+  if (!outcome.ok) throw unreadableRequest(item.requestId, outcome.error);
   return parseOrThrow(ReturnRequest, outcome.value, `return request ${item.requestId}`);
 }
 

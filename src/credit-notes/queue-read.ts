@@ -4,6 +4,7 @@
 // answer is refused, as for any request). The RSA unwraps run on the thread pool when a list
 // is long (queue.ts); everything else runs here.
 import { QueueItem, ReturnRequest } from '../contract/returns.js';
+import { DecryptError } from '../errors.js';
 import { validate, type Issue } from '../contract/validate.js';
 import { decryptOutcome, decryptOutcomeAsync, type DecryptOutcome } from '../crypto/decrypt-batch.js';
 import type { EncryptedItem, KeyringEntry } from '../crypto/hybrid.js';
@@ -12,6 +13,13 @@ import { maskedRequest } from './display.js';
 import { matchesFilter, type QueueFilter } from './filter.js';
 
 export type ReadItem = QueueItem & ({ returnRequest: ReturnRequest; decryptError?: never } | { decryptError: string; returnRequest?: never });
+
+/** One request asked for by ID that cannot be read (exit 4): the keys held are where to look. */
+export function unreadableRequest(requestId: string, reason: string): DecryptError {
+  return new DecryptError(`cannot read return request ${requestId}: ${reason}`, {
+    hint: '`svc keys list` shows the keys this profile holds; a request encrypted for a key kept elsewhere opens with SVC_PRIVATE_KEY_FILE=key.pem (that key, PKCS#8 PEM)',
+  });
+}
 
 export type CheckedBatch =
   | {

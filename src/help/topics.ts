@@ -53,17 +53,21 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
   1  failure (a bug, a disk, an unexpected answer; a TLS certificate svc cannot
      accept: untrusted issuer, expired, another name, no common TLS version; a
      proxy that wants credentials, 407; a redirect svc does not follow)
-  2  usage or invalid input: the message names the flag or field
+  2  usage or invalid input: the message names the flag or field (a webhook signature
+     that does not verify, as a receiver refuses it with 400; no usable OS keychain,
+     which SVC_SECRET_STORE=file answers)
   3  cancelled (Ctrl-C, "no" at a prompt, consent denied, a batch whose reader closed
      stdout before every line was started, as with | head -1)
-  4  authentication needed (401, invalid_client, invalid_grant, no credentials)
+  4  authentication needed (401, invalid_client, invalid_grant, no credentials, a
+     credential variable set but empty; a return request no private key here opens)
   5  forbidden (403: a scope or store the Grant lacks; a privilege the team's database
      role lacks, such as CREATE for svc db migrate)
   6  not found
   7  conflict (409, already issued with other content, a lock or a port held by another
      process)
   8  service unavailable (network, 5xx or 429 after retries; the team's database
-     unreachable, or a lock it holds not granted in time)
+     unreachable, or a lock it holds not granted in time; the app of --forward-to
+     not reached, or answering 5xx)
   9  partly failed: a command acting on several things (accept A B C, a batch, every Grant)
      did some and not others; each failure is reported as its own line or JSON element,
      the successes are on stdout as usual. When every one failed, their common code.

@@ -4,7 +4,7 @@
 // deadline (a locked or absent service can hang), and the store is only used after a
 // write-read-delete probe has proved that what we write is what we read back.
 import { randomBytes } from 'node:crypto';
-import { SecretStoreError } from '../errors.js';
+import { NoKeychainError, SecretStoreError } from '../errors.js';
 import type { SecretStore } from './store.js';
 
 /** The part of @napi-rs/keyring svc uses (keytar semantics), so tests can inject a fake. */
@@ -50,7 +50,7 @@ export function describeKeychain(platform: NodeJS.Platform): string {
 /** Loads the native module, probes it (once per process) and returns the keychain store. */
 export async function openKeychainStore(opts: KeychainOptions): Promise<SecretStore> {
   const unusable = (reason: string, cause?: unknown) =>
-    new SecretStoreError(`no usable OS keychain (${reason})`, {
+    new NoKeychainError(`no usable OS keychain (${reason})`, {
       hint: `set SVC_SECRET_STORE=file to keep secrets in a private file instead (${opts.filePath})`,
       cause,
     });

@@ -5,7 +5,7 @@
 // reached (exit 1) with a hint to store secrets in a file it never meant to use.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeSvcHome, repoRoot, runSvc, tempDirs } from './helpers.js';
+import { makeSvcHome, repoRoot, runSvc, tempDirs, type SvcHome } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
 import { CLIENT_ID } from './oauth-fixture.js';
 
@@ -78,10 +78,10 @@ describe('CI credentials that did not arrive, on a runner with no keychain', () 
   });
 });
 
-/** `svc credit-note poll` on a fresh machine whose `local` profile has a secret store (a file; the keychain when there is one). */
-async function withStore(extra: Record<string, string>, store: 'file' | 'the local profile\'s own', baseUrl = 'http://127.0.0.1:9') {
-  return runSvc(['credit-note', 'poll', '--json'], {
-    home: await makeSvcHome(dirs),
+/** `svc credit-note poll` (or ARGS) on a fresh machine whose `local` profile has a secret store (a file; the keychain when there is one). */
+async function withStore(extra: Record<string, string>, store: 'file' | 'the local profile\'s own', baseUrl = 'http://127.0.0.1:9', args = ['credit-note', 'poll', '--json'], home?: SvcHome) {
+  return runSvc(args, {
+    home: home ?? (await makeSvcHome(dirs)),
     env: {
       CI: 'true',
       SVC_BASE_URL: baseUrl,
@@ -111,6 +111,26 @@ describe('CI credentials that did not arrive, where the profile has a secret sto
         expect(error.message).not.toContain('svc auth login');
         expect(error.hint).toContain('pull request from a fork');
         expect(run.stderr).not.toContain('cs_ci');
+      }
+    }
+  }, 60_000);
+
+  it('the grants commands too: an empty variable is named, exit 4, never the stored Grants in its place', async () => {
+    m ??= await startMerchant(dirs);
+    const [grant] = await m.json<{ grant_id: string }[]>(['grants', 'list']);
+    const cases: [Record<string, string>, string][] = [
+      [{ SVC_API_KEY: '' }, 'SVC_API_KEY is set but empty'],
+      [{ SVC_GRANT_ID: '' }, 'SVC_GRANT_ID is set but empty'],
+    ];
+    for (const args of [['grants', 'list', '--json'], ['grants', 'list', '--details', '--json'], ['grants', 'show', grant!.grant_id, '--json'], ['grants', 'use', grant!.grant_id, '--json']]) {
+      for (const [env, said] of cases) {
+        const run = await withStore(env, 'file', m.sandbox.url, args, m.home);
+        expect(run.exitCode, `${args.join(' ')} ${JSON.stringify(env)}\n${run.stderr}`).toBe(4);
+        expect(run.stdout).toBe('');
+        const error = jsonError(run.stderr);
+        expect(error.code).toBe('authentication_required');
+        expect(error.message).toContain(said);
+        expect(error.hint).toContain('pull request from a fork');
       }
     }
   }, 60_000);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
 import { makeSvcHome, repoRoot, runSvc, svcBin, svcEnv, tempDirs } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
+import { CLIENT_ID } from './oauth-fixture.js';
 
 const dirs = tempDirs();
 let m: Merchant;
@@ -190,6 +191,49 @@ describe('messages on a runner', () => {
     const r = await onRunner(['token', 'get'], { SVC_TOKEN: 'handed-in-token' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('handed-in-token\n');
+  });
+
+  it('token validate checks SVC_TOKEN, the token every other command would send: valid on a runner with no cache, exit 0', async () => {
+    const { access_token: token } = await m.json<{ access_token: string }>(['token', 'get']);
+    const r = await onRunner(['token', 'validate'], { SVC_TOKEN: token });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('valid\n');
+    const json = await onRunner(['token', 'validate', '--json'], { SVC_TOKEN: token });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ valid: true });
+    expect(`${r.stderr}${json.stderr}`).not.toContain(token);
+  });
+
+  it('token validate of a refused SVC_TOKEN, even beside a good cached token: {"valid": false} on stdout, exit 4 asking for a new SVC_TOKEN', async () => {
+    const refused = 'svc-e2e-refused-token-4711';
+    const r = await runSvc(['token', 'validate', '--json'], { home: m.home, env: { ...m.env, SVC_TOKEN: refused } });
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(JSON.parse(r.stdout)).toEqual({ valid: false });
+    const error = (JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '') as { error: { code: string; message: string; hint: string } }).error;
+    expect(error.code).toBe('authentication_required');
+    expect(error.message).toContain('SVC_TOKEN');
+    expect(error.hint).toContain('set SVC_TOKEN to a new token');
+    expect(error.hint).not.toContain('svc auth login');
+    expect(r.stderr).not.toContain(refused);
+    // The cache was not the token asked about: it is kept, and still good.
+    const cached = await runSvc(['token', 'validate'], { home: m.home, env: m.env });
+    expect(cached.exitCode, cached.stderr).toBe(0);
+  });
+
+  it('token validate with nothing cached (no secret store): the hint is a command that works, not another `svc token get`', async () => {
+    const grant = (await m.json<{ grant_id: string }>(['token', 'get'])).grant_id;
+    const env = { SVC_CLIENT_ID: CLIENT_ID, SVC_CLIENT_SECRET: m.fixture.clientSecret, SVC_GRANT_ID: grant };
+    const r = await onRunner(['token', 'validate'], env);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(`no cached token for Grant ${grant}`);
+    const hint = /^hint: (.*)$/m.exec(r.stderr)?.[1] ?? '';
+    expect(hint).toContain('`svc token get | svc token validate -`');
+    // What the hint says, done.
+    const { home, env: runner } = await runnerEnv(env);
+    const piped = await execa('sh', ['-c', `node ${svcBin} token get | node ${svcBin} token validate -`], { env: svcEnv(home, runner), extendEnv: false, reject: false });
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe('valid');
+    expect(`${r.stderr}${piped.stderr}`).not.toContain(m.fixture.clientSecret);
   });
 
   it('a refused SVC_TOKEN says so and asks for a new one, not `svc auth login`', async () => {

@@ -3,12 +3,13 @@
 // returned), which works typed as read; its `line N` rows name the products this profile's
 // record of the receipt knows, as a confirmation does. In tmux at 60, 80 and 120 columns.
 import { describe, expect, it } from 'vitest';
-import { runSvc, svcEnv } from './helpers.js';
+import { makeSvcHome, runSvc, svcEnv } from './helpers.js';
 import { useMerchant } from './merchant.js';
+import { loginAutoApproved } from './oauth-fixture.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal } from './tmux.js';
 
-const { merchant } = useMerchant();
+const { merchant, dirs } = useMerchant();
 
 describe('show of a request issue would refuse, part of which can still be credited', () => {
   it('ends with the working command, `issue ID --item …`, and names the products in its line rows; at 60, 80 and 120 columns', async (ctx) => {
@@ -46,4 +47,24 @@ describe('show of a request issue would refuse, part of which can still be credi
     expect(followed.exitCode, followed.stderr).toBe(0);
     expect(followed.stdout + followed.stderr).toMatch(/CN-R-2025-000871-\d+-2/);
   }, 90_000);
+});
+
+describe('show of a request no key here opens', () => {
+  it('exit 4 (no credential that opens it), not 1; the hint names the keys held and SVC_PRIVATE_KEY_FILE', async () => {
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const requestId = (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1'])).stdout.trim();
+    // A second machine logged in to the same company, without the merchant's private key.
+    const other = await makeSvcHome(dirs);
+    const { result } = await loginAutoApproved(other, m.sandbox.url, m.fixture);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const shown = await runSvc(['credit-note', 'show', requestId], { home: other, env: m.env });
+    expect(shown.exitCode, shown.stderr).toBe(4);
+    expect(shown.stdout).toBe('');
+    expect(shown.stderr).toContain(`error: cannot read return request ${requestId}: cannot decrypt`);
+    expect(shown.stderr).toMatch(/^hint: `svc keys list` shows the keys this profile holds; .*SVC_PRIVATE_KEY_FILE=key\.pem/m);
+    const json = await runSvc(['credit-note', 'show', requestId, '--json'], { home: other, env: m.env });
+    expect(json.exitCode).toBe(4);
+    expect(JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { exitCode: 4, hint: expect.stringContaining('svc keys list') } });
+  }, 60_000);
 });

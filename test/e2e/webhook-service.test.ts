@@ -515,6 +515,59 @@ describe('webhook listen as a service', () => {
     }
   }, 60_000);
 
+  it('a replay --forward-to an app that is not running: exit 8 (a network failure, as elsewhere), with a hint; a 4xx answer: exit 1', async () => {
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/hooks`;
+    await new Promise((resolve) => closed.close(resolve));
+    const app = await startApp(() => ({ status: 422 }));
+    const l = await startListener({});
+    try {
+      const body = returnBody(800);
+      expect(await send(l.url, body)).toBe(200);
+      const id = bodyId(body).slice(0, 12);
+      const refused = await runSvc(['webhook', 'replay', id, '--forward-to', gone], { home: l.home });
+      expect(refused.exitCode, refused.stderr).toBe(8);
+      expect(refused.stderr).toContain(`error: the app at ${gone} did not accept ${id} (failed: ECONNREFUSED)`);
+      expect(refused.stderr).toMatch(/^hint: is the app running\? the delivery stays in the journal/m);
+      const json = await runSvc(['webhook', 'replay', id, '--forward-to', gone, '--json'], { home: l.home });
+      expect(json.exitCode).toBe(8);
+      expect(json.stdout).toBe('');
+      expect(JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'unavailable', exitCode: 8 } });
+      const answered = await runSvc(['webhook', 'replay', id, '--forward-to', `${app.url}/hooks`], { home: l.home });
+      expect(answered.exitCode, answered.stderr).toBe(1);
+      expect(answered.stderr).toContain('(422 Unprocessable Entity)');
+      expect(`${refused.stderr}${json.stderr}${answered.stderr}`).not.toContain(SECRET);
+    } finally {
+      l.child.kill('SIGTERM');
+      await l.child;
+      await app.close();
+    }
+  }, 60_000);
+
+  it('webhook verify of a signature that does not verify: exit 2 naming --signature, the reason and what to check; {"valid": false} on stdout with --json; never the secret', async () => {
+    const dir = await dirs.make('svc-verify-');
+    const file = join(dir, 'body.json');
+    const body = returnBody(801);
+    await writeFile(file, body);
+    const env = { SVC_WEBHOOK_SECRET: SECRET };
+    const good = await runSvc(['webhook', 'verify', '--file', file, '--signature', signPayload(SECRET, body, Math.floor(Date.now() / 1000))], { env });
+    expect(good.exitCode, good.stderr).toBe(0);
+    const other = signPayload('whsec_b3RoZXItc2VjcmV0LW9mLWFub3RoZXItc3Vic2NyaXB0aW9uLTEyMzQ1Ng==', body, Math.floor(Date.now() / 1000));
+    const bad = await runSvc(['webhook', 'verify', '--file', file, '--signature', other], { env });
+    expect(bad.exitCode, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain('error: --signature: invalid signature (no_match)');
+    expect(bad.stderr).toMatch(/^hint: check the body saved byte for byte \(--file\) and the secret/m);
+    const json = await runSvc(['webhook', 'verify', '--file', file, '--signature', other, '--json'], { env });
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ valid: false, reason: 'no_match' });
+    expect(JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'usage', exitCode: 2, hint: expect.stringContaining('--secret-stdin') } });
+    const stale = await runSvc(['webhook', 'verify', '--file', file, '--signature', signPayload(SECRET, body, Math.floor(Date.now() / 1000) - 3600)], { env });
+    expect(stale.exitCode).toBe(2);
+    expect(stale.stderr).toContain('invalid signature (stale)');
+    expect(`${bad.stdout}${bad.stderr}${json.stdout}${json.stderr}${stale.stderr}`).not.toContain(SECRET);
+  });
+
   it('refuses a route for an event it does not know (exit 2, before listening), naming it and the known ones', async () => {
     const result = await runSvc(['webhook', 'listen', '--port', '0', '--forward-to', 'RETURN_REQESTED=http://127.0.0.1:3912/r'], { env: { SVC_WEBHOOK_SECRET: SECRET }, timeout: 10_000 });
     expect(result.exitCode, result.stderr).toBe(2);

@@ -25,7 +25,7 @@ function expectUnusable(error: SecretStoreError, reason: RegExp): void {
   expect(error.message).toMatch(reason);
   expect(error.hint).toContain('SVC_SECRET_STORE=file');
   expect(error.hint).toContain(filePath);
-  expect(error.exitCode).toBe(1);
+  expect(error.exitCode).toBe(2);
 }
 
 describe('openKeychainStore', () => {

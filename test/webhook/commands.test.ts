@@ -275,6 +275,7 @@ describe('replay', () => {
       const error = await replay({ eventId: first!, forwardTo: url }, h.f).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SvcError);
       expect((error as SvcError).message).toBe(`the app at ${url} did not accept ${first!.slice(0, 12)} (503 Service Unavailable)`);
+      expect((error as SvcError).exitCode).toBe(ExitCode.unavailable);
       expect((error as SvcError).hint).toContain('stays in the journal');
       expect(h.streams.stderr()).not.toContain('forwarded');
       expect(h.streams.stdout()).toBe('');
@@ -299,15 +300,16 @@ describe('verify', () => {
     expect(h.streams.stdout()).toBe(`valid: signed at ${new Date((NOW_SECONDS - 10) * 1000).toISOString()}\n`);
   });
 
-  it('checks with a secret from stdin, and fails (exit 1) with the reason, never printing a secret', async () => {
+  it('checks with a secret from stdin, and fails (exit 2, as a receiver refuses it with 400) with the reason and a hint, never printing a secret', async () => {
     const h = await harness({ json: true });
     const body = returnRequestedBody('sr-1');
     const file = await bodyFile(h, body);
     h.streams.input.end(`${OTHER_SECRET}\n`);
     const error = await verify({ file, signature: signPayload(SECRET, body, NOW_SECONDS), secretStdin: true }, h.f).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SvcError);
-    expect((error as SvcError).exitCode).toBe(ExitCode.failure);
-    expect((error as SvcError).message).toContain('invalid signature (no_match)');
+    expect((error as SvcError).exitCode).toBe(ExitCode.usage);
+    expect((error as SvcError).message).toContain('--signature: invalid signature (no_match)');
+    expect((error as SvcError).hint).toContain('--secret-stdin');
     expect(JSON.parse(h.streams.stdout())).toEqual({ valid: false, reason: 'no_match' });
     expect(h.output() + (error as Error).message).not.toContain('whsec_');
   });

@@ -10,11 +10,11 @@ import { pickRequestId } from '../../credit-notes/pick.js';
 import { recordedName } from '../../credit-notes/summary.js';
 import type { ReceiptRecord } from '../../contract/records.js';
 import { readQueue } from '../../credit-notes/queue.js';
+import { unreadableRequest } from '../../credit-notes/queue-read.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import { companyNameOf } from '../../auth/caller.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
 import { loadKeyring } from '../../keys/keystore.js';
-import { DecryptError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { println } from '../../io/streams.js';
@@ -35,7 +35,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
   const requestId = item.requestId;
   const [read] = await readQueue([item], await loadKeyring(f));
   if (read === undefined || read.returnRequest === undefined) {
-    throw new DecryptError(`cannot read return request ${requestId}: ${read?.decryptError ?? 'no result'}`);
+    throw unreadableRequest(requestId, read?.decryptError ?? 'no result');
   }
   const request = opts.reveal ? read.returnRequest : maskedRequest(read.returnRequest);
   // The service takes no reason with a rejection: this machine's ledger may have kept one.

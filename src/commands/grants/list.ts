@@ -1,5 +1,6 @@
 // `svc grants list`: the Grants (and code-flow companies) the profile's logins brought back,
 // from the profile; with --details, each Grant's stores as the service reports them now.
+import { refuseEmptyCredentials } from '../../auth/credentials.js';
 import { fetchGrantDetails } from '../../auth/grant-details.js';
 import { readAuthorizations } from '../../auth/profile.js';
 import { grantEntries, grantsMatching, type GrantEntry } from '../../auth/grant-select.js';
@@ -20,6 +21,9 @@ export interface ListOptions extends FanOutFlags {
 }
 
 export async function run(opts: ListOptions, f: Factory): Promise<void> {
+  // The Grants are whom the credentials act for: an empty SVC_GRANT_ID or SVC_API_KEY must not
+  // answer with the stored ones (docs/login-and-secrets.md#secrets), as no other command does.
+  await refuseEmptyCredentials(f);
   if (opts.grant !== undefined) {
     throw new UsageError('grants list lists companies; --grant picks the one a command acts for', { hint: `find companies by part of their name, tax ID or Grant ID with \`svc grants list --filter ${opts.grant}\`` });
   }

@@ -1,5 +1,6 @@
 // `svc grants show`: one Grant with its stores, fetched from the service (the profile only
 // keeps store IDs). A code-flow company has no Grant details: its stored record is shown.
+import { refuseEmptyCredentials } from '../../auth/credentials.js';
 import { fetchGrantDetails } from '../../auth/grant-details.js';
 import { grantEntries, selectGrant } from '../../auth/grant-select.js';
 import { readAuthorizations } from '../../auth/profile.js';
@@ -13,6 +14,9 @@ export interface ShowOptions {
 }
 
 export async function run(opts: ShowOptions, f: Factory): Promise<void> {
+  // The Grants are whom the credentials act for: an empty SVC_GRANT_ID or SVC_API_KEY must not
+  // answer with the stored ones (docs/login-and-secrets.md#secrets), as no other command does.
+  await refuseEmptyCredentials(f);
   const settings = await f.settings();
   const profile = settings.profile.value;
   const auth = readAuthorizations(await f.config(), profile);

@@ -1,4 +1,5 @@
 // `svc grants use`: makes one of the profile's Grants the default for every later command.
+import { refuseEmptyCredentials } from '../../auth/credentials.js';
 import { grantEntries, selectGrant } from '../../auth/grant-select.js';
 import { knownIds, readAuthorizations, setDefault } from '../../auth/profile.js';
 import { NotFoundError } from '../../errors.js';
@@ -11,6 +12,9 @@ export interface UseOptions {
 }
 
 export async function run(opts: UseOptions, f: Factory): Promise<void> {
+  // The Grants are whom the credentials act for: an empty SVC_GRANT_ID or SVC_API_KEY must not
+  // answer with the stored ones (docs/login-and-secrets.md#secrets), as no other command does.
+  await refuseEmptyCredentials(f);
   const settings = await f.settings();
   const profile = settings.profile.value;
   const config = await f.config();

@@ -1,6 +1,6 @@
 // `svc token get`: a valid access token for scripts (`curl -H "Authorization: Bearer $(svc token get)"`).
 // stdout carries the bare token and nothing else.
-import { issueToken } from '../../auth/session.js';
+import { handedInToken, issueToken } from '../../auth/session.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
@@ -12,8 +12,8 @@ export interface GetOptions {
 }
 
 export async function run(opts: GetOptions, f: Factory): Promise<void> {
-  const handedIn = f.env.SVC_TOKEN;
-  if (handedIn !== undefined && handedIn !== '') {
+  const handedIn = handedInToken(f);
+  if (handedIn !== undefined) {
     // The token every other command would use (docs/interface-decisions.md#credentials-from-the-environment SVC_TOKEN): as it is, with nothing known about it.
     if (opts.grant !== undefined || opts.scope !== undefined || opts.force) note(f.io, 'note: SVC_TOKEN is set and used as it is: --grant, --scope and --force change nothing');
     if (!f.io.json) return println(f.io, handedIn);

@@ -15,7 +15,7 @@ export function registerToken(program: Command, ctx: CommandContext): void {
     );
   token
     .command('validate')
-    .description('ask the service whether a token is valid (default: the cached one); exit 4 when it is not')
+    .description('ask the service whether a token is valid (default: SVC_TOKEN, else the cached one); exit 4 when it is not')
     .argument('[token]', 'token to check; prefer stdin (-) so it stays out of the process list')
     // A token may begin with '-' (base64url): taken as the token, never echoed back in an
     // "unknown option" error.

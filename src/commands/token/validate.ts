@@ -1,24 +1,27 @@
 // `svc token validate`: asks the service whether a token is good. Prints valid or invalid;
 // an invalid token also fails with exit 4, so `svc token validate - <file && ...` reads naturally.
+// Without a token it checks the one every other command would send: SVC_TOKEN when set, else
+// the cached token of the default Grant.
 import * as z from '../../contract/zod.js';
-import { readSecretFromStdin } from '../../auth/credentials.js';
-import { cachedToken, discardCachedToken } from '../../auth/session.js';
+import { readSecretFromStdin, refuseEmptyCredentials } from '../../auth/credentials.js';
+import { cachedToken, discardCachedToken, handedInToken, refusedHandedInToken } from '../../auth/session.js';
 import { ApiError, AuthError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { println } from '../../io/streams.js';
 
 export interface ValidateOptions {
-  /** The token, `-` for stdin, or undefined for the cached token of the default Grant. */
+  /** The token, `-` for stdin, or undefined for SVC_TOKEN or else the cached token of the default Grant. */
   token?: string | undefined;
 }
 
 export async function run(opts: ValidateOptions, f: Factory): Promise<void> {
-  const cached = opts.token === undefined ? await cachedToken(f) : undefined;
-  const token =
-    opts.token === '-'
-      ? (await readSecretFromStdin(f.io, 'the token', 'pipe the token in: svc token validate - <token.txt')).trim()
-      : (opts.token ?? cached?.access_token ?? '');
+  await refuseEmptyCredentials(f);
+  const given =
+    opts.token === '-' ? (await readSecretFromStdin(f.io, 'the token', 'pipe the token in: svc token validate - <token.txt')).trim() : opts.token;
+  const handedIn = given === undefined ? handedInToken(f) : undefined;
+  const cached = given === undefined && handedIn === undefined ? await cachedToken(f) : undefined;
+  const token = given ?? handedIn ?? cached?.access_token ?? '';
   const api = await f.api();
   let valid: boolean;
   try {
@@ -31,6 +34,7 @@ export async function run(opts: ValidateOptions, f: Factory): Promise<void> {
   if (f.io.json) writeJson(f.io, { valid });
   else println(f.io, valid ? 'valid' : 'invalid');
   if (valid) return;
+  if (handedIn !== undefined) throw refusedHandedInToken();
   if (cached === undefined) throw new AuthError('the token is not valid', { hint: 'get a new one with `svc token get --force`' });
   // The cache would go on handing out a token the service refuses (revoked, say).
   await discardCachedToken(f, cached);

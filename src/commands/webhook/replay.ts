@@ -4,7 +4,7 @@
 // before a missing key was restored shows as processed); with --forward-to the original
 // body and headers go to the local app instead.
 import { loadKeyring } from '../../keys/keystore.js';
-import { NotFoundError, SvcError, UsageError } from '../../errors.js';
+import { NotFoundError, SvcError, UnavailableError, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { matchPrefix } from '../../ids/prefix.js';
 import { writeJson } from '../../io/output.js';
@@ -40,7 +40,12 @@ export async function run(opts: ReplayOptions, f: Factory): Promise<void> {
     const result = await forwarder.forward(delivery, forwardHeadersOf(delivery)).finally(() => forwarder.close());
     // Only an app that took it was forwarded to: a refusal is the error alone.
     if (result.status === undefined || result.status < 200 || result.status > 299) {
-      throw new SvcError(`the app at ${forwardUrl.href} did not accept ${shortId(line.id)} (${result.text})`, { hint: 'the delivery stays in the journal; send it again once the app takes it' });
+      const message = `the app at ${forwardUrl.href} did not accept ${shortId(line.id)} (${result.text})`;
+      const hint = 'the delivery stays in the journal; send it again once the app takes it';
+      // Not reached, or down (5xx, 429): unavailable, as a service would be (exit 8); any
+      // other answer is one svc did not expect (exit 1).
+      const away = result.status === undefined || result.status === 429 || result.status >= 500;
+      throw away ? new UnavailableError(message, { hint: result.status === undefined ? `is the app running? ${hint}` : hint }) : new SvcError(message, { hint });
     }
     if (f.io.json) writeJson(f.io, { id: line.id, forwardedTo: forwardUrl.href, status: result.status });
     else note(f.io, `forwarded ${shortId(line.id)} to ${forwardUrl.href}: ${result.text}`);

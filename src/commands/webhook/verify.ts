@@ -1,8 +1,8 @@
 // `svc webhook verify`: checks an X-Service-Signature over a saved raw body, offline, with
-// the profile's secrets or one read from stdin. Exit 0 when valid, 1 with the reason when
-// not; the secrets themselves are never printed.
+// the profile's secrets or one read from stdin. Exit 0 when valid; when not, exit 2 with the
+// reason, as a receiver refuses it (400 invalid_signature); the secrets are never printed.
 import { readSecretFromStdin } from '../../auth/credentials.js';
-import { SvcError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
 import { REQUEST_BYTES } from '../../io/bounded-read.js';
@@ -25,6 +25,15 @@ const REASONS: Readonly<Record<SignatureFailure, string>> = {
   future: `the signature matches, but its time is more than ${SIGNATURE_TOLERANCE_SECONDS} s ahead of this clock`,
 };
 
+/** What to do about each reason: the secret, the bytes, or the clock. */
+const HINTS: Readonly<Record<SignatureFailure, string>> = {
+  missing: 'pass the X-Service-Signature header of the delivery as --signature',
+  malformed: 'pass the whole X-Service-Signature header value, e.g. --signature "t=1700000000,v1=5f3a…"',
+  no_match: 'check the body saved byte for byte (--file) and the secret: `svc webhook list` shows the subscriptions, --secret-stdin takes another secret',
+  stale: 'a receiver refuses it too; if it was just sent, check this machine\'s clock',
+  future: 'check the clock of this machine and of the sender',
+};
+
 export async function run(opts: VerifyOptions, f: Factory): Promise<void> {
   if (opts.file === '-' && opts.secretStdin) {
     throw new UsageError('--file - and --secret-stdin cannot both read standard input', { hint: 'save the body to a file, or set SVC_WEBHOOK_SECRET' });
@@ -44,5 +53,5 @@ export async function run(opts: VerifyOptions, f: Factory): Promise<void> {
     return;
   }
   if (f.io.json) writeJson(f.io, { valid: false, reason: check.reason });
-  throw new SvcError(`invalid signature (${check.reason}): ${REASONS[check.reason]}`);
+  throw new UsageError(`--signature: invalid signature (${check.reason}): ${REASONS[check.reason]}`, { hint: HINTS[check.reason] });
 }

@@ -40,7 +40,8 @@ export function requestAskedBrief(request: ReturnRequest, receipt: ReceiptRecord
   return [`${lines.length} line${lines.length === 1 ? '' : 's'}`, ...money].join(', ');
 }
 
-function asked(request: ReturnRequest, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
+/** What a request asks back, apart: its lines by name ("2 × Milk") and about how much (one amount, or none without a record). */
+export function asked(request: ReturnRequest, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
   const template = receipt?.templateRequest as { currency: string } | undefined;
   const products = recordedProducts(receipt);
   let amount: number | undefined = template === undefined ? undefined : 0;

@@ -10,15 +10,14 @@ import { loadKeyring } from '../keys/keystore.js';
 import { CancelError, NotFoundError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { missingArgumentText } from '../help/arguments.js';
-import { oneLine } from '../io/output.js';
+import { tableLines, type Column } from '../io/output.js';
 import { canPrompt } from '../io/streams.js';
-import { displayWidth, fitWidth, padWidth } from '../io/width.js';
 import { age } from './display.js';
 import { OPEN_STATUSES, oldestFirst } from './filter.js';
 import { namedCompany, pollCommandFor } from '../grants/company.js';
 import { movableStatuses, verbCanMove, type QueueVerb } from './moves.js';
 import { readQueue, type ReadItem } from './queue.js';
-import { askedText } from './summary.js';
+import { asked } from './summary.js';
 
 /** The command a picker stands in for, for its question and for the error without a terminal. */
 export interface PickFor {
@@ -60,10 +59,10 @@ export async function pickRequestId(f: Factory, what: PickFor): Promise<string> 
     });
   }
   const now = f.clock.now();
-  const labels = choiceLabels(open, now, f.io.columns, await receiptRecords(f, open));
+  const { labels, dropped } = await choiceLabels(open, now, f.io.columns, await receiptRecords(f, open));
   try {
     return await f.prompter().select({
-      message: `Which return request of ${whose} to ${what.purpose}?${named?.ofMany ? ' (for another company, add --grant NAME)' : ''}`,
+      message: `Which return request of ${whose} to ${what.purpose}?${named?.ofMany ? ' (for another company, add --grant NAME)' : ''}${dropped.length > 0 ? ` (not shown: ${dropped.join(', ')})` : ''}`,
       flag: 'a request ID',
       choices: open.map((item, i) => ({ name: labels[i] ?? item.requestId, value: item.requestId, short: item.requestId })),
     });
@@ -96,29 +95,49 @@ async function receiptRecords(f: Factory, items: readonly ReadItem[]): Promise<M
   return records;
 }
 
+/** A request as a row of the picker. */
+interface ChoiceRow {
+  id: string;
+  status: string;
+  age: string;
+  receipt: string;
+  asked: string;
+  amount: string;
+}
+
+/** The picker's columns; the receipt's document number is the first to give way. */
+const CHOICE_COLUMNS: readonly Column<ChoiceRow>[] = [
+  { header: 'ID', value: (r) => r.id },
+  { header: 'STATUS', value: (r) => r.status },
+  { header: 'AGE', value: (r) => r.age, align: 'right' },
+  { header: 'RECEIPT', value: (r) => r.receipt, drop: 1 },
+  { header: 'ASKED', value: (r) => r.asked, flex: true },
+  { header: 'AMOUNT', value: (r) => r.amount, align: 'right' },
+];
+
 /**
- * One line per request, in columns: short ID, status, age, the receipt's document number and
- * what is asked back, by name where this profile's record of the receipt knows the products
- * (as a confirmation names them: src/credit-notes/summary.ts); cut to the terminal's width
- * (a wrapped line would break the list). Customer-supplied text is made printable first.
+ * One line per request, in columns fitted as every table is (tableLines): short ID, status,
+ * age, the receipt's document number, what is asked back, by name where this profile's
+ * record of the receipt knows the products (as a confirmation names them:
+ * src/credit-notes/summary.ts), and about how much. The names give way first (cut with …),
+ * the amount never: a column that does not fit whole is left out and named in `dropped`.
+ * One line each (a wrapped line would break the list). Customer-supplied text is made printable first.
  */
-export function choiceLabels(items: readonly ReadItem[], now: number, columns: number, records: ReadonlyMap<string, ReceiptRecord> = new Map()): string[] {
-  const rows = items.map((item) => [
-    item.requestId.slice(0, SHORT_ID),
-    item.status,
-    age(item.createdAt, now),
-    item.returnRequest ? oneLine(item.returnRequest.receiptId) : '-',
-    item.returnRequest ? oneLine(askedText(item.returnRequest, records.get(item.serviceReceiptId))) : `cannot read: ${oneLine(item.decryptError ?? '')}`,
-  ]);
-  const widths = [0, 1, 2, 3].map((col) => Math.max(...rows.map((r) => displayWidth(r[col] ?? ''))));
+export async function choiceLabels(items: readonly ReadItem[], now: number, columns: number, records: ReadonlyMap<string, ReceiptRecord> = new Map()): Promise<{ labels: string[]; dropped: string[] }> {
+  const rows = items.map((item): ChoiceRow => {
+    const request = item.returnRequest;
+    const parts = request ? asked(request.lineItems, records.get(item.serviceReceiptId)) : undefined;
+    return {
+      id: item.requestId.slice(0, SHORT_ID),
+      status: item.status,
+      age: age(item.createdAt, now),
+      receipt: request ? request.receiptId : '-',
+      asked: parts ? parts.lines.join(', ') : `cannot read: ${item.decryptError ?? ''}`,
+      amount: parts?.money.join(', ') ?? '',
+    };
+  });
   // The cursor and a space stand before each entry.
-  const room = Math.max(20, columns - 3);
-  return rows.map((r) =>
-    fitWidth(
-      r
-        .map((cell, col) => (col === 4 ? cell : padWidth(cell, widths[col] ?? 0, col === 2 ? 'right' : 'left')))
-        .join('  '),
-      room,
-    ),
-  );
+  const table = await tableLines({ color: false }, rows, CHOICE_COLUMNS, Math.max(20, columns - 3), undefined, false);
+  // No blanks after a row whose amount is unknown (no record of the receipt).
+  return { labels: table.rows.map((l) => l.trimEnd()), dropped: table.dropped };
 }

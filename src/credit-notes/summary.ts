@@ -60,7 +60,8 @@ export function requestAskedBrief(request: ReturnRequest, receipt: ReceiptRecord
   return [`${lines.length} line${lines.length === 1 ? '' : 's'}`, ...money].join(', ');
 }
 
-function asked(items: Lines, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
+/** What lines ask back, apart: by name ("2 × Milk") and about how much (one amount, or none without a record). */
+export function asked(items: Lines, receipt: ReceiptRecord | undefined): { lines: string[]; money: string[] } {
   const template = receipt?.templateRequest as { currency: string } | undefined;
   const products = recordedProducts(receipt);
   let amount: number | undefined = template === undefined ? undefined : 0;

@@ -2,7 +2,7 @@
 // so --json, TTY tables and piped plain rows behave the same everywhere.
 import { once } from 'node:events';
 import { printable } from './printable.js';
-import { wrapParts, wrapText } from './wrap.js';
+import { wrapCell, wrapParts, wrapText } from './wrap.js';
 import type { ChalkInstance } from 'chalk';
 import type { IOStreams } from './streams.js';
 
@@ -107,6 +107,12 @@ export interface Column<T> {
    * middle ("Platf…00005 GmbH"), and not below `min` columns before the other columns give way.
    */
   cut?: { middle: true; min: number };
+  /**
+   * A value that is no use cut but reads on more lines (a list of scopes, a URL): on a
+   * terminal too narrow for it, it gives width like long text but is wrapped within its column
+   * onto more lines of its row (at spaces, else where the column ends), never cut.
+   */
+  wrap?: boolean;
   /**
    * On a terminal too narrow for every column whole (IDs at their prefix, long text at 8):
    * the order in which this column is left out, higher first, ties the rightmost first
@@ -218,11 +224,13 @@ export async function tableLines<T>(
   allColumns: readonly Column<T>[],
   room: number,
   highlight?: (row: T) => boolean,
+  /** false: rows shown without the header line (a picker's choices), so no column is as wide as its header. */
+  withHeader = true,
 ): Promise<{ header: string; rows: string[]; theme: ChalkInstance; dropped: string[] }> {
   const [{ theme }, { displayWidth, fitMiddle, fitWidth, padWidth }] = await Promise.all([import('./theme.js'), import('./width.js')]);
   const t = theme(io, 'stdout');
   const allCells = rows.map((row) => allColumns.map((c) => oneLine(c.value(row))));
-  const allWidths = allColumns.map((c, i) => Math.max(displayWidth(c.header), ...allCells.map((r) => displayWidth(r[i] ?? ''))));
+  const allWidths = allColumns.map((c, i) => Math.max(withHeader ? displayWidth(c.header) : 0, ...allCells.map((r) => displayWidth(r[i] ?? ''))));
   // The narrowest header each column may take (Column.short), for the floors of the fit.
   const least = (c: Column<T>) => displayWidth(c.short ?? c.header);
   // An ID is cut to the shortest prefix that still tells its values apart (at least its usable
@@ -235,7 +243,9 @@ export async function tableLines<T>(
   const widths = every ? allWidths : kept.map((i) => allWidths[i] ?? 0);
   const prefixes = every ? allPrefixes : kept.map((i) => allPrefixes[i] ?? 0);
   const dropped = every ? [] : allColumns.filter((_, i) => !kept.includes(i)).map((c) => c.header);
-  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map(least), prefixes);
+  // A column left out for want of room: every ID shown is at its prefix, as it was when that
+  // was decided (keptColumns), so a narrower terminal never shows more of an ID than a wider one.
+  fitColumns(widths, columns, room - GAP.length * (columns.length - 1), columns.map(least), prefixes, !every);
   // Room left over gives a short-headed column its whole header back.
   let spare = room - GAP.length * (columns.length - 1) - widths.reduce((a, b) => a + b, 0);
   columns.forEach((c, i) => {
@@ -243,19 +253,29 @@ export async function tableLines<T>(
     if (c.short !== undefined && need > 0 && need <= spare) [widths[i], spare] = [(widths[i] ?? 0) + need, spare - need];
   });
   const last = columns.length - 1;
-  const line = (values: readonly string[], style: (value: string, i: number) => string) =>
-    values
-      .map((v, i) => {
-        const width = widths[i] ?? 0;
-        // A cut ID is its usable prefix, even under a header wider than that (REQUEST ID).
-        const id = columns[i]?.id;
-        const fitted =
-          id && displayWidth(v) > width ? v.slice(0, Math.min(width, Math.max(idPrefix(id), prefixes[i] ?? 0))) : columns[i]?.cut ? fitMiddle(v, width) : fitWidth(v, width);
-        // The last column is not padded: no trailing blanks to wrap a line.
-        const padded = i === last && columns[i]?.align !== 'right' ? fitted : padWidth(fitted, widths[i] ?? 0, columns[i]?.align);
-        return style(padded, i);
-      })
-      .join(GAP);
+  // A row is one line, or more where a wrapped column (Column.wrap) needs them.
+  const line = (values: readonly string[], style: (value: string, i: number) => string) => {
+    const parts = values.map((v, i) => {
+      const width = widths[i] ?? 0;
+      // A cut ID is its usable prefix, even under a header wider than that (REQUEST ID).
+      const id = columns[i]?.id;
+      if (id && displayWidth(v) > width) return [v.slice(0, Math.min(width, Math.max(idPrefix(id), prefixes[i] ?? 0)))];
+      if (columns[i]?.wrap) return wrapCell(v, width);
+      return [columns[i]?.cut ? fitMiddle(v, width) : fitWidth(v, width)];
+    });
+    const height = Math.max(1, ...parts.map((p) => p.length));
+    return Array.from({ length: height }, (_, k) => {
+      const text = parts
+        .map((p, i) => {
+          const fitted = p[k] ?? '';
+          // The last column is not padded: no trailing blanks to wrap a line.
+          const padded = i === last && columns[i]?.align !== 'right' ? fitted : padWidth(fitted, widths[i] ?? 0, columns[i]?.align);
+          return fitted === '' && k > 0 ? padded : style(padded, i);
+        })
+        .join(GAP);
+      return k > 0 ? text.trimEnd() : text;
+    }).join('\n');
+  };
   return {
     header: line(columns.map((c, i) => (c.short !== undefined && displayWidth(c.header) > (widths[i] ?? 0) ? c.short : c.header)), (v) => t.bold(v)),
     rows: cells.map((row, r) => {
@@ -279,11 +299,11 @@ export async function tableLines<T>(
  * every column wanted more is (a strict order: the long text keeps what a small column would
  * take). When even the first column alone does not fit whole, what is left is cut (fitColumns).
  */
-export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; id?: boolean | number; drop?: number; cut?: { min: number } }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): number[] {
+export function keptColumns(widths: readonly number[], columns: readonly { flex?: boolean; wrap?: boolean; id?: boolean | number; drop?: number; cut?: { min: number } }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): number[] {
   const floorOf = (i: number) => {
     const c = columns[i];
     const natural = widths[i] ?? 0;
-    if (c?.flex) return Math.min(natural, Math.max(READABLE_FLEX_WIDTH, c.cut?.min ?? 0));
+    if (c?.flex || c?.wrap) return Math.min(natural, Math.max(READABLE_FLEX_WIDTH, c.cut?.min ?? 0));
     if (c?.id !== undefined && c.id !== false) return Math.min(natural, Math.max(idPrefix(c.id), prefixes[i] ?? 0, headers[i] ?? 0));
     return natural;
   };
@@ -305,9 +325,10 @@ export function keptColumns(widths: readonly number[], columns: readonly { flex?
  * is no better than 8 and costs 2), then long text (down to MIN_FLEX_WIDTH), then the widest
  * of the other columns, then long text further, and dates (whole) only when nothing else can
  * give. What cutting an ID freed beyond the need goes back to the long text. A wider room
- * never gives a column less.
+ * never gives a column less. `idsAtPrefix` (a column was left out): every ID at its prefix
+ * whatever the room, the room it frees to the long text.
  */
-export function fitColumns(widths: number[], columns: readonly { flex?: boolean; id?: boolean | number; whole?: boolean; cut?: { min: number } }[], room: number, headers: readonly number[], prefixes: readonly number[] = []): void {
+export function fitColumns(widths: number[], columns: readonly { flex?: boolean; wrap?: boolean; id?: boolean | number; whole?: boolean; cut?: { min: number } }[], room: number, headers: readonly number[], prefixes: readonly number[] = [], idsAtPrefix = false): void {
   const natural = [...widths];
   const total = () => widths.reduce((a, b) => a + b, 0);
   const prefixOf = (i: number) => Math.min(natural[i] ?? 0, Math.max(idPrefix(columns[i]?.id ?? false), prefixes[i] ?? 0, headers[i] ?? 0));
@@ -319,8 +340,10 @@ export function fitColumns(widths: number[], columns: readonly { flex?: boolean;
       widths[widest.i] = Math.max(floorOf(widest.i), widest.w - Math.max(1, total() - room));
     }
   };
-  const isFlex = (i: number) => Boolean(columns[i]?.flex);
+  // A wrapped column gives width as long text does: what it loses goes on its next lines.
+  const isFlex = (i: number) => Boolean(columns[i]?.flex || columns[i]?.wrap);
   const isId = (i: number) => columns[i]?.id !== undefined && columns[i]?.id !== false;
+  if (idsAtPrefix) widths.forEach((_, i) => isId(i) && (widths[i] = prefixOf(i)));
   // IDs give way first, each to the prefix that still tells its values apart, before a name,
   // a note or a reason is cut: a wider terminal never shows less of the text.
   while (total() > room) {

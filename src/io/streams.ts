@@ -2,7 +2,7 @@
 // fields so tests can set them; nothing else in the code looks at process.stdout.
 import type { Readable, Writable } from 'node:stream';
 import { reportedColumns } from './terminal-columns.js';
-import { wrapText } from './wrap.js';
+import { wrapText, type WrapOptions } from './wrap.js';
 
 export interface IOStreams {
   readonly stdin: Readable;
@@ -38,11 +38,12 @@ export function canPrompt(io: IOStreams): boolean {
 /**
  * Human progress and notes: stderr, so stdout stays clean for data. On a terminal a line
  * wider than it wraps at words (the terminal would break it mid-word), continuations
- * indented; anywhere else each line stays whole.
+ * indented (`layout.columns`: lines of a term and its text continue under the text, as
+ * writeRecord's); anywhere else each line stays whole.
  */
-export function note(io: IOStreams, text: string): void {
+export function note(io: IOStreams, text: string, layout: Pick<WrapOptions, 'columns'> = {}): void {
   const width = io.stderrIsTTY ? reportedColumns(io.stderr) : undefined;
-  const shown = width === undefined ? text : wrapText(text.replace(/\n$/, ''), width, { hang: '  ' });
+  const shown = width === undefined ? text : wrapText(text.replace(/\n$/, ''), width, { hang: '  ', ...layout });
   io.stderr.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 

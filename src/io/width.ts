@@ -89,6 +89,19 @@ export function fitWidth(text: string, max: number): string {
   return `${out}…`;
 }
 
+/** The longest start of the text that takes at most `max` columns (at least one grapheme, so that it moves on). */
+export function widthPrefix(text: string, max: number): string {
+  let out = '';
+  let width = 0;
+  for (const segment of graphemes(text)) {
+    const w = graphemeWidth(segment);
+    if (out !== '' && width + w > max) break;
+    out += segment;
+    width += w;
+  }
+  return out;
+}
+
 /**
  * Cut to `max` columns in the middle, keeping the start and more of the end: names that tell
  * themselves apart at their end ("Platform Shop 00005 GmbH", "Platform Shop 00006 GmbH")

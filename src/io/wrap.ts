@@ -3,7 +3,7 @@
 // than the width stands on a line of its own, uncut. Existing line breaks are kept, and each
 // continuation line keeps the indentation its line started with (plus `hang`), or goes
 // under the second column of a two-column line.
-import { displayWidth, fitWidth } from './width.js';
+import { displayWidth, fitWidth, widthPrefix } from './width.js';
 
 export interface WrapOptions {
   /** More indentation for continuation lines. */
@@ -28,20 +28,23 @@ function wrapLine(line: string, width: number, opts: WrapOptions): string {
   // The first line keeps its layout up to where its text starts.
   const lead = inColumns ? column : indent;
   const next = inColumns ? ' '.repeat(displayWidth(column)) : indent + (opts.hang ?? '');
-  const words = line.slice(lead.length).split(/ +/).filter((w) => w !== '');
+  // Each word with the spaces before it: on a line, words keep the spacing they had (two
+  // spaces before a column stay two); a break takes the spaces' place.
+  const words = [...line.slice(lead.length).matchAll(/( *)([^ ]+)/g)].map(([, gap, word]) => ({ gap: gap ?? '', word: word ?? '' }));
   const out: string[] = [];
   let current = lead;
   let used = displayWidth(lead);
   let fresh = true;
-  for (const word of words) {
+  for (const { gap, word } of words) {
     const w = displayWidth(word);
-    if (!fresh && used + 1 + w > width) {
+    const space = fresh ? '' : gap;
+    if (!fresh && used + space.length + w > width) {
       out.push(current);
       current = next + word;
       used = displayWidth(next) + w;
     } else {
-      current += fresh ? word : ` ${word}`;
-      used += fresh ? w : 1 + w;
+      current += space + word;
+      used += space.length + w;
     }
     fresh = false;
   }
@@ -72,4 +75,30 @@ export function wrapParts(line: string, width: number): string[] {
   }
   out.push(current);
   return out.map((l) => fitWidth(l, width));
+}
+
+/**
+ * A table cell's text on lines of at most `width` columns (Column.wrap): broken at spaces, and
+ * a word wider than the column where the column ends; nothing is cut or left out.
+ */
+export function wrapCell(text: string, width: number): string[] {
+  if (displayWidth(text) <= width || width <= 0) return [text];
+  const out: string[] = [];
+  let current = '';
+  for (let word of text.split(/ +/).filter((w) => w !== '')) {
+    const joined = current === '' ? word : `${current} ${word}`;
+    if (displayWidth(joined) <= width) {
+      current = joined;
+      continue;
+    }
+    if (current !== '') out.push(current);
+    while (displayWidth(word) > width) {
+      const head = widthPrefix(word, width);
+      out.push(head);
+      word = word.slice(head.length);
+    }
+    current = word;
+  }
+  if (current !== '') out.push(current);
+  return out;
 }

@@ -12,6 +12,8 @@ import { isKnownWebhookEvent, ReceiptEnvelope, WebhookEvent } from '../contract/
 import type { EncryptedItem } from '../crypto/hybrid.js';
 import { jsonText, oneLine } from '../io/output.js';
 import type { IOStreams } from '../io/streams.js';
+import { reportedColumns } from '../io/terminal-columns.js';
+import { wrapText } from '../io/wrap.js';
 import { companyIdOfBody } from './company.js';
 import type { Decryptor } from './decryptor.js';
 import type { ProcessedOutcome, StoredDelivery } from './journal.js';
@@ -140,9 +142,15 @@ function eventLines(processed: ProcessedEvent): string {
   return `${head}${body}\n${forwarded === undefined ? '' : `    ${forwarded}\n`}`;
 }
 
-/** The human line on stderr, and with --json the docs/interface-decisions.md#json-output object as one line on stdout. */
+/**
+ * The human line on stderr, and with --json the docs/interface-decisions.md#json-output object
+ * as one line on stdout. The event's line is one line, for a log or a pipe; on a terminal one
+ * wider than it wraps at words, continuations indented under its text, as every note does.
+ */
 export function writeEvent(io: IOStreams, processed: ProcessedEvent): void {
-  io.stderr.write(eventLines(processed));
+  const width = io.stderrIsTTY ? reportedColumns(io.stderr) : undefined;
+  const lines = eventLines(processed);
+  io.stderr.write(width === undefined ? lines : `${wrapText(lines.replace(/\n$/, ''), width, { hang: '    ' })}\n`);
   if (io.json) io.stdout.write(`${jsonText(processed.report)}\n`);
 }
 

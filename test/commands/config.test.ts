@@ -109,7 +109,7 @@ describe('database-url', () => {
 });
 
 describe('config list on a terminal of 60 columns', () => {
-  it('keeps every value (cut with … when long) and the source, not only the keys', async () => {
+  it('keeps every value whole (a long one wrapped in its column, never cut) and the source, not only the keys', async () => {
     const t = testStreams({ stdoutIsTTY: true });
     t.io.columns = 60;
     const f = createFactory({
@@ -121,7 +121,10 @@ describe('config list on a terminal of 60 columns', () => {
     await list({}, f);
     const lines = t.stdout().split('\n');
     expect(lines[0]).toMatch(/^KEY +VALUE +SOURCE$/);
-    expect(lines.find((l) => l.startsWith('scopes'))).toMatch(/^scopes +write_receipts read_stores .*… +default$/);
+    const scopes = lines.findIndex((l) => l.startsWith('scopes'));
+    expect(lines[scopes]).toMatch(/^scopes +write_receipts read_stores +default$/);
+    expect(lines[scopes + 1]).toMatch(/^ {14}manage_client_applications$/);
+    expect(t.stdout()).not.toContain('…');
     expect(t.stdout()).not.toContain('not shown');
   });
 });

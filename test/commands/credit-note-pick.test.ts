@@ -99,10 +99,10 @@ describe('the request ID left out, on a terminal', () => {
     serveQueue(h, queue().map((i) => (i.requestId === ID(3) ? { ...i, status: 'ACCEPTED' } : i)));
     await issue({ dryRun: true }, h.f);
     expect(person.asked).toEqual(["select: Which return request of your API key's company to credit?"]);
-    // The receipt recorded here: the products by name and what they come to, as a confirmation names them.
+    // The receipt recorded here: the products by name and what they come to, in a column of its own.
     expect(person.choices[0]).toEqual([
-      { name: '22222222  ACCEPTED  20m  R-2025-000872  2 × Sparkling mineral water 0.75 l, 1 × Whole milk 3.5% 1 l, 2.68 EUR', value: ID(2) },
-      { name: '33333333  ACCEPTED   3m  R-2025-000871  1 × Whole milk 3.5% 1 l, 1.28 EUR', value: ID(3) },
+      { name: '22222222  ACCEPTED  20m  R-2025-000872  2 × Sparkling mineral water 0.75 l, 1 × Whole milk 3.5% 1 l  2.68 EUR', value: ID(2) },
+      { name: `33333333  ACCEPTED   3m  R-2025-000871  1 × Whole milk 3.5% 1 l${' '.repeat(38)}1.28 EUR`, value: ID(3) },
     ]);
     expect(h.streams.stderr()).toContain('dry run: every check passed; credit note CN-R-2025-000871-1 was not issued');
     expect(statusMoves(h)).toEqual([]);
@@ -132,16 +132,20 @@ describe('the request ID left out, on a terminal', () => {
     expect(person.asked).toEqual([]);
   });
 
-  it('labels fit the terminal and carry no control character of what the customer sent', () => {
+  it('labels fit the terminal and carry no control character of what the customer sent', async () => {
     const hostile = { ...queueItem(ID(1), request([['P\x1b[2J', 1]], 'R-1\u202e'), keys.current.publicKey), returnRequest: request([['P\x1b[2J', 1]], 'R-1\u202e') } as ReadItem;
     const long = { ...hostile, requestId: ID(2), returnRequest: request(Array.from({ length: 30 }, (_, i) => [`SKU-${i}`, 1] as [string, number])) } as ReadItem;
     const unreadable = { ...queueItem(ID(3), request([['x', 1]]), keys.current.publicKey), decryptError: 'cannot decrypt: no private key matches' } as ReadItem;
-    const labels = choiceLabels([hostile, long, unreadable], NOW, 60);
+    const { labels } = await choiceLabels([hostile, long, unreadable], NOW, 60);
     for (const label of labels) {
       expect(label).not.toMatch(/[\x00-\x1f\x7f\u202e]/);
       expect(displayWidth(label)).toBeLessThanOrEqual(57);
     }
     expect(labels[0]).toContain('1 × P\\x1b[2J');
+    // The amount is whole, the names cut before it (a record of the receipt gives one).
+    const { labels: priced } = await choiceLabels([{ ...long, returnRequest: request(Array.from({ length: 12 }, () => ['4001234567890', 1] as [string, number])) } as ReadItem], NOW, 60, new Map([[long.serviceReceiptId, receiptRecord(groceries(), long.serviceReceiptId)]]));
+    expect(priced[0]).toMatch(/…  \d+\.\d{2} EUR$/);
+    expect(displayWidth(priced[0]!)).toBeLessThanOrEqual(57);
     expect(labels[1]).toMatch(/…$/);
     expect(labels[2]).toMatch(/^33333333 +PENDING +5m +- +cannot read: can/);
   });

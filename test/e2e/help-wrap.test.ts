@@ -100,4 +100,25 @@ describe('help wraps at word boundaries to the terminal', () => {
       failed.kill();
     }
   }, 30_000);
+
+  it('sandbox start at 60 columns: its login lines keep their column, a wrapped value continues under it', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const home = await makeSvcHome(dirs);
+    const term = svcInTerminal('svc-sandbox-60', ['sandbox', 'start', '--port', '0', '--ephemeral'], svcEnv(home), [60, 30]);
+    try {
+      await term.waitFor('press Ctrl-C to stop', 'the sandbox');
+      const text = term.text();
+      const lines = text.split('\n');
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
+      const column = (term: string) => /^\S.*? {2,}/.exec(lines.find((l) => l.startsWith(term)) ?? '')?.[0].length;
+      for (const term of ['client secret ', 'redirect URI ', 'companies ']) expect(column(term), text).toBe(column('client id '));
+      const secret = lines.findIndex((l) => l.startsWith('client secret '));
+      expect(lines[secret + 1], text).toMatch(new RegExp(`^ {${column('client id ')}}\\S+sandbox\\.json$`));
+      term.keys('C-c');
+      await term.waitFor('SVC-EXIT=', 'the end of the sandbox');
+    } finally {
+      term.kill();
+    }
+  }, 30_000);
 });

@@ -80,6 +80,78 @@ describe('lists at 60 and 80 columns', () => {
     }
   }, 120_000);
 
+  it('grants list --details at 60, 80 and 120: IDs at their prefix before a column is left out, every row told apart, SCOPES shown or named', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const details = await m.json<{ grant_id: string; stores: unknown[]; scopes: string[] }[]>(['grants', 'list', '--details']);
+    for (const width of [60, 80, 120, 200]) {
+      const lines = await screenAt('details', width, ['grants', 'list', '--details']);
+      const said = `${width} columns:\n${lines.join('\n')}`;
+      expectNoCutCodes(lines);
+      const notShown = lines.find((l) => l.startsWith('not shown: '));
+      const rows = lines.slice(1).filter((l) => l !== notShown);
+      expect(rows.length, said).toBe(details.reduce((n, d) => n + d.stores.length, 0));
+      // Two stores of one company are two rows that read apart.
+      expect(new Set(rows).size, said).toBe(rows.length);
+      for (const d of details) {
+        expect(said).toContain(d.grant_id.slice(0, 8));
+        // A column left out: the Grant IDs are at their prefix, as at 80.
+        if (notShown !== undefined) expect(said).not.toContain(d.grant_id);
+      }
+      // The scopes --help and the README promise: a column, or named as left out.
+      if (lines[0]!.includes('SCOPES')) expect(said).toContain(details[0]!.scopes.join(' '));
+      else expect(notShown, said).toMatch(/^not shown: .*SCOPES/);
+      if (width === 200) expect(lines[0], said).toMatch(/ SCOPES$/);
+    }
+  }, 120_000);
+
+  it('config list at 60, 80 and 120: every value whole, a long one wrapped in its column', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { settings } = await m.json<{ settings: { key: string; value: string | null }[] }>(['config', 'list']);
+    for (const width of [60, 80, 120]) {
+      const lines = await screenAt('config', width, ['config', 'list']);
+      const said = `${width} columns:\n${lines.join('\n')}`;
+      expect(said).not.toContain('…');
+      const [from, to] = [lines[0]!.indexOf('VALUE'), lines[0]!.indexOf('SOURCE')];
+      // Each row's VALUE cells, its continuation lines (blank KEY) after it, read back as one value.
+      const values: string[] = [];
+      for (const line of lines.slice(1)) {
+        const cell = line.slice(from, to).trim();
+        if (line.startsWith(' ')) values[values.length - 1] += ` ${cell}`;
+        else values.push(cell);
+      }
+      expect(values, said).toEqual(settings.map((s) => s.value ?? ''));
+    }
+  }, 120_000);
+
+  it('webhook listen at 60 columns: an event line wider than the terminal wraps at words, its continuations indented', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const term = svcInTerminal('listen-60', ['webhook', 'listen', '--subscribe', '--port', '0'], svcEnv(m.home, m.env), [60, 30]);
+    try {
+      await term.waitFor(/^listening on /m, 'the listener');
+      await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', '4001234567890:1']);
+      await term.waitFor(/company\s+Example\s+Retail\s+Ltd/, 'the event line');
+      const text = term.text();
+      // A line the terminal wrapped by itself comes back joined (-J), wider than 60.
+      for (const line of text.split('\n')) expect(displayWidth(line), `${line}\n${text}`).toBeLessThanOrEqual(60);
+      const lines = text.split('\n');
+      const at = lines.findIndex((l) => l.startsWith('--> RETURN_REQUESTED  '));
+      const continued = lines.slice(at + 1).filter((l) => l.trim() !== '' && !l.startsWith('SVC-EXIT'));
+      expect(continued.length, text).toBeGreaterThan(0);
+      for (const line of continued) expect(line, text).toMatch(/^ {4}\S/);
+      term.keys('C-c');
+      await term.waitFor('SVC-EXIT=', 'the end of the listener');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+
   it('the queue screen (poll --watch) at 60 columns: rows unwrapped, the left-out columns named, the count line the plain poll\'s', async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);

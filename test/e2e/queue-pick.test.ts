@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runSvc, svcEnv } from './helpers.js';
 import { milkRequests, queueStatuses, statusChanges, useMerchant } from './merchant.js';
+import { displayWidth } from '../../src/io/width.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal } from './tmux.js';
 
@@ -41,6 +42,29 @@ describe('a request ID left out', () => {
       term.kill();
     }
     expect(statusChanges(before, await queueStatuses(m))).toEqual({ [open[1]!]: 'ACCEPTED' });
+  }, 60_000);
+
+  it('on a terminal of 60 columns: each entry one line with its amount whole, what gave way named', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    await milkRequests(m, 1);
+    const term = svcInTerminal('svc-pick-60', ['credit-note', 'accept'], svcEnv(m.home, m.env), [60, 20]);
+    try {
+      await term.waitFor('↑↓ navigate');
+      const text = term.text();
+      const entries = text.split('\n').filter((l) => /^[❯ ] [0-9a-f]{8} {2}/.test(l));
+      expect(entries.length, text).toBeGreaterThan(0);
+      for (const entry of entries) {
+        expect(displayWidth(entry), text).toBeLessThanOrEqual(60);
+        expect(entry, text).toMatch(/ \d+\.\d{2} EUR$/);
+      }
+      if (!entries.every((e) => / R-2025-/.test(e))) expect(text).toMatch(/not shown: RECEIPT/);
+      term.keys('Escape');
+      await term.waitFor('SVC-EXIT=');
+    } finally {
+      term.kill();
+    }
   }, 60_000);
 
   it('on a terminal, Esc in the list: exit 3, nothing changed', async (ctx) => {
@@ -123,8 +147,10 @@ describe('a request ID left out, with many companies', () => {
         const rows = screen.split('\n').filter((line) => /^[❯ ] [0-9a-f]{8} {2}/.test(line));
         expect(rows.map((row) => row.slice(2, 10)), `${columns} columns:\n${screen}`).toEqual(open);
         for (const row of rows) {
-          // The product by name, as the confirmation names it; not the product ID.
-          expect(row, `${columns} columns`).toMatch(/R-PICK-1 {2}1 × Whole milk/);
+          // The product by name, as the confirmation names it; not the product ID. The amount is
+          // whole at every width, so at 60 the name gives way ("1 × Whole mi…").
+          expect(row, `${columns} columns`).toMatch(/R-PICK-1 {2}1 × Whole/);
+          expect(row, `${columns} columns`).toMatch(/ \d+\.\d{2} EUR$/);
           expect(row).not.toContain('4001234567890');
           expect(row.length).toBeLessThanOrEqual(columns);
         }

@@ -92,4 +92,74 @@ describe('fitting a table', () => {
     const company = at120.headers.indexOf('COMPANY');
     expect(at120.cells.map((c) => c[company])).toEqual(rows.map((r) => r.company));
   });
+
+  // A Grant's stores as `grants list --details` lists them: two stores of a Grant, store IDs
+  // that share all but their end (the sandbox's), a long list of scopes.
+  interface StoreRow {
+    grant: string;
+    company: string;
+    store: string;
+    code: string;
+    name: string;
+    active: string;
+    scopes: string;
+  }
+  const stores: StoreRow[] = Array.from({ length: 6 }, (_, i) => ({
+    grant: `${(0xabf25dfa + Math.floor(i / 2) * 7919).toString(16)}-af45-4eb4-9415-b3706b5893e8`,
+    company: Math.floor(i / 2) === 0 ? 'Example Retail Ltd' : `Sample Foods ${Math.floor(i / 2)} GmbH`,
+    store: `50000000-0000-4000-8000-0000000000${10 + i}`,
+    code: `ER-00${i}`,
+    name: i % 2 === 0 ? 'Market Street' : 'Harbour',
+    active: 'yes',
+    scopes: 'write_receipts read_stores manage_client_applications',
+  }));
+  const storeColumns: Column<StoreRow>[] = [
+    { header: 'GRANT', value: (r) => r.grant, id: true },
+    { header: 'COMPANY', value: (r) => r.company, flex: true, cut: { middle: true, min: 16 } },
+    { header: 'STORE', value: (r) => r.store, id: true, drop: 1 },
+    { header: 'CODE', value: (r) => r.code },
+    { header: 'NAME', value: (r) => r.name, flex: true },
+    { header: 'ACTIVE', value: (r) => r.active },
+    { header: 'SCOPES', value: (r) => r.scopes, drop: 2 },
+  ];
+
+  it('a column left out: every ID shown is at its prefix, so a narrower terminal never shows more of an ID (40 to 250 columns)', async () => {
+    let before: Map<string, number> | undefined;
+    for (let width = 40; width <= 250; width++) {
+      const table = await tableLines(io, stores, storeColumns, width);
+      const grants = table.rows.map((l) => l.split('  ')[0] ?? '');
+      const said = `${width}: ${[table.header, ...table.rows].join('\n')}`;
+      if (table.dropped.length > 0) expect(grants.every((g) => g.length === 8), said).toBe(true);
+      // Rows that differ read apart: a left-out store ID leaves CODE to tell them apart.
+      expect(new Set(table.rows).size, said).toBe(stores.length);
+      const widest = new Map(table.header.split(/ {2,}/).map((h) => [h, Math.max(...table.rows.map((l) => l.slice(table.header.indexOf(h)).split('  ')[0]!.length))] as const));
+      for (const [h, w] of before ?? []) if (h === 'GRANT' || h === 'STORE') expect(widest.get(h) ?? w, `${h}, ${said}`).toBeGreaterThanOrEqual(w);
+      before = widest;
+    }
+  });
+
+  it('a wrapped column (Column.wrap): every value whole over more lines of its row, never cut', async () => {
+    const settings = [
+      { key: 'base-url', value: 'http://127.0.0.1:18787', source: 'env' },
+      { key: 'scopes', value: 'write_receipts read_stores manage_client_applications', source: 'default' },
+      { key: 'database-url', value: '', source: '' },
+    ];
+    const wrapped: Column<(typeof settings)[number]>[] = [
+      { header: 'KEY', value: (r) => r.key },
+      { header: 'VALUE', value: (r) => r.value, wrap: true },
+      { header: 'SOURCE', value: (r) => r.source },
+    ];
+    for (const width of [40, 60, 80]) {
+      const table = await tableLines(io, settings, wrapped, width);
+      const lines = table.rows.flatMap((r) => r.split('\n'));
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(width);
+      expect(lines.join('\n')).not.toContain('…');
+      const at = table.header.indexOf('VALUE');
+      const values = table.rows.map((r) => r.split('\n').map((l) => l.slice(at, at + l.slice(at).search(/ {2}|$/)).trim()).join(' ').trim());
+      // A word broken where the column ends comes back without the space the lines add.
+      const unspaced = (v: string) => v.replace(/ /g, '');
+      expect(values.map(unspaced), table.rows.join('\n')).toEqual(settings.map((s) => unspaced(s.value)));
+    }
+    expect((await tableLines(io, settings, wrapped, 60)).rows[1]).toBe(`scopes        ${'write_receipts read_stores'.padEnd(37)}  default\n              manage_client_applications`);
+  });
 });

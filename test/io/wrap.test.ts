@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { writeRecord } from '../../src/io/output.js';
 import { testStreams } from '../../src/io/test-streams.js';
 import { displayWidth } from '../../src/io/width.js';
-import { wrapParts, wrapText } from '../../src/io/wrap.js';
+import { wrapCell, wrapParts, wrapText } from '../../src/io/wrap.js';
 
 describe('wrapText', () => {
   it('wraps at word boundaries, keeping indentation, never wider than asked (wide characters as drawn)', () => {
@@ -23,6 +23,26 @@ describe('wrapText', () => {
     expect(wrapText('see https://example.com/a/very/long/path/indeed now', 20)).toBe('see\nhttps://example.com/a/very/long/path/indeed\nnow');
     expect(wrapText('short', 20)).toBe('short');
     expect(wrapText('not on a terminal: whole, however long it is', undefined)).toBe('not on a terminal: whole, however long it is');
+  });
+});
+
+describe('wrapText keeps the spacing of a line', () => {
+  it('two spaces before a column stay two on the line that keeps them (a note of terms and values)', () => {
+    expect(wrapText('client secret  clientApplications[0].clientSecret in /tmp/fixtures/sandbox.json', 60, { hang: '  ' })).toBe(
+      'client secret  clientApplications[0].clientSecret in\n  /tmp/fixtures/sandbox.json',
+    );
+    expect(wrapText('client secret  clientApplications[0].clientSecret in /tmp/fixtures/sandbox.json', 60, { hang: '  ', columns: true })).toBe(
+      'client secret  clientApplications[0].clientSecret in\n               /tmp/fixtures/sandbox.json',
+    );
+  });
+});
+
+describe('wrapCell', () => {
+  it('a cell on lines of the column\'s width: at spaces, a longer word where the column ends; nothing lost', () => {
+    expect(wrapCell('write_receipts read_stores manage_client_applications', 37)).toEqual(['write_receipts read_stores', 'manage_client_applications']);
+    expect(wrapCell('https://example.com/a/long/path', 12)).toEqual(['https://exam', 'ple.com/a/lo', 'ng/path']);
+    expect(wrapCell('fits', 10)).toEqual(['fits']);
+    expect(wrapCell('日本語のメモ', 5)).toEqual(['日本', '語の', 'メモ']);
   });
 });
 

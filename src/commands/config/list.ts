@@ -39,7 +39,8 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
     rows,
     [
       { header: 'KEY', value: (r) => r.key },
-      { header: 'VALUE', value: (r) => r.value ?? '', flex: true },
+      // A URL or a list of scopes cut would read as another value: wrapped in its column instead.
+      { header: 'VALUE', value: (r) => r.value ?? '', wrap: true },
       { header: 'SOURCE', value: (r) => r.source ?? '' },
     ],
     { profile: settings.profile.value, settings: rows },

@@ -1,5 +1,5 @@
 // `svc grants list`: the Grants (and code-flow companies) the profile's logins brought back,
-// from the profile; with --details, each Grant's stores as the service reports them now.
+// from the profile; with --details, each Grant's stores and scopes as the service reports them now.
 import { refuseEmptyCredentials } from '../../auth/credentials.js';
 import { fetchGrantDetails } from '../../auth/grant-details.js';
 import { readAuthorizations } from '../../auth/profile.js';
@@ -52,7 +52,7 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
 }
 
 /**
- * Each Grant's stores as the service reports them now, fetched for all of them at once
+ * Each Grant's stores and scopes as the service reports them now, fetched for all of them at once
  * (src/grants/fan-out.ts): a revoked or refused Grant does not hide the others' stores. It
  * is reported for itself (a stderr line, or an `{grantId, companyId, error}` element), and
  * the command exits 9, partly failed; when every Grant fails, with their common error.
@@ -73,10 +73,14 @@ async function listDetails(f: Factory, opts: ListOptions, fromEnv: string | unde
     [
       { header: 'GRANT', value: (r) => r.grant.grant_id, id: true },
       { header: 'COMPANY', value: (r) => r.grant.company.companyLegalName, flex: true, cut: { middle: true, min: 16 } },
-      { header: 'STORE', value: (r) => r.store.id, id: true },
+      // What a person tells the stores of a company apart by is CODE and NAME: the store's ID
+      // (as wide as its whole UUID where the IDs share their start) gives way before them.
+      { header: 'STORE', value: (r) => r.store.id, id: true, drop: 1 },
       { header: 'CODE', value: (r) => r.store.storeCode },
       { header: 'NAME', value: (r) => r.store.storeName, flex: true },
       { header: 'ACTIVE', value: (r) => (r.store.isActive ? 'yes' : 'no') },
+      // The Grant's scopes as the service reports them now: a long list of words, the first left out.
+      { header: 'SCOPES', value: (r) => r.grant.scopes.join(' '), drop: 2 },
     ],
     [...details, ...failureElements(result.failed)],
   );

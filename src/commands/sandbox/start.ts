@@ -134,6 +134,8 @@ function describeLogin(f: Factory, sandbox: RunningSandbox, fixturePath: string)
         `client secret  clientApplications[${index}].clientSecret in ${fixturePath}`,
         `companies      ${counted(sandbox.state.users.values().next().value?.companyIds.length ?? 0, 'company', 'companies')} approve it`,
       ].join('\n'),
+      // Terms and their values: a value wrapped continues under the values above it.
+      { columns: true },
     );
   }
   note(f.io, 'press Ctrl-C to stop');

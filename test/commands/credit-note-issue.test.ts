@@ -386,8 +386,9 @@ describe('credit-note issue: checked again once the receipt is locked', () => {
     };
   }
 
-  /** A merchant who says yes, while another process records `meanwhile` in the ledger. */
-  function confirmWhile(h: Harness, meanwhile: CreditNoteRecord): void {
+  /** A merchant who says yes, while another process records `meanwhile` in the ledger. The request is listed again after the answer (its status read back), as it was. */
+  function confirmWhile(h: Harness, meanwhile: CreditNoteRecord, listed: QueueItem): void {
+    replyQueue(h, [listed]);
     const confirm = async () => {
       await (await h.f.ledger()).importRecords({ receipts: [], creditNotes: [{ parent: 'sr-1', record: meanwhile }] });
       return true;
@@ -397,8 +398,9 @@ describe('credit-note issue: checked again once the receipt is locked', () => {
 
   it('an over-return made by a credit note recorded during the confirmation is refused (exit 2), nothing submitted', async () => {
     const h = await shop();
-    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 2]]), keys.current.publicKey)]);
-    confirmWhile(h, creditedMeanwhile(MILK, 0, 1));
+    const listed = queueItem('req-1', returnRequest([[MILK, 2]]), keys.current.publicKey);
+    replyQueue(h, [listed]);
+    confirmWhile(h, creditedMeanwhile(MILK, 0, 1), listed);
     const error = (await issue({ requestId: 'req-1' }, h.f).catch((e: unknown) => e)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.exitCode).toBe(ExitCode.usage);
@@ -411,8 +413,9 @@ describe('credit-note issue: checked again once the receipt is locked', () => {
 
   it('a credit note that changed since the merchant confirmed it is not issued (exit 7)', async () => {
     const h = await shop();
-    replyQueue(h, [queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
-    confirmWhile(h, creditedMeanwhile(MILK, 0, 1));
+    const listed = queueItem('req-1', returnRequest([[MILK, 1]]), keys.current.publicKey);
+    replyQueue(h, [listed]);
+    confirmWhile(h, creditedMeanwhile(MILK, 0, 1), listed);
     const error = (await issue({ requestId: 'req-1' }, h.f).catch((e: unknown) => e)) as RequestStateError;
     expect(error).toBeInstanceOf(RequestStateError);
     expect(error.exitCode).toBe(ExitCode.conflict);

@@ -241,14 +241,14 @@ _svc_spec() {
       args=('')
       ;;
     'svc keys')
-      subcommands='generate list upload rotate show-remote'
+      subcommands='generate list upload rotate export import show-remote'
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
       ;;
     'svc keys generate')
       subcommands=''
-      flags='--upload --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--upload --yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
       ;;
@@ -260,14 +260,26 @@ _svc_spec() {
       ;;
     'svc keys upload')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=('')
       ;;
     'svc keys rotate')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      flags='--yes --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
+      args=()
+      ;;
+    'svc keys export')
+      subcommands=''
+      flags='--file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --profile --base-url --jq'
+      args=('')
+      ;;
+    'svc keys import')
+      subcommands=''
+      flags='--file --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--file --profile --base-url --jq'
       args=()
       ;;
     'svc keys show-remote')
@@ -540,6 +552,10 @@ _svc_flag_values() {
     'svc keys list --profile') live=1 ;;
     'svc keys upload --profile') live=1 ;;
     'svc keys rotate --profile') live=1 ;;
+    'svc keys export --file') files=1 ;;
+    'svc keys export --profile') live=1 ;;
+    'svc keys import --file') files=1 ;;
+    'svc keys import --profile') live=1 ;;
     'svc keys show-remote --profile') live=1 ;;
     'svc sandbox --profile') live=1 ;;
     'svc sandbox start --fixture') files=1 ;;

@@ -82,6 +82,11 @@ export function privateKeyFromPem(pem: string): KeyObject {
   });
 }
 
+/** A PEM private key (PKCS#8 or PKCS#1) as PKCS#8 PEM, the one form svc keeps and writes. */
+export function pkcs8Of(pem: string): string {
+  return privateKeyFromPem(pem).export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
 function spkiDer(key: KeyObject): Buffer {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
   if (pub.type !== 'public') throw new KeyFormatError('a symmetric key has no fingerprint');

@@ -23,6 +23,8 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'keys upload': ['svc keys upload', 'svc keys upload KEY_ID'],
   'keys rotate': ['svc keys rotate'],
   'keys show-remote': ['svc keys show-remote', 'svc keys show-remote --jq .publicKey    # as keys list names it; keyData, the service\'s name, is kept'],
+  'keys export': ['svc keys export --file key.pem    # then on the colleague\'s machine: svc keys import --file key.pem', 'svc keys export --file - | ssh colleague svc keys import --file -'],
+  'keys import': ['svc keys import --file key.pem', 'ssh colleague svc keys export --file - | svc keys import --file -'],
   recipient: ['svc recipient resolve --email alice@example.com'],
   'recipient resolve': ['svc recipient resolve --email alice@example.com', 'svc recipient resolve --phone +4915100000001', 'svc recipient resolve --iban "DE89 3704 0044 0532 0130 00"'],
   receipt: ['svc receipt send --file receipt.json --email alice@example.com', 'svc receipt list'],

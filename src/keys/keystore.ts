@@ -16,7 +16,7 @@ import { envVariableFor } from '../secrets/env.js';
 import type { SecretStore } from '../secrets/store.js';
 import { describeHolder, withLock } from '../store/lock.js';
 import type { KeyringEntry } from '../crypto/hybrid.js';
-import { generateKeyPair, KeyFormatError, keyFingerprint, privateKeyFromPem, publicKeyOfPrivate } from '../crypto/keys.js';
+import { generateKeyPair, KeyFormatError, keyFingerprint, pkcs8Of, privateKeyFromPem, publicKeyOfPrivate } from '../crypto/keys.js';
 
 const INDEX_SECRET = 'keys-index';
 /** The single key CI supplies through SVC_PRIVATE_KEY_FILE; it is never in the index. */
@@ -91,7 +91,7 @@ async function indexLocked<T>(f: Factory, work: () => Promise<T>): Promise<T> {
 }
 
 /** A key of one's own, handed in: what a runner without a secret store can upload and decrypt with. */
-const OWN_KEY = '`SVC_PRIVATE_KEY_FILE=key.pem svc keys upload` (key.pem: an RSA private key, PKCS#8 PEM)';
+export const OWN_KEY = '`SVC_PRIVATE_KEY_FILE=key.pem svc keys upload` (key.pem: an RSA private key, PKCS#8 PEM)';
 
 /**
  * A new key pair needs a store for its private half. With credentials from the environment
@@ -107,12 +107,6 @@ function noKeyStoreError(): UsageError {
   return new UsageError('no secret store is used (credentials come from the environment), so the new private key could be kept nowhere: it would be lost when this command ends, and nothing encrypted for its public key could ever be decrypted', {
     hint: `set SVC_SECRET_STORE=file (or keychain) to keep it, or hand in a key of your own: ${OWN_KEY}, e.g. from \`openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out key.pem\``,
   });
-}
-
-/** What a profile without a private key does to get one, where this command runs: "create one with …". */
-export async function howToGetAKey(f: Factory): Promise<string> {
-  if ((await f.secrets()).backend !== 'env') return 'create one with `svc keys generate --upload`';
-  return `hand one in with ${OWN_KEY}, or set SVC_SECRET_STORE=file (or keychain) and run \`svc keys generate --upload\` (no secret store is used here to keep a generated one)`;
 }
 
 /** Generates an RSA-2048 pair, stores it and makes it the current key; older keys stay. */
@@ -138,6 +132,61 @@ async function generateLocked(f: Factory): Promise<LocalKey> {
   await writeIndex(store, [key, ...keys.map((k) => ({ ...k, current: false }))]);
   keyrings.delete(f);
   return key;
+}
+
+/**
+ * Stores a private key brought from another machine (`svc keys export` there) and makes it the
+ * current key, as a generated one would be; older keys stay. A key already held is left as it
+ * is (`added: false`). The service is not asked: what it encrypts for is unchanged.
+ */
+export function importKeyPair(f: Factory, privateKeyPem: string): Promise<{ key: LocalKey; added: boolean }> {
+  return indexLocked(f, async () => {
+    const store = await f.secrets();
+    if (store.backend === 'env') throw new UsageError('no secret store is used (credentials come from the environment), so an imported private key could be kept nowhere', {
+      hint: 'hand the key in for each command with `SVC_PRIVATE_KEY_FILE=key.pem`, or set SVC_SECRET_STORE=file (or keychain) to keep it',
+    });
+    const keys = await readIndex(f, store);
+    const pem = pkcs8Of(privateKeyPem);
+    const keyId = keyFingerprint(privateKeyFromPem(pem));
+    const known = keys.find((k) => k.keyId === keyId);
+    if (known && (await store.get(privateKeySecret(keyId))) !== null) return { key: known, added: false };
+    const key: LocalKey = known
+      ? { ...known, current: true }
+      : { keyId, publicKey: publicKeyOfPrivate(pem), createdAt: new Date(f.clock.now()).toISOString(), current: true };
+    // The private key before the index, as for a generated key.
+    await store.set(privateKeySecret(keyId), pem);
+    await writeIndex(store, [key, ...keys.filter((k) => k.keyId !== keyId).map((k) => ({ ...k, current: false }))]);
+    keyrings.delete(f);
+    return { key, added: true };
+  });
+}
+
+/**
+ * The private half of a key this profile holds, as PKCS#8 PEM, for `svc keys export`: the
+ * current key unless one is named; the imported key (SVC_PRIVATE_KEY_FILE) when the index
+ * has none.
+ */
+export async function privateKeyToExport(f: Factory, keyId: string | undefined): Promise<{ keyId: string; privateKeyPem: string }> {
+  const store = await f.secrets();
+  const keys = await readIndex(f, store);
+  const imported = await readImported(f, store);
+  const indexed = keys.find((k) => (keyId === undefined ? k.current : k.keyId === keyId));
+  if (indexed) {
+    const pem = await store.get(privateKeySecret(indexed.keyId));
+    if (pem === null) throw new NotFoundError(`the private key of ${indexed.keyId} is missing from ${store.describe()}`, { hint: 'export it from a machine that holds it' });
+    return { keyId: indexed.keyId, privateKeyPem: pkcs8Of(pem) };
+  }
+  if (imported && (keyId === undefined || imported.keyId === keyId)) return { keyId: imported.keyId, privateKeyPem: pkcs8Of(imported.privateKeyPem) };
+  if (keyId !== undefined) throw unknownKey(keyId);
+  throw new NotFoundError('there is no local key pair to export', { hint: 'see the keys with `svc keys list`' });
+}
+
+/** Whether this profile holds the private half of the key `keyId` (indexed with its secret, or imported). */
+export async function holdsPrivateKey(f: Factory, keyId: string): Promise<boolean> {
+  const store = await f.secrets();
+  if ((await readImported(f, store))?.keyId === keyId) return true;
+  if (!(await readIndex(f, store)).some((k) => k.keyId === keyId)) return false;
+  return (await store.get(privateKeySecret(keyId))) !== null;
 }
 
 /** Every key in the index, newest (current) first. Never private keys. */

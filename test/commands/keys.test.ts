@@ -9,10 +9,12 @@ import { run as list } from '../../src/commands/keys/list.js';
 import { run as rotate } from '../../src/commands/keys/rotate.js';
 import { run as showRemote } from '../../src/commands/keys/show-remote.js';
 import { run as upload } from '../../src/commands/keys/upload.js';
+import { run as exportKey } from '../../src/commands/keys/export.js';
+import { run as importKey } from '../../src/commands/keys/import.js';
 import { memoryConfigStore } from '../../src/config/store.js';
 import { decryptWithKeyring, encryptJson } from '../../src/crypto/hybrid.js';
 import { generateAndStore, listKeys, loadKeyring, type LocalKey } from '../../src/keys/keystore.js';
-import { AuthError, NotFoundError } from '../../src/errors.js';
+import { AuthError, NotFoundError, UsageError } from '../../src/errors.js';
 import { createFactory } from '../../src/factory.js';
 import { testStreams, type TestStreams } from '../../src/io/test-streams.js';
 import { buildProgram } from '../../src/root.js';
@@ -50,6 +52,9 @@ afterEach(async () => {
 let seed: Record<string, string>;
 let older: LocalKey;
 let current: LocalKey;
+/** A key another machine holds: its private half is in no store of these tests. */
+let foreign: LocalKey;
+let foreignPem: string;
 
 beforeAll(async () => {
   const secrets = memorySecretStore();
@@ -64,6 +69,8 @@ beforeAll(async () => {
   older = await generateAndStore(f);
   current = await generateAndStore(f);
   seed = secrets.dump();
+  foreign = await generateAndStore(f);
+  foreignPem = secrets.dump()[`private-key/${foreign.keyId}`]!;
 });
 
 interface SetupOptions {
@@ -116,6 +123,12 @@ function expectUpload(pool: ReturnType<MockAgent['get']>): Seen {
   return seen;
 }
 
+function replyNone(pool: ReturnType<MockAgent['get']>) {
+  pool
+    .intercept({ path: KEY_PATH, method: 'GET' })
+    .reply(404, { error: 'not_found', error_description: 'no key', timestamp: UPLOADED_AT }, { headers: JSON_HEADERS });
+}
+
 function replyRemote(pool: ReturnType<MockAgent['get']>, keyData: string) {
   pool
     .intercept({ path: KEY_PATH, method: 'GET' })
@@ -135,20 +148,23 @@ describe('argv → options', () => {
   }
 
   it('maps every verb', async () => {
-    expect(await parse(['keys', 'generate'])).toEqual([{ upload: false }]);
-    expect(await parse(['keys', 'generate', '--upload'])).toEqual([{ upload: true }]);
+    expect(await parse(['keys', 'generate'])).toEqual([{ upload: false, yes: false }]);
+    expect(await parse(['keys', 'generate', '--upload', '--yes'])).toEqual([{ upload: true, yes: true }]);
     expect(await parse(['keys', 'list', '--json'])).toEqual([{}]);
-    expect(await parse(['keys', 'upload'])).toEqual([{ keyId: undefined }]);
-    expect(await parse(['keys', 'upload', 'KID'])).toEqual([{ keyId: 'KID' }]);
-    expect(await parse(['keys', 'rotate'])).toEqual([{}]);
+    expect(await parse(['keys', 'upload'])).toEqual([{ keyId: undefined, yes: false }]);
+    expect(await parse(['keys', 'upload', 'KID', '--yes'])).toEqual([{ keyId: 'KID', yes: true }]);
+    expect(await parse(['keys', 'rotate'])).toEqual([{ yes: false }]);
     expect(await parse(['keys', 'show-remote'])).toEqual([{}]);
+    expect(await parse(['keys', 'export', '--file', 'key.pem'])).toEqual([{ keyId: undefined, file: 'key.pem' }]);
+    expect(await parse(['keys', 'export', 'KID', '--file', '-'])).toEqual([{ keyId: 'KID', file: '-' }]);
+    expect(await parse(['keys', 'import', '--file', 'key.pem'])).toEqual([{ file: 'key.pem' }]);
   });
 });
 
 describe('keys generate', () => {
   it('prints the new fingerprint and public key, makes it current and keeps the older keys', async () => {
     const { f, streams } = setup();
-    await generate({ upload: false }, f);
+    await generate({ upload: false, yes: false }, f);
     const keys = await listKeys(f);
     expect(keys.map((k) => k.current)).toEqual([true, false, false]);
     const [fresh] = keys;
@@ -159,8 +175,9 @@ describe('keys generate', () => {
 
   it('--upload registers it and prints the key with its upload time as JSON', async () => {
     const { f, streams, pool } = setup({ json: true, seeded: false, apiKey: true });
+    replyNone(pool);
     const seen = expectUpload(pool);
-    await generate({ upload: true }, f);
+    await generate({ upload: true, yes: false }, f);
     const printed = JSON.parse(streams.stdout()) as LocalKey;
     expect(printed).toMatchObject({ current: true, uploadedAt: UPLOADED_AT });
     expect(seen.body).toStrictEqual({ keyData: printed.publicKey, algorithm: 'RSA_2048' });
@@ -203,8 +220,9 @@ describe('keys list', () => {
 describe('keys upload', () => {
   it('sends the current key with X-API-Key when an API key is stored, and marks it uploaded', async () => {
     const { f, streams, pool } = setup({ apiKey: true, json: true });
+    replyRemote(pool, current.publicKey);
     const seen = expectUpload(pool);
-    await upload({ keyId: undefined }, f);
+    await upload({ keyId: undefined, yes: false }, f);
     expect(seen.body).toStrictEqual({ keyData: current.publicKey, algorithm: 'RSA_2048' });
     expect(seen.headers['x-api-key']).toBe('company-key-1');
     expect(seen.headers['authorization']).toBeUndefined();
@@ -216,8 +234,9 @@ describe('keys upload', () => {
 
   it('sends a named older key with a bearer token for manage_client_applications otherwise', async () => {
     const { f, pool } = setup();
+    replyRemote(pool, current.publicKey);
     const seen = expectUpload(pool);
-    await upload({ keyId: older.keyId }, f);
+    await upload({ keyId: older.keyId, yes: false }, f);
     expect(seen.body).toStrictEqual({ keyData: older.publicKey, algorithm: 'RSA_2048' });
     expect(seen.headers['authorization']).toBe('Bearer tok-1');
     expect(seen.headers['x-api-key']).toBeUndefined();
@@ -231,12 +250,12 @@ describe('keys upload', () => {
 
   it('needs a client ID, and a key that exists', async () => {
     const noClient = setup({ clientId: null });
-    const error = await upload({ keyId: undefined }, noClient.f).catch((e: unknown) => e);
+    const error = await upload({ keyId: undefined, yes: false }, noClient.f).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).hint).toContain('svc config set client-id');
 
     const { f } = setup();
-    await expect(upload({ keyId: 'no-such-key' }, f)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(upload({ keyId: 'no-such-key', yes: false }, f)).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -245,8 +264,9 @@ describe('keys rotate', () => {
     const { f, streams, secrets, pool } = setup({ json: true, apiKey: true });
     const forOlder = encryptJson({ n: 'older' }, older.publicKey);
     const forPrevious = encryptJson({ n: 'previous' }, current.publicKey);
+    replyRemote(pool, current.publicKey);
     const seen = expectUpload(pool);
-    await rotate({}, f);
+    await rotate({ yes: false }, f);
 
     const printed = JSON.parse(streams.stdout()) as LocalKey & { previousKeyId: string };
     expect(printed).toMatchObject({ previousKeyId: current.keyId, current: true, uploadedAt: UPLOADED_AT });
@@ -268,6 +288,92 @@ describe('keys rotate', () => {
       keyId: older.keyId,
     });
     expect(decryptWithKeyring(forPrevious, ring).value).toEqual({ n: 'previous' });
+  });
+});
+
+describe('replacing a registered key this machine does not hold (a colleague\'s)', () => {
+  it.each([
+    ['keys upload', (f: Parameters<typeof upload>[1]) => upload({ keyId: undefined, yes: false }, f)],
+    ['keys rotate', (f: Parameters<typeof upload>[1]) => rotate({ yes: false }, f)],
+    ['keys generate --upload', (f: Parameters<typeof upload>[1]) => generate({ upload: true, yes: false }, f)],
+  ])('svc %s without a terminal: refused naming --yes, its fingerprint and how to copy it instead; nothing is uploaded or made', async (command, runIt) => {
+    const { f, pool } = setup({ apiKey: true });
+    replyRemote(pool, foreign.publicKey);
+    const error = await runIt(f).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain(`key ${foreign.keyId} (uploaded ${UPLOADED_AT})`);
+    expect((error as UsageError).message).toContain('needs --yes');
+    expect((error as UsageError).hint).toContain('svc keys import --file key.pem');
+    expect((error as UsageError).hint).toContain(`add --yes to \`svc ${command}\``);
+    expect(await listKeys(f)).toHaveLength(2);
+  });
+
+  it('with --yes: uploaded, with a warning saying what it does', async () => {
+    const { f, streams, pool } = setup({ apiKey: true });
+    replyRemote(pool, foreign.publicKey);
+    const seen = expectUpload(pool);
+    await upload({ keyId: undefined, yes: true }, f);
+    expect(seen.body).toStrictEqual({ keyData: current.publicKey, algorithm: 'RSA_2048' });
+    expect(streams.stderr()).toContain(`warning: the service encrypts this integration's return requests and webhook events for key ${foreign.keyId}`);
+  });
+
+  it('the same key registered again is no replacement', async () => {
+    const { f, pool } = setup({ apiKey: true });
+    replyRemote(pool, foreign.publicKey);
+    expectUpload(pool);
+    await importKey({ file: await pemFile(foreignPem) }, f);
+    await upload({ keyId: undefined, yes: false }, f);
+  });
+});
+
+async function pemFile(pem: string): Promise<string> {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const file = join(await mkdtemp(join(tmpdir(), 'svc-keys-test-')), 'key.pem');
+  await writeFile(file, pem, { mode: 0o600 });
+  return file;
+}
+
+describe('keys export and import', () => {
+  it('export writes the current key 0600 and never over a file; import makes it current elsewhere, once', async () => {
+    const { stat, readFile } = await import('node:fs/promises');
+    const { join, dirname } = await import('node:path');
+    const { f, streams } = setup();
+    const file = join(dirname(await pemFile('')), 'exported.pem');
+    await exportKey({ keyId: undefined, file }, f);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(streams.stdout()).toContain(current.keyId);
+    await expect(exportKey({ keyId: undefined, file }, f)).rejects.toBeInstanceOf(UsageError);
+    await expect(exportKey({ keyId: undefined, file: undefined }, f)).rejects.toBeInstanceOf(UsageError);
+
+    const other = setup({ seeded: false });
+    await importKey({ file }, other.f);
+    expect((await listKeys(other.f)).map((k) => [k.keyId, k.current])).toEqual([[current.keyId, true]]);
+    await importKey({ file }, other.f);
+    expect(other.streams.stderr()).toContain('held here already; nothing changed');
+    expect((await loadKeyring(other.f)).map((k) => k.privateKeyPem)).toEqual([await readFile(file, 'utf8')]);
+  });
+
+  it('--file - goes to a pipe only: a terminal or --json refuses it', async () => {
+    const piped = setup();
+    await exportKey({ keyId: undefined, file: '-' }, piped.f);
+    expect(piped.streams.stdout()).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+    // Asked for on a pipe, the key is on stdout: this test's streams are left out of the check after each test.
+    opened.splice(opened.indexOf(piped.streams), 1);
+    for (const opts of [{ tty: true }, { json: true }]) {
+      const { f } = setup(opts);
+      await expect(exportKey({ keyId: undefined, file: '-' }, f)).rejects.toBeInstanceOf(UsageError);
+    }
+  });
+
+  it('import refuses what is not an RSA private key, naming the file', async () => {
+    const { f } = setup({ seeded: false });
+    const file = await pemFile('-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n');
+    const error = await importKey({ file }, f).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain(`--file ${file}`);
+    expect(await listKeys(f)).toEqual([]);
   });
 });
 

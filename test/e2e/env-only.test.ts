@@ -259,18 +259,29 @@ describe('a new key pair with no secret store', () => {
     expect(await registered()).toBe(before);
   });
 
-  it("the poll's warning of no private keys names what a runner can do, and that works: a key handed in with SVC_PRIVATE_KEY_FILE is uploaded", async () => {
+  it("the poll's warning of no private keys names what a runner can do, and that works: the registered key handed in with SVC_PRIVATE_KEY_FILE", async () => {
     const poll = await onRunner(['credit-note', 'poll'], { SVC_API_KEY: apiKey, CI: 'true' });
     expect(poll.exitCode, poll.stderr).toBe(0);
     expect(poll.stderr).toContain('this profile has no private keys');
     expect(poll.stderr).toContain('SVC_PRIVATE_KEY_FILE');
     expect(poll.stderr).not.toContain('create one with `svc keys generate --upload`');
-    // What the hint says, done: a key of one's own (PKCS#8 PEM), uploaded from the runner.
+    // The service encrypts for the merchant's key, so the hint names that one and where it comes from.
+    const before = await registered();
+    expect(poll.stderr).toContain('svc keys export --file key.pem');
+    // A key of the runner's own would take the requests from the merchant's machine: not without --yes.
     const { generateKeyPairSync } = await import('node:crypto');
     const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const file = join(await dirs.make('svc-key-'), 'key.pem');
-    await writeFile(file, pem, { mode: 0o600 });
-    const upload = await onRunner(['keys', 'upload'], { SVC_API_KEY: apiKey, CI: 'true', SVC_PRIVATE_KEY_FILE: file });
+    const own = join(await dirs.make('svc-key-'), 'key.pem');
+    await writeFile(own, pem, { mode: 0o600 });
+    const replacing = await onRunner(['keys', 'upload'], { SVC_API_KEY: apiKey, CI: 'true', SVC_PRIVATE_KEY_FILE: own });
+    expect(replacing.exitCode, replacing.stderr).toBe(2);
+    expect(replacing.stderr).toContain('--yes');
+    expect(await registered()).toBe(before);
+    // What the hint says, done: the merchant's key exported, handed in, uploaded again (the same key) and read with.
+    const exported = join(await dirs.make('svc-key-'), 'key.pem');
+    await m.svc(['keys', 'export', '--file', exported]);
+    const upload = await onRunner(['keys', 'upload'], { SVC_API_KEY: apiKey, CI: 'true', SVC_PRIVATE_KEY_FILE: exported });
     expect(upload.exitCode, upload.stderr).toBe(0);
+    expect(await registered()).toBe(before);
   });
 });

@@ -1,5 +1,6 @@
 // `svc keys list`: the index only; private keys never leave the key store.
-import { howToGetAKey, importedKey, listKeys } from '../../keys/keystore.js';
+import { importedKey, listKeys } from '../../keys/keystore.js';
+import { howToGetAKey } from '../../keys/registered.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { note } from '../../io/streams.js';

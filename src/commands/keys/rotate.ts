@@ -2,17 +2,23 @@
 // store, because data encrypted for it before the upload is still on its way.
 import { clientApplicationApi } from '../../keys/client-application.js';
 import { currentKey, requireKeyStore } from '../../keys/keystore.js';
+import { confirmReplacement } from '../../keys/registered.js';
 import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { generateAndRegister } from './register.js';
 import { shownTime } from '../../io/time.js';
 
-export type RotateOptions = Record<string, never>;
+export interface RotateOptions {
+  /** --yes: replace a registered key held on another machine without asking. */
+  yes: boolean;
+}
 
-export async function run(_opts: RotateOptions, f: Factory): Promise<void> {
+export async function run(opts: RotateOptions, f: Factory): Promise<void> {
   await requireKeyStore(f);
   const app = await clientApplicationApi(f);
+  // A rotation replaces a key this machine holds; one held elsewhere is a colleague's.
+  await confirmReplacement(f, app, { yes: opts.yes, command: 'svc keys rotate' });
   const previous = await currentKey(f);
   const { key } = await generateAndRegister(f, app);
   writeRecord(

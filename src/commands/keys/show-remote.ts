@@ -6,6 +6,7 @@ import type { Factory } from '../../factory.js';
 import { writeRecord } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { remoteKeyId, remoteKeyJson } from './register.js';
+import { SHARE_KEY } from '../../keys/registered.js';
 import { shownTime } from '../../io/time.js';
 
 export type ShowRemoteOptions = Record<string, never>;
@@ -35,7 +36,10 @@ export async function run(_opts: ShowRemoteOptions, f: Factory): Promise<void> {
     { ...remoteKeyJson(remote), keyId: keyId ?? null, local },
   );
   const current = keys.find((k) => k.current);
-  if (current && local?.keyId !== current.keyId)
+  // Held elsewhere, the registered key is a colleague's: uploading ours would take it from them.
+  if (local === null)
+    note(f.io, `this machine does not hold the registered key's private key, so what is encrypted for it cannot be read here; copy it with ${SHARE_KEY}; \`svc keys upload\` would replace it, and the machine holding it could no longer read new requests`);
+  else if (current && local.keyId !== current.keyId)
     note(f.io, `the current local key ${current.keyId} is not the registered one; upload it with \`svc keys upload\``);
 }
 

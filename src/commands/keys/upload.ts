@@ -1,7 +1,8 @@
 // `svc keys upload [KEY_ID]`: registers a local public key (default: the current one) as
 // the key the service encrypts for.
 import { clientApplicationApi } from '../../keys/client-application.js';
-import { howToGetAKey, importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../keys/keystore.js';
+import { howToGetAKey, confirmReplacement } from '../../keys/registered.js';
+import { importedKey, listKeys, markUploaded, unknownKey, type ImportedKey, type LocalKey } from '../../keys/keystore.js';
 import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { KEY_IDS } from '../../ids/kinds.js';
@@ -13,11 +14,14 @@ import { shownTime } from '../../io/time.js';
 
 export interface UploadOptions {
   keyId: string | undefined;
+  /** --yes: replace a registered key held on another machine without asking. */
+  yes: boolean;
 }
 
 export async function run(opts: UploadOptions, f: Factory): Promise<void> {
   const key = await keyToUpload(f, opts.keyId);
   const app = await clientApplicationApi(f);
+  await confirmReplacement(f, app, { keyId: key.keyId, yes: opts.yes, command: `svc keys upload${opts.keyId === undefined ? '' : ` ${opts.keyId}`}` });
   const remote = await uploadChecked(app, key);
   if ('current' in key) await markUploaded(f, key.keyId, remote.uploadedAt);
   writeRecord(

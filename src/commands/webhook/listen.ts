@@ -6,7 +6,8 @@
 // per event on stderr, and with --json one docs/interface-decisions.md#webhook-listen-lines event object per line on stdout.
 import { hostname } from 'node:os';
 import { KNOWN_WEBHOOK_EVENTS } from '../../contract/webhook.js';
-import { howToGetAKey, loadKeyring } from '../../keys/keystore.js';
+import { loadKeyring } from '../../keys/keystore.js';
+import { howToGetAKey } from '../../keys/registered.js';
 import { ExitCode, ReportedError, UsageError, exitCodeOf } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { jsonText } from '../../io/output.js';

@@ -358,12 +358,12 @@ describe('credit-note issue: other refusals', () => {
     expect((again as RequestStateError).message).toBe('return request req-2 was already credited by CN-R-2025-000871-1 (cn-1)');
     expect((again as RequestStateError).hint).toBe('mark it done with `svc credit-note complete req-2`');
 
-    // Still PENDING (issued without --complete): COMPLETED is not a move from PENDING, accepting comes first.
+    // Still PENDING (issued without --complete): COMPLETED is not a move from PENDING; issue --complete accepts it as it was credited, then completes it.
     replyQueue(h, [queueItem('req-2', returnRequest([[MILK, 1]]), keys.current.publicKey)]);
     const pending = (await issue(opts('req-2'), h.f).catch((e: unknown) => e)) as RequestStateError;
     expect(pending).toBeInstanceOf(RequestStateError);
     expect(pending.hint).toBe(
-      'mark it done: accept it with `svc credit-note accept req-2` (add --partial if only part was credited), then `svc credit-note complete req-2`',
+      'mark it done with `svc credit-note issue req-2 --complete`: it issues nothing again, accepts the request as it was credited (whole or in part) and completes it',
     );
   });
 });

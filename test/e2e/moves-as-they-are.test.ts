@@ -12,7 +12,7 @@ import { svcInTerminal } from './tmux.js';
 const { merchant } = useMerchant();
 
 describe('reject of a credited request', () => {
-  it('ACCEPTED: exit 7, "close it with complete"; COMPLETED: exit 7 saying it is COMPLETED and by which credit note; nothing moves', async () => {
+  it('ACCEPTED: exit 7, "mark it done with complete"; COMPLETED: exit 7 saying it is COMPLETED and by which credit note; nothing moves', async () => {
     const m = merchant();
     const [open, closed] = (await milkRequests(m, 2)) as [string, string];
     await m.svc(['credit-note', 'accept', open, closed]);
@@ -23,7 +23,7 @@ describe('reject of a credited request', () => {
     const stillOpen = await runSvc(['credit-note', 'reject', open, '--yes'], { home: m.home, env: m.env });
     expect(stillOpen.exitCode, stillOpen.stderr).toBe(7);
     expect(stillOpen.stderr).toMatch(/already has credit note CN-R-2025-000871-\d+-\d+ \(issued, or being submitted\): it cannot be rejected/);
-    expect(stillOpen.stderr).toContain(`close it with \`svc credit-note complete ${open}\``);
+    expect(stillOpen.stderr).toContain(`mark it done with \`svc credit-note complete ${open}\``);
 
     const done = await runSvc(['credit-note', 'reject', closed, '--yes'], { home: m.home, env: m.env });
     expect(done.exitCode, done.stderr).toBe(7);

@@ -47,7 +47,7 @@ import { MOVES, movesFor, statusAfter, type MoveKey } from '../../credit-notes/m
 import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
 import { run as issue } from './issue.js';
 import { run as show } from './show.js';
-import { accept, complete, reject } from './status.js';
+import { accept, complete, refuseRejectingCredited, reject } from './status.js';
 
 /** poll's filters: which of the open requests to walk. */
 export type TriageOptions = Omit<QueueFilterFlags, 'all'> & FanOutFlags;
@@ -169,6 +169,8 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
         // Settled another way (nothing left to credit, refunded by hand): closed with no credit note, confirmed as `complete` is.
         await complete.run({ requestIds: [requestId], creditedElsewhere: true }, f);
       } else if (key === 'r') {
+        // A credit note issued or being submitted (a colleague's too) is refused before the reason and the question, which say none is.
+        await refuseRejectingCredited(f, caller, requestId);
         const reason = await inputOrCancel(f.prompter(), { message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true }, 'cancelled: nothing was rejected');
         await reject.run({ requestIds: [requestId], reason }, f);
         rejectedWhy = reason.trim();

@@ -168,7 +168,8 @@ export function checkReturn(check: ReturnCheck): Allocation[] {
   if (issues.length > 0) {
     // --item can credit what is left only when the refusal is about the lines alone.
     const part = issues.every((issue) => issue.path.startsWith('lineItems.')) ? [...creditable].map(([productId, scaled]) => `--item ${productId}:${quantityOf(scaled)}`) : [];
-    throw new ReturnRefusedError(check.requestId, issues, refusedWay(`${check.requestId}${check.grantFlag}`, check.status, part));
+    const recordDisagrees = issues.some((issue) => issue.path === 'serviceReceiptId' || issue.path === 'receiptId');
+    throw new ReturnRefusedError(check.requestId, issues, refusedWay(`${check.requestId}${check.grantFlag}`, check.status, part, recordDisagrees));
   }
   return [...allocations.values()];
 }
@@ -192,20 +193,25 @@ export class ReturnRefusedError extends ValidationError {
 /**
  * Only a PENDING request can still be rejected (docs/interface-decisions.md#return-request-moves);
  * an accepted one can only be completed: credited in part (when a part passes), or closed with
- * `complete --credited-elsewhere`, which is what completes a request no credit note credits.
+ * `complete --credited-elsewhere`, which is what completes a request no credit note credits. A
+ * PENDING one can be credited in part too: `issue --item … --complete` accepts it in part and
+ * completes it. The receipt record is named only when it is what disagrees (another receipt's
+ * record, another document number), never for a refusal a correct record makes.
  * `request`: the request as its commands name it (its ID, and --grant for another company's).
  */
-function refusedWay(request: string, status: string, creditable: readonly string[]): { lead: string; ways: string } {
+function refusedWay(request: string, status: string, creditable: readonly string[], recordDisagrees: boolean): { lead: string; ways: string } {
+  const record = recordDisagrees ? ', or fix the receipt record' : '';
   if (status === 'ACCEPTED' || status === 'PARTIALLY_ACCEPTED') {
     return {
       lead: `the request is ${status}, so it can no longer be rejected: `,
       ways:
         // Whole commands: from the queue screen or triage, whose `i` takes no part, they work as typed in a shell.
         (creditable.length > 0 ? `credit only what can still be returned with \`svc credit-note issue ${request} ${creditable.join(' ')}\`, ` : '') +
-        `settle it another way and run \`svc credit-note complete ${request} --credited-elsewhere\`, or fix the receipt record`,
+        `settle it another way and run \`svc credit-note complete ${request} --credited-elsewhere\`${record}`,
     };
   }
-  return { lead: '', ways: `reject it with \`svc credit-note reject ${request}\`, or fix the receipt record` };
+  const part = creditable.length > 0 ? `credit only what can still be returned with \`svc credit-note issue ${request} ${creditable.join(' ')} --complete\` (accepted in part, then completed), ` : '';
+  return { lead: '', ways: `${part}${part === '' ? '' : 'or '}reject it with \`svc credit-note reject ${request}\`${record}` };
 }
 
 /** The refund preference is the customer's request, but an IBAN to pay to must be a real one. */

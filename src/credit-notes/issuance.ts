@@ -57,6 +57,12 @@ export interface IssueRequest {
   dryRun?: boolean | undefined;
   /** The caller (triage) has just shown this credit note, so it is not printed again. */
   previewShown?: boolean | undefined;
+  /**
+   * Told which credit note credits the request: one this run issued (`here`; told before the
+   * request is completed, so triage counts it even when completing fails), or one issued
+   * before (a colleague's, an earlier run's) once --complete has completed the request on it.
+   */
+  onCredited?: ((credited: { documentNumber: string; serviceReceiptId: string; here: boolean }) => void) | undefined;
 }
 
 /** How it ended: a dry run stopped by a submission under way, a dry run whose checks passed, or a credit note issued. */
@@ -186,6 +192,7 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
     if (!reserved.created) note(f.io, `another svc started the credit note of request ${item.requestId} ${startedBy(intent)}; finishing that one`);
   }
   const issued = await submit(f, caller, ledger, intent, opts.original);
+  opts.onCredited?.({ documentNumber: intent.documentNumber, serviceReceiptId: issued.result.serviceReceiptId, here: true });
   const status = opts.complete ? await completeRequest(f, caller, grantFlag, item, whole, issued.result) : undefined;
   return { kind: 'issued', requestId: item.requestId, intent, issued, status };
 }
@@ -220,6 +227,7 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, grantFlag: 
   }
   const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED', grantFlag);
   await rememberMove(f, item.requestId, status);
+  opts.onCredited?.({ documentNumber: earlier.documentNumber, serviceReceiptId: earlier.serviceReceiptId ?? '', here: false });
   return { kind: 'credited-elsewhere', requestId: item.requestId, creditNote: earlier, status };
 }
 

@@ -19,7 +19,9 @@ const WINDOW_VARIABLE = 'SVC_RETURN_WINDOW_DAYS';
 export class AlreadyCreditedError extends RequestStateError {
   readonly earlier: Credited;
   constructor(item: QueueItem, earlier: Credited, grantFlag: string) {
-    super(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, { hint: markDoneHint(`${item.requestId}${grantFlag}`, item.status) });
+    super(`return request ${item.requestId} was already credited by ${earlier.documentNumber} (${earlier.serviceReceiptId ?? 'being submitted'})`, {
+      hint: markDoneHint(`${item.requestId}${grantFlag}`, item.status, earlier.serviceReceiptId === undefined),
+    });
     this.earlier = earlier;
   }
 }
@@ -102,12 +104,17 @@ function documentNumberFor(receiptNumber: string, previous: readonly Credited[],
 
 /**
  * A credited request is closed with COMPLETED, which only an accepted one can move to (docs/interface-decisions.md#return-request-moves).
+ * `complete` takes an accepted request whose credit note is issued. A PENDING one, or one whose
+ * credit note is still being submitted (a run killed or under way, which `complete` refuses), is
+ * closed by `issue --complete`: it resumes the submission, or issues nothing again, and accepts
+ * the request as its credit note credited it (whole or in part) before completing it.
  * `request`: the request as its commands name it (its ID, and --grant for another company's).
  */
-export function markDoneHint(request: string, status: string | undefined): string {
-  const complete = `\`svc credit-note complete ${request}\``;
-  if (status !== 'PENDING') return `mark it done with ${complete}`;
-  return `mark it done: accept it with \`svc credit-note accept ${request}\` (add --partial if only part was credited), then ${complete}`;
+export function markDoneHint(request: string, status: string | undefined, submitting = false): string {
+  const issue = `\`svc credit-note issue ${request} --complete\``;
+  if (submitting) return `its submission is under way or was stopped: ${issue} resumes it (the same credit note, nothing issued twice) and completes the request`;
+  if (status !== 'PENDING') return `mark it done with \`svc credit-note complete ${request}\``;
+  return `mark it done with ${issue}: it issues nothing again, accepts the request as it was credited (whole or in part) and completes it`;
 }
 
 export function sameCreditNote(a: Prepared, b: Prepared): boolean {

@@ -7,7 +7,13 @@ export interface Tally {
   /** Accepted in part (PARTIALLY_ACCEPTED); not in `accepted`. */
   partial: string[];
   rejected: { requestId: string; reason: string }[];
+  /** Credit notes this walk's `i` issued (a submission it resumed included). */
   issued: { requestId: string; documentNumber: string; serviceReceiptId: string }[];
+  /**
+   * Completed by `i` on a credit note issued before, not by this walk (a colleague's on the
+   * team's database, or an earlier run's): nothing was issued here.
+   */
+  credited: { requestId: string; documentNumber: string }[];
   /** Completed without a credit note (`c`). */
   completed: string[];
   /** Moved while on screen, but not by this walk's key (a colleague, another terminal): said apart. */
@@ -29,12 +35,12 @@ export interface Tally {
 }
 
 export function emptyTally(total: number): Tally {
-  return { total, accepted: [], partial: [], rejected: [], issued: [], completed: [], elsewhere: [], failed: [], reached: [] };
+  return { total, accepted: [], partial: [], rejected: [], issued: [], credited: [], completed: [], elsewhere: [], failed: [], reached: [] };
 }
 
 /**
- * Each request reached, once, by where it ended: issued, completed, rejected, accepted in
- * part, accepted (a request accepted and then issued is issued, said as accepted first),
+ * Each request reached, once, by where it ended: issued, completed (on an earlier credit note,
+ * or with none), rejected, accepted in part, accepted (a request accepted and then issued is issued, said as accepted first),
  * could not be moved, changed elsewhere, or skipped (nothing done to it).
  */
 export function outcomesOf(tally: Tally): {
@@ -44,7 +50,7 @@ export function outcomesOf(tally: Tally): {
   elsewhere: string[];
   skipped: string[];
 } {
-  const closed = new Set([...tally.issued.map((i) => i.requestId), ...tally.completed, ...tally.rejected.map((r) => r.requestId)]);
+  const closed = new Set([...tally.issued.map((i) => i.requestId), ...tally.credited.map((c) => c.requestId), ...tally.completed, ...tally.rejected.map((r) => r.requestId)]);
   const partial = tally.partial.filter((id) => !closed.has(id));
   const accepted = tally.accepted.filter((id) => !closed.has(id) && !partial.includes(id));
   const decided = new Set([...closed, ...partial, ...accepted]);
@@ -69,6 +75,7 @@ export function summaryFields(tally: Tally): [string, string][] {
     ['accepted in part', `${ended.partial.length}${list(ended.partial.map(short))}`],
     ['rejected', `${tally.rejected.length}${list(tally.rejected.map((r) => `${short(r.requestId)} ("${r.reason}")${first(r.requestId)}`))}`],
     ['issued', `${tally.issued.length}${list(tally.issued.map((i) => `${i.documentNumber} (request ${short(i.requestId)}${first(i.requestId)}, ${i.serviceReceiptId})`))}`],
+    ...(tally.credited.length > 0 ? [['completed, already credited', `${tally.credited.length}${list(tally.credited.map((c) => `${short(c.requestId)} (by ${c.documentNumber})`))}`] as [string, string]] : []),
     ...(tally.completed.length > 0 ? [['completed, no credit note', `${tally.completed.length}${list(tally.completed.map((id) => `${short(id)}${first(id) === '' ? '' : ` (${first(id).slice(2)})`}`))}`] as [string, string]] : []),
     ...(ended.failed.length > 0 ? [['could not be moved', `${ended.failed.length}${list(ended.failed.map((x) => `${short(x.requestId)} (${x.message})`))}`] as [string, string]] : []),
     ...(ended.elsewhere.length > 0 ? [['changed elsewhere', `${ended.elsewhere.length}${list(ended.elsewhere.map(short))}`] as [string, string]] : []),

@@ -225,6 +225,33 @@ describe('credit-note issue, killed at each step and run again', () => {
     expect(await serviceDocuments('CREDIT_NOTE')).toEqual(before);
   });
 
+  it('issue --complete killed after the service created the credit note: the hint show and reject print, run as printed, resumes it and completes the request (PENDING and ACCEPTED)', async () => {
+    for (const accepted of [false, true]) {
+      const { requestId } = await receiptWithReturn(`${EGGS}:1`);
+      if (accepted) await m.svc(['credit-note', 'accept', requestId]);
+      const before = await serviceDocuments('CREDIT_NOTE');
+      await killAt(['credit-note', 'issue', requestId, '--complete', '--yes'], { hold: post('/credit-note/encrypted'), when: 'after' });
+      const [created] = [...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id));
+      expect(created).toBeDefined();
+
+      const shown = await runSvc(['credit-note', 'show', requestId], { home: m.home, env: m.env });
+      expect(shown.exitCode, shown.stderr).toBe(0);
+      const rejected = await runSvc(['credit-note', 'reject', requestId, '--yes'], { home: m.home, env: m.env });
+      expect(rejected.exitCode, rejected.stderr).toBe(7);
+      const hinted = (text: string) => [...text.replace(/\s+/g, ' ').matchAll(/`svc ([^`]+)`/g)].map((x) => x[1]!.split(' ')).filter((argv) => argv.includes(requestId) && !argv.includes('--abandon-pending'));
+      const fromShow = hinted(shown.stdout + shown.stderr);
+      expect(fromShow, shown.stdout + shown.stderr).toEqual([['credit-note', 'issue', requestId, '--complete']]);
+      expect(hinted(rejected.stderr), rejected.stderr).toEqual(fromShow);
+
+      const followed = await runSvc(fromShow[0]!, { home: m.home, env: m.env });
+      expect(followed.exitCode, followed.stderr).toBe(0);
+      expect(followed.stderr).toContain('resuming the submission of credit note');
+      expect(followed.stdout.trim()).toBe(created);
+      expect((await m.json<{ status: string }>(['credit-note', 'show', requestId])).status).toBe('COMPLETED');
+      expect([...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id))).toEqual([created]);
+    }
+  }, 120_000);
+
   it('a run stopped (SIGSTOP) while its submission is under way holds its reservation: another return is refused, never more credited than bought', async () => {
     const { serviceReceiptId, requestId } = await receiptWithReturn(`${EGGS}:1`);
     const before = await serviceDocuments('CREDIT_NOTE');

@@ -50,18 +50,12 @@ describe("hints about another company's request carry --grant", () => {
     const screen = await runAnsweringYes(m, 'hint-issue', issue!, 'from Sample Foods GmbH');
     expect(screen, screen).toContain('SVC-EXIT=0');
 
-    // Credited and still PENDING: show's "mark it done" names accept, then complete.
+    // Credited and still PENDING: show's "mark it done" names issue --complete, which accepts it as it was credited and completes it.
     const credited = await m.svc(['credit-note', 'show', request, '--grant', 'foods']);
     expect(credited.stdout).toMatch(/already credited by CN-/);
-    const [accept, complete] = printedCommands(credited.stdout, request);
-    expect([accept, complete], credited.stdout).toEqual([
-      ['credit-note', 'accept', request, '--grant', FOODS],
-      ['credit-note', 'complete', request, '--grant', FOODS],
-    ]);
-    const accepted = await runSvc(accept!, { home: m.home, env: m.env });
-    expect(accepted.exitCode, accepted.stderr).toBe(0);
-    expect(await statusUnder(m, 'foods', request)).toBe('ACCEPTED');
-    const completed = await runAnsweringYes(m, 'hint-done', complete!, 'Sample Foods GmbH');
+    const [done, ...more] = printedCommands(credited.stdout, request);
+    expect([done, ...more], credited.stdout).toEqual([['credit-note', 'issue', request, '--grant', FOODS, '--complete']]);
+    const completed = await runAnsweringYes(m, 'hint-done', done!, 'Sample Foods GmbH');
     expect(completed, completed).toContain('SVC-EXIT=0');
     expect(await statusUnder(m, 'foods', request)).toBe('COMPLETED');
   }, 90_000);
@@ -81,17 +75,12 @@ describe("hints about another company's request carry --grant", () => {
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^company +Sample Foods GmbH$/m);
 
-    // Credited and PENDING: marked done by accepting it, then completing it (COMPLETED takes an accepted request).
+    // Credited and PENDING: marked done by issue --complete (it accepts it as it was credited; COMPLETED takes an accepted request).
     const rejected = await runSvc(['credit-note', 'reject', request, '--grant', 'foods', '--yes'], { home: m.home, env: m.env });
     expect(rejected.exitCode, rejected.stderr).toBe(7);
-    const [accept, complete] = printedCommands(rejected.stderr, request);
-    expect([accept, complete], rejected.stderr).toEqual([
-      ['credit-note', 'accept', request, '--grant', FOODS],
-      ['credit-note', 'complete', request, '--grant', FOODS],
-    ]);
-    const accepted = await runSvc(accept!, { home: m.home, env: m.env });
-    expect(accepted.exitCode, accepted.stderr).toBe(0);
-    const screen = await runAnsweringYes(m, 'hint-complete', complete!, 'Sample Foods GmbH');
+    const [done, ...more] = printedCommands(rejected.stderr, request);
+    expect([done, ...more], rejected.stderr).toEqual([['credit-note', 'issue', request, '--grant', FOODS, '--complete']]);
+    const screen = await runAnsweringYes(m, 'hint-complete', done!, 'Sample Foods GmbH');
     expect(screen, screen).toContain('SVC-EXIT=0');
     expect(await statusUnder(m, 'foods', request)).toBe('COMPLETED');
   }, 90_000);

@@ -34,7 +34,7 @@ describe('show of a request issue would refuse, part of which can still be credi
         expect(flat, `${columns} columns:\n${screen}`).toMatch(/line 1 1 × Whole milk 3\.5% 1 l \(4001234567890\) · DAMAGED line 2 0\.5 × Bananas \(PLU-4011\) · DAMAGED/);
         expect(flat).toContain('checks: `issue` would refuse it: lineItems.0 (productId 4001234567890): quantity 1 is more than the 0 that can still be returned');
         // The checks end with the way forward, the same as issue's refusal names.
-        const found = new RegExp(`credit only what can still be returned with \`(svc credit-note issue ${asked} --item PLU-4011:0\\.5)\`, settle it another way and run \`svc credit-note complete ${asked} --credited-elsewhere\`, or fix the receipt record SVC-EXIT=0`).exec(flat)?.[1];
+        const found = new RegExp(`credit only what can still be returned with \`(svc credit-note issue ${asked} --item PLU-4011:0\\.5)\`, settle it another way and run \`svc credit-note complete ${asked} --credited-elsewhere\` SVC-EXIT=0`).exec(flat)?.[1];
         expect(found, `${columns} columns:\n${screen}`).toBeDefined();
         way = found;
         for (const line of screen.split('\n')) expect(line.length, line).toBeLessThanOrEqual(columns);
@@ -67,4 +67,32 @@ describe('show of a request no key here opens', () => {
     expect(json.exitCode).toBe(4);
     expect(JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { exitCode: 4, hint: expect.stringContaining('svc keys list') } });
   }, 60_000);
+});
+
+describe('a PENDING request asking more than is left: the part that can still be credited is offered', () => {
+  it('show and issue --dry-run offer `issue ID --item …` for what is left (not "fix the receipt record"); run as printed, it credits that part and completes the request', async () => {
+    const m = merchant();
+    // Milk bought twice; one already credited by another request: the second asks two.
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const trigger = async (item: string) => (await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', item])).stdout.trim();
+    await m.svc(['credit-note', 'issue', await trigger('4001234567890:1'), '--yes']);
+    const asked = await trigger('4001234567890:2');
+
+    const shown = await runSvc(['credit-note', 'show', asked], { home: m.home, env: m.env });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const dry = await runSvc(['credit-note', 'issue', asked, '--dry-run'], { home: m.home, env: m.env });
+    expect(dry.exitCode, dry.stderr).toBe(2);
+    const commands = (text: string) => [...text.replace(/\s+/g, ' ').matchAll(/`(svc credit-note issue [^`]+)`/g)].map((x) => x[1]!);
+    for (const text of [shown.stdout + shown.stderr, dry.stderr]) {
+      expect(text).toContain('quantity 2 is more than the 1 that can still be returned');
+      expect(text).not.toContain('fix the receipt record');
+      expect(text).toContain(`reject it with \`svc credit-note reject ${asked}\``);
+      expect(commands(text), text).toEqual([`svc credit-note issue ${asked} --item 4001234567890:1 --complete`]);
+    }
+    const followed = await runSvc([...commands(dry.stderr)[0]!.split(' ').slice(1), '--yes'], { home: m.home, env: m.env });
+    expect(followed.exitCode, followed.stderr).toBe(0);
+    expect(followed.stderr).toContain(`request ${asked} is COMPLETED`);
+    const after = await m.json<{ status: string }>(['credit-note', 'show', asked]);
+    expect(after.status).toBe('COMPLETED');
+  }, 90_000);
 });

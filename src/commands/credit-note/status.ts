@@ -163,6 +163,8 @@ export const reject: FinalVerb<RejectOptions> = {
   async run(opts, f, command = 'credit-note reject') {
     const reason = opts.reason === undefined ? undefined : rejectionReason(opts.reason);
     const requests = await requestsOf(f, await givenOrPicked(f, opts.requestIds, pickFor(command, 'reject')));
+    // One request with a credit note is refused before the question, which would say it has none.
+    if (requests.length === 1) await refuseRejectingCredited(f, requests[0]!.caller, requests[0]!.requestId);
     await confirmFinal(f, requests, { verb: 'Reject', yes: opts.yes, command });
     await setStatuses(f, requests, 'REJECTED', { reason });
   },
@@ -385,8 +387,10 @@ async function issueWouldRefuse(f: Factory, caller: Caller, requestId: string, f
 /**
  * A request with a credit note issued, or one being submitted (a run killed or under way,
  * which a re-run would finish), is not rejected: the customer would be refused and credited.
+ * Checked before anything is asked (reject of one request, triage's `r`), so that no question
+ * says "No credit note is issued" of a request that has one.
  */
-async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: string): Promise<void> {
+export async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: string): Promise<void> {
   const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
   if (intent === undefined || intent.state === 'abandoned') return;
   const grantFlag = await grantFlagOf(f, caller);
@@ -404,7 +408,7 @@ async function refuseRejectingCredited(f: Factory, caller: Caller, requestId: st
     hint:
       intent.state === 'done'
         ? `it was credited: ${markDoneHint(request, status)}`
-        : `nothing was rejected; finish the submission with \`svc credit-note issue ${request}\`, or close it with \`svc credit-note issue ${request} --abandon-pending\` and then reject`,
+        : `nothing was rejected; ${markDoneHint(request, undefined, true)}; or close it with \`svc credit-note issue ${request} --abandon-pending\` and then reject`,
   });
 }
 

@@ -47,7 +47,7 @@ import { MOVES, movesFor, statusAfter, type MoveKey } from '../../credit-notes/m
 import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
 import { run as issue } from './issue.js';
 import { run as show } from './show.js';
-import { accept, complete, reject } from './status.js';
+import { accept, complete, refuseRejectingCredited, reject } from './status.js';
 
 /** poll's filters: which of the open requests to walk. */
 export type TriageOptions = Omit<QueueFilterFlags, 'all'> & FanOutFlags;
@@ -132,6 +132,8 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
   let rejectedWhy: string | undefined;
   let acted = false;
   for (;;) {
+    // `i` closed it itself (issued, or completed on an earlier credit note); not when refused because someone closed it meanwhile.
+    let issuedAndClosed = false;
     if (CLOSED.has(status)) {
       note(f.io, `request ${requestId} is ${status}: nothing is left to decide`);
       const key = await f.prompter().key({ message: `${requestId.slice(0, 8)} ${status}:`, flag: 'request IDs', keys: keysFor(status, true, index > 0) });
@@ -169,13 +171,15 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
         // Settled another way (nothing left to credit, refunded by hand): closed with no credit note, confirmed as `complete` is.
         await complete.run({ requestIds: [requestId], creditedElsewhere: true }, f);
       } else if (key === 'r') {
+        // A credit note issued or being submitted (a colleague's too) is refused before the reason and the question, which say none is.
+        await refuseRejectingCredited(f, caller, requestId);
         const reason = await inputOrCancel(f.prompter(), { message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true }, 'cancelled: nothing was rejected');
         await reject.run({ requestIds: [requestId], reason }, f);
         rejectedWhy = reason.trim();
       } else {
         // A part accepted earlier, in another walk or with `accept --partial`, is recorded:
         // issue credits it (or asks for it when none is recorded).
-        await issueIn(f, requestId, undefined, tally);
+        issuedAndClosed = await issueIn(f, requestId, undefined, tally);
       }
     } catch (error) {
       if (error instanceof CancelError) {
@@ -198,7 +202,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
     note(f.io, outcomeText(requestId, outcome));
     acted = true;
     // Counted only as the move it was: a request a colleague closed meanwhile is not "rejected" here.
-    const moved = status === statusAfter(MOVES[key].verb);
+    const moved = key === 'i' ? issuedAndClosed : status === statusAfter(MOVES[key].verb);
     if (moved && key === 'a') tally.accepted.push(requestId);
     if (moved && key === 'p') {
       tally.partial.push(requestId);
@@ -245,23 +249,23 @@ async function askPart(f: Factory, item: ReadItem): Promise<ItemQuantity[]> {
   return askAcceptedPart(f, item.requestId, item.returnRequest);
 }
 
-/** `issue --complete`, and the credit note it recorded in the ledger, for the summary (even when completing failed after it). */
-async function issueIn(f: Factory, requestId: string, part: readonly ItemQuantity[] | undefined, tally: Tally): Promise<void> {
-  const before = await issuedFor(f, requestId);
-  try {
-    // issue prints the credit note's ID and says the request is COMPLETED.
-    // The credit note is on screen already (the request's decision, or the part's): printed once.
-    await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true }, f);
-  } finally {
-    const after = await issuedFor(f, requestId);
-    if (after !== undefined && after.serviceReceiptId !== before?.serviceReceiptId) tally.issued.push(after);
-  }
-}
-
-async function issuedFor(f: Factory, requestId: string): Promise<Tally['issued'][number] | undefined> {
-  const intent = await (await f.ledger()).lastIntent('credit-note', requestId);
-  if (intent?.state !== 'done' || intent.result === undefined) return undefined;
-  return { requestId, documentNumber: intent.documentNumber, serviceReceiptId: intent.result };
+/**
+ * `issue --complete`, counted as what this run did: a credit note it issued (even when
+ * completing failed after it), or a request completed on a credit note issued before (a
+ * colleague's, an earlier run's), which this walk did not issue. True when this run closed the
+ * request; false when it found it closed already (by someone else).
+ */
+async function issueIn(f: Factory, requestId: string, part: readonly ItemQuantity[] | undefined, tally: Tally): Promise<boolean> {
+  let credited = false;
+  const onCredited = ({ documentNumber, serviceReceiptId, here }: { documentNumber: string; serviceReceiptId: string; here: boolean }) => {
+    credited = true;
+    if (here) tally.issued.push({ requestId, documentNumber, serviceReceiptId });
+    else tally.credited.push({ requestId, documentNumber });
+  };
+  // issue prints the credit note's ID and says the request is COMPLETED.
+  // The credit note is on screen already (the request's decision, or the part's): printed once.
+  await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true, onCredited }, f);
+  return credited;
 }
 
 /** The request's status as the service (or the kept copy) says now; undefined when that cannot be learnt. */

@@ -33,6 +33,14 @@ export async function resolveRecipient(caller: Caller, lookup: RecipientLookup):
     if (!(error instanceof ApiError)) throw error;
     const safe = lookup.secret === undefined ? error : withoutSecret(error, lookup.secret);
     if (safe.status !== 404) throw safe;
+    // A receipt always has its owner, devices or not (an owner without one is a 200 with no
+    // recipients): a 404 for one is a receipt this company never issued, not the customer's devices.
+    if (lookup.kind === 'receipt') {
+      throw new NotFoundError(`receipt ${lookup.display} not found: the service knows no receipt by that ID issued by this company`, {
+        hint: 'check the ID (`svc receipt list` shows the receipts sent from here; a receipt of another company needs --grant)',
+        cause: safe,
+      });
+    }
     throw new NotFoundError(`no recipient matches that ${lookup.kind}`, {
       // `receipt send --email` is a lookup too; the command that emails a PDF is another one, with --to.
       hint: `check the ${lookup.kind}; the customer needs a device registered with the service, or email the receipt as a PDF: \`svc receipt email --file RECEIPT.json --to ${lookup.kind === 'email' ? lookup.display : 'ADDRESS'}\``,

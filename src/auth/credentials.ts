@@ -170,3 +170,15 @@ export async function readSecretFromStdin(io: IOStreams, what: string, hint: str
   if (value.trim() === '') throw new UsageError(`${what} from stdin is empty`, { hint });
   return value;
 }
+
+/**
+ * A secret given with a `--…-stdin` flag: piped in, read as `readSecretFromStdin` does; with
+ * stdin a terminal, asked at a hidden prompt as `svc auth set-secret` asks, since a terminal
+ * shows what is typed into a plain read and nothing would say what svc waits for.
+ */
+export async function readSecretFromStdinOrPrompt(f: Factory, ask: { what: string; message: string; flag: string; hint: string }): Promise<string> {
+  if (!f.io.stdinIsTTY) return readSecretFromStdin(f.io, ask.what, ask.hint);
+  const typed = await f.prompter().password({ message: ask.message, flag: ask.flag });
+  if (typed.trim() === '') throw new UsageError(`${ask.what} is empty`, { hint: ask.hint });
+  return typed;
+}

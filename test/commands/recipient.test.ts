@@ -103,6 +103,15 @@ describe('recipient resolve', () => {
       await expect(resolve({ phone: '+4915100000009' }, h.f)).rejects.toThrow('no recipient matches that phone');
     });
 
+    it('404 for a receipt says the receipt was not found, not that the customer lacks a device', async () => {
+      const h = await harness();
+      h.reply('/recipient/resolve', 404, apiError('not_found', 'no recipient matches these details'));
+      const error = (await resolve({ receipt: 'e0ba2a5x' }, h.f).catch((e: unknown) => e)) as NotFoundError;
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error.message).toBe('receipt e0ba2a5x not found: the service knows no receipt by that ID issued by this company');
+      expect(`${error.message} ${error.hint}`).not.toContain('device');
+    });
+
     it('404: the hint names the command that emails a PDF, with its own flag (--to), the address when it is one', async () => {
       const h = await harness();
       h.reply('/recipient/resolve', 404, apiError('not_found', 'no recipient matches these details'));

@@ -57,6 +57,9 @@ describe('svc demo', () => {
     const journal = result.stdout.split('$ svc webhook events\n')[1]?.split('\n\n')[0] ?? '';
     expect(journal).toMatch(/\tCREDIT_NOTE_CREATED\t.*\tprocessed\n[^\n]+\tRETURN_REQUESTED\t.*\tprocessed/);
     expect(result.stdout).toContain('\nvalid\n');
+    // The way on is the README's tour: a plain `auth login` needs a browser the machine may not have.
+    expect(result.stdout).toContain('Next: `svc sandbox start --auto-approve` in one terminal, then `svc sandbox login` in another');
+    expect(result.stdout).not.toContain('then `svc auth login`');
     // The demo kept to its own temporary config and secrets.
     expect(await readdir(home.configDir)).toEqual([]);
     expect(await readdir(home.stateDir)).toEqual([]);

@@ -69,6 +69,13 @@ describe('lists at 60 and 80 columns', () => {
       const outbox = await screenAt('outbox', width, ['sandbox', 'outbox']);
       expectNoCutCodes(outbox);
       expect(outbox.join('\n')).toContain('R-2025-000871-2');
+      // The hint's URL with the ID as the row shows it (cut to a prefix at 60 columns) is the PDF.
+      const shownId = outbox.find((l) => l.includes('R-2025-000871-2'))!.split(/\s+/)[0]!;
+      const pdf = await fetch(`${m.sandbox.url}/sandbox/outbox/${shownId}.pdf`);
+      expect(pdf.status, `${shownId}: ${outbox.join('\n')}`).toBe(200);
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      expect(outbox.join('\n')).toContain(`each PDF is at ${m.sandbox.url}/sandbox/outbox/<MESSAGE ID>.pdf (an ID cut short above works too`);
+      if (width === 60) expect(shownId.length).toBeLessThan(36);
 
       const hooks = await screenAt('hooks', width, ['webhook', 'list']);
       expectNoCutCodes(hooks);

@@ -137,6 +137,22 @@ describe('every other ID by a unique prefix', () => {
     const requested = await m.json<{ serviceReceiptId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId.slice(0, 8), '--item', '4001234567890:1']);
     expect(requested.serviceReceiptId).toBe(serviceReceiptId);
   });
+
+  // A mistyped receipt ID matches nothing here, so it is passed on and the service's "not
+  // found" answers (exit 6): it is not a receipt without deliveries ("nothing to show", exit 0),
+  // nor a customer without devices.
+  it('a receipt ID that matches nothing: sandbox deliveries and recipient resolve --receipt say not found, exit 6', async () => {
+    const m = merchant();
+    await m.svc(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const deliveries = await runSvc(['sandbox', 'deliveries', 'e0ba2a5x'], { home: m.home, env: m.env });
+    expect(deliveries.exitCode, deliveries.stderr).toBe(6);
+    expect(deliveries.stderr).toMatch(/^error: .*no receipt or credit note e0ba2a5x/m);
+    expect(deliveries.stderr).not.toContain('nothing to show');
+    const resolved = await runSvc(['recipient', 'resolve', '--receipt', 'e0ba2a5x'], { home: m.home, env: m.env });
+    expect(resolved.exitCode, resolved.stderr).toBe(6);
+    expect(resolved.stderr).toMatch(/^error: receipt e0ba2a5x not found/m);
+    expect(resolved.stderr).not.toContain('device');
+  });
 });
 
 describe('poll filters against a queue with every status and several receipts', () => {

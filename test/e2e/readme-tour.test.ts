@@ -5,12 +5,13 @@
 // machine that runs the tests (by the reader's own tour, say): the test holds them itself
 // and runs the tour, unchanged, on free ports given through SVC_SANDBOX_PORT,
 // SVC_WEBHOOK_PORT and SVC_BASE_URL.
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSvcHome, repoRoot, svcBin, svcEnv, tempDirs } from './helpers.js';
+import { requireTools } from './require-tools.js';
 
 const dirs = tempDirs();
 const held: Server[] = [];
@@ -46,14 +47,26 @@ async function tourBlock(): Promise<string[]> {
   return block.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.trim() !== '');
 }
 
+/** docs/webhooks.md's development loop, as lines: the first starts the sandbox (terminal 1), the rest are terminal 2's. */
+async function webhookLoopBlock(): Promise<string[]> {
+  const guide = await readFile(join(repoRoot, 'docs', 'webhooks.md'), 'utf8');
+  const block = /```sh\n([\s\S]*?)```/.exec(guide.slice(guide.indexOf('## The webhook development loop')))?.[1];
+  if (!block) throw new Error('docs/webhooks.md has no development loop block');
+  return block.split('\n').filter((l) => l.trim() !== '');
+}
+
 /** The environment of a machine with no D-Bus at all (SSH, a container): no session bus address, an empty runtime directory. */
 function withoutDbus(env: Record<string, string>, runtime: string): Record<string, string> {
   const { DBUS_SESSION_BUS_ADDRESS: _bus, DISPLAY: _display, SVC_SECRET_STORE: _store, ...rest } = env;
   return { ...rest, XDG_RUNTIME_DIR: runtime };
 }
 
-/** Runs the tour in a fresh home; returns terminal 2's output. */
-async function runTour(opts: { noDbus: boolean }) {
+/**
+ * Runs the tour in a fresh home; returns terminal 2's output. `webhookLoop`: then, on the same
+ * sandbox and home, docs/webhooks.md's development loop as written (a reader who follows the
+ * guide after the tour), from a directory of its own for the body.json it writes.
+ */
+async function runTour(opts: { noDbus: boolean; webhookLoop?: boolean }) {
   const [first, ...rest] = await tourBlock();
   expect(first).toMatch(/^svc sandbox start/);
   const bin = await dirs.make('svc-tour-bin-');
@@ -92,6 +105,7 @@ async function runTour(opts: { noDbus: boolean }) {
     // Both events, as the tour's comment says: the receiver subscribed before the return request was made.
     expect(terminal2.stderr).toContain('--> RETURN_REQUESTED');
     expect(terminal2.stderr).toContain('--> CREDIT_NOTE_CREATED');
+    if (opts.webhookLoop) await runWebhookLoop(bin, env);
     return { home, env, stderr: terminal2.stderr };
   } finally {
     terminal1.kill('SIGTERM');
@@ -99,10 +113,28 @@ async function runTour(opts: { noDbus: boolean }) {
   }
 }
 
+/** The loop's terminal 2, as written, against the tour's sandbox (its terminal 1 line is the tour's). */
+async function runWebhookLoop(bin: string, env: Record<string, string>): Promise<void> {
+  const [first, ...rest] = await webhookLoopBlock();
+  expect(first).toMatch(/^svc sandbox start --auto-approve/);
+  // The block reads fixtures/ from the repository's directory, and writes body.json there.
+  const work = await dirs.make('svc-loop-');
+  await symlink(join(repoRoot, 'fixtures'), join(work, 'fixtures'));
+  const script = join(bin, 'webhook-loop.sh');
+  await writeFile(script, `set -euo pipefail\n${rest.join('\n')}\n`);
+  const loop = await execa('bash', ['-x', script], { env, extendEnv: false, cwd: work, reject: false, stdin: 'ignore', timeout: 120_000 });
+  expect(loop.exitCode, `${loop.stdout}\n${loop.stderr}`).toBe(0);
+  expect(loop.stderr).toMatch(/issued to 3 devices of email alice@example.com/);
+  expect(loop.stderr).toContain('--> RETURN_REQUESTED');
+  expect(loop.stdout).toMatch(/^valid: signed at \S+$/m);
+}
+
 describe('the README tour', () => {
-  it('runs as written on a fresh machine', async () => {
-    await runTour({ noDbus: false });
-  }, 180_000);
+  it('runs as written on a fresh machine, and then docs/webhooks.md\'s development loop as written', async (ctx) => {
+    const missing = requireTools(['jq']);
+    if (missing) return ctx.skip(missing);
+    await runTour({ noDbus: false, webhookLoop: true });
+  }, 240_000);
 
   // SSH, a container, a CI runner: no keychain. The local profile is sandbox data, so svc
   // keeps its secrets in the private file by itself, and says so once.

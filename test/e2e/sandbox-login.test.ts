@@ -1,12 +1,16 @@
 // CI logins: `svc sandbox login` against a sandbox started with --auto-approve (the real
 // grant flow through svc's own loopback listener, no browser), refused elsewhere; and
 // `svc auth login` failing at once when nobody can approve or the service does not answer.
+import { symlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/net-port.js';
-import { makeSvcHome, runSvc, startSandbox, tempDirs, type SandboxProcess } from './helpers.js';
+import { makeSvcHome, runSvc, startSandbox, svcEnv, tempDirs, type SandboxProcess } from './helpers.js';
 import { fixtureWithOwnRedirect, type OAuthFixture } from './oauth-fixture.js';
+import { requireTools } from './require-tools.js';
+import { svcInTerminal } from './tmux.js';
 
 const dirs = tempDirs();
 let auto: SandboxProcess;
@@ -112,6 +116,25 @@ describe('svc auth login with nobody to approve', () => {
     expect(login.stderr).toContain('svc sandbox login');
     expect(login.stderr).toContain('--no-browser');
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  // A terminal on a machine with no browser to start (no xdg-open on PATH): the URL to open
+  // is printed, and the failure says to open it, as gh does; not the spawn error alone.
+  it('on a terminal with no browser to open: the URL on a line of its own, and what to do with it', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const home = await homeWithRedirect();
+    const bin = await dirs.make('svc-node-only-');
+    await symlink(process.execPath, join(bin, 'node'));
+    const term = svcInTerminal('svc-login-no-browser', ['auth', 'login', '--timeout', '3'], svcEnv(home, { SVC_BASE_URL: manual.url, PATH: bin }), [120, 30]);
+    try {
+      await term.waitFor(/SVC-EXIT=\d+/, 'the end of the login', 30_000);
+      const text = term.text();
+      expect(text).toMatch(/To approve svc, open this URL in a browser:\n(http:\/\/127\.0\.0\.1:\d+\/oauth2\/authorize\?\S+)\n/);
+      expect(text).toMatch(/^could not open a browser \(.+\): open the URL above yourself$/m);
+    } finally {
+      term.kill();
+    }
   });
 
   it('a service that does not answer: exit 8 at once, before anyone is asked to approve', async () => {

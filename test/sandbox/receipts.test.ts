@@ -158,11 +158,14 @@ describe('POST /receipt/encrypted', () => {
     expect(paths).toEqual(expect.arrayContaining(['templateHash', 'encryptedReceipts.0.encryptedReceipt', 'encryptedReceipts.0.publicKey', 'encryptedReceipts.0.supplierPartyId']));
   });
 
-  it('lists deliveries of every receipt, oldest first, or of one', async () => {
+  it('lists deliveries of every receipt, oldest first, or of one; a receipt it never issued is 404, not an empty list', async () => {
     const first = await submit(receiptEntries(template, match.recipients));
     const second = await submit(receiptEntries(template, match.recipients));
     const all = await deliveries();
     expect(all.map((d) => d.serviceReceiptId)).toEqual([...Array(3).fill(first.body.serviceReceiptId), ...Array(3).fill(second.body.serviceReceiptId)]);
-    expect(await deliveries('00000000-0000-4000-8000-000000000000')).toEqual([]);
+    expect(await deliveries(String(first.body.serviceReceiptId))).toHaveLength(3);
+    const unknown = await h.call<{ error: string; error_description: string }>('GET', '/sandbox/deliveries?serviceReceiptId=00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ error: 'not_found', error_description: 'no receipt or credit note 00000000-0000-4000-8000-000000000000' });
   });
 });

@@ -138,7 +138,8 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     await demo.svc(['sandbox', 'clock', 'advance', '1h']);
 
     heading('Done');
-    out('Next: `svc sandbox start` in one terminal, then `svc auth login` in another;');
+    // The README's tour: an auto-approving sandbox and a login that needs no browser.
+    out('Next: `svc sandbox start --auto-approve` in one terminal, then `svc sandbox login` in another (the README\'s tour);');
     out('work the return queue with `svc credit-note poll --watch`, or `svc credit-note triage` one request at a time.');
   } finally {
     await sandbox.close();

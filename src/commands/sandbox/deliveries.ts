@@ -1,5 +1,6 @@
 import { SandboxDeliveryList } from '../../contract/accept-generated.js';
 import type { SandboxDelivery } from '../../contract/sandbox-inspect.js';
+import { NotFoundError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeList, type Column } from '../../io/output.js';
 import { resolveReceiptId } from '../../receipts/receipt-id.js';
@@ -19,11 +20,18 @@ const COLUMNS: readonly Column<SandboxDelivery>[] = [
 ];
 
 export async function run(opts: DeliveriesOptions, f: Factory): Promise<void> {
-  const deliveries = await sandboxRequest(f, {
-    method: 'GET',
-    path: '/sandbox/deliveries',
-    query: { serviceReceiptId: opts.serviceReceiptId === undefined ? undefined : await resolveReceiptId(f, opts.serviceReceiptId) },
-    schema: SandboxDeliveryList,
-  });
+  const serviceReceiptId = opts.serviceReceiptId === undefined ? undefined : await resolveReceiptId(f, opts.serviceReceiptId);
+  const deliveries = await sandboxRequest(
+    f,
+    { method: 'GET', path: '/sandbox/deliveries', query: { serviceReceiptId }, schema: SandboxDeliveryList },
+    // An ID that matched nothing here was passed on: the sandbox knows no such document.
+    serviceReceiptId === undefined
+      ? undefined
+      : (baseUrl, cause) =>
+          new NotFoundError(`${baseUrl} has no receipt or credit note ${serviceReceiptId}`, {
+            hint: 'check the ID with `svc receipt list`, and that the base URL is a sandbox (`svc sandbox start`)',
+            cause,
+          }),
+  );
   await writeList(f.io, deliveries, COLUMNS);
 }

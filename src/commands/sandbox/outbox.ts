@@ -35,6 +35,7 @@ export async function run(_opts: OutboxOptions, f: Factory): Promise<void> {
   await writeList(f.io, messages, columns(f));
   if (!f.io.json && f.io.stdoutIsTTY && messages.length > 0) {
     const api = await f.api();
-    f.io.stderr.write(`each PDF is at ${api.baseUrl}/sandbox/outbox/<MESSAGE ID>.pdf\n`);
+    // The ID as the table shows it: whole, or cut to a prefix that starts no other, which the sandbox serves too.
+    f.io.stderr.write(`each PDF is at ${api.baseUrl}/sandbox/outbox/<MESSAGE ID>.pdf (an ID cut short above works too: it is a prefix no other message starts with)\n`);
   }
 }

@@ -54,7 +54,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .description('check a signature offline (exit 0 valid, 1 invalid)')
     .requiredOption('--file <path>', 'raw request body (- for standard input)')
     .requiredOption('--signature <header>', 'X-Service-Signature header value')
-    .option('--secret-stdin', 'read the signing secret from stdin')
+    .option('--secret-stdin', 'read the signing secret from stdin (on a terminal: a hidden prompt)')
     .action((flags: { file: string; signature: string; secretStdin?: boolean }, cmd: Command) =>
       ctx.run(cmd, () => import('./verify.js'), flags),
     );

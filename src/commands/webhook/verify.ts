@@ -1,7 +1,8 @@
 // `svc webhook verify`: checks an X-Service-Signature over a saved raw body, offline, with
-// the profile's secrets or one read from stdin. Exit 0 when valid; when not, exit 2 with the
-// reason, as a receiver refuses it (400 invalid_signature); the secrets are never printed.
-import { readSecretFromStdin } from '../../auth/credentials.js';
+// the profile's secrets or one given with --secret-stdin (piped, or typed at a hidden prompt
+// when stdin is a terminal). Exit 0 when valid; when not, exit 2 with the reason, as a
+// receiver refuses it (400 invalid_signature); the secrets are never printed.
+import { readSecretFromStdinOrPrompt } from '../../auth/credentials.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { writeJson } from '../../io/output.js';
@@ -40,7 +41,14 @@ export async function run(opts: VerifyOptions, f: Factory): Promise<void> {
   }
   const body = await readBytesInput(opts.file, f, { bytes: REQUEST_BYTES, why: 'a receiver refuses delivery bodies over 1 MiB' });
   const secrets = opts.secretStdin
-    ? [await readSecretFromStdin(f.io, 'the signing secret', 'pipe it in: printf %s "$SECRET" | svc webhook verify --secret-stdin ...')]
+    ? [
+        await readSecretFromStdinOrPrompt(f, {
+          what: 'the signing secret',
+          message: 'Webhook signing secret:',
+          flag: 'the secret through a pipe: printf %s "$SECRET" | svc webhook verify --secret-stdin ...',
+          hint: 'pipe it in: printf %s "$SECRET" | svc webhook verify --secret-stdin ...',
+        }),
+      ]
     : await knownSecrets(f);
   if (secrets.length === 0) {
     throw new UsageError('this profile knows no webhook signing secret', { hint: 'pass --secret-stdin, set SVC_WEBHOOK_SECRET, or run `svc webhook subscribe`' });

@@ -1,9 +1,11 @@
 // `POST /receipt/email` (docs/interface-decisions.md#receipt-email): the service renders the receipt as a PDF and mails
 // it. The sandbox mails nothing; it keeps each message and its PDF in an outbox that
-// `GET /sandbox/outbox` lists and `GET /sandbox/outbox/{messageId}.pdf` serves (§7).
+// `GET /sandbox/outbox` lists and `GET /sandbox/outbox/{messageId}.pdf` serves (§7), also
+// by a unique prefix of the ID.
 import { randomUUID } from 'node:crypto';
 import { ReceiptEmailRequest } from '../../contract/receipt.js';
 import { documentHash } from '../../crypto/hash.js';
+import { MIN_PREFIX, prefixCandidates } from '../../ids/prefix.js';
 import type { Sandbox } from '../context.js';
 import { authorize } from '../guard.js';
 import { idempotent } from '../idempotency.js';
@@ -75,10 +77,12 @@ export function register(router: Router, sandbox: Sandbox): void {
     ),
   );
 
-  // The router matches whole segments, so the ".pdf" suffix is taken off here.
+  // The router matches whole segments, so the ".pdf" suffix is taken off here. A message is
+  // named by its whole ID or a unique prefix of 6+ characters, as svc takes IDs everywhere:
+  // `svc sandbox outbox` on a narrow terminal shows such a prefix, and its hint says to use it.
   router.get('/sandbox/outbox/{file}', (req) => {
     const messageId = req.params.file.endsWith('.pdf') ? req.params.file.slice(0, -'.pdf'.length) : undefined;
-    const entry = messageId === undefined ? undefined : sandbox.state.slice(outbox).get(messageId);
+    const entry = messageId === undefined ? undefined : messageNamed(sandbox.state.slice(outbox), messageId);
     if (!entry) throw new HttpError('not_found', `no message ${req.params.file} in the outbox; see GET /sandbox/outbox`);
     return {
       status: 200,
@@ -86,4 +90,15 @@ export function register(router: Router, sandbox: Sandbox): void {
       body: entry.pdf,
     };
   });
+}
+
+/** The message `id` names: its whole ID, or a prefix of 6+ characters that starts no other. */
+function messageNamed(messages: ReadonlyMap<string, OutboxEntry>, id: string): OutboxEntry | undefined {
+  const exact = messages.get(id);
+  if (exact || id.length < MIN_PREFIX) return exact;
+  const matches = prefixCandidates(id, [...messages.keys()], { noun: 'message ID', listedBy: 'GET /sandbox/outbox' });
+  if (matches.length > 1) {
+    throw new HttpError('invalid_request', `message ID prefix ${id} starts ${matches.length} messages (${matches.join(', ')}); give more of its characters`);
+  }
+  return matches.length === 1 ? messages.get(matches[0]!) : undefined;
 }

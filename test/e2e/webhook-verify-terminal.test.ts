@@ -39,3 +39,30 @@ describe('webhook verify --secret-stdin on a terminal', () => {
     }
   });
 });
+
+describe('the other secrets read from stdin, on a terminal', () => {
+  // auth set-secret --stdin, auth login --client-secret-stdin and token validate - each read
+  // stdin as it comes; typed at a terminal, the line echoed the secret on the screen.
+  const TYPED = 'typed-secret-7c41d9e0a2';
+  for (const [name, args, prompt] of [
+    ['auth set-secret --stdin', ['auth', 'set-secret', '--stdin'], 'Client secret'],
+    ['auth login --client-secret-stdin', ['auth', 'login', '--client-id', 'app-1', '--client-secret-stdin', '--base-url', 'http://127.0.0.1:9'], 'Client secret'],
+    ['token validate -', ['token', 'validate', '-', '--base-url', 'http://127.0.0.1:9'], 'Token'],
+  ] as const) {
+    it(`${name}: a hidden prompt; what is typed is not on the screen`, async (ctx) => {
+      const missing = requireTools(['tmux']);
+      if (missing) return ctx.skip(missing);
+      const home = await makeSvcHome(dirs);
+      const term = svcInTerminal(`svc-stdin-${name.split(' ').slice(0, 2).join('-')}`, args, svcEnv(home), [120, 20]);
+      try {
+        await term.waitFor(prompt, `the prompt for the secret (${name})`);
+        term.type(TYPED);
+        term.keys('Enter');
+        await term.waitFor('SVC-EXIT=', `${name} to end`, 30_000);
+        expect(term.text()).not.toContain(TYPED.slice(0, 10));
+      } finally {
+        term.kill();
+      }
+    }, 60_000);
+  }
+});

@@ -18,7 +18,7 @@ import {
   CLIENT_SECRET_KEY,
   clientIdOf,
   knownClientSecret,
-  readSecretFromStdin,
+  readSecretFromStdinOrPrompt,
   type ClientCredentials,
 } from '../../auth/credentials.js';
 import {
@@ -153,7 +153,9 @@ async function clientSecret(
   const stdinHint = 'pipe it in: printf %s "$SECRET" | svc auth login --client-secret-stdin';
   if (opts.clientSecretStdin) {
     const secrets = await f.secrets();
-    return { secret: await readSecretFromStdin(f.io, 'the client secret', stdinHint), secrets, typed: true };
+    // Piped, or typed at a hidden prompt when stdin is a terminal: never echoed.
+    const secret = await readSecretFromStdinOrPrompt(f, { what: 'the client secret', message: `Client secret for ${clientId}:`, flag: '--client-secret-stdin', hint: stdinHint });
+    return { secret, secrets, typed: true };
   }
   const secrets = flow === 'code' ? await f.secrets() : await authSecrets(f, settings);
   const known = await knownClientSecret(f, profile, clientId, secrets);

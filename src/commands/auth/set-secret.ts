@@ -1,6 +1,6 @@
 // Stores the profile's OAuth client secret. The value only travels from stdin or a hidden
 // prompt into the secret store: it is never echoed, printed or put in an error.
-import { CLIENT_SECRET_KEY as KEY, readSecretFromStdin } from '../../auth/credentials.js';
+import { CLIENT_SECRET_KEY as KEY, readSecretFromStdinOrPrompt } from '../../auth/credentials.js';
 import { resolveProfileName } from '../../config/settings.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -18,10 +18,8 @@ export async function run(opts: SetSecretOptions, f: Factory): Promise<void> {
   const store = await f.secrets();
   const profile = resolveProfileName(f.globals, f.env).value;
   const hint = 'pipe it in: printf %s "$SECRET" | svc auth set-secret --stdin';
-  const value =
-    opts.stdin || !f.io.stdinIsTTY
-      ? await readSecretFromStdin(f.io, 'the client secret', hint)
-      : await f.prompter().password({ message: `Client secret for profile "${profile}":`, flag: '--stdin' });
+  // --stdin on a terminal is a hidden prompt too: a secret typed there is never echoed.
+  const value = await readSecretFromStdinOrPrompt(f, { what: 'the client secret', message: `Client secret for profile "${profile}":`, flag: '--stdin', hint });
   if (value.trim() === '') throw new UsageError('the client secret is empty', { hint });
   await store.set(KEY, value);
   // The profile exists from now on (its other commands check that it does).

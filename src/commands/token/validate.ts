@@ -3,7 +3,7 @@
 // Without a token it checks the one every other command would send: SVC_TOKEN when set, else
 // the cached token of the default Grant.
 import * as z from '../../contract/zod.js';
-import { readSecretFromStdin, refuseEmptyCredentials } from '../../auth/credentials.js';
+import { readSecretFromStdinOrPrompt, refuseEmptyCredentials } from '../../auth/credentials.js';
 import { cachedToken, discardCachedToken, handedInToken, refusedHandedInToken } from '../../auth/session.js';
 import { ApiError, AuthError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -18,7 +18,9 @@ export interface ValidateOptions {
 export async function run(opts: ValidateOptions, f: Factory): Promise<void> {
   await refuseEmptyCredentials(f);
   const given =
-    opts.token === '-' ? (await readSecretFromStdin(f.io, 'the token', 'pipe the token in: svc token validate - <token.txt')).trim() : opts.token;
+    opts.token === '-'
+      ? (await readSecretFromStdinOrPrompt(f, { what: 'the token', message: 'Token:', flag: '-', hint: 'pipe the token in: svc token validate - <token.txt' })).trim()
+      : opts.token;
   const handedIn = given === undefined ? handedInToken(f) : undefined;
   const cached = given === undefined && handedIn === undefined ? await cachedToken(f) : undefined;
   const token = given ?? handedIn ?? cached?.access_token ?? '';

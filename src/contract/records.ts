@@ -75,5 +75,7 @@ export const Rejection = z.looseObject({
   reason: z.string().min(1),
   /** ISO 8601, from the CLI's clock. */
   rejectedAt: z.string().min(1),
+  /** Who rejected it, user@host (src/credit-notes/accepted-part.ts recorder); absent in rejections an older svc kept. */
+  rejectedBy: z.string().min(1).optional(),
 });
 export type Rejection = z.infer<typeof Rejection>;

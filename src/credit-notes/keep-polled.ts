@@ -34,18 +34,32 @@ export class PolledNotKeptError extends SvcError {
   }
 }
 
-function notKept(unkept: number, of: number, error: SvcError): PolledNotKeptError {
-  const what = unkept === of ? `${counted(of, 'request')} listed ${of === 1 ? 'was' : 'were'}` : `${unkept} of ${counted(of, 'request')} listed were`;
-  return new PolledNotKeptError(`${what} shown but not kept in the team ledger: ${error.message}`, error);
+/**
+ * Of the requests not kept, those shown, said as they are: a poll keeps every request the
+ * service listed, and shows those its filters select (the open ones by default), so the two
+ * counts differ. `state`: "not kept", "never kept"…; `verb`: the form of "be" for them; a
+ * warning of a watch under way (`while: true`) says nothing of the shown when all were.
+ */
+function notKeptText(unkept: readonly QueueItem[], shown: ReadonlySet<string>, state: string, verb: string, opts: { while?: boolean } = {}): string {
+  const seen = unkept.filter((item) => shown.has(item.requestId)).length;
+  if (seen === unkept.length) return opts.while ? `${verb} ${state} in the team ledger` : `${verb} shown but ${state} in the team ledger`;
+  const ofThem = seen === 0 ? (unkept.length === 1 ? 'not shown' : 'none of them shown') : `${seen} of them shown`;
+  return `${verb} ${state} in the team ledger (${ofThem})`;
+}
+
+function notKept(unkept: readonly QueueItem[], of: number, shown: ReadonlySet<string>, error: SvcError): PolledNotKeptError {
+  const what = unkept.length === of ? `${counted(of, 'request')} listed` : `${unkept.length} of ${counted(of, 'request')} listed`;
+  return new PolledNotKeptError(`${what} ${notKeptText(unkept, shown, 'not kept', unkept.length === 1 ? 'was' : 'were')}: ${error.message}`, error);
 }
 
 /**
  * Keeps the listed items in the team ledger, KEEP_BATCH to a statement; call it after the
  * queue is shown, since what the service listed is true whether or not it could be kept. A
  * ledger that cannot be reached is then the command's error, saying how many were not kept
- * (exit 8 for a database that is down); the batches before the failure stay kept.
+ * and how many of those were shown (`shown`: the request IDs shown); exit 8 for a database
+ * that is down. The batches before the failure stay kept.
  */
-export async function keepPolled(f: Factory, items: readonly QueueItem[]): Promise<void> {
+export async function keepPolled(f: Factory, items: readonly QueueItem[], shown: ReadonlySet<string>): Promise<void> {
   if (items.length === 0) return;
   let kept = 0;
   try {
@@ -53,14 +67,19 @@ export async function keepPolled(f: Factory, items: readonly QueueItem[]): Promi
     for (; kept < items.length; kept += KEEP_BATCH) await ledger.rememberQueueItems(items.slice(kept, kept + KEEP_BATCH));
   } catch (error) {
     if (!(error instanceof SvcError)) throw error;
-    throw notKept(items.length - kept, items.length, error);
+    throw notKept(items.slice(kept), items.length, shown, error);
   }
+}
+
+/** The request IDs of `items`: what a poll showed, for keepPolled. */
+export function idsOf(items: readonly QueueItem[]): Set<string> {
+  return new Set(items.map((item) => item.requestId));
 }
 
 /** What a watch keeps with: each refresh hands over its list, and the screen never waits for the ledger. */
 export interface PolledKeeper {
-  /** Keeps this refresh's list in the background (after the write under way, if any). */
-  keep(items: readonly QueueItem[]): void;
+  /** Keeps this refresh's list in the background (after the write under way, if any); `shown`: the IDs this refresh shows of it. */
+  keep(items: readonly QueueItem[], shown: readonly string[]): void;
   /** While something listed is not kept because the last write failed: what to say, else undefined. */
   warning(): string | undefined;
   /** At the end of the watch: writes what is left; PolledNotKeptError if some listed request was never kept. */
@@ -72,13 +91,15 @@ export async function polledKeeper(f: Factory): Promise<PolledKeeper | undefined
   if (!(await keepsPolled(f))) return undefined;
   // Listed and not kept yet, each as last listed; a later list replaces an earlier sighting.
   const unkept = new Map<string, QueueItem>();
+  // Of those, the ones a refresh showed (a watch's filters show fewer than the service lists).
+  const shownUnkept = new Set<string>();
   let failure: SvcError | undefined;
   let writing: Promise<void> | undefined;
   const write = async (): Promise<void> => {
     while (unkept.size > 0) {
       const batch = [...unkept.values()];
       try {
-        await keepPolled(f, batch);
+        await keepPolled(f, batch, shownUnkept);
       } catch (error) {
         if (!(error instanceof PolledNotKeptError)) throw error;
         failure = error.cause as SvcError;
@@ -87,7 +108,11 @@ export async function polledKeeper(f: Factory): Promise<PolledKeeper | undefined
       }
       failure = undefined;
       // Whatever a refresh listed meanwhile is written next; what was written leaves the map unless listed again since.
-      for (const item of batch) if (unkept.get(item.requestId) === item) unkept.delete(item.requestId);
+      for (const item of batch) {
+        if (unkept.get(item.requestId) !== item) continue;
+        unkept.delete(item.requestId);
+        shownUnkept.delete(item.requestId);
+      }
     }
   };
   const start = () => {
@@ -97,8 +122,9 @@ export async function polledKeeper(f: Factory): Promise<PolledKeeper | undefined
     return writing;
   };
   return {
-    keep(items) {
+    keep(items, shown) {
       for (const item of items) unkept.set(item.requestId, item);
+      for (const id of shown) if (unkept.has(id)) shownUnkept.add(id);
       // A failure other than the ledger's is a bug: it ends the watch at finish(), not the process now.
       void start().catch((error: unknown) => {
         failure = error instanceof SvcError ? error : new SvcError(String(error instanceof Error ? error.message : error));
@@ -106,13 +132,13 @@ export async function polledKeeper(f: Factory): Promise<PolledKeeper | undefined
     },
     warning() {
       if (failure === undefined || unkept.size === 0) return undefined;
-      return `${counted(unkept.size, 'request')} listed ${unkept.size === 1 ? 'is' : 'are'} not kept in the team ledger: ${failure.message}; trying again at the next refresh`;
+      return `${counted(unkept.size, 'request')} listed ${notKeptText([...unkept.values()], shownUnkept, 'not kept', unkept.size === 1 ? 'is' : 'are', { while: true })}: ${failure.message}; trying again at the next refresh`;
     },
     async finish() {
       await writing?.catch(() => undefined);
       if (unkept.size > 0) await start().catch(() => undefined);
       if (unkept.size > 0 && failure !== undefined) {
-        throw new PolledNotKeptError(`${counted(unkept.size, 'request')} the watch listed ${unkept.size === 1 ? 'was' : 'were'} shown but never kept in the team ledger: ${failure.message}`, failure);
+        throw new PolledNotKeptError(`${counted(unkept.size, 'request')} the watch listed ${notKeptText([...unkept.values()], shownUnkept, 'never kept', unkept.size === 1 ? 'was' : 'were')}: ${failure.message}`, failure);
       }
     },
   };

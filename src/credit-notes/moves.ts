@@ -61,7 +61,7 @@ export interface Move {
 export const MOVES: Readonly<Record<MoveKey, Move>> = {
   a: { verb: 'accept', name: 'accept', short: 'accept', help: 'accept the request whole (ACCEPTED)', bulk: true },
   p: { verb: 'accept-part', name: 'accept part', short: 'accept part', help: 'accept part of it: name the part, recorded for issue (PARTIALLY_ACCEPTED)', bulk: false },
-  r: { verb: 'reject', name: 'reject', short: 'reject', help: 'reject it, with no credit note and a reason kept on this machine (final: asks first)', bulk: true },
+  r: { verb: 'reject', name: 'reject', short: 'reject', help: 'reject it, with no credit note and a reason kept in the ledger, not sent to the service (final: asks first)', bulk: true },
   i: { verb: 'issue', name: 'issue & complete', short: 'issue', help: 'issue the credit note and complete the request (final: asks first, naming the amount)', bulk: false },
   c: { verb: 'complete', name: 'complete, no credit note', short: 'complete', help: 'complete it without a credit note: nothing is credited, settled another way (final: asks first)', bulk: false },
 };

@@ -64,8 +64,11 @@ export function outcomesOf(tally: Tally): {
 const SHORT = 8;
 const short = (requestId: string) => requestId.slice(0, SHORT);
 
-/** The summary as `key  value` fields: counts, with the requests (and reasons, document numbers) behind them. */
-export function summaryFields(tally: Tally): [string, string][] {
+/**
+ * The summary as `key  value` fields: counts, with the requests (and reasons, document numbers)
+ * behind them. `reasonsKept`: where the ledger keeps rejection reasons (src/credit-notes/rejection.ts reasonsKeptWhere).
+ */
+export function summaryFields(tally: Tally, reasonsKept: string): [string, string][] {
   const list = (items: readonly string[]) => (items.length === 0 ? '' : `: ${items.join(', ')}`);
   const ended = outcomesOf(tally);
   // How a closed one got there, when this walk accepted it first.
@@ -87,6 +90,6 @@ export function summaryFields(tally: Tally): [string, string][] {
     const { companies, total } = tally.unread;
     fields.push(['not read', `${companies.length} of ${total} companies, their requests not walked: ${companies.slice(0, 3).join(', ')}${companies.length > 3 ? ', …' : ''}`]);
   }
-  if (tally.rejected.length > 0) fields.push(['note', 'rejection reasons are kept on this machine only (the service takes none); `svc credit-note show` shows them']);
+  if (tally.rejected.length > 0) fields.push(['note', `rejection reasons are kept ${reasonsKept} (the service takes none); \`svc credit-note show\` shows them`]);
   return fields;
 }

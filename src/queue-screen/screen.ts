@@ -78,7 +78,14 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
   let footer: () => string = () => '';
   let updated = '';
   let changed: (row: T) => boolean = () => false;
+  // The status area holds two things apart: `message`, what the last key or move answered
+  // (gone with the next key), and `warning`, what each refresh finds wrong (a database or a
+  // service away, companies not read), which lasts exactly as long as the refreshes find it,
+  // whatever a move said meanwhile.
   let message = '';
+  let warning = '';
+  // A move's failure because something was away (exit 8): over once the refreshes find it back.
+  let outageMessage: string | undefined;
   let top = 0;
   let busy = false;
   let fatal: unknown;
@@ -162,24 +169,25 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     return lines;
   };
 
-  /** The status area: the hint line, or a message wrapped at words (an error whole, with its hint), cut with e's note when it would take over the screen. */
+  /** The message and the warning, as `e` shows them whole. */
+  const statusText = (): string => [message, warning].filter((m) => m !== '').join('\n');
+
+  /**
+   * The status area: the hint line, or the message and the warning wrapped at words (an error
+   * whole, with its hint), cut with e's note when they would take over the screen.
+   */
   const statusLines = (selected: T | undefined, width: number): string[] => {
     // The keys line wrapped between its keys, as the count line: no key cut to "? ke…".
-    if (state.typing || !message) return wrapParts(statusLine(selected), width);
-    // A warning lasts while its cause does (a company not polled, the service away), refresh
-    // after refresh: the keys stay under it, or they would never be seen again.
-    const lasting = message.startsWith('warning: ');
-    const keys = lasting ? wrapParts(keysLine(selected), width) : [];
-    const wrapped = wrapText(message, width, { hang: '  ' }).split('\n');
+    if (state.typing) return wrapParts(`/${state.filter}_  Enter keeps it · Esc clears it`, width);
+    const text = statusText();
+    if (text === '') return wrapParts(keysLine(selected), width);
+    // A warning lasts while its cause does, refresh after refresh: the keys stay under it, or
+    // they would never be seen again.
+    const keys = warning === '' ? [] : wrapParts(keysLine(selected), width);
+    const wrapped = wrapText(text, width, { hang: '  ' }).split('\n');
     const room = Math.max(1, Math.floor(size().height / MESSAGE_SHARE));
     if (wrapped.length <= room) return [...wrapped, ...keys];
     return [...wrapped.slice(0, room - 1), t.dim('… e: the whole message'), ...keys];
-  };
-
-  const statusLine = (selected: T | undefined): string => {
-    if (state.typing) return `/${state.filter}_  Enter keeps it · Esc clears it`;
-    if (message) return message;
-    return keysLine(selected);
   };
 
   const keysLine = (selected: T | undefined): string => {
@@ -194,13 +202,15 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       footer = fetched.footer;
       changed = fetched.changed;
       updated = parts.clockTime();
-      // Reachable again: the warning of a refresh that failed is over (unless the refresh brings its own).
-      if (fetched.warning !== undefined && (message === '' || message.startsWith('warning: '))) message = oneLine(`warning: ${fetched.warning}`);
-      else if (fetched.warning === undefined && message.startsWith('warning: ')) message = '';
+      // Each refresh says what is wrong now: the warning of one before is over unless this one finds it too.
+      const away = warning !== '';
+      warning = fetched.warning === undefined ? '' : oneLine(`warning: ${fetched.warning}`);
+      // Back: a move's failure for what was away is over with it, not left as if it still were.
+      if (away && warning === '' && message === outageMessage) message = '';
     } catch (error) {
       // The service may be restarting: the screen outlives that, anything else ends it.
       if (exitCodeOf(error) !== ExitCode.unavailable) throw error;
-      message = oneLine(`warning: ${(error as Error).message}; trying again in ${parts.intervalMs / 1000} s`);
+      warning = oneLine(`warning: ${(error as Error).message}; trying again in ${parts.intervalMs / 1000} s`);
     }
     if (view.kind === 'list') await draw();
   };
@@ -218,8 +228,10 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     } catch (error) {
       // As main.ts prints an error: control characters made visible; the hint on a line of its own.
       if (error instanceof CancelError) message = oneLine(error.message);
-      else if (error instanceof SvcError) message = errorMessage(error);
-      else throw error;
+      else if (error instanceof SvcError) {
+        message = errorMessage(error);
+        if (error.exitCode === ExitCode.unavailable) outageMessage = message;
+      } else throw error;
     } finally {
       out.write('\x1b[?25l\x1b[2J');
       held = hold();
@@ -318,7 +330,9 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
       else if (key.length === 1 && key >= ' ') state.setFilter(state.filter + key);
       return draw();
     }
-    const shown = message;
+    // A key clears the message (the warning stays while its cause does); `e` shows both whole and keeps them.
+    const said = message;
+    const shown = statusText();
     message = '';
     const page = Math.max(1, height - 4);
     if (key === 'q' || key === 'Q') return leave();
@@ -336,7 +350,7 @@ export async function runQueueScreen<T extends QueueRow>(parts: QueueScreenParts
     else if (key === '/') state.typing = true;
     else if (key === '?') view = { kind: 'help' };
     else if (key === 'e' && shown) {
-      message = shown;
+      message = said;
       view = { kind: 'detail', requestId: '', message: shown, lines: wrapText(shown, size().width, { hang: '  ' }).split('\n'), top: 0 };
     }
     else if (key === 'enter') return showSelected();

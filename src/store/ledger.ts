@@ -196,8 +196,14 @@ export interface LedgerStore {
   /** Keeps queue items as they were first seen (docs/interface-decisions.md#outstanding-queue); later sightings refresh them. */
   rememberQueueItems(items: readonly QueueItem[]): Promise<void>;
   queueItem(requestId: string): Promise<QueueItem | undefined>;
-  /** Keeps why the merchant rejected a request (the service takes no reason) with its kept item: remember that first; false when none is kept. */
-  keepRejection(requestId: string, rejection: Rejection): Promise<boolean>;
+  /**
+   * Keeps why the merchant rejected a request (the service takes no reason) with its kept item:
+   * remember that first. A request is rejected once: the first rejection kept stands, and a
+   * later one is not kept over it. Answers `{ earlier }`, the rejection kept before (a
+   * colleague's perhaps), which stands, or `{}` when this one was kept; undefined when no item
+   * is kept.
+   */
+  keepRejection(requestId: string, rejection: Rejection): Promise<{ earlier?: Rejection } | undefined>;
   rejection(requestId: string): Promise<Rejection | undefined>;
   /**
    * Records (or replaces) the part of a request the merchant accepted, unless the request has

@@ -195,9 +195,21 @@ describe('a rejection\'s reason', () => {
     await reject.run({ requestIds: [ID(1)], yes: true, reason: '  worn, no tags  ' }, h.f);
     expect(statusMoves(h)).toEqual([[ID(1), 'REJECTED']]);
     expect(JSON.stringify(h.sent)).not.toContain('worn');
-    expect(await (await h.f.ledger()).rejection(ID(1))).toEqual({ reason: 'worn, no tags', rejectedAt: new Date(NOW).toISOString() });
+    const first = { reason: 'worn, no tags', rejectedAt: new Date(NOW).toISOString(), rejectedBy: expect.stringMatching(/.@./) };
+    expect(await (await h.f.ledger()).rejection(ID(1))).toEqual(first);
     await show({ requestId: ID(1), reveal: false }, h.f);
-    expect(h.streams.stdout()).toMatch(/^reason +worn, no tags \(rejected 2025-03-14 16:42 UTC; kept on this machine only\)$/m);
+    expect(h.streams.stdout()).toMatch(/^reason +worn, no tags \(rejected 2025-03-14 16:42 UTC by [^ ;]+@[^ ;]+; kept on this machine only\)$/m);
+  });
+
+  it('rejecting a request rejected before keeps the first rejection and says so: its reason stands, the new one is not recorded', async () => {
+    const h = await harness({ env: { TZ: 'UTC' } });
+    await withKeys(h, keys);
+    serveQueue(h, queue());
+    await reject.run({ requestIds: [ID(1)], yes: true, reason: 'worn, no tags' }, h.f);
+    await reject.run({ requestIds: [ID(1)], yes: true, reason: 'third reason' }, h.f);
+    expect(h.streams.stdout()).toMatch(new RegExp(`^${ID(1)} REJECTED \\(it already was: rejected 2025-03-14 16:42 UTC by [^ ,]+@[^ ,]+, reason "worn, no tags"; the reason "third reason" was not recorded\\)$`, 'm'));
+    expect(h.streams.stdout()).not.toContain('nothing changed');
+    expect(await (await h.f.ledger()).rejection(ID(1))).toMatchObject({ reason: 'worn, no tags' });
   });
 
   it('an empty or multi-line reason is a usage error before anything is sent', async () => {

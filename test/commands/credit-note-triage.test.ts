@@ -112,12 +112,15 @@ describe('credit-note triage', () => {
     expect((await loadCreditNotes(h.f, 'sr-1')).map((n) => [n.requestId, n.documentNumber, n.serviceReceiptId])).toEqual([[ID(3), 'CN-R-2025-000871-1', 'cn-1']]);
     // The reason never reached the service; the ledger keeps it.
     expect(JSON.stringify(h.sent)).not.toContain('arrived opened');
-    expect(await (await h.f.ledger()).rejection(ID(2))).toEqual({ reason: 'box arrived opened', rejectedAt: new Date(NOW).toISOString() });
+    expect(await (await h.f.ledger()).rejection(ID(2))).toEqual({ reason: 'box arrived opened', rejectedAt: new Date(NOW).toISOString(), rejectedBy: expect.stringMatching(/.@./) });
 
     const out = h.streams.stdout();
     expect(out).toMatch(/^accepted +1: 11111111$/m);
     expect(out).toMatch(/^accepted in part +0$/m);
     expect(out).toMatch(/^rejected +1: 22222222 \("box arrived opened"\)$/m);
+    // Where the reason is kept, said as the ledger is: no team database here, so this machine.
+    expect(person.asked).toContain('input: Why reject it? (kept on this machine only)');
+    expect(out).toMatch(/^note +rejection reasons are kept on this machine only \(the service takes none\)/m);
     expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 33333333, cn-1\)$/m);
     // On screen at `q`, with nothing done: skipped, so that the counts cover every open request.
     expect(out).toMatch(/^skipped +1: 44444444$/m);

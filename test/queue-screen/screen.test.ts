@@ -45,7 +45,7 @@ async function until(what: () => boolean, label: string, screen: () => string[])
   }
 }
 
-function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; intervalMs?: number; footer?: () => string } = {}) {
+function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; intervalMs?: number; footer?: () => string; warning?: () => string | undefined; decisions?: Partial<Decisions> } = {}) {
   let failures = opts.failures ?? 0;
   const calls: [string, string[]][] = [];
   const move = (ids: string[], status: string) => {
@@ -60,6 +60,7 @@ function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; inte
     reject: async (ids) => move(ids, 'REJECTED'),
     issue: async (id) => move([id], 'COMPLETED'),
     complete: async (id) => move([id], 'COMPLETED'),
+    ...opts.decisions,
   };
   const columns: Column<Row>[] = [
     { header: 'REQUEST ID', value: (r) => r.requestId, id: true },
@@ -72,7 +73,7 @@ function queue(rows: Row[], opts: { canDecide?: boolean; failures?: number; inte
     io: term.io,
     fetch: async () => {
       if (failures-- > 0) throw new UnavailableError('the service is restarting');
-      return { rows: rows.map((r) => ({ ...r })), footer: opts.footer ?? (() => `${rows.length} requests`), changed: () => false };
+      return { rows: rows.map((r) => ({ ...r })), footer: opts.footer ?? (() => `${rows.length} requests`), changed: () => false, warning: opts.warning?.() };
     },
     columns: () => columns,
     intervalMs: opts.intervalMs ?? 60_000,
@@ -200,6 +201,41 @@ describe('the queue screen', () => {
     // The warning lasts while the service is away: the keys stay under it.
     await until(() => q.term.screen().some((l) => l.startsWith('warning: the service is restarting; trying again in 0.05 s')) && q.status().includes('? keys'), 'the warning, the keys under it', q.term.screen);
     await until(() => q.cursorRow()?.includes('aaaaaaaa') === true && q.status().startsWith('a accept') && !q.term.screen().some((l) => l.startsWith('warning: ')), 'the list, the warning gone', q.term.screen);
+    q.keys('q');
+    await q.done;
+  });
+
+  it("a refresh's warning shows under a move's result, lasts through keys while its cause does, and is gone once it is over", async () => {
+    let away: string | undefined;
+    const q = queue(rows(), { intervalMs: 50, warning: () => away });
+    await until(() => q.cursorRow()?.includes('aaaaaaaa') === true, 'the list', q.term.screen);
+    q.keys('a');
+    await until(() => q.term.screen().includes('aaaaaaaa-1 ACCEPTED'), 'the result on the status line', q.term.screen);
+    away = '1 request listed is not kept in the team ledger: the database is unreachable';
+    const warned = () => q.term.screen().includes(`warning: ${away}`);
+    await until(() => warned() && q.term.screen().includes('aaaaaaaa-1 ACCEPTED') && q.status().includes('? keys'), 'the warning under the result, the keys under it', q.term.screen);
+    // A key clears the result, not the warning: its cause is still there.
+    q.keys('j');
+    await until(() => q.cursorRow()?.includes('bbbbbbbb') === true && !q.term.screen().includes('aaaaaaaa-1 ACCEPTED'), 'j, the result gone', q.term.screen);
+    expect(warned(), q.term.screen().join('\n')).toBe(true);
+    away = undefined;
+    await until(() => !q.term.screen().some((l) => l.startsWith('warning: ')) && q.status().startsWith('a accept'), 'the warning gone', q.term.screen);
+    q.keys('q');
+    await q.done;
+  });
+
+  it("a move that failed because the database was away: its error is gone with the warning once the database is back", async () => {
+    let away: string | undefined = 'the database is unreachable';
+    const q = queue(rows(), { intervalMs: 50, warning: () => away, decisions: { accept: async () => Promise.reject(new UnavailableError('the database postgres://svc:***@db/svc is unreachable (ECONNREFUSED)')) } });
+    await until(() => q.cursorRow()?.includes('aaaaaaaa') === true && q.term.screen().includes('warning: the database is unreachable'), 'the list and the warning', q.term.screen);
+    q.keys('a');
+    const failed = () => q.term.screen().some((l) => l.startsWith('error: the database postgres://svc:***@db/svc is unreachable'));
+    await until(failed, 'the error of the move', q.term.screen);
+    // Refreshes while it is still away keep both.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(failed(), q.term.screen().join('\n')).toBe(true);
+    away = undefined;
+    await until(() => !failed() && !q.term.screen().some((l) => l.startsWith('warning: ')) && q.status().startsWith('a accept'), 'the error and the warning gone', q.term.screen);
     q.keys('q');
     await q.done;
   });

@@ -59,11 +59,11 @@ describe.skipIf(skip !== undefined)(`keeping polled requests at scale${skip ? ` 
       // Two requests a company, company after company, as the fan-out hands them over.
       const items = Array.from({ length: REQUESTS }, (_, i) => listed(Math.floor(i / (REQUESTS / COMPANIES))));
       const started = performance.now();
-      await keepPolled(f, items);
+      await keepPolled(f, items, new Set());
       const first = performance.now() - started;
       const firstWrites = writes.length;
       const again = performance.now();
-      await keepPolled(f, items.map((i) => ({ ...i, status: 'ACCEPTED' })));
+      await keepPolled(f, items.map((i) => ({ ...i, status: 'ACCEPTED' })), new Set());
       const second = performance.now() - again;
       console.log(`kept ${REQUESTS} requests in ${firstWrites} writes: ${first.toFixed(0)} ms; again (refreshed in place): ${second.toFixed(0)} ms`);
       expect(writes).toEqual(Array<number>(2 * (REQUESTS / KEEP_BATCH)).fill(KEEP_BATCH));

@@ -283,14 +283,24 @@ describe.each(engines)('%s engine', (engine, connect) => {
       const ledger = await open();
       const item = { requestId: 'req-1', serviceReceiptId: 'sr-1', status: 'PENDING' } as never;
       const rejection = { reason: 'worn — no tags', rejectedAt: '2026-11-20T10:00:00.000Z' };
-      expect(await ledger.keepRejection('req-1', rejection)).toBe(false);
+      expect(await ledger.keepRejection('req-1', rejection)).toBeUndefined();
       await ledger.rememberQueueItems([item]);
       expect(await ledger.rejection('req-1')).toBeUndefined();
-      expect(await ledger.keepRejection('req-1', rejection)).toBe(true);
+      expect(await ledger.keepRejection('req-1', rejection)).toEqual({});
       await ledger.rememberQueueItems([{ ...(item as object), status: 'REJECTED' } as never]);
       expect(await ledger.rejection('req-1')).toEqual(rejection);
       expect(await (await open()).rejection('req-1')).toEqual(rejection);
       expect(await ledger.rejection('req-2')).toBeUndefined();
+    });
+
+    it('keeps the first rejection of a request: a later one (another machine\'s) is answered with it and not kept', async () => {
+      const [here, there] = [await open(), await open()];
+      await here.rememberQueueItems([{ requestId: 'req-1', serviceReceiptId: 'sr-1', status: 'PENDING' } as never]);
+      const first = { reason: 'item not damaged per photo', rejectedAt: '2026-11-20T14:52:00.000Z', rejectedBy: 'ann@desk-1' };
+      expect(await here.keepRejection('req-1', first)).toEqual({});
+      expect(await there.keepRejection('req-1', { reason: 'third reason', rejectedAt: '2026-11-20T14:59:00.000Z', rejectedBy: 'bob@desk-2' })).toEqual({ earlier: first });
+      expect(await here.rejection('req-1')).toEqual(first);
+      expect(await there.rejection('req-1')).toEqual(first);
     });
   });
 });

@@ -49,7 +49,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
   grantOption(cn.command('reject'))
     .description('reject return requests; final, so a terminal asks first')
     .argument('[request-id...]', PICKED)
-    .option('--reason <text>', 'why; kept on this machine only (the service takes no reason)')
+    .option('--reason <text>', "why; kept in the ledger, on this machine or in the team's database (the service takes no reason)")
     .option('--yes', 'do not ask for confirmation (needed without a terminal)')
     .action((requestIds: string[], flags: { yes?: boolean; reason?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./status.js').then((m) => m.reject), { requestIds, yes: flags.yes, reason: flags.reason }),
@@ -67,7 +67,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
     .argument('[request-id]', PICKED)
     .argument('[status]', 'ACCEPTED, PARTIALLY_ACCEPTED, REJECTED or COMPLETED (required)')
     .usage('[options] [request-id] <status>')
-    .option('--reason <text>', 'with REJECTED: why; kept on this machine only')
+    .option('--reason <text>', "with REJECTED: why; kept in the ledger, on this machine or in the team's database")
     .option('--yes', 'REJECTED and COMPLETED are final: do not ask (needed without a terminal)')
     .option('--credited-elsewhere', `with COMPLETED: ${CREDITED_ELSEWHERE}`)
     .action((first: string | undefined, second: string | undefined, flags: { yes?: boolean; reason?: string; creditedElsewhere?: boolean }, cmd: Command) => {

@@ -13,7 +13,7 @@ import { rememberRequestIds } from '../../completion/cache.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { SvcError } from '../../errors.js';
-import { keepPolled, keepsPolled, polledKeeper } from '../../credit-notes/keep-polled.js';
+import { idsOf, keepPolled, keepsPolled, polledKeeper } from '../../credit-notes/keep-polled.js';
 import { concurrencyOf, fanOut, fanOutTargets } from '../../grants/fan-out.js';
 import { failIfAllFailed, failIfSomeFailed, failureElements, reportFailures, unreadLine } from '../../grants/report.js';
 import { writeJsonArray, writeList, type Column } from '../../io/output.js';
@@ -92,7 +92,7 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
     if (keys !== undefined) reportUnreadable(f, polled.shown.filter((i) => i.decryptError !== undefined).length, polled.shown.length);
   }
   // On a team database every company's list is kept, after it was shown (keep-polled.ts).
-  const notKept = (await keepsPolled(f)) ? await keepPolled(f, polled.listed).then(() => undefined, (error: unknown) => error) : undefined;
+  const notKept = (await keepsPolled(f)) ? await keepPolled(f, polled.listed, idsOf(polled.shown)).then(() => undefined, (error: unknown) => error) : undefined;
   if (notKept !== undefined && polled.failed.length > 0) {
     // Both are said: the Grants that failed decide the exit code (9), as each was reported already.
     if (!(notKept instanceof SvcError)) throw notKept;

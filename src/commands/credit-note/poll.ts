@@ -19,7 +19,7 @@ import { matchesFilter, oldestFirst, type QueueFilter } from '../../credit-notes
 import { queueFilter, queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 export { queueFilter };
 import { rememberPolled, rememberPolledJson } from '../../credit-notes/request-grant.js';
-import { keepPolled, keepsPolled, polledKeeper, type PolledKeeper } from '../../credit-notes/keep-polled.js';
+import { idsOf, keepPolled, keepsPolled, polledKeeper, type PolledKeeper } from '../../credit-notes/keep-polled.js';
 import type { Factory } from '../../factory.js';
 import { jsonText, oneLine, writeJsonArray, writeJsonArrayText, writeList, type Column, type Tone } from '../../io/output.js';
 import { canPrompt, note, println } from '../../io/streams.js';
@@ -82,7 +82,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     const shown = arrange(viewed);
     if (f.io.json) await writeJsonArray(f.io, shown);
     else await writeList(f.io, shown, columns(f, false), shown, { footer: footerOf(shown, arrange.selectedOf(viewed), f.clock.now(), status?.statuses) });
-    return keepPolledOnTeam(f, all);
+    return keepPolledOnTeam(f, all, shown);
   }
   // A team's ledger keeps the items as listed, so they are fetched whole rather than streamed.
   const keep = await keepsPolled(f);
@@ -97,7 +97,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
       await writeList(f.io, shown, columns(f, true), shown, { footer: footerOf(shown, arrange.selectedOf(read), f.clock.now(), status?.statuses) });
       reportUnreadable(f, read.filter((i) => i.decryptError !== undefined).length, read.length);
     }
-    if (keep) await keepPolled(f, all);
+    if (keep) await keepPolled(f, all, idsOf(shown));
     return;
   }
   // Read while it downloads: a queue of thousands is decrypted on every core meanwhile.
@@ -112,9 +112,9 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   reportUnreadable(f, read.unreadable, read.shown);
 }
 
-/** Keeps what a poll listed when the ledger is a team's (src/credit-notes/keep-polled.ts). */
-async function keepPolledOnTeam(f: Factory, all: readonly QueueItem[]): Promise<void> {
-  if (await keepsPolled(f)) await keepPolled(f, all);
+/** Keeps what a poll listed when the ledger is a team's (src/credit-notes/keep-polled.ts); `shown`: what it showed of it. */
+async function keepPolledOnTeam(f: Factory, all: readonly QueueItem[], shown: readonly QueueItem[]): Promise<void> {
+  if (await keepsPolled(f)) await keepPolled(f, all, idsOf(shown));
 }
 
 /** The longest pause between polls: a day. */
@@ -305,7 +305,7 @@ export interface WatchParts {
 /** One refresh of a watch, its list handed to the team ledger's keeper (which never holds the refresh up). */
 async function fetchKept(parts: WatchParts): Promise<Polled> {
   const polled = await parts.fetchQueue();
-  parts.keeper?.keep(polled.listed ?? polled.all);
+  parts.keeper?.keep(polled.listed ?? polled.all, polled.shown.map((item) => item.requestId));
   return polled;
 }
 

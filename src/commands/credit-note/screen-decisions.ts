@@ -5,7 +5,7 @@
 // with the screen's streams, its stdout also kept, for the screen's status line.
 import { Writable } from 'node:stream';
 import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
-import { reasonProblem } from '../../credit-notes/rejection.js';
+import { reasonProblem, reasonsKeptWhere } from '../../credit-notes/rejection.js';
 import { inputOrCancel } from '../../io/prompter.js';
 import { callerForRequests } from '../../credit-notes/request-grant.js';
 import type { Factory } from '../../factory.js';
@@ -66,7 +66,7 @@ export function screenDecisions(f: Factory): Decisions {
         const reason = await inputOrCancel(
           g.prompter(),
           {
-            message: `Why reject ${which}? (kept on this machine only)`,
+            message: `Why reject ${which}? (kept ${await reasonsKeptWhere(g)})`,
             flag: '--reason',
             ...(typedReason.trim() === '' ? {} : { default: typedReason }),
             validate: (v) => reasonProblem(v) ?? true,

@@ -8,6 +8,7 @@ import { partText } from '../../credit-notes/accepted-part.js';
 import { age, maskedRequest } from '../../credit-notes/display.js';
 import { pickRequestId } from '../../credit-notes/pick.js';
 import { recordedName } from '../../credit-notes/summary.js';
+import { reasonsKeptWhere, rejectedWhen } from '../../credit-notes/rejection.js';
 import type { ReceiptRecord } from '../../contract/records.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { unreadableRequest } from '../../credit-notes/queue-read.js';
@@ -38,7 +39,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
     throw unreadableRequest(requestId, read?.decryptError ?? 'no result');
   }
   const request = opts.reveal ? read.returnRequest : maskedRequest(read.returnRequest);
-  // The service takes no reason with a rejection: this machine's ledger may have kept one.
+  // The service takes no reason with a rejection: the ledger (this machine's, or the team's database) may have kept one.
   const ledger = await f.ledger();
   const rejection = f.io.json ? undefined : await ledger.rejection(requestId);
   // Nor a part with a partial acceptance: the ledger keeps it, for the team (docs/interface-decisions.md#partial-acceptance).
@@ -54,7 +55,7 @@ export async function run(opts: ShowOptions, f: Factory): Promise<void> {
       ['request', item.requestId],
       ['company', await companyNameOf(f, caller)],
       ['status', item.status],
-      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (rejected ${localTime(rejection.rejectedAt, zoneOf(f.env))}; kept on this machine only)`] as [string, string]]),
+      ...(rejection === undefined ? [] : [['reason', `${rejection.reason} (${rejectedWhen(rejection, zoneOf(f.env))}; kept ${await reasonsKeptWhere(f)})`] as [string, string]]),
       ...(item.status !== 'PARTIALLY_ACCEPTED'
         ? []
         : [['accepted part', part ? `${partText(part.items)} (recorded ${localTime(part.acceptedAt, zoneOf(f.env))}${part.acceptedBy ? ` by ${part.acceptedBy}` : ''})` : 'not recorded: `issue` asks for it, or name it with --item'] as [string, string]]),

@@ -7,14 +7,15 @@
 // verb can move (src/credit-notes/moves.ts). A final move (REJECTED, COMPLETED; `status`
 // to either runs `reject` or `complete`) is confirmed on a terminal, naming each request's
 // document number, lines and amount, and needs --yes elsewhere. A rejection's reason
-// (--reason) is kept in the ledger beside the request: the PATCH takes `{ status }` only, so
-// the service never hears it.
+// (--reason) is kept in the ledger beside the request (this machine's, or the team's
+// database): the PATCH takes `{ status }` only, so the service never hears it. A request is
+// rejected once: a reason given for one rejected before is not kept over the first one's.
 import type { Caller } from '../../api/caller.js';
 import { listReturnRequests, RequestNotFoundError, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus, type QueueItem } from '../../contract/returns.js';
 import { pickRequestId, type PickFor } from '../../credit-notes/pick.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
-import { rejectionReason } from '../../credit-notes/rejection.js';
+import { rejectedWhen, rejectionReason } from '../../credit-notes/rejection.js';
 import { readQueue } from '../../credit-notes/queue.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import { rememberMove } from '../../completion/cache.js';
@@ -23,7 +24,7 @@ import { completeQuestion, listedLine, rejectQuestion } from '../../credit-notes
 import { creditedFor } from '../../credit-notes/credited.js';
 import { CancelError, ExitCode, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport, exitCodeOf } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
-import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
+import { askPart, creditedAlready, keepAcceptedPart, partText, recorder, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
 import { askedPart } from '../../credit-notes/part.js';
 import { requestNotFound, requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';
@@ -35,6 +36,8 @@ import { claimStdoutReaderGone } from '../../io/reader-gone.js';
 import { confirmOrCancel } from '../../io/prompter.js';
 import { canPrompt, note, println } from '../../io/streams.js';
 import { printable } from '../../io/printable.js';
+import { zoneOf } from '../../io/time.js';
+import type { Rejection } from '../../contract/records.js';
 import type { Verb } from '../context.js';
 
 export interface StatusOptions {
@@ -43,7 +46,7 @@ export interface StatusOptions {
   status: string;
   /** A final move (REJECTED, COMPLETED) without asking; needed for one off a terminal. */
   yes?: boolean | undefined;
-  /** With REJECTED: why; kept on this machine only. */
+  /** With REJECTED: why; kept in the ledger (this machine's, or the team's database). */
   reason?: string | undefined;
   /** With COMPLETED: the customer was credited another way (see CompleteOptions). */
   creditedElsewhere?: boolean | undefined;
@@ -152,7 +155,7 @@ async function recordPart(f: Factory, caller: Caller, requestId: string, items: 
 export interface RejectOptions {
   requestIds: string[];
   yes?: boolean | undefined;
-  /** Why; kept on this machine only. */
+  /** Why; kept in the ledger (this machine's, or the team's database). */
   reason?: string | undefined;
 }
 
@@ -316,11 +319,12 @@ async function setStatuses(
         throw error instanceof RequestNotFoundError ? await requestNotFound(f, caller, requestId, error) : error;
       });
       await afterMove?.();
-      if (reason !== undefined) await keepReason(f, requestId, reason);
+      const reasonKept = reason === undefined ? undefined : await keepReason(f, requestId, reason);
       results.push(part === undefined ? result : { ...result, acceptedPart: part });
       await rememberMove(f, result.requestId, result.status);
-      const already = before === result.status && part === undefined ? ` (it already was: nothing changed)` : '';
+      const already = alreadyNote(f, before === result.status && part === undefined, reason, reasonKept);
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
+      else if (reasonKept?.earlier !== undefined) note(f.io, `request ${result.requestId}${already}`);
       // The item read just before, as the move left it (its status read back from the service): no second listing.
       // A part is checked as `issue` would credit it: the part just recorded (a part given again is a decision again).
       if ((status === 'ACCEPTED' && before !== result.status) || (status === 'PARTIALLY_ACCEPTED' && part !== undefined)) {
@@ -456,12 +460,34 @@ async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Pro
   }
 }
 
-/** The request is rejected whatever happens here: a reason that cannot be kept only warns. */
-async function keepReason(f: Factory, requestId: string, reason: string): Promise<void> {
+/**
+ * What the line of a moved request adds: a move to where it already was changed nothing, and a
+ * rejection kept before stands (its reason, when and by whom), the reason given now not recorded.
+ */
+function alreadyNote(f: Factory, wasAlready: boolean, reason: string | undefined, reasonKept: { earlier?: Rejection } | undefined): string {
+  const earlier = reasonKept?.earlier;
+  if (earlier !== undefined && reason !== undefined) {
+    const stands = `${rejectedWhen(earlier, zoneOf(f.env))}, reason "${printable(earlier.reason)}"; the reason "${printable(reason)}" was not recorded`;
+    return ` (${wasAlready ? 'it already was' : 'it was rejected meanwhile'}: ${stands})`;
+  }
+  if (!wasAlready) return '';
+  if (reasonKept !== undefined && reason !== undefined) return ` (it already was, with no reason recorded: "${printable(reason)}" is recorded now)`;
+  return ' (it already was: nothing changed)';
+}
+
+/**
+ * The request is rejected whatever happens here: a reason that cannot be kept only warns.
+ * Answers the ledger's `{ earlier }` (the rejection kept before, which stands: this reason is not
+ * kept) or `{}` (kept); undefined when it was not kept for another cause (warned).
+ */
+async function keepReason(f: Factory, requestId: string, reason: string): Promise<{ earlier?: Rejection } | undefined> {
   try {
-    const kept = await (await f.ledger()).keepRejection(requestId, { reason, rejectedAt: new Date(f.clock.now()).toISOString() });
-    if (!kept) note(f.io, `warning: the reason for rejecting request ${requestId} was not kept: this machine has no copy of the request`);
+    const rejection: Rejection = { reason, rejectedAt: new Date(f.clock.now()).toISOString(), rejectedBy: recorder() };
+    const kept = await (await f.ledger()).keepRejection(requestId, rejection);
+    if (kept === undefined) note(f.io, `warning: the reason for rejecting request ${requestId} was not kept: this ledger has no copy of the request`);
+    return kept;
   } catch (error) {
     note(f.io, `warning: the reason for rejecting request ${requestId} was not kept (${error instanceof Error ? error.message : String(error)})`);
+    return undefined;
   }
 }

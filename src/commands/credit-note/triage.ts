@@ -29,7 +29,7 @@ import { askPart as askAcceptedPart } from '../../credit-notes/accepted-part.js'
 import { queueSelection, type QueueFilterFlags } from '../../credit-notes/queue-flags.js';
 import type { ReadItem } from '../../credit-notes/queue.js';
 import { findQueueItem } from '../../credit-notes/queue-cache.js';
-import { reasonProblem } from '../../credit-notes/rejection.js';
+import { reasonProblem, reasonsKeptWhere } from '../../credit-notes/rejection.js';
 import { emptyTally, outcomesOf, summaryFields, type Tally } from '../../credit-notes/triage-tally.js';
 import { CancelError, ExitCode, PartialFailureError, SvcError, UsageError } from '../../errors.js';
 import { counted } from '../../io/plural.js';
@@ -77,6 +77,8 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
   const tally = emptyTally(queue.length);
   const unread: readonly FailedGrant[] = all.failed ?? [];
   if (unread.length > 0) tally.unread = { companies: unread.map((x) => x.target.company), total: all.total ?? unread.length };
+  // Where the summary says the reasons are kept: the ledger's place, known before the walk.
+  const reasonsKept = await reasonsKeptWhere(f);
   const typeAhead = f.prompter().dropTypeAhead?.();
   try {
     // `b` goes back to the request before, to decide it again (as it is now).
@@ -99,7 +101,7 @@ export async function run(opts: TriageOptions, f: Factory): Promise<void> {
   } finally {
     typeAhead?.dispose();
     note(f.io, '');
-    writeRecord(f.io, summaryFields(tally), tally);
+    writeRecord(f.io, summaryFields(tally, reasonsKept), tally);
   }
   // Some companies' queues could not be read: the partial result's exit code (9), as poll's.
   failIfSomeFailed(unread, all.total ?? unread.length, 'read');
@@ -173,7 +175,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
       } else if (key === 'r') {
         // A credit note issued or being submitted (a colleague's too) is refused before the reason and the question, which say none is.
         await refuseRejectingCredited(f, caller, requestId);
-        const reason = await inputOrCancel(f.prompter(), { message: 'Why reject it? (kept on this machine only)', flag: '--reason', validate: (v) => reasonProblem(v) ?? true }, 'cancelled: nothing was rejected');
+        const reason = await inputOrCancel(f.prompter(), { message: `Why reject it? (kept ${await reasonsKeptWhere(f)})`, flag: '--reason', validate: (v) => reasonProblem(v) ?? true }, 'cancelled: nothing was rejected');
         await reject.run({ requestIds: [requestId], reason }, f);
         rejectedWhy = reason.trim();
       } else {

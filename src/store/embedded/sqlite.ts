@@ -263,7 +263,13 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
       return row && (JSON.parse(row.item) as QueueItem);
     },
     keepRejection: (requestId, rejection) =>
-      write(() => db.prepare('UPDATE queue_items SET rejection = ? WHERE request_id = ?').run(JSON.stringify(rejection), requestId).changes > 0),
+      write(() => {
+        const row = db.prepare('SELECT rejection FROM queue_items WHERE request_id = ?').get(requestId) as { rejection: string | null } | undefined;
+        if (row === undefined) return undefined;
+        if (row.rejection) return { earlier: decode(Rejection, row.rejection, `the rejection of request ${requestId}`) };
+        db.prepare('UPDATE queue_items SET rejection = ? WHERE request_id = ?').run(JSON.stringify(rejection), requestId);
+        return {};
+      }),
     rejection: async (requestId) => {
       const row = db.prepare('SELECT rejection FROM queue_items WHERE request_id = ?').get(requestId) as { rejection: string | null } | undefined;
       return row?.rejection ? decode(Rejection, row.rejection, `the rejection of request ${requestId}`) : undefined;

@@ -308,9 +308,14 @@ export async function openPostgresLedger(url: string, opts: LockWaitOptions & { 
         return row?.item;
       }),
     keepRejection: (requestId, rejection) =>
-      withClient(async (client) => {
-        const { rowCount } = await client.query('UPDATE svc_queue_items SET rejection = $1 WHERE request_id = $2', [JSON.stringify(rejection), requestId]);
-        return (rowCount ?? 0) > 0;
+      transaction(async (client) => {
+        // The item's row locked: of two machines rejecting at once, the second reads the first's rejection.
+        const { rows } = await client.query('SELECT rejection FROM svc_queue_items WHERE request_id = $1 FOR UPDATE', [requestId]);
+        const row = rows[0] as { rejection: unknown } | undefined;
+        if (row === undefined) return undefined;
+        if (row.rejection) return { earlier: decode(Rejection, row.rejection, `the rejection of request ${requestId}`) };
+        await client.query('UPDATE svc_queue_items SET rejection = $1 WHERE request_id = $2', [JSON.stringify(rejection), requestId]);
+        return {};
       }),
     rejection: (requestId) =>
       withClient(async (client) => {

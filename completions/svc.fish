@@ -330,7 +330,7 @@ complete -c svc -n '__svc_at webhook replay' -l forward-to -x -d 're-post the or
 complete -c svc -n '__svc_at webhook replay' -a '(svc __complete -- "webhook replay" event-id 2>/dev/null)'
 complete -c svc -n '__svc_at webhook verify' -l file -r -F -d 'raw request body (- for standard input)'
 complete -c svc -n '__svc_at webhook verify' -l signature -x -d 'X-Service-Signature header value'
-complete -c svc -n '__svc_at webhook verify' -l secret-stdin -d 'read the signing secret from stdin'
+complete -c svc -n '__svc_at webhook verify' -l secret-stdin -d 'read the signing secret from stdin (on a terminal: a hidden prompt)'
 complete -c svc -n '__svc_at auth' -a 'login' -d 'authorize this integration for companies in the browser (PKCE, loopback callback)'
 complete -c svc -n '__svc_at auth' -a 'status' -d 'which profile, client, secret backend, Grants and tokens are in use (never the values)'
 complete -c svc -n '__svc_at auth' -a 'set-secret' -d 'store the profile\'s client secret in the secret store (OS keychain), without echoing it'

@@ -9,7 +9,7 @@ describe('triage summary', () => {
     tally.credited.push({ requestId: 'aaaaaaaa-1', documentNumber: 'CN-R-1-1' });
     tally.issued.push({ requestId: 'bbbbbbbb-2', documentNumber: 'CN-R-1-2', serviceReceiptId: 'sr-2' });
     tally.elsewhere.push('cccccccc-3');
-    const fields = Object.fromEntries(summaryFields(tally));
+    const fields = Object.fromEntries(summaryFields(tally, 'on this machine only'));
     expect(fields).toMatchObject({
       issued: '1: CN-R-1-2 (request bbbbbbbb, sr-2)',
       'completed, already credited': '1: aaaaaaaa (by CN-R-1-1)',

@@ -11,6 +11,11 @@
 // through tsx for test/postgres-server.ts), the same load also goes to one listener on a
 // shared PostgreSQL journal (SVC_DATABASE_URL: each ack a committed row; target >= 0.25x,
 // p99 < 50 ms) and to two such listeners sharing the load, to report how it scales.
+//
+// BENCH_BASELINE_SVC=/path/to/another/build/bin/svc.js adds that build's listener to the same
+// alternating rounds and reports this build's acks as a ratio to it, per round: a change to
+// the ack path judged against the build before it (±7% between two identical builds in 5
+// rounds on a 2-core VM whose bare server varies ±20% from round to round).
 import { spawn } from 'node:child_process';
 import { constants, createCipheriv, createHmac, generateKeyPairSync, publicEncrypt, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -190,8 +195,6 @@ function median(values) {
 }
 
 const perRound = WARMUP + REQUESTS;
-// The listener deduplicates by body, so every one of its requests needs a body of its own.
-const bodies = Array.from({ length: ROUNDS * 5 * perRound }, (_, n) => deliveryBody(n));
 const env = {
   PATH: process.env.PATH,
   HOME: work,
@@ -225,7 +228,15 @@ try {
   console.log(`webhook-listen: no PostgreSQL rows (${error instanceof Error ? error.message.split('\n')[0] : error})`);
 }
 
-const results = { bare: [], listen: [], pg: [], pg2: [], admin: [] };
+// The listener deduplicates by body, so every one of its requests needs a body of its own.
+const kinds = 2 + (postgres ? 2 : 0) + (process.env.BENCH_ADMIN === '1' ? 1 : 0) + (process.env.BENCH_BASELINE_SVC ? 1 : 0);
+const bodies = Array.from({ length: ROUNDS * kinds * perRound }, (_, n) => deliveryBody(n));
+const results = { bare: [], listen: [], pg: [], pg2: [], admin: [], baseline: [] };
+const baselineSvc = process.env.BENCH_BASELINE_SVC;
+if (baselineSvc && !existsSync(baselineSvc)) {
+  console.error(`webhook listen: BENCH_BASELINE_SVC=${baselineSvc} does not exist (the bin/svc.js of a built checkout)`);
+  process.exit(2);
+}
 const cpuPerRequest = { bare: Number.NaN, listen: Number.NaN };
 // BENCH_ADMIN=1: a listener with --admin-port as well (its own profile directory), in the same
 // rounds, so that what the admin endpoints and metrics cost shows as a ratio to the one without.
@@ -238,8 +249,9 @@ try {
   const shared = postgres && { ...env, SVC_DATABASE_URL: postgres.url, SVC_STATE_DIR: join(work, 'state-pg') };
   const pgListeners = shared ? [await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], shared, 'stderr'), await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json'], shared, 'stderr')] : [];
   const admin = withAdmin ? await startServer([svcBin, 'webhook', 'listen', '--port', '0', '--json', '--admin-port', '0'], { ...env, SVC_STATE_DIR: join(work, 'state-admin') }, 'stderr') : undefined;
-  const names = ['listen', 'bare', ...(shared ? ['pg', 'pg2'] : []), ...(admin ? ['admin'] : [])];
-  const servers = [bare, listen, ...pgListeners, ...(admin ? [admin] : [])];
+  const baseline = baselineSvc ? await startServer([...listenNodeArgs, baselineSvc, 'webhook', 'listen', '--port', '0', '--json'], { ...env, SVC_STATE_DIR: join(work, 'state-baseline') }, 'stderr') : undefined;
+  const names = ['listen', 'bare', ...(shared ? ['pg', 'pg2'] : []), ...(admin ? ['admin'] : []), ...(baseline ? ['baseline'] : [])];
+  const servers = [bare, listen, ...pgListeners, ...(admin ? [admin] : []), ...(baseline ? [baseline] : [])];
   try {
     // Each round runs every kind twice, half of its requests each time, in the order A B … B A,
     // so that a burst of load from elsewhere on the machine falls on both sides of a ratio.
@@ -252,7 +264,7 @@ try {
           // Each kind of listener gets bodies of its own: a body another one stored is a duplicate there.
           const from = (round * names.length + names.indexOf(name)) * perRound;
           const run = (start, count) =>
-            name === 'pg2' ? loadSplit(pgListeners.map((l) => l.url), bodies, start, count) : load(name === 'bare' ? bare.url : name === 'listen' ? listen.url : name === 'admin' ? admin.url : pgListeners[0].url, bodies, start, count);
+            name === 'pg2' ? loadSplit(pgListeners.map((l) => l.url), bodies, start, count) : load(name === 'bare' ? bare.url : name === 'listen' ? listen.url : name === 'admin' ? admin.url : name === 'baseline' ? baseline.url : pgListeners[0].url, bodies, start, count);
           await quiet(servers.map((server) => server.pid));
           if (pass === 0) await run(from, WARMUP);
           const part = pass === 0 ? await run(from + WARMUP, first) : await run(from + WARMUP + first, REQUESTS - first);
@@ -268,7 +280,7 @@ try {
     const served = ROUNDS * perRound;
     cpuPerRequest.bare = (cpuMs(bare.pid) * 1000) / served;
     cpuPerRequest.listen = (cpuMs(listen.pid) * 1000) / served;
-    await Promise.all([bare.stop(), listen.stop(), ...pgListeners.map((l) => l.stop()), ...(admin ? [admin.stop()] : [])]);
+    await Promise.all([bare.stop(), listen.stop(), ...pgListeners.map((l) => l.stop()), ...(admin ? [admin.stop()] : []), ...(baseline ? [baseline.stop()] : [])]);
   }
 } finally {
   await postgres?.drop();
@@ -293,6 +305,11 @@ if (results.admin.length > 0) {
   const adminRatios = results.admin.map((r, i) => r.perSecond / (results.listen[i]?.perSecond ?? Number.NaN));
   console.log(`  svc listen, --admin-port ${median(results.admin.map((r) => r.perSecond)).toFixed(0).padStart(7)} acks/s p99 ${median(results.admin.map((r) => r.p99)).toFixed(2)} ms`);
   console.log(`webhook listen --admin-port: ${median(adminRatios).toFixed(2)}× the listener without it, per round median (${median(results.admin.map((r, i) => r.perSecond / (results.bare[i]?.perSecond ?? Number.NaN))).toFixed(2)}× bare node:http)`);
+}
+if (results.baseline.length > 0) {
+  const baselineRatios = results.listen.map((r, i) => r.perSecond / (results.baseline[i]?.perSecond ?? Number.NaN));
+  console.log(`  baseline build  ${median(results.baseline.map((r) => r.perSecond)).toFixed(0).padStart(7)} acks/s p99 ${median(results.baseline.map((r) => r.p99)).toFixed(2)} ms (${baselineSvc})`);
+  console.log(`webhook listen: ${median(baselineRatios).toFixed(2)}× the baseline build's acks, per round median (rounds: ${baselineRatios.map((r) => r.toFixed(2)).join(' ')})`);
 }
 let pgOk = true;
 if (results.pg.length > 0) {

@@ -1,9 +1,11 @@
-// What shell completion offers for request IDs: the requests of the last `credit-note poll`
-// of the profile with their statuses (newest poll wins, and each move this machine makes
-// updates its request), in <state>/<profile>/completion/request-ids, one `ID<TAB>STATUS` a
-// line (IDs and statuses are no secret; a line without a status is from an older svc). The
-// status lets completion offer only the requests a verb can move. Written quietly:
-// completion is a convenience, never a failure.
+// What shell completion offers for request IDs: the requests the profile's polls listed, with
+// their statuses, in <state>/<profile>/completion/request-ids, one `ID<TAB>STATUS<TAB>GRANT` a
+// line (IDs, statuses and Grant IDs are no secret; GRANT is empty for the profile's own login,
+// and a line without a status or a Grant is from an older svc). A poll replaces what was kept
+// of the queues it listed whole and updates the rest: `poll --grant B` leaves company A's
+// requests offered, `poll --status COMPLETED` leaves the PENDING ones; each move this machine
+// makes updates its request. The status lets completion offer only the requests a verb can
+// move. Written quietly: completion is a convenience, never a failure.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Factory } from '../factory.js';
@@ -16,13 +18,26 @@ export interface RememberedRequest {
   requestId: string;
   /** Undefined in a file an older svc wrote. */
   status?: string | undefined;
+  /** The Grant a poll listed it under; '' for the profile's own login; undefined in a file an older svc wrote. */
+  grant?: string | undefined;
 }
 
-export async function rememberRequestIds(f: Factory, requests: readonly RememberedRequest[]): Promise<void> {
+/** What one poll listed. */
+export interface PolledListing {
+  /** Each with the Grant it was listed under ('' for the profile's own login). */
+  requests: readonly RememberedRequest[];
+  /**
+   * The queues (Grants, '' for the own login) this poll listed whole: a request kept of one of
+   * them that the poll did not list has left it. A listing narrowed by --status is whole for none.
+   */
+  whole: readonly string[];
+}
+
+async function writeRemembered(f: Factory, requests: readonly RememberedRequest[]): Promise<void> {
   try {
     const dir = profileStateDir(f, 'completion');
     await privateDir(dir);
-    const lines = requests.map((r) => (r.status === undefined ? r.requestId : `${r.requestId}\t${r.status}`));
+    const lines = requests.map((r) => [r.requestId, r.status ?? '', r.grant ?? ''].join('\t').replace(/\t+$/, ''));
     await writeFile(join(dir, REQUEST_IDS), `${lines.join('\n')}\n`, { mode: 0o600 });
   } catch {
     // Only completion would miss them.
@@ -32,6 +47,18 @@ export async function rememberRequestIds(f: Factory, requests: readonly Remember
 // One update of the file at a time in this process: requests read at once (a confirmation naming several) each keep their status.
 let updating = Promise.resolve();
 
+/** A poll's listing, merged into what earlier polls of other queues (or of other statuses) left. */
+export function rememberPolledRequests(f: Factory, listing: PolledListing): Promise<void> {
+  updating = updating.then(async () => {
+    const whole = new Set(listing.whole);
+    const listed = new Map(listing.requests.map((r) => [r.requestId, r]));
+    // Kept: what this poll did not list whole; an older line (no Grant) counts as the own login's.
+    const kept = (await rememberedRequests(f)).filter((r) => !listed.has(r.requestId) && !whole.has(r.grant ?? ''));
+    await writeRemembered(f, [...kept, ...listed.values()]);
+  });
+  return updating;
+}
+
 /** A request this machine just moved, or read from the service: its line gets the status (it is added when new). */
 export function rememberMove(f: Factory, requestId: string, status: string): Promise<void> {
   updating = updating.then(async () => {
@@ -39,8 +66,8 @@ export function rememberMove(f: Factory, requestId: string, status: string): Pro
     const at = known.findIndex((r) => r.requestId === requestId);
     if (at !== -1 && known[at]!.status === status) return;
     if (at === -1) known.push({ requestId, status });
-    else known[at] = { requestId, status };
-    await rememberRequestIds(f, known);
+    else known[at] = { ...known[at]!, status };
+    await writeRemembered(f, known);
   });
   return updating;
 }
@@ -52,8 +79,8 @@ export async function rememberedRequests(f: Factory): Promise<RememberedRequest[
       .split('\n')
       .filter((l) => l !== '')
       .map((line) => {
-        const [requestId = '', status] = line.split('\t');
-        return status === undefined || status === '' ? { requestId } : { requestId, status };
+        const [requestId = '', status, grant] = line.split('\t');
+        return { requestId, ...(status === undefined || status === '' ? {} : { status }), ...(grant === undefined ? {} : { grant }) };
       });
   } catch {
     return [];

@@ -2,7 +2,7 @@
 // (src/grants/found.ts): `--grant`, else the Grant a poll found it under, else the default.
 import type { Caller } from '../api/caller.js';
 import { RequestNotFoundError } from '../api/credit-note.js';
-import { rememberRequestIds, type RememberedRequest } from '../completion/cache.js';
+import { rememberPolledRequests, type RememberedRequest } from '../completion/cache.js';
 import type { Factory } from '../factory.js';
 import { writeReceiptsCaller } from '../auth/caller.js';
 import { callerForFound, grantOfFound, rememberFoundBy } from '../grants/found.js';
@@ -42,9 +42,16 @@ export async function requestsOf(f: Factory, given: readonly string[]): Promise<
   return out;
 }
 
-/** What a poll saw: for completion (the IDs and statuses) and for the verbs that act on them (their Grant). */
-export async function rememberPolled(f: Factory, caller: Caller, requests: readonly RememberedRequest[]): Promise<void> {
-  await Promise.all([rememberRequestIds(f, requests), rememberFoundBy(f, caller, 'requests', requests.map((r) => r.requestId))]);
+/**
+ * What a poll saw: for completion (the IDs and statuses) and for the verbs that act on them
+ * (their Grant). `whole`: the company's queue was listed whole (no --status narrowed it).
+ */
+export async function rememberPolled(f: Factory, caller: Caller, requests: readonly RememberedRequest[], whole: boolean): Promise<void> {
+  const grant = caller.grantId ?? '';
+  await Promise.all([
+    rememberPolledRequests(f, { requests: requests.map((r) => ({ requestId: r.requestId, status: r.status, grant })), whole: whole ? [grant] : [] }),
+    rememberFoundBy(f, caller, 'requests', requests.map((r) => r.requestId)),
+  ]);
 }
 
 /** The same for a poll's --json, whose items are kept only as text: the requests' Grant only. */

@@ -8,7 +8,7 @@ import { run as completeSlot } from '../../src/commands/complete.js';
 import { run as issue } from '../../src/commands/credit-note/issue.js';
 import { run as show } from '../../src/commands/credit-note/show.js';
 import { accept, complete, reject, run as setStatus } from '../../src/commands/credit-note/status.js';
-import { rememberRequestIds } from '../../src/completion/cache.js';
+import { rememberPolledRequests } from '../../src/completion/cache.js';
 import type { QueueItem, ReturnRequest } from '../../src/contract/returns.js';
 import { CancelError, ExitCode, UsageError } from '../../src/errors.js';
 import type { Factory } from '../../src/factory.js';
@@ -100,7 +100,7 @@ const COMPLETIONS: [string, string[]][] = [
 describe('completion offers only the requests the verb can move', () => {
   it.each(COMPLETIONS)('%s', async (path, movable) => {
     const h = await harness();
-    await rememberRequestIds(h.f, everyStatus());
+    await rememberPolledRequests(h.f, { requests: everyStatus(), whole: [''] });
     await completeSlot({ words: [path, 'request-id'] }, h.f);
     expect(h.streams.stdout().split('\n').filter(Boolean)).toEqual(movable.map(idOf));
   });
@@ -109,7 +109,7 @@ describe('completion offers only the requests the verb can move', () => {
     const h = await harness();
     await withKeys(h, keys);
     serveQueue(h, everyStatus());
-    await rememberRequestIds(h.f, everyStatus());
+    await rememberPolledRequests(h.f, { requests: everyStatus(), whole: [''] });
     await accept.run({ requestIds: [idOf('PENDING')], partial: false }, h.f);
     await completeSlot({ words: ['credit-note reject', 'request-id'] }, h.f);
     await completeSlot({ words: ['credit-note complete', 'request-id'] }, h.f);

@@ -9,7 +9,7 @@ import type { QueueItem } from '../../contract/returns.js';
 import { matchesFilter } from '../../credit-notes/filter.js';
 import { queueSelection } from '../../credit-notes/queue-flags.js';
 import { maskedItem, readQueue } from '../../credit-notes/queue.js';
-import { rememberRequestIds } from '../../completion/cache.js';
+import { rememberPolledRequests } from '../../completion/cache.js';
 import { loadKeyring } from '../../keys/keystore.js';
 import type { Factory } from '../../factory.js';
 import { SvcError } from '../../errors.js';
@@ -83,7 +83,9 @@ export async function pollAll(opts: PollOptions, f: Factory, deps: WatchDeps): P
 
   const polled = await fetchAll();
   failIfAllFailed(f, polled.failed, polled.total, 'polled');
-  await rememberRequestIds(f, polled.all);
+  // Each company's queue that answered is listed whole (a --status narrows what is shown, not what is listed).
+  const failed = new Set(polled.failed.map((x) => x.target.id));
+  await rememberPolledRequests(f, { requests: polled.all.map((i) => ({ requestId: i.requestId, status: i.status, grant: i.grantId })), whole: targets.map((t) => t.id).filter((id) => !failed.has(id)) });
   if (f.io.json) {
     await writeJsonArray(f.io, [...polled.shown, ...failureElements(polled.failed)]);
   } else {

@@ -77,7 +77,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (opts.watch) return watch(f, { fetchQueue: queueReader(caller, keys, status, arrange), intervalMs, decrypt: opts.decrypt, deps, selected: status?.statuses, keeper: await polledKeeper(f) });
   if (keys === undefined) {
     const all = await listReturnRequests(caller);
-    await rememberPolled(f, caller, all);
+    await rememberPolled(f, caller, all, true);
     const viewed = all.filter((i) => matchesFilter(i, status));
     const shown = arrange(viewed);
     if (f.io.json) await writeJsonArray(f.io, shown);
@@ -89,7 +89,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
   if (arrange.active || keep) {
     // Sorting, limiting or filtering by what is encrypted needs every shown item read first.
     const all = await listReturnRequests(caller);
-    await rememberPolled(f, caller, all);
+    await rememberPolled(f, caller, all, true);
     const read = (await readQueue(all.filter((i) => matchesFilter(i, status)), keys)).map(maskedItem);
     const shown = arrange(read);
     if (f.io.json) await writeJsonArray(f.io, shown);
@@ -107,7 +107,7 @@ export async function poll(opts: PollOptions, f: Factory, deps: WatchDeps = {}):
     await rememberPolledJson(f, caller, read.requestIds);
     return writeJsonArrayText(f.io, read.json);
   }
-  await rememberPolled(f, caller, read.items);
+  await rememberPolled(f, caller, read.items, status === undefined);
   await writeList(f.io, read.items, columns(f, true), read.items, { footer: footerOf(read.items, read.items, f.clock.now(), status?.statuses) });
   reportUnreadable(f, read.unreadable, read.shown);
 }

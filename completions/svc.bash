@@ -43,7 +43,7 @@ _svc_spec() {
       args=()
       ;;
     'svc credit-note')
-      subcommands='poll show accept reject complete status issue triage template'
+      subcommands='poll show accept reject complete status issue triage list template'
       flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--profile --base-url --jq'
       args=()
@@ -94,6 +94,12 @@ _svc_spec() {
       subcommands=''
       flags='--grant --all-grants --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --help --version --profile --base-url --json --jq --no-input --debug --no-color'
       value_flags='--grant --grants --concurrency --status --receipt --customer --older-than --newer-than --reason --refund --profile --base-url --jq'
+      args=()
+      ;;
+    'svc credit-note list')
+      subcommands=''
+      flags='--receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--receipt --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note template')
@@ -504,6 +510,8 @@ _svc_flag_values() {
     'svc credit-note triage --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note triage --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note triage --profile') live=1 ;;
+    'svc credit-note list --receipt') live=1 ;;
+    'svc credit-note list --profile') live=1 ;;
     'svc credit-note template --grant') live=1 ;;
     'svc credit-note template --file') files=1 ;;
     'svc credit-note template --profile') live=1 ;;

@@ -56,6 +56,8 @@ export const CreditNoteRecord = z.looseObject({
   documentNumber: NonEmptyString,
   /** ISO 8601, from the CLI's clock when the service accepted the submission. */
   issuedAt: NonEmptyString,
+  /** Who issued it, user@host (src/credit-notes/accepted-part.ts recorder); absent in records an older svc kept. */
+  issuedBy: z.string().min(1).optional(),
   lines: z.array(CreditedLine).min(1),
   /** The template request as sent: every amount of the credit note. */
   templateRequest: z.looseObject({ documentNumber: z.string(), currency: z.string(), invoiceSubtotal: z.number(), totalAmount: z.number() }),

@@ -4,7 +4,7 @@
 // credits that part by default and never more. A request accepted in part elsewhere, or by an
 // svc before this one, has no part recorded: it is asked for on a terminal, else named with
 // `--item` (exit 2 without).
-import { userInfo, hostname } from 'node:os';
+import { recorder } from './recorder.js';
 import type { ReturnRequest } from '../contract/returns.js';
 import { RequestStateError } from '../api/credit-note.js';
 import { UsageError, ValidationError } from '../errors.js';
@@ -24,16 +24,6 @@ export function partText(items: readonly ItemQuantity[]): string {
   return items.map((i) => `${i.productId}:${i.quantity}`).join(' ');
 }
 
-/** Who records a decision: user@host, for a colleague reading it on another machine. */
-export function recorder(): string {
-  let user = 'someone';
-  try {
-    user = userInfo().username;
-  } catch {
-    // No passwd entry (a container's uid): the host still says where.
-  }
-  return `${user}@${hostname()}`;
-}
 
 /**
  * Records the part as the decision; refused (exit 7, nothing kept) once the request has a

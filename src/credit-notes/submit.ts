@@ -26,6 +26,7 @@ import { hashedTemplate } from '../receipts/template.js';
 import { originalReceipt } from './open-request.js';
 import { grantFlagOf } from '../grants/company.js';
 import type { CreditNoteRecord } from '../contract/records.js';
+import { recorder } from './recorder.js';
 
 /** The only algorithm docs/interface-decisions.md#hybrid-encryption defines a wrap for. */
 const SUPPORTED_ALGORITHM = 'RSA_2048';
@@ -69,6 +70,7 @@ export async function submit(f: Factory, caller: Caller, ledger: LedgerStore, in
     requestId: reservation.requestId,
     documentNumber: reservation.documentNumber,
     issuedAt: new Date(f.clock.now()).toISOString(),
+    issuedBy: recorder(),
     lines: reservation.lines,
     templateRequest: reservation.templateRequest,
     templateHash: built.templateHash,

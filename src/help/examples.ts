@@ -37,6 +37,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   ],
   'receipt email': ['svc receipt email --file receipt.json --to alice@example.com'],
   'receipt list': ['svc receipt list', 'svc receipt list --json --jq ".[].serviceReceiptId"'],
+  'credit-note list': ['svc credit-note list', 'svc credit-note list --receipt R-2026-0008', 'svc credit-note list --json --jq ".[] | [.documentNumber, .totalAmount, .currency] | @tsv"'],
   'credit-note': ['svc credit-note poll', 'svc credit-note triage    # work the open requests one key at a time', 'svc credit-note issue REQUEST_ID --complete'],
   'credit-note poll': ['svc credit-note poll    # the open requests', 'svc credit-note poll --status PENDING,ACCEPTED --older-than 3d', 'svc credit-note poll --all --receipt 7f3e0000 --json', 'svc credit-note poll --watch    # on a terminal, the queue screen: ↑↓ move, / filter, Enter show, space mark, a p r i c decide, ? keys, q leave', 'svc credit-note poll --all-grants --sort age    # every company at once'],
   'credit-note show': ['svc credit-note show REQUEST_ID    # IDs: svc credit-note poll', 'svc credit-note show    # on a terminal: choose from the open requests'],

@@ -329,7 +329,7 @@ describe('receipt send', () => {
       expect(out.length).toBeLessThan(1000);
       expect(h.streams.stderr()).toContain('dry run: nothing was submitted');
       await list({}, h.f);
-      expect(h.streams.stderr()).toContain('no receipts issued from this machine yet');
+      expect(h.streams.stderr()).toContain("no receipts in this machine's ledger yet");
     });
 
     it('prints the request that would be sent under --json', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashComplete, completionsDir, requireBashCompletion, requireTools, scriptDir, suiteTitle } from './shells.js';
 
 const script = join(completionsDir, 'svc.bash');
-const CREDIT_NOTE_VERBS = ['poll', 'show', 'accept', 'reject', 'complete', 'status', 'issue', 'triage', 'template'];
+const CREDIT_NOTE_VERBS = ['poll', 'show', 'accept', 'reject', 'complete', 'status', 'issue', 'triage', 'list', 'template'];
 const sorted = (words: string[]) => [...words].sort();
 
 const missingBash = requireTools(['bash']);

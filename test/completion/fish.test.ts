@@ -16,7 +16,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('fish completion', missing), (
 
   it('offers the subcommands of credit-note', async () => {
     expect(words(await fishComplete(script, 'svc credit-note '))).toEqual(
-      ['accept', 'complete', 'issue', 'poll', 'reject', 'show', 'status', 'template', 'triage'],
+      ['accept', 'complete', 'issue', 'list', 'poll', 'reject', 'show', 'status', 'template', 'triage'],
     );
   });
 

@@ -20,7 +20,7 @@ describe.skipIf(missing !== undefined)(suiteTitle('zsh completion', missing), ()
 
   it('offers the subcommands of credit-note', async () => {
     expect(words(await zshComplete(completionsDir, 'svc credit-note '))).toEqual(
-      ['accept', 'complete', 'issue', 'poll', 'reject', 'show', 'status', 'template', 'triage'],
+      ['accept', 'complete', 'issue', 'list', 'poll', 'reject', 'show', 'status', 'template', 'triage'],
     );
   });
 

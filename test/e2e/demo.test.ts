@@ -47,6 +47,8 @@ describe('svc demo', () => {
     // The credit note reached the same three devices, and the request ended COMPLETED.
     expect(result.stdout.match(/\tCREDIT_NOTE\t[^\t]+\tDELIVERED\tmatches/g)).toHaveLength(3);
     expect(result.stdout).toMatch(/\tCOMPLETED\t/);
+    // The ledger's list: both credit notes, newest first (the part, then the whole one), with receipt and amount.
+    expect(result.stdout).toMatch(/\$ svc credit-note list\n(CN-\S+\tR-\S+\t\d+\.\d\d EUR\t[^\n]+\n){2}\n/);
     // The receiver got both events and decrypted them.
     expect(result.stderr).toMatch(/--> RETURN_REQUESTED +\w+ +request [0-9a-f-]{36} +receipt \S+ +1 item/);
     expect(result.stderr).toMatch(/--> CREDIT_NOTE_CREATED +\w+ +credit note \S+ +SERVICE, UBL_CREDIT_NOTE/);

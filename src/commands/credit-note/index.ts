@@ -105,6 +105,10 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
       const { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency } = flags;
       return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency });
     });
+  cn.command('list')
+    .description("credit notes issued, from this profile's ledger (this machine's, or the team's database)")
+    .option('--receipt <id>', "only those of one receipt: its document number or serviceReceiptId (a unique prefix of 6+)")
+    .action((flags: { receipt?: string }, cmd: Command) => ctx.run(cmd, () => import('./list.js'), { receipt: flags.receipt }));
   grantOption(cn.command('template'))
     .description('validate a credit note and get its template and templateHash')
     .requiredOption('--file <path>', 'template request JSON, or - for stdin')

@@ -24,7 +24,8 @@ import { completeQuestion, listedLine, rejectQuestion } from '../../credit-notes
 import { creditedFor } from '../../credit-notes/credited.js';
 import { CancelError, ExitCode, NotFoundError, PartialFailureError, SvcError, UsageError, errorReport, exitCodeOf } from '../../errors.js';
 import { approvedPart } from '../../credit-notes/approved.js';
-import { askPart, creditedAlready, keepAcceptedPart, partText, recorder, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
+import { askPart, creditedAlready, keepAcceptedPart, partText, refuseUncountablePart, samePart } from '../../credit-notes/accepted-part.js';
+import { recorder } from '../../credit-notes/recorder.js';
 import { askedPart } from '../../credit-notes/part.js';
 import { requestNotFound, requestsOf, type RequestOf } from '../../credit-notes/request-grant.js';
 import { parseItem, type ItemQuantity } from '../../credit-notes/item-flag.js';

@@ -110,6 +110,8 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     ).trim();
     await demo.svc(['credit-note', 'accept', partRequestId, '--item', '4009876543210:1']);
     await demo.svc(['credit-note', 'issue', partRequestId, '--yes', '--complete']);
+    // Read from the ledger: what was issued, for which receipt, how much, by whom.
+    await demo.svc(['credit-note', 'list']);
 
     heading('A platform acts for many companies: one command over every Grant, each row naming its company');
     await demo.svc(['credit-note', 'poll', '--all-grants', '--all']);

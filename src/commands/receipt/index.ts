@@ -35,6 +35,6 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .action((flags: { file: string; to: string; issueDate?: string; strict?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./email.js'), flags));
   receipt
     .command('list')
-    .description('receipts this machine sent to customers\' devices (its ledger; emailed PDFs are not kept)')
+    .description("receipts sent to customers' devices, from this profile's ledger (this machine's, or the team's database; emailed PDFs are not kept)")
     .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./list.js'), {}));
 }

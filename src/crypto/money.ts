@@ -98,3 +98,15 @@ function assertMinorUnits(value: number, name: string): void {
   if (!Number.isInteger(value) || Math.abs(value) > MAX_MINOR_UNITS)
     throw new RangeError(`${name} must be an integer of at most ${MAX_MINOR_UNITS} minor units, got ${value}`);
 }
+
+/**
+ * A document's total as a list shows it ("1.28 EUR"); a record edited by hand whose amount
+ * does not fit its currency is shown as it is, so that it does not hide the others.
+ */
+export function shownTotal(totalAmount: number, currency: string): string {
+  try {
+    return formatMoney(toMinor(totalAmount, currency), currency);
+  } catch {
+    return `${totalAmount} ${currency}`;
+  }
+}

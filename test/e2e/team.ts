@@ -2,8 +2,9 @@
 // sandbox and a logged-in merchant, and a second machine (the same login and keys, its own
 // copy of the config, its own state). `on` runs svc on a machine against the shared database.
 import { cp } from 'node:fs/promises';
-import { startPostgres, type PgServer } from '../postgres-server.js';
-import { makeSvcHome, runSvc, type SvcHome, type SvcResult, type TempDirs } from './helpers.js';
+import { afterAll, beforeAll } from 'vitest';
+import { postgresSkipReason, startPostgres, type PgServer } from '../postgres-server.js';
+import { makeSvcHome, runSvc, tempDirs, type SvcHome, type SvcResult, type TempDirs } from './helpers.js';
 import { startMerchant, type Merchant } from './merchant.js';
 
 export interface Team {
@@ -34,4 +35,23 @@ export async function startTeam(dirs: TempDirs, database: string, sandboxArgs: r
       await server.drop();
     },
   };
+}
+
+/**
+ * One team for the tests of a file, started before them and stopped after: `skip` says why
+ * there is none (no PostgreSQL server here), for `describe.skipIf(skip !== undefined)`.
+ */
+export function useTeam(database: string, sandboxArgs: readonly string[] = []): { skip: string | undefined; team: () => Team; dirs: TempDirs } {
+  const skip = postgresSkipReason();
+  const dirs = tempDirs();
+  let team: Team | undefined;
+  beforeAll(async () => {
+    if (skip) return;
+    team = await startTeam(dirs, database, sandboxArgs);
+  }, 120_000);
+  afterAll(async () => {
+    await team?.stop();
+    await dirs.cleanup();
+  });
+  return { skip, dirs, team: () => team as Team };
 }

@@ -2,27 +2,14 @@
 // issues one, machine B (which issued nothing) lists it, with the receipt, the amount and
 // who issued it, as A's own list does; before, B is told the team's database has none yet.
 import { userInfo, hostname } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresSkipReason } from '../postgres-server.js';
-import { tempDirs } from './helpers.js';
-import { startTeam, type Team } from './team.js';
+import { describe, expect, it } from 'vitest';
+import { useTeam } from './team.js';
 
-const skip = postgresSkipReason();
-const dirs = tempDirs();
-let team: Team | undefined;
-
-beforeAll(async () => {
-  if (skip) return;
-  team = await startTeam(dirs, 'team_cn_list');
-}, 120_000);
-afterAll(async () => {
-  await team?.stop();
-  await dirs.cleanup();
-});
+const { skip, team } = useTeam('team_cn_list');
 
 describe.skipIf(skip !== undefined)(`credit-note list on a team database${skip ? ` (skipped: ${skip})` : ''}`, () => {
   it("B lists the credit note A issued, with who issued it; B's own list said none before", async () => {
-    const { m, other, on } = team as Team;
+    const { m, other, on } = team();
     const before = await on(other, ['credit-note', 'list']);
     expect(before.exitCode, before.stderr).toBe(0);
     expect(before.stderr).toContain("no credit notes in the team's database yet");

@@ -4,28 +4,14 @@
 // summary counts what this walk did, not what the colleague did: a request completed on a
 // colleague's credit note is "completed, already credited", never "issued" by this walk; one
 // the colleague closed while `i`'s question was open is "changed elsewhere".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresSkipReason } from '../postgres-server.js';
-import { svcEnv, tempDirs, type SvcHome } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { svcEnv, type SvcHome } from './helpers.js';
 import { requireTools } from './require-tools.js';
-import { startTeam, type Team } from './team.js';
+import { useTeam } from './team.js';
 import { svcInTerminal, type Terminal } from './tmux.js';
 
-const skip = postgresSkipReason();
-const dirs = tempDirs();
+const { skip, team: t } = useTeam('triage_colleague');
 const MILK = '4001234567890';
-let team: Team | undefined;
-
-beforeAll(async () => {
-  if (skip) return;
-  team = await startTeam(dirs, 'triage_colleague');
-}, 120_000);
-afterAll(async () => {
-  await team?.stop();
-  await dirs.cleanup();
-});
-
-const t = () => team as Team;
 
 /** `svc ARGS` on a machine of the team, expected to exit 0. */
 async function on(home: SvcHome, args: string[]): Promise<string> {

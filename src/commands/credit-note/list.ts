@@ -3,7 +3,7 @@
 // the receipt it credits, the return request it answered, its amount, when and by whom it was
 // issued. Read from the ledger alone: no network call.
 import type { CreditNoteRecord, ReceiptRecord } from '../../contract/records.js';
-import { formatMoney, toMinor } from '../../crypto/money.js';
+import { shownTotal } from '../../crypto/money.js';
 import type { Factory } from '../../factory.js';
 import { writeList, type Column } from '../../io/output.js';
 import { note } from '../../io/streams.js';
@@ -70,12 +70,7 @@ function ofReceipt(given: string, receipts: readonly ReceiptRecord[]): (row: Row
 }
 
 function amountOf(record: CreditNoteRecord): string {
-  const { totalAmount, currency } = record.templateRequest;
-  try {
-    return formatMoney(toMinor(totalAmount, currency), currency);
-  } catch {
-    return `${totalAmount} ${currency}`;
-  }
+  return shownTotal(record.templateRequest.totalAmount, record.templateRequest.currency);
 }
 
 /** What --json gives of each: what the table shows, whole, and the lines it credits. */

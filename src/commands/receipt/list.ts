@@ -1,5 +1,5 @@
 // `svc receipt list`: the receipts issued for the profile, from its ledger (this machine's, or the team's database).
-import { toMinor, formatMoney } from '../../crypto/money.js';
+import { shownTotal } from '../../crypto/money.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
 import { companyColumn } from '../../receipts/company-column.js';
@@ -35,11 +35,5 @@ function issueDateOf(record: ReceiptRecord): string {
 }
 
 function totalOf(record: ReceiptRecord): string {
-  const { totalAmount, currency } = record.templateRequest;
-  try {
-    return formatMoney(toMinor(totalAmount, currency), currency);
-  } catch {
-    // A record edited by hand should not hide the others.
-    return `${totalAmount} ${currency}`;
-  }
+  return shownTotal(record.templateRequest.totalAmount, record.templateRequest.currency);
 }

@@ -166,12 +166,36 @@ export const reject: FinalVerb<RejectOptions> = {
   async run(opts, f, command = 'credit-note reject') {
     const reason = opts.reason === undefined ? undefined : rejectionReason(opts.reason);
     const requests = await requestsOf(f, await givenOrPicked(f, opts.requestIds, pickFor(command, 'reject')));
-    // One request with a credit note is refused before the question, which would say it has none.
+    // A request with a credit note is refused before the question, which would say it has none:
+    // one alone as the command's error; of several, each on its line, and the question names the others.
     if (requests.length === 1) await refuseRejectingCredited(f, requests[0]!.caller, requests[0]!.requestId);
-    await confirmFinal(f, requests, { verb: 'Reject', yes: opts.yes, command });
-    await setStatuses(f, requests, 'REJECTED', { reason });
+    const refused = requests.length === 1 ? new Map<string, unknown>() : await refuseCreditedAmong(f, requests);
+    const asked = requests.filter((r) => !refused.has(r.requestId));
+    if (asked.length > 0) await confirmFinal(f, asked, { verb: 'Reject', yes: opts.yes, command });
+    await setStatuses(f, requests, 'REJECTED', { reason, refused });
   },
 };
+
+/**
+ * Of several requests to reject, those with a credit note (issued, or being submitted), each
+ * refused on its own line now, as a failed move's line reads (on stderr with --json, whose
+ * array has it at the end): by request ID, the refusal.
+ */
+async function refuseCreditedAmong(f: Factory, requests: readonly RequestOf[]): Promise<Map<string, unknown>> {
+  const refused = new Map<string, unknown>();
+  for (const { requestId, caller } of requests) {
+    try {
+      await refuseRejectingCredited(f, caller, requestId);
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      refused.set(requestId, error);
+      const line = `${requestId} error: ${oneLine(error.message)}`;
+      if (f.io.json) note(f.io, line);
+      else println(f.io, line);
+    }
+  }
+  return refused;
+}
 
 export interface CompleteOptions {
   requestIds: string[];
@@ -269,14 +293,15 @@ function settable(value: string): SettableQueueItemStatus {
  * reports each on stdout: one line per request (`ID STATUS`, or `ID error: MESSAGE`), --json
  * an array of results and `{ requestId, error }` elements. A failure does not stop the
  * others; the exit code is then the partial-result contract's (PartialFailureError).
+ * `refused`: requests refused before the question, their lines printed then; not moved.
  */
 async function setStatuses(
   f: Factory,
   given: readonly string[] | readonly RequestOf[],
   status: SettableQueueItemStatus,
-  more: { reason?: string | undefined; parts?: ReadonlyMap<string, readonly ItemQuantity[]> } = {},
+  more: { reason?: string | undefined; parts?: ReadonlyMap<string, readonly ItemQuantity[]>; refused?: ReadonlyMap<string, unknown> } = {},
 ): Promise<void> {
-  const { reason, parts } = more;
+  const { reason, parts, refused } = more;
   // Requests a final move confirmed are already whole, each with its company's caller.
   const requests = given.every((g): g is RequestOf => typeof g !== 'string') ? [...given] : await requestsOf(f, given as readonly string[]);
   const requestIds = requests.map((r) => r.requestId);
@@ -306,6 +331,13 @@ async function setStatuses(
   if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
 
   async function moveOne(requestId: string, caller: Caller): Promise<void> {
+    // Refused before anything was asked, and said then: a failure of the result, not moved.
+    if (refused?.has(requestId)) {
+      const error = refused.get(requestId);
+      failures.push(error);
+      results.push({ requestId, error: errorReport(error) });
+      return;
+    }
     try {
       if (status === 'REJECTED') await refuseRejectingCredited(f, caller, requestId);
       // A rejection's reason is kept with the item, so that is kept too. Either way the status

@@ -122,6 +122,25 @@ describe('a move to where a request already is', () => {
   }, 60_000);
 });
 
+describe('reject --json of a request already rejected', () => {
+  it('carries the rejection that stands (reason, when, who) and that the reason given now was not recorded; the ledger keeps the first', async () => {
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const first = await m.json<{ rejection: { reason: string; rejectedAt: string; rejectedBy: string }; reasonRecorded: boolean }>(['credit-note', 'reject', a, '--reason', 'arrived opened', '--yes']);
+    expect(first).toMatchObject({ requestId: a, status: 'REJECTED', rejection: { reason: 'arrived opened' }, reasonRecorded: true });
+    expect(first.rejection.rejectedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(first.rejection.rejectedBy).toMatch(/^[^@\s]+@[^@\s]+$/);
+
+    const again = await runSvc(['credit-note', 'reject', a, '--reason', 'changed my mind', '--yes', '--json'], { home: m.home, env: m.env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ requestId: a, status: 'REJECTED', updatedAt: expect.any(String), rejection: first.rejection, reasonRecorded: false });
+    expect(again.stderr).toContain('reason "arrived opened"; the reason "changed my mind" was not recorded');
+    // Without --reason: the rejection that stands, all the same.
+    expect(await m.json(['credit-note', 'reject', a, '--yes'])).toMatchObject({ rejection: first.rejection });
+    expect((await m.svc(['credit-note', 'show', a])).stdout).toMatch(/^reason +arrived opened \(/m);
+  }, 60_000);
+});
+
 describe('accept of a request issue would refuse', () => {
   it('is accepted (exit 0), and a note says issue would refuse it and what is left: --credited-elsewhere', async () => {
     const m = merchant();

@@ -9,7 +9,8 @@
 // document number, lines and amount, and needs --yes elsewhere. A rejection's reason
 // (--reason) is kept in the ledger beside the request (this machine's, or the team's
 // database): the PATCH takes `{ status }` only, so the service never hears it. A request is
-// rejected once: a reason given for one rejected before is not kept over the first one's.
+// rejected once: a reason given for one rejected before is not kept over the first one's,
+// which stands, as its line and its --json element (`rejection`, `reasonRecorded`) say.
 import type { Caller } from '../../api/caller.js';
 import { listReturnRequests, RequestNotFoundError, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus, type QueueItem } from '../../contract/returns.js';
@@ -352,11 +353,12 @@ async function setStatuses(
       });
       await afterMove?.();
       const reasonKept = reason === undefined ? undefined : await keepReason(f, requestId, reason);
-      results.push(part === undefined ? result : { ...result, acceptedPart: part });
+      const rejected = status === 'REJECTED' && f.io.json ? await rejectionFields(f, requestId, reason, reasonKept) : {};
+      results.push({ ...result, ...(part === undefined ? {} : { acceptedPart: part }), ...rejected });
       await rememberMove(f, result.requestId, result.status);
       const already = alreadyNote(f, before === result.status && part === undefined, reason, reasonKept);
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
-      else if (reasonKept?.earlier !== undefined) note(f.io, `request ${result.requestId}${already}`);
+      else if (reasonKept?.recorded === false) note(f.io, `request ${result.requestId}${already}`);
       // The item read just before, as the move left it (its status read back from the service): no second listing.
       // A part is checked as `issue` would credit it: the part just recorded (a part given again is a decision again).
       if ((status === 'ACCEPTED' && before !== result.status) || (status === 'PARTIALLY_ACCEPTED' && part !== undefined)) {
@@ -496,9 +498,9 @@ async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Pro
  * What the line of a moved request adds: a move to where it already was changed nothing, and a
  * rejection kept before stands (its reason, when and by whom), the reason given now not recorded.
  */
-function alreadyNote(f: Factory, wasAlready: boolean, reason: string | undefined, reasonKept: { earlier?: Rejection } | undefined): string {
-  const earlier = reasonKept?.earlier;
-  if (earlier !== undefined && reason !== undefined) {
+function alreadyNote(f: Factory, wasAlready: boolean, reason: string | undefined, reasonKept: KeptReason | undefined): string {
+  if (reasonKept?.recorded === false && reason !== undefined) {
+    const earlier = reasonKept.stands;
     const stands = `${rejectedWhen(earlier, zoneOf(f.env))}, reason "${printable(earlier.reason)}"; the reason "${printable(reason)}" was not recorded`;
     return ` (${wasAlready ? 'it already was' : 'it was rejected meanwhile'}: ${stands})`;
   }
@@ -508,16 +510,39 @@ function alreadyNote(f: Factory, wasAlready: boolean, reason: string | undefined
 }
 
 /**
- * The request is rejected whatever happens here: a reason that cannot be kept only warns.
- * Answers the ledger's `{ earlier }` (the rejection kept before, which stands: this reason is not
- * kept) or `{}` (kept); undefined when it was not kept for another cause (warned).
+ * A rejected request's --json element says what its line says: the rejection that stands
+ * (`rejection`: its reason, `rejectedAt`, `rejectedBy`), and with --reason whether this one
+ * was recorded (`reasonRecorded`; false when one kept before stands, or it could not be kept).
+ * Without --reason, the rejection kept before, if any: an unreadable ledger only leaves it out.
  */
-async function keepReason(f: Factory, requestId: string, reason: string): Promise<{ earlier?: Rejection } | undefined> {
+async function rejectionFields(f: Factory, requestId: string, reason: string | undefined, kept: KeptReason | undefined): Promise<{ rejection?: Rejection; reasonRecorded?: boolean }> {
+  if (reason !== undefined) return kept === undefined ? { reasonRecorded: false } : { rejection: kept.stands, reasonRecorded: kept.recorded };
+  const standing = await (await f.ledger())
+    .rejection(requestId)
+    .catch((error: unknown) => {
+      if (error instanceof SvcError) return undefined;
+      throw error;
+    });
+  return standing === undefined ? {} : { rejection: standing };
+}
+
+/** The rejection that stands after a reason was given, and whether it is the one given (recorded) or one kept before. */
+interface KeptReason {
+  stands: Rejection;
+  recorded: boolean;
+}
+
+/**
+ * The request is rejected whatever happens here: a reason that cannot be kept only warns.
+ * Answers the rejection that stands: this one (recorded), or the one the ledger kept before,
+ * which stands and this reason is not kept; undefined when it was not kept for another cause (warned).
+ */
+async function keepReason(f: Factory, requestId: string, reason: string): Promise<KeptReason | undefined> {
   try {
     const rejection: Rejection = { reason, rejectedAt: new Date(f.clock.now()).toISOString(), rejectedBy: recorder() };
     const kept = await (await f.ledger()).keepRejection(requestId, rejection);
     if (kept === undefined) note(f.io, `warning: the reason for rejecting request ${requestId} was not kept: this ledger has no copy of the request`);
-    return kept;
+    return kept === undefined ? undefined : { stands: kept.earlier ?? rejection, recorded: kept.earlier === undefined };
   } catch (error) {
     note(f.io, `warning: the reason for rejecting request ${requestId} was not kept (${error instanceof Error ? error.message : String(error)})`);
     return undefined;

@@ -75,6 +75,18 @@ export function samePart(a: readonly ItemQuantity[], b: readonly ItemQuantity[])
   return key(a) === key(b);
 }
 
+/** "4001234567890 ×1, 4005555000104 ×1": a part in a sentence. */
+export function partWords(items: readonly ItemQuantity[]): string {
+  return items.map((i) => `${i.productId} ×${i.quantity}`).join(', ');
+}
+
+/** What a credit note credits (or, being submitted, will), product by product as `--item` names a part: its lines summed by product. */
+export function creditedPart(lines: readonly ItemQuantity[]): ItemQuantity[] {
+  const byProduct = new Map<string, number>();
+  for (const line of lines) byProduct.set(line.productId, (byProduct.get(line.productId) ?? 0) + scaledQuantity(line.quantity));
+  return [...byProduct].map(([productId, scaled]) => ({ productId, quantity: quantityOf(scaled) }));
+}
+
 /**
  * What to credit of a request accepted in part: the recorded part, or `items` when they stay
  * within it (each a product of the part, at most its quantity); more is refused (exit 2)

@@ -10,7 +10,8 @@
 // being submitted, so two issues against one receipt, on one machine or on several sharing a
 // database, cannot both credit its last items. The exact request and its key are kept before
 // they are sent: a run killed at any point, or whose answer was lost, is finished by running
-// it again. The command (src/commands/credit-note/issue.ts) and triage's `i` both run this.
+// it again, for the part it began (its reservation's, whatever --item says then). The command
+// (src/commands/credit-note/issue.ts) and triage's `i` both run this.
 import type { Caller } from '../api/caller.js';
 import { RequestStateError, setReturnRequestStatus } from '../api/credit-note.js';
 import type { CreditNoteSubmissionResult } from '../contract/credit-note.js';
@@ -18,12 +19,13 @@ import type { QueueItem } from '../contract/returns.js';
 import { formatMoney } from '../crypto/money.js';
 import type { Factory } from '../factory.js';
 import { canPrompt, note } from '../io/streams.js';
+import { shownTime } from '../io/time.js';
 import { confirmOrCancel } from '../io/prompter.js';
 import { contentDigest, startedBy } from '../receipts/submission.js';
 import type { Credited, Intent } from '../store/ledger.js';
-import { OverAcceptedPartError, partChanged, sameRecordedPart } from './accepted-part.js';
+import { creditedPart, OverAcceptedPartError, partChanged, partText, partWords, samePart, sameRecordedPart } from './accepted-part.js';
 import type { ItemQuantity } from './item-flag.js';
-import { CLOSED_STATUSES, ClosedRequestError, openRequest, type Opened } from './open-request.js';
+import { CLOSED_STATUSES, ClosedRequestError, decryptRequest, openRequest, type Opened } from './open-request.js';
 import { AlreadyCreditedError, creditedBy, creditedOf, pendingSince, prepare, returnWindowDays, sameCreditNote, type Prepared, type Terms } from './prepare.js';
 import { preview } from './preview.js';
 import { callerForRequests } from './request-grant.js';
@@ -32,12 +34,12 @@ import { findQueueItem } from './queue-cache.js';
 import { issueQuestion } from './moves.js';
 import { creditLines, requestAskedBrief } from './summary.js';
 import { oneLine } from '../io/output.js';
-import { UsageError, ValidationError } from '../errors.js';
+import { SvcError, UsageError, ValidationError } from '../errors.js';
 import { companyNameOf } from '../auth/caller.js';
 import { rememberMove } from '../completion/cache.js';
 import { issuedWhere } from './credited.js';
 import { grantFlagOf } from '../grants/company.js';
-import { submit, type Issued } from './submit.js';
+import { reservationOf, submit, type Issued } from './submit.js';
 
 /** What `credit-note issue` was asked for: its flags, the request ID given (a unique prefix will do) and the parsed --item. */
 export interface IssueRequest {
@@ -70,7 +72,8 @@ export type IssueOutcome =
   | { kind: 'pending'; requestId: string; intent: Intent; grantFlag: string }
   | { kind: 'dry-run'; shown: Prepared }
   | { kind: 'issued'; requestId: string; intent: Intent; issued: Issued; status: string | undefined }
-  | { kind: 'credited-elsewhere'; requestId: string; creditNote: Credited; status: string };
+  /** `acceptedPart`: the part this run accepted a PENDING request in, as its credit note credited it (not all it asked). */
+  | { kind: 'credited-elsewhere'; requestId: string; creditNote: Credited; status: string; acceptedPart?: ItemQuantity[] | undefined };
 
 /**
  * The whole of `credit-note issue` after its flags are read: an open intent of the request is
@@ -130,9 +133,18 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
         hint: `close the submission with \`svc credit-note issue ${item.requestId}${grantFlag} --abandon-pending\``,
       });
     }
+    // The part the interrupted run credits is the one carried on, whatever --item says now:
+    // another part is refused, and without --item it is that part, never the whole request.
+    const begun = creditedPart(reservationOf(intent).lines);
+    if (items.length > 0 && !samePart(items, begun)) throw otherPartBegun(f, intent, begun, items, `${item.requestId}${grantFlag}`, opts.complete === true);
     note(f.io, `resuming the submission of credit note ${intent.documentNumber} started ${startedBy(intent)}: the same request under the same Idempotency-Key`);
-    // The same command again: the same --item flags as the run that reserved it.
-    whole = item.status !== 'PARTIALLY_ACCEPTED' && items.length === 0;
+    // --complete accepts a PENDING request as the credit note credits it: whole, or in part.
+    const acceptsNow = opts.complete === true && item.status === 'PENDING';
+    whole = (await creditsWholeRequest(f, item, begun, acceptsNow)) === true;
+    if (!whole) {
+      const accepting = acceptsNow ? ', a part of the request: it is accepted in part (PARTIALLY_ACCEPTED), then completed' : '';
+      note(f.io, `resuming the issue begun at ${shownTime(f.io, f.env, intent.createdAt)} for ${partWords(begun)}${accepting}`);
+    }
   } else {
     let opened: Opened;
     try {
@@ -197,6 +209,31 @@ export async function issueCreditNote(f: Factory, given: IssueRequest): Promise<
   return { kind: 'issued', requestId: item.requestId, intent, issued, status };
 }
 
+/**
+ * Whether the part an interrupted run credits is all the request asks: it cannot be while the
+ * request is PARTIALLY_ACCEPTED; otherwise the request is read. Undefined when it cannot be
+ * read and nothing depends on it (`mustKnow`: a move does, and the DecryptError stands).
+ */
+async function creditsWholeRequest(f: Factory, item: QueueItem, begun: readonly ItemQuantity[], mustKnow: boolean): Promise<boolean | undefined> {
+  if (item.status === 'PARTIALLY_ACCEPTED') return false;
+  try {
+    return creditsWhole({ returnRequest: await decryptRequest(f, item) }, { lines: begun });
+  } catch (error) {
+    if (mustKnow || !(error instanceof SvcError)) throw error;
+    return undefined;
+  }
+}
+
+/** --item naming another part than the one an interrupted run of the request began to credit (exit 7): nothing is sent or moved. */
+function otherPartBegun(f: Factory, intent: Intent, begun: readonly ItemQuantity[], items: readonly ItemQuantity[], request: string, complete: boolean): RequestStateError {
+  return new RequestStateError(
+    `an issue of return request ${intent.subject} was begun at ${shownTime(f.io, f.env, intent.createdAt)} for ${partWords(begun)} (credit note ${intent.documentNumber}, still being submitted): --item ${partText(items)} names another part`,
+    {
+      hint: `nothing was sent or moved; finish the issue begun, for that part, with \`svc credit-note issue ${request}${complete ? ' --complete' : ''}\` (without --item), or, if it must not be finished, close it with \`svc credit-note issue ${request} --abandon-pending\``,
+    },
+  );
+}
+
 /** The credit note an AlreadyCreditedError names when it was issued (not one still being submitted). */
 function issuedBefore(error: unknown): Credited | undefined {
   return error instanceof AlreadyCreditedError && error.earlier.serviceReceiptId !== undefined ? error.earlier : undefined;
@@ -211,15 +248,25 @@ function issuedBefore(error: unknown): Credited | undefined {
  */
 async function completeCreditedElsewhere(f: Factory, caller: Caller, grantFlag: string, opened: Opened, earlier: Credited, opts: IssueRequest): Promise<IssueOutcome> {
   const { item } = opened;
+  // The part it was credited for is the one it is accepted and completed for: another --item is refused.
+  const credited = creditedPart(earlier.lines);
+  if (opts.items.length > 0 && !samePart(opts.items, credited)) {
+    throw new RequestStateError(
+      `return request ${item.requestId} was already credited by ${earlier.documentNumber} (${await issuedWhere(f, earlier)}) for ${partWords(credited)}: --item ${partText(opts.items)} names another part`,
+      { hint: `nothing was moved; complete it as it was credited with \`svc credit-note issue ${item.requestId}${grantFlag} --complete\` (without --item)` },
+    );
+  }
   if (!opts.yes) {
     const company = await companyNameOf(f, caller);
     const message = `Request ${item.requestId} of ${company} was already credited by ${earlier.documentNumber} (${await issuedWhere(f, earlier)}; no second credit note is issued). Complete it? It cannot be moved again.`;
     await confirmOrCancel(f.prompter(), { message, flag: '--yes' }, `cancelled: request ${item.requestId} was not completed (it stays credited by ${earlier.documentNumber})`);
   }
+  let acceptedPart: ItemQuantity[] | undefined;
   if (item.status === 'PENDING') {
     const part = creditsWhole(opened, earlier) ? 'ACCEPTED' : 'PARTIALLY_ACCEPTED';
     try {
       await setReturnRequestStatus(caller, item.requestId, part, grantFlag);
+      if (part === 'PARTIALLY_ACCEPTED') acceptedPart = credited;
     } catch (error) {
       // Accepted or completed by a colleague meanwhile: COMPLETED below says whether it may still move.
       if (!(error instanceof RequestStateError)) throw error;
@@ -228,7 +275,7 @@ async function completeCreditedElsewhere(f: Factory, caller: Caller, grantFlag: 
   const { status } = await setReturnRequestStatus(caller, item.requestId, 'COMPLETED', grantFlag);
   await rememberMove(f, item.requestId, status);
   opts.onCredited?.({ documentNumber: earlier.documentNumber, serviceReceiptId: earlier.serviceReceiptId ?? '', here: false });
-  return { kind: 'credited-elsewhere', requestId: item.requestId, creditNote: earlier, status };
+  return { kind: 'credited-elsewhere', requestId: item.requestId, creditNote: earlier, status, acceptedPart };
 }
 
 /** Whether the credit note credits every item the customer asked to return (the request's lines, by product). */

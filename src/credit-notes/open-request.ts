@@ -98,7 +98,8 @@ export async function openRequest(
   return { item, returnRequest, approved, acceptedPart: part.recorded, original, grantFlag };
 }
 
-async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnRequest> {
+/** The request a queue item carries, decrypted with this profile's keys (DecryptError, exit 4, when none opens it). */
+export async function decryptRequest(f: Factory, item: QueueItem): Promise<ReturnRequest> {
   const outcome = decryptOutcome(encryptedPart(item), await loadKeyring(f));
   if (!outcome.ok) throw unreadableRequest(item.requestId, outcome.error);
   return parseOrThrow(ReturnRequest, outcome.value, `return request ${item.requestId}`);

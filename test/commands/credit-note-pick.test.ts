@@ -212,6 +212,25 @@ describe('a rejection\'s reason', () => {
     expect(await (await h.f.ledger()).rejection(ID(1))).toMatchObject({ reason: 'worn, no tags' });
   });
 
+  it('--json says the same: the rejection that stands (reason, when, who) and whether the reason given was recorded; without --reason, the one kept', async () => {
+    const h = await harness({ json: true, env: { TZ: 'UTC' } });
+    await withKeys(h, keys);
+    serveQueue(h, queue());
+    const printed = () => h.streams.stdout().length;
+    const next = async (reason: string | undefined) => {
+      const from = printed();
+      await reject.run({ requestIds: [ID(1)], yes: true, reason }, h.f);
+      return JSON.parse(h.streams.stdout().slice(from)) as Record<string, unknown>;
+    };
+    const standing = { reason: 'worn, no tags', rejectedAt: new Date(NOW).toISOString(), rejectedBy: expect.stringMatching(/.@./) };
+    expect(await next('worn, no tags')).toEqual({ requestId: ID(1), status: 'REJECTED', updatedAt: expect.any(String), rejection: standing, reasonRecorded: true });
+    expect(await next('third reason')).toEqual({ requestId: ID(1), status: 'REJECTED', updatedAt: expect.any(String), rejection: standing, reasonRecorded: false });
+    // The line a person reads is on stderr, as before.
+    expect(h.streams.stderr()).toMatch(/request \S+ \(it already was: rejected 2025-03-14 16:42 UTC by [^ ,]+@[^ ,]+, reason "worn, no tags"; the reason "third reason" was not recorded\)/);
+    expect(await next(undefined)).toEqual({ requestId: ID(1), status: 'REJECTED', updatedAt: expect.any(String), rejection: standing });
+    expect(await (await h.f.ledger()).rejection(ID(1))).toMatchObject({ reason: 'worn, no tags' });
+  });
+
   it('an empty or multi-line reason is a usage error before anything is sent', async () => {
     const h = await harness();
     for (const reason of ['  ', 'one\ntwo', 'x'.repeat(1001)]) {

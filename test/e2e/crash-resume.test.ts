@@ -11,6 +11,7 @@ import { runSvc, svcBin, svcEnv, tempDirs, repoRoot } from './helpers.js';
 import { startHoldProxy, type HoldOptions } from './hold-proxy.js';
 import { readLedgers } from './ledger.js';
 import { startMerchant, type Merchant } from './merchant.js';
+import { decrypt, devicePrivateKeys } from './oracle.js';
 
 const dirs = tempDirs();
 let m: Merchant;
@@ -251,6 +252,70 @@ describe('credit-note issue, killed at each step and run again', () => {
       expect([...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id))).toEqual([created]);
     }
   }, 120_000);
+
+  /** The moves the sandbox made of a request, in order, as its own log says them. */
+  const movesOf = (requestId: string) => [...m.sandbox.stderr().matchAll(new RegExp(`return request ${requestId}: ([A-Z_]+)$`, 'gm'))].map((x) => x[1]);
+
+  /** What each device of the customer decrypts of a credit note: its lines (product, quantity) and the amount payable. */
+  async function decryptedCreditNote(serviceReceiptId: string): Promise<{ lines: [string, number][]; payable: number }[]> {
+    const deliveries = await m.json<{ recipientId: string; entry: Record<string, string> }[]>(['sandbox', 'deliveries', serviceReceiptId]);
+    const keys = await devicePrivateKeys(m.fixture.path);
+    return deliveries.map((d) => {
+      const note = decrypt(d.entry.encryptedCreditNote ?? '', d.entry.encryptedSymmetricKey ?? '', keys.get(d.recipientId) ?? '') as {
+        creditNoteLine: { creditedQuantity: { value: number }; item: { sellersItemIdentification: { id: { value: string } } } }[];
+        legalMonetaryTotal: { payableAmount: { value: number } };
+      };
+      return { lines: note.creditNoteLine.map((l) => [l.item.sellersItemIdentification.id.value, l.creditedQuantity.value] as [string, number]), payable: note.legalMonetaryTotal.payableAmount.value };
+    });
+  }
+
+  const partSteps: [string, (requestId: string) => HoldOptions, (requestId: string) => RegExp][] = [
+    [
+      'after the service created the credit note, before the record',
+      () => ({ hold: post('/credit-note/encrypted'), when: 'after' }),
+      () => new RegExp(`resuming the issue begun at \\S+ for ${MILK} ×1, a part of the request: it is accepted in part \\(PARTIALLY_ACCEPTED\\), then completed`),
+    ],
+    [
+      'after the credit note was recorded, before the accept in part reached the service',
+      (requestId) => ({ hold: (method, url) => method === 'PATCH' && url.split('?')[0] === `/credit-note/requests/${requestId}/status`, when: 'before' }),
+      (requestId) => new RegExp(`request ${requestId}: already credited by CN-\\S+ \\(issued here on \\S+\\); accepted in part for ${MILK} ×1, as it was credited; completed`),
+    ],
+  ];
+
+  it.each(partSteps)('issue --item --complete of a PENDING request killed %s: `issue ID --complete` carries on with the part (accepted in part, that part credited); another --item is refused', async (_step, hold, said) => {
+    // Two milks and the eggs asked back; one milk is credited.
+    const { serviceReceiptId } = await m.json<{ serviceReceiptId: string }>(['receipt', 'send', '--file', await m.newReceiptFile(), '--email', 'alice@example.com']);
+    const { requestId } = await m.json<{ requestId: string }>(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--item', `${MILK}:2`, '--item', `${EGGS}:1`]);
+    const before = await serviceDocuments('CREDIT_NOTE');
+    await killAt(['credit-note', 'issue', requestId, '--item', `${MILK}:1`, '--complete', '--yes'], hold(requestId));
+    expect(movesOf(requestId)).toEqual([]);
+
+    // Another part than the one begun: refused (exit 7) naming what was begun and how to go on; nothing moves.
+    const other = await runSvc(['credit-note', 'issue', requestId, '--item', `${EGGS}:1`, '--complete', '--yes'], { home: m.home, env: m.env });
+    expect(other.exitCode, other.stderr).toBe(7);
+    expect(other.stderr).toContain(`for ${MILK} ×1`);
+    expect(other.stderr).toContain(`--item ${EGGS}:1 names another part`);
+    expect(other.stderr.replace(/\s+/g, ' ')).toContain(`\`svc credit-note issue ${requestId} --complete\` (without --item)`);
+    expect(movesOf(requestId)).toEqual([]);
+    expect((await m.json<{ status: string }>(['credit-note', 'show', requestId])).status).toBe('PENDING');
+
+    // As the hints say, without --item: the part begun, and said so.
+    const resumed = await runSvc(['credit-note', 'issue', requestId, '--complete', '--yes'], { home: m.home, env: m.env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr.replace(/\s+/g, ' ')).toMatch(said(requestId));
+    const creditNoteId = resumed.stdout.trim();
+
+    // The sandbox's own account: accepted in part, then completed — never accepted whole.
+    expect(movesOf(requestId)).toEqual(['PARTIALLY_ACCEPTED', 'COMPLETED']);
+    expect([...(await serviceDocuments('CREDIT_NOTE'))].filter((id) => !before.has(id))).toEqual([creditNoteId]);
+    // One milk of two (2.55 for both): what every device decrypts, and what the ledger recorded.
+    const decrypted = await decryptedCreditNote(creditNoteId);
+    expect(decrypted.length).toBeGreaterThan(0);
+    for (const d of decrypted) expect(d).toEqual({ lines: [[MILK, 1]], payable: 1.28 });
+    const ledger = await readLedgers(m.home.stateDir);
+    expect(ledger.open).toEqual([]);
+    expect(ledger.creditNotes.filter((n) => n.requestId === requestId).map((n) => [n.serviceReceiptId, n.lines.map((l) => [l.productId, l.quantity])])).toEqual([[creditNoteId, [[MILK, 1]]]]);
+  }, 60_000);
 
   it('a run stopped (SIGSTOP) while its submission is under way holds its reservation: another return is refused, never more credited than bought', async () => {
     const { serviceReceiptId, requestId } = await receiptWithReturn(`${EGGS}:1`);

@@ -5,7 +5,7 @@
 // nothing and says so, and a final one asks nothing on a terminal.
 import { describe, expect, it } from 'vitest';
 import { runSvc, svcEnv } from './helpers.js';
-import { milkRequests, queueStatuses, useMerchant } from './merchant.js';
+import { milkRequests, queueStatuses, statusChanges, useMerchant } from './merchant.js';
 import { requireTools } from './require-tools.js';
 import { svcInTerminal } from './tmux.js';
 
@@ -37,6 +37,61 @@ describe('reject of a credited request', () => {
   }, 60_000);
 });
 
+describe('reject of several requests, one of them credited', () => {
+  it('on a terminal: the credited one is refused on its line before the question, which names only the others; n changes nothing, y rejects those two (exit 9)', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a, credited, c] = (await milkRequests(m, 3)) as [string, string, string];
+    // Credited and still PENDING: the customer has a credit note, so it is not rejected.
+    await m.svc(['credit-note', 'issue', credited, '--yes']);
+    const before = await queueStatuses(m);
+    const args = ['credit-note', 'reject', a, credited, c, '--reason', 'arrived opened'];
+    const refusal = new RegExp(`^${credited} error: return request ${credited} already has credit note CN-R-2025-000871-\\d+-1 \\(issued, or being submitted\\): it cannot be rejected$`, 'm');
+
+    for (const answer of ['n', 'y'] as const) {
+      const term = svcInTerminal(`svc-reject-several-${answer}`, args, svcEnv(m.home, m.env), [200, 40]);
+      try {
+        await term.waitFor('(y/N)');
+        const shown = term.text();
+        // Refused first, then asked: the question is about the two it will reject, and no more.
+        expect(shown).toMatch(refusal);
+        const question = shown.slice(shown.indexOf('? Reject'));
+        expect(shown.indexOf(`${credited} error:`)).toBeLessThan(shown.indexOf('? Reject'));
+        expect(question).toContain('? Reject these 2 requests? No credit note is issued for any of them. They cannot be moved again.');
+        expect(question).toContain(`, request ${a.slice(0, 8)}`);
+        expect(question).toContain(`, request ${c.slice(0, 8)}`);
+        expect(question).not.toContain(credited.slice(0, 8));
+        expect(question).not.toContain('3 requests');
+        term.keys(answer, 'Enter');
+        await term.waitFor('SVC-EXIT=');
+        const text = term.text();
+        if (answer === 'n') {
+          expect(text).toContain('cancelled: nothing was rejected');
+          expect(text).toContain('SVC-EXIT=3');
+          expect(text).not.toMatch(/ REJECTED$/m);
+        } else {
+          expect(text).toMatch(new RegExp(`^${a} REJECTED$`, 'm'));
+          expect(text).toMatch(new RegExp(`^${c} REJECTED$`, 'm'));
+          // Said once, before the question: not again among the moves.
+          expect(text.match(new RegExp(`^${credited} error:`, 'gm'))).toHaveLength(1);
+          expect(text).toContain('1 of 3 requests were not moved to REJECTED');
+          expect(text).toContain('SVC-EXIT=9');
+        }
+      } finally {
+        term.kill();
+      }
+      // Read back from the sandbox: declined, nothing moved; accepted, the two and never the credited one.
+      const now = await queueStatuses(m);
+      expect(statusChanges(before, now)).toEqual(answer === 'n' ? {} : { [a]: 'REJECTED', [c]: 'REJECTED' });
+      expect(now.get(credited)).toBe('PENDING');
+      // And the reason is kept only for what was rejected.
+      const reasons = await Promise.all([a, credited].map(async (id) => /^reason +arrived opened/m.test((await m.svc(['credit-note', 'show', id])).stdout)));
+      expect(reasons).toEqual(answer === 'n' ? [false, false] : [true, false]);
+    }
+  }, 90_000);
+});
+
 describe('a move to where a request already is', () => {
   it('accept and complete again: exit 0, "it already was: nothing changed"; show names the credit note; on a terminal, complete of a COMPLETED request asks nothing', async (ctx) => {
     const missing = requireTools(['tmux']);
@@ -64,6 +119,25 @@ describe('a move to where a request already is', () => {
     } finally {
       term.kill();
     }
+  }, 60_000);
+});
+
+describe('reject --json of a request already rejected', () => {
+  it('carries the rejection that stands (reason, when, who) and that the reason given now was not recorded; the ledger keeps the first', async () => {
+    const m = merchant();
+    const [a] = (await milkRequests(m, 1)) as [string];
+    const first = await m.json<{ rejection: { reason: string; rejectedAt: string; rejectedBy: string }; reasonRecorded: boolean }>(['credit-note', 'reject', a, '--reason', 'arrived opened', '--yes']);
+    expect(first).toMatchObject({ requestId: a, status: 'REJECTED', rejection: { reason: 'arrived opened' }, reasonRecorded: true });
+    expect(first.rejection.rejectedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(first.rejection.rejectedBy).toMatch(/^[^@\s]+@[^@\s]+$/);
+
+    const again = await runSvc(['credit-note', 'reject', a, '--reason', 'changed my mind', '--yes', '--json'], { home: m.home, env: m.env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ requestId: a, status: 'REJECTED', updatedAt: expect.any(String), rejection: first.rejection, reasonRecorded: false });
+    expect(again.stderr).toContain('reason "arrived opened"; the reason "changed my mind" was not recorded');
+    // Without --reason: the rejection that stands, all the same.
+    expect(await m.json(['credit-note', 'reject', a, '--yes'])).toMatchObject({ rejection: first.rejection });
+    expect((await m.svc(['credit-note', 'show', a])).stdout).toMatch(/^reason +arrived opened \(/m);
   }, 60_000);
 });
 

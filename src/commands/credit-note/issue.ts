@@ -14,6 +14,7 @@ import { writeJson } from '../../io/output.js';
 import { note, println } from '../../io/streams.js';
 import { checkIdempotencyKey, startedBy } from '../../receipts/submission.js';
 import { parseItem } from '../../credit-notes/item-flag.js';
+import { partWords } from '../../credit-notes/accepted-part.js';
 
 /** The command's flags: the issuance's request, with the request ID left out (chosen on a terminal) and --item as typed. */
 export type IssueOptions = Omit<IssueRequest, 'requestId' | 'items'> & {
@@ -60,10 +61,12 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
  * `issue --complete` of a request an earlier run credited (this one, or a colleague's on the
  * team's ledger): exit 0, since what was asked holds (its credit note exists, once, and the
  * request is completed). stderr says where and when the ledger has it issued; stdout names
- * that credit note, as an issue names its own; --json says this run issued nothing (`issuedHere: false`).
+ * that credit note, as an issue names its own; --json says this run issued nothing (`issuedHere: false`),
+ * and a PENDING request accepted in part here, as it was credited, carries that part (`acceptedPart`).
  */
-async function reportCreditedElsewhere(f: Factory, { requestId, creditNote, status }: Extract<IssueOutcome, { kind: 'credited-elsewhere' }>): Promise<void> {
-  const said = `request ${requestId}: already credited by ${creditNote.documentNumber} (${await issuedWhere(f, creditNote)}); ${status === 'COMPLETED' ? 'completed' : `now ${status}`}`;
+async function reportCreditedElsewhere(f: Factory, { requestId, creditNote, status, acceptedPart }: Extract<IssueOutcome, { kind: 'credited-elsewhere' }>): Promise<void> {
+  const inPart = acceptedPart === undefined ? '' : `; accepted in part for ${partWords(acceptedPart)}, as it was credited`;
+  const said = `request ${requestId}: already credited by ${creditNote.documentNumber} (${await issuedWhere(f, creditNote)})${inPart}; ${status === 'COMPLETED' ? 'completed' : `now ${status}`}`;
   if (!f.io.json) {
     note(f.io, said);
     return println(f.io, creditNote.serviceReceiptId ?? '');
@@ -78,6 +81,7 @@ async function reportCreditedElsewhere(f: Factory, { requestId, creditNote, stat
     totalAmount: request.totalAmount,
     lines: creditNote.lines.map((l) => ({ productId: l.productId, quantity: l.quantity })),
     issuedHere: false,
+    ...(acceptedPart === undefined ? {} : { acceptedPart }),
     status,
     message: said,
   });

@@ -9,7 +9,8 @@
 // document number, lines and amount, and needs --yes elsewhere. A rejection's reason
 // (--reason) is kept in the ledger beside the request (this machine's, or the team's
 // database): the PATCH takes `{ status }` only, so the service never hears it. A request is
-// rejected once: a reason given for one rejected before is not kept over the first one's.
+// rejected once: a reason given for one rejected before is not kept over the first one's,
+// which stands, as its line and its --json element (`rejection`, `reasonRecorded`) say.
 import type { Caller } from '../../api/caller.js';
 import { listReturnRequests, RequestNotFoundError, RequestStateError, setReturnRequestStatus } from '../../api/credit-note.js';
 import { SettableQueueItemStatus, type QueueItem } from '../../contract/returns.js';
@@ -167,12 +168,36 @@ export const reject: FinalVerb<RejectOptions> = {
   async run(opts, f, command = 'credit-note reject') {
     const reason = opts.reason === undefined ? undefined : rejectionReason(opts.reason);
     const requests = await requestsOf(f, await givenOrPicked(f, opts.requestIds, pickFor(command, 'reject')));
-    // One request with a credit note is refused before the question, which would say it has none.
+    // A request with a credit note is refused before the question, which would say it has none:
+    // one alone as the command's error; of several, each on its line, and the question names the others.
     if (requests.length === 1) await refuseRejectingCredited(f, requests[0]!.caller, requests[0]!.requestId);
-    await confirmFinal(f, requests, { verb: 'Reject', yes: opts.yes, command });
-    await setStatuses(f, requests, 'REJECTED', { reason });
+    const refused = requests.length === 1 ? new Map<string, unknown>() : await refuseCreditedAmong(f, requests);
+    const asked = requests.filter((r) => !refused.has(r.requestId));
+    if (asked.length > 0) await confirmFinal(f, asked, { verb: 'Reject', yes: opts.yes, command });
+    await setStatuses(f, requests, 'REJECTED', { reason, refused });
   },
 };
+
+/**
+ * Of several requests to reject, those with a credit note (issued, or being submitted), each
+ * refused on its own line now, as a failed move's line reads (on stderr with --json, whose
+ * array has it at the end): by request ID, the refusal.
+ */
+async function refuseCreditedAmong(f: Factory, requests: readonly RequestOf[]): Promise<Map<string, unknown>> {
+  const refused = new Map<string, unknown>();
+  for (const { requestId, caller } of requests) {
+    try {
+      await refuseRejectingCredited(f, caller, requestId);
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      refused.set(requestId, error);
+      const line = `${requestId} error: ${oneLine(error.message)}`;
+      if (f.io.json) note(f.io, line);
+      else println(f.io, line);
+    }
+  }
+  return refused;
+}
 
 export interface CompleteOptions {
   requestIds: string[];
@@ -270,14 +295,15 @@ function settable(value: string): SettableQueueItemStatus {
  * reports each on stdout: one line per request (`ID STATUS`, or `ID error: MESSAGE`), --json
  * an array of results and `{ requestId, error }` elements. A failure does not stop the
  * others; the exit code is then the partial-result contract's (PartialFailureError).
+ * `refused`: requests refused before the question, their lines printed then; not moved.
  */
 async function setStatuses(
   f: Factory,
   given: readonly string[] | readonly RequestOf[],
   status: SettableQueueItemStatus,
-  more: { reason?: string | undefined; parts?: ReadonlyMap<string, readonly ItemQuantity[]> } = {},
+  more: { reason?: string | undefined; parts?: ReadonlyMap<string, readonly ItemQuantity[]>; refused?: ReadonlyMap<string, unknown> } = {},
 ): Promise<void> {
-  const { reason, parts } = more;
+  const { reason, parts, refused } = more;
   // Requests a final move confirmed are already whole, each with its company's caller.
   const requests = given.every((g): g is RequestOf => typeof g !== 'string') ? [...given] : await requestsOf(f, given as readonly string[]);
   const requestIds = requests.map((r) => r.requestId);
@@ -307,6 +333,13 @@ async function setStatuses(
   if (failures.length > 0) throw new PartialFailureError(`${failures.length} of ${requestIds.length} requests were not moved to ${status}`, failures, requestIds.length);
 
   async function moveOne(requestId: string, caller: Caller): Promise<void> {
+    // Refused before anything was asked, and said then: a failure of the result, not moved.
+    if (refused?.has(requestId)) {
+      const error = refused.get(requestId);
+      failures.push(error);
+      results.push({ requestId, error: errorReport(error) });
+      return;
+    }
     try {
       if (status === 'REJECTED') await refuseRejectingCredited(f, caller, requestId);
       // A rejection's reason is kept with the item, so that is kept too. Either way the status
@@ -321,11 +354,12 @@ async function setStatuses(
       });
       await afterMove?.();
       const reasonKept = reason === undefined ? undefined : await keepReason(f, requestId, reason);
-      results.push(part === undefined ? result : { ...result, acceptedPart: part });
+      const rejected = status === 'REJECTED' && f.io.json ? await rejectionFields(f, requestId, reason, reasonKept) : {};
+      results.push({ ...result, ...(part === undefined ? {} : { acceptedPart: part }), ...rejected });
       await rememberMove(f, result.requestId, result.status);
       const already = alreadyNote(f, before === result.status && part === undefined, reason, reasonKept);
       if (!f.io.json) println(f.io, `${result.requestId} ${result.status}${part === undefined ? '' : ` (accepted part: ${partText(part)}, recorded)`}${already}`);
-      else if (reasonKept?.earlier !== undefined) note(f.io, `request ${result.requestId}${already}`);
+      else if (reasonKept?.recorded === false) note(f.io, `request ${result.requestId}${already}`);
       // The item read just before, as the move left it (its status read back from the service): no second listing.
       // A part is checked as `issue` would credit it: the part just recorded (a part given again is a decision again).
       if ((status === 'ACCEPTED' && before !== result.status) || (status === 'PARTIALLY_ACCEPTED' && part !== undefined)) {
@@ -465,9 +499,9 @@ async function keepQueueItem(f: Factory, caller: Caller, requestId: string): Pro
  * What the line of a moved request adds: a move to where it already was changed nothing, and a
  * rejection kept before stands (its reason, when and by whom), the reason given now not recorded.
  */
-function alreadyNote(f: Factory, wasAlready: boolean, reason: string | undefined, reasonKept: { earlier?: Rejection } | undefined): string {
-  const earlier = reasonKept?.earlier;
-  if (earlier !== undefined && reason !== undefined) {
+function alreadyNote(f: Factory, wasAlready: boolean, reason: string | undefined, reasonKept: KeptReason | undefined): string {
+  if (reasonKept?.recorded === false && reason !== undefined) {
+    const earlier = reasonKept.stands;
     const stands = `${rejectedWhen(earlier, zoneOf(f.env))}, reason "${printable(earlier.reason)}"; the reason "${printable(reason)}" was not recorded`;
     return ` (${wasAlready ? 'it already was' : 'it was rejected meanwhile'}: ${stands})`;
   }
@@ -477,16 +511,39 @@ function alreadyNote(f: Factory, wasAlready: boolean, reason: string | undefined
 }
 
 /**
- * The request is rejected whatever happens here: a reason that cannot be kept only warns.
- * Answers the ledger's `{ earlier }` (the rejection kept before, which stands: this reason is not
- * kept) or `{}` (kept); undefined when it was not kept for another cause (warned).
+ * A rejected request's --json element says what its line says: the rejection that stands
+ * (`rejection`: its reason, `rejectedAt`, `rejectedBy`), and with --reason whether this one
+ * was recorded (`reasonRecorded`; false when one kept before stands, or it could not be kept).
+ * Without --reason, the rejection kept before, if any: an unreadable ledger only leaves it out.
  */
-async function keepReason(f: Factory, requestId: string, reason: string): Promise<{ earlier?: Rejection } | undefined> {
+async function rejectionFields(f: Factory, requestId: string, reason: string | undefined, kept: KeptReason | undefined): Promise<{ rejection?: Rejection; reasonRecorded?: boolean }> {
+  if (reason !== undefined) return kept === undefined ? { reasonRecorded: false } : { rejection: kept.stands, reasonRecorded: kept.recorded };
+  const standing = await (await f.ledger())
+    .rejection(requestId)
+    .catch((error: unknown) => {
+      if (error instanceof SvcError) return undefined;
+      throw error;
+    });
+  return standing === undefined ? {} : { rejection: standing };
+}
+
+/** The rejection that stands after a reason was given, and whether it is the one given (recorded) or one kept before. */
+interface KeptReason {
+  stands: Rejection;
+  recorded: boolean;
+}
+
+/**
+ * The request is rejected whatever happens here: a reason that cannot be kept only warns.
+ * Answers the rejection that stands: this one (recorded), or the one the ledger kept before,
+ * which stands and this reason is not kept; undefined when it was not kept for another cause (warned).
+ */
+async function keepReason(f: Factory, requestId: string, reason: string): Promise<KeptReason | undefined> {
   try {
     const rejection: Rejection = { reason, rejectedAt: new Date(f.clock.now()).toISOString(), rejectedBy: recorder() };
     const kept = await (await f.ledger()).keepRejection(requestId, rejection);
     if (kept === undefined) note(f.io, `warning: the reason for rejecting request ${requestId} was not kept: this ledger has no copy of the request`);
-    return kept;
+    return kept === undefined ? undefined : { stands: kept.earlier ?? rejection, recorded: kept.earlier === undefined };
   } catch (error) {
     note(f.io, `warning: the reason for rejecting request ${requestId} was not kept (${error instanceof Error ? error.message : String(error)})`);
     return undefined;

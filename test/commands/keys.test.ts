@@ -356,6 +356,9 @@ describe('keys export and import', () => {
     expect((await listKeys(other.f)).map((k) => [k.keyId, k.current, k.uploadedAt])).toEqual([[current.keyId, true, undefined]]);
     expect(other.streams.stdout()).toContain(`\nregistered  no: the service encrypts for key ${older.keyId} (uploaded ${UPLOADED_AT})\n`);
     expect(other.streams.stdout()).not.toContain('not yet');
+    // It was made on another machine, when is not known here: it says when it was imported.
+    expect(other.streams.stdout()).toContain(`\nimported    ${new Date(clock.now()).toISOString()}\n`);
+    expect(other.streams.stdout()).not.toContain('created');
     expect(other.streams.stderr()).toContain('copy it with `svc keys export --file key.pem`');
     // The registered one: the import says so, and keeps the service's upload time.
     replyRemote(other.pool, current.publicKey);

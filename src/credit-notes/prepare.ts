@@ -6,6 +6,7 @@ import { RequestStateError } from '../api/credit-note.js';
 import type { QueueItem } from '../contract/returns.js';
 import { UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { startedOn } from '../receipts/submission.js';
 import type { Credited, ReceiptCredits } from '../store/ledger.js';
 import { checkReturn, quantityOf, type Allocation } from './check.js';
 import { computeCreditNote, type ComputedCreditNote } from './compute.js';
@@ -42,7 +43,7 @@ export interface Terms {
 }
 
 export function creditedOf(credits: ReceiptCredits): Credited[] {
-  return [...credits.issued, ...credits.reserved.flatMap((i) => (i.reservation ? [{ ...i.reservation, pending: { since: i.createdAt, pid: i.pid } }] : []))];
+  return [...credits.issued, ...credits.reserved.flatMap((i) => (i.reservation ? [{ ...i.reservation, pending: { since: i.createdAt, pid: i.pid, host: i.host } }] : []))];
 }
 
 /** What the credit note takes from its receipt: its reservation while it is submitted. */
@@ -121,9 +122,12 @@ export function sameCreditNote(a: Prepared, b: Prepared): boolean {
   return JSON.stringify(a.credit.request) === JSON.stringify(b.credit.request);
 }
 
+/** "since T, pid 4242 on laptop-7": when and by which process, on which machine, a reservation's submission started. */
 export function pendingSince(credited: Credited): string {
   const { pending } = credited;
-  return pending ? `since ${pending.since}${pending.pid === undefined ? '' : `, pid ${pending.pid}`}` : '';
+  if (!pending) return '';
+  const who = startedOn(pending);
+  return `since ${pending.since}${who === '' ? '' : `, ${who}`}`;
 }
 
 export function returnWindowDays(f: Factory): number {

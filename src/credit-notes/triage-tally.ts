@@ -77,7 +77,7 @@ export function summaryFields(tally: Tally, reasonsKept: string): [string, strin
     ['accepted', `${ended.accepted.length}${list(ended.accepted.map(short))}`],
     ['accepted in part', `${ended.partial.length}${list(ended.partial.map(short))}`],
     ['rejected', `${tally.rejected.length}${list(tally.rejected.map((r) => `${short(r.requestId)} ("${r.reason}")${first(r.requestId)}`))}`],
-    ['issued', `${tally.issued.length}${list(tally.issued.map((i) => `${i.documentNumber} (request ${short(i.requestId)}${first(i.requestId)}, ${i.serviceReceiptId})`))}`],
+    ['issued', `${tally.issued.length}${list(tally.issued.map((i) => `${i.documentNumber} (request ${short(i.requestId)}${first(i.requestId)}, credit note ID ${i.serviceReceiptId})`))}`],
     ...(tally.credited.length > 0 ? [['completed, already credited', `${tally.credited.length}${list(tally.credited.map((c) => `${short(c.requestId)} (by ${c.documentNumber})`))}`] as [string, string]] : []),
     ...(tally.completed.length > 0 ? [['completed, no credit note', `${tally.completed.length}${list(tally.completed.map((id) => `${short(id)}${first(id) === '' ? '' : ` (${first(id).slice(2)})`}`))}`] as [string, string]] : []),
     ...(ended.failed.length > 0 ? [['could not be moved', `${ended.failed.length}${list(ended.failed.map((x) => `${short(x.requestId)} (${x.message})`))}`] as [string, string]] : []),

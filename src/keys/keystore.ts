@@ -32,7 +32,10 @@ const LocalKey = z.looseObject({
   keyId: z.string().min(1),
   /** Base64 of DER SPKI. */
   publicKey: z.string().min(1),
+  /** When it was made here; for a key imported from another machine, when it was imported (its creation there is not known). */
   createdAt: z.string().min(1),
+  /** When it was imported (`svc keys import`), for a key made on another machine. */
+  importedAt: z.string().min(1).optional(),
   /** The service's timestamp of the last upload of this key. */
   uploadedAt: z.string().min(1).optional(),
   current: z.boolean(),
@@ -150,9 +153,10 @@ export function importKeyPair(f: Factory, privateKeyPem: string): Promise<{ key:
     const keyId = keyFingerprint(privateKeyFromPem(pem));
     const known = keys.find((k) => k.keyId === keyId);
     if (known && (await store.get(privateKeySecret(keyId))) !== null) return { key: known, added: false };
+    const now = new Date(f.clock.now()).toISOString();
     const key: LocalKey = known
       ? { ...known, current: true }
-      : { keyId, publicKey: publicKeyOfPrivate(pem), createdAt: new Date(f.clock.now()).toISOString(), current: true };
+      : { keyId, publicKey: publicKeyOfPrivate(pem), createdAt: now, importedAt: now, current: true };
     // The private key before the index, as for a generated key.
     await store.set(privateKeySecret(keyId), pem);
     await writeIndex(store, [key, ...keys.filter((k) => k.keyId !== keyId).map((k) => ({ ...k, current: false }))]);

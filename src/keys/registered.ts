@@ -6,7 +6,7 @@
 // asked first, and the hints that lead there say to copy the registered key instead.
 import { clientApplicationApi, type ClientApplicationApi } from './client-application.js';
 import { holdsPrivateKey, OWN_KEY } from './keystore.js';
-import { NotFoundError, UsageError } from '../errors.js';
+import { CancelError, NotFoundError, SvcError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { keyFingerprint } from '../crypto/keys.js';
 import { confirmOrCancel } from '../io/prompter.js';
@@ -39,6 +39,49 @@ export async function registeredKey(f: Factory, app: ClientApplicationApi): Prom
     keyId = undefined;
   }
   return { keyId, uploadedAt: remote.uploadedAt, held: keyId !== undefined && (await holdsPrivateKey(f, keyId)) };
+}
+
+/**
+ * Whether a local key is the one the service encrypts for, as the service answers now:
+ * `matches` null when it could not be asked (no login, no network), with why; `keyId` and
+ * `uploadedAt` null when it has no key registered.
+ */
+export type Registration =
+  | { matches: boolean; keyId: string | null; uploadedAt: string; held: boolean }
+  | { matches: false; keyId: null; uploadedAt: null; held: false }
+  | { matches: null; error: string };
+
+/** Asks the service for its registered key and compares it with `keyId`; never fails for a service that cannot be asked. */
+export async function registrationOf(f: Factory, keyId: string): Promise<Registration> {
+  let registered: RegisteredKey | null;
+  try {
+    registered = await registeredKey(f, await clientApplicationApi(f));
+  } catch (error) {
+    if (!(error instanceof SvcError) || error instanceof CancelError) throw error;
+    return { matches: null, error: error.message };
+  }
+  if (registered === null) return { matches: false, keyId: null, uploadedAt: null, held: false };
+  return { matches: registered.keyId === keyId, keyId: registered.keyId ?? null, uploadedAt: registered.uploadedAt, held: registered.held };
+}
+
+/**
+ * A registration for people, as the `registered` field of a key and the note that says what
+ * to do about it: [value, note].
+ */
+export function describeRegistration(f: Factory, keyId: string, registration: Registration): [string, string | undefined] {
+  if (registration.matches === null)
+    return [`unknown: the service could not be asked (${registration.error})`, '`svc keys show-remote` says whether it is the key the service encrypts for'];
+  if (registration.uploadedAt === null)
+    return ['no: the service has no key registered', `register this one with \`svc keys upload ${keyId}\``];
+  if (registration.matches) return [`yes (uploaded ${shownTime(f.io, f.env, registration.uploadedAt)})`, undefined];
+  const registered = named(f, { keyId: registration.keyId ?? undefined, uploadedAt: registration.uploadedAt, held: registration.held });
+  const replace = `\`svc keys upload ${keyId}\` would make the service encrypt for this one instead, and the machines holding only ${registration.keyId ?? 'the registered key'} could no longer read new requests`;
+  return [
+    `no: the service encrypts for ${registered}`,
+    registration.held
+      ? `this machine holds the registered key as well, so it reads what is encrypted for it; ${replace}`
+      : `what is encrypted for the registered key cannot be read here: copy it with ${SHARE_KEY}; ${replace}`,
+  ];
 }
 
 /** "key X (uploaded T)" for messages. */

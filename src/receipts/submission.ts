@@ -4,8 +4,9 @@
 // number, and the send itself, where the service's "already submitted" answer ends the
 // command without issuing anything again.
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ApiError, ExitCode, SvcError, UsageError } from '../errors.js';
-import type { DocumentKind, Intent, LedgerStore } from '../store/ledger.js';
+import type { DocumentKind, Intent, LedgerStore, StartedBy } from '../store/ledger.js';
 
 /** The service already holds a document under this key or number (exit 7); nothing was issued again. */
 export class AlreadySubmittedError extends SvcError {
@@ -44,9 +45,24 @@ function sortedJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** "since 2026-11-23T10:00:00.000Z (pid 4242)": when and by which process a submission started. */
-export function startedBy(intent: Pick<Intent, 'createdAt' | 'pid'>): string {
-  return `since ${intent.createdAt}${intent.pid === undefined ? '' : ` (pid ${intent.pid})`}`;
+/**
+ * "pid 4242 on this machine", "pid 4242 on laptop-7", or "pid 4242, its machine not recorded"
+ * (an older svc's intent): this machine is said as such, another by its name; "" when
+ * neither is known.
+ */
+export function startedOn({ pid, host }: StartedBy, here = hostname()): string {
+  const where = host === undefined ? undefined : host === here ? 'this machine' : host;
+  if (pid === undefined) return where === undefined ? '' : `on ${where}`;
+  return where === undefined ? `pid ${pid}, its machine not recorded` : `pid ${pid} on ${where}`;
+}
+
+/**
+ * "since 2026-11-23T10:00:00.000Z (pid 4242 on laptop-7)": when and by which process, on which
+ * machine ("this machine" for this one), a submission started.
+ */
+export function startedBy(intent: Pick<Intent, 'createdAt' | 'pid' | 'host'>): string {
+  const who = startedOn(intent);
+  return `since ${intent.createdAt}${who === '' ? '' : ` (${who})`}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The intents table as both engines store it (same columns; SQLite keeps times and JSON as
 // text, PostgreSQL as timestamptz and jsonb), and how a row reads back as an Intent.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { DocumentKind, Intent, NewIntent } from './ledger.js';
 
 export interface IntentRow {
@@ -13,6 +14,8 @@ export interface IntentRow {
   state: Intent['state'];
   created_at: string | Date;
   pid: number | null;
+  /** The machine that recorded it; null in rows an older svc wrote. */
+  host: string | null;
   reservation: unknown;
   idempotency_key: string | null;
   body: string | null;
@@ -34,6 +37,7 @@ export function intentOf(row: IntentRow): Intent {
     state: row.state,
     createdAt: row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at,
     pid: row.pid ?? undefined,
+    host: row.host ?? undefined,
     reservation: jsonOf(row.reservation) as Intent['reservation'],
     idempotencyKey: row.idempotency_key ?? undefined,
     body: row.body ?? undefined,
@@ -49,7 +53,7 @@ export function jsonOf(stored: unknown): unknown {
 }
 
 /** The columns a new intent is inserted with, in the order of INTENT_COLUMNS. */
-export const INTENT_COLUMNS = 'id, kind, subject, parent, document_number, digest, state, created_at, pid, reservation, idempotency_key, body, context';
+export const INTENT_COLUMNS = 'id, kind, subject, parent, document_number, digest, state, created_at, pid, host, reservation, idempotency_key, body, context';
 
 export function newIntentValues(draft: NewIntent): unknown[] {
   return [
@@ -62,6 +66,7 @@ export function newIntentValues(draft: NewIntent): unknown[] {
     draft.prepared ? 'prepared' : 'reserved',
     new Date().toISOString(),
     process.pid,
+    hostname(),
     draft.reservation === undefined ? null : JSON.stringify(draft.reservation),
     draft.prepared?.idempotencyKey ?? draft.idempotencyKey ?? null,
     draft.prepared?.body ?? null,
@@ -81,6 +86,7 @@ export function intentValues(intent: Intent): unknown[] {
     intent.state,
     intent.createdAt,
     intent.pid ?? null,
+    intent.host ?? null,
     intent.reservation === undefined ? null : JSON.stringify(intent.reservation),
     intent.idempotencyKey ?? null,
     intent.body ?? null,

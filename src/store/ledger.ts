@@ -22,6 +22,14 @@ import type { QueueItem } from '../contract/returns.js';
 import type { CreditNoteRecord, ReceiptRecord, Rejection } from '../contract/records.js';
 
 export type DocumentKind = 'receipt' | 'credit-note';
+
+/** The process that started a submission, and its machine: on a team's database a pid alone names no process. */
+export interface StartedBy {
+  pid: number | undefined;
+  /** os.hostname() of its machine; undefined where an older svc did not record it. */
+  host: string | undefined;
+}
+
 export type IntentState = 'reserved' | 'prepared' | 'done' | 'abandoned';
 
 /** What a credit note takes (or will take) from its receipt: enough to check the next return against it. */
@@ -34,8 +42,8 @@ export interface Credited {
   serviceReceiptId?: string | undefined;
   /** When the service accepted it (its record's); undefined while its submission is under way. */
   issuedAt?: string | undefined;
-  /** Set for a reservation: the submission under way (when it started, and which process). */
-  pending?: { since: string; pid: number | undefined } | undefined;
+  /** Set for a reservation: the submission under way (when it started, and which process on which machine). */
+  pending?: ({ since: string } & StartedBy) | undefined;
 }
 
 export interface Intent {
@@ -50,7 +58,10 @@ export interface Intent {
   digest: string;
   state: IntentState;
   createdAt: string;
+  /** The process that recorded it. */
   pid: number | undefined;
+  /** Its machine (os.hostname()); undefined for an intent an older svc recorded. */
+  host: string | undefined;
   /** For a credit note: what it takes from its receipt. */
   reservation: Credited | undefined;
   /** Set by `prepare`: the request exactly as sent, and its key. */

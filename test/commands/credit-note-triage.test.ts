@@ -121,11 +121,14 @@ describe('credit-note triage', () => {
     // Where the reason is kept, said as the ledger is: no team database here, so this machine.
     expect(person.asked).toContain('input: Why reject it? (kept on this machine only)');
     expect(out).toMatch(/^note +rejection reasons are kept on this machine only \(the service takes none\)/m);
-    expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 33333333, cn-1\)$/m);
+    expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 33333333, credit note ID cn-1\)$/m);
     // On screen at `q`, with nothing done: skipped, so that the counts cover every open request.
     expect(out).toMatch(/^skipped +1: 44444444$/m);
     expect(out).not.toContain('not reached');
     expect(h.streams.stderr()).toContain(`request ${ID(3)} is COMPLETED`);
+    // issue's line for scripts (the bare credit note ID) is not the walk's: its own names what was issued, read back.
+    expect(out).not.toMatch(/^cn-1$/m);
+    expect(h.streams.stderr()).toMatch(new RegExp(`^issued credit note CN-R-2025-000871-1 for \\d+\\.\\d{2} EUR, credit note ID cn-1; request ${ID(3)} is COMPLETED now \\(read back from the ledger and the service\\)$`, 'm'));
     // Each request shown as `show` shows it, with the decision `issue` would make.
     expect(h.output().match(/checks: all passed/g)).toHaveLength(4);
     // The credit note issued with `i` is the one its decision showed: printed once, not again by issue.
@@ -151,7 +154,7 @@ describe('credit-note triage', () => {
     expect(h.streams.stderr()).toContain(`--item ${WATER}:2`);
     // Counted once, where it ended: issued, said as accepted in part first.
     expect(h.streams.stdout()).toMatch(/^accepted in part +0$/m);
-    expect(h.streams.stdout()).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 11111111, accepted in part first, cn-1\)$/m);
+    expect(h.streams.stdout()).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 11111111, accepted in part first, credit note ID cn-1\)$/m);
   });
 
   it('a declined or failing decision leaves the request on screen; skip moves on, nothing changed', async () => {
@@ -203,7 +206,7 @@ describe('credit-note triage', () => {
     await triage({}, h.f);
     const out = h.streams.stdout();
     expect(out).toMatch(/^accepted +0$/m);
-    expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 11111111, accepted first, cn-1\)$/m);
+    expect(out).toMatch(/^issued +1: CN-R-2025-000871-1 \(request 11111111, accepted first, credit note ID cn-1\)$/m);
     expect(out).toMatch(/^skipped +1: 22222222$/m);
   });
 

@@ -319,6 +319,8 @@ describe('replacing a registered key this machine does not hold (a colleague\'s)
 
   it('the same key registered again is no replacement', async () => {
     const { f, pool } = setup({ apiKey: true });
+    // The import asks which key is registered, and so does the upload.
+    replyRemote(pool, foreign.publicKey);
     replyRemote(pool, foreign.publicKey);
     expectUpload(pool);
     await importKey({ file: await pemFile(foreignPem) }, f);
@@ -347,11 +349,23 @@ describe('keys export and import', () => {
     await expect(exportKey({ keyId: undefined, file }, f)).rejects.toBeInstanceOf(UsageError);
     await expect(exportKey({ keyId: undefined, file: undefined }, f)).rejects.toBeInstanceOf(UsageError);
 
-    const other = setup({ seeded: false });
+    const other = setup({ seeded: false, apiKey: true });
+    // The service is asked which key it encrypts for: here, another one.
+    replyRemote(other.pool, older.publicKey);
     await importKey({ file }, other.f);
-    expect((await listKeys(other.f)).map((k) => [k.keyId, k.current])).toEqual([[current.keyId, true]]);
+    expect((await listKeys(other.f)).map((k) => [k.keyId, k.current, k.uploadedAt])).toEqual([[current.keyId, true, undefined]]);
+    expect(other.streams.stdout()).toContain(`\nregistered  no: the service encrypts for key ${older.keyId} (uploaded ${UPLOADED_AT})\n`);
+    expect(other.streams.stdout()).not.toContain('not yet');
+    // It was made on another machine, when is not known here: it says when it was imported.
+    expect(other.streams.stdout()).toContain(`\nimported    ${new Date(clock.now()).toISOString()}\n`);
+    expect(other.streams.stdout()).not.toContain('created');
+    expect(other.streams.stderr()).toContain('copy it with `svc keys export --file key.pem`');
+    // The registered one: the import says so, and keeps the service's upload time.
+    replyRemote(other.pool, current.publicKey);
     await importKey({ file }, other.f);
     expect(other.streams.stderr()).toContain('held here already; nothing changed');
+    expect(other.streams.stdout()).toContain(`\nregistered  yes (uploaded ${UPLOADED_AT})\n`);
+    expect((await listKeys(other.f)).map((k) => k.uploadedAt)).toEqual([UPLOADED_AT]);
     expect((await loadKeyring(other.f)).map((k) => k.privateKeyPem)).toEqual([await readFile(file, 'utf8')]);
   });
 

@@ -11,7 +11,7 @@ describe('triage summary', () => {
     tally.elsewhere.push('cccccccc-3');
     const fields = Object.fromEntries(summaryFields(tally, 'on this machine only'));
     expect(fields).toMatchObject({
-      issued: '1: CN-R-1-2 (request bbbbbbbb, sr-2)',
+      issued: '1: CN-R-1-2 (request bbbbbbbb, credit note ID sr-2)',
       'completed, already credited': '1: aaaaaaaa (by CN-R-1-1)',
       'changed elsewhere': '1: cccccccc',
       skipped: '0',

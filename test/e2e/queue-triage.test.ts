@@ -60,7 +60,7 @@ describe('credit-note triage in a terminal', () => {
       // Each request once, where it ended: c, accepted and then issued, is issued ("accepted first").
       expect(screen).toMatch(new RegExp(`^accepted +1: ${a.slice(0, 8)}$`, 'm'));
       expect(screen).toMatch(new RegExp(`^rejected +1: ${b.slice(0, 8)} \\("box arrived opened"\\)$`, 'm'));
-      expect(screen).toMatch(new RegExp(`^issued +1: CN-R-2025-000871-\\d+-1 \\(request ${c.slice(0, 8)}, accepted first, [0-9a-f-]{36}\\)$`, 'm'));
+      expect(screen).toMatch(new RegExp(`^issued +1: CN-R-2025-000871-\\d+-1 \\(request ${c.slice(0, 8)}, accepted first, credit note ID [0-9a-f-]{36}\\)$`, 'm'));
       // d was on screen at `q`: reached, nothing done to it.
       expect(screen).toMatch(new RegExp(`^skipped +1: ${d.slice(0, 8)}$`, 'm'));
     } finally {

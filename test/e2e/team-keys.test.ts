@@ -113,10 +113,18 @@ describe('a fresh machine of the team', () => {
     const imported = await onB(importArgs!);
     expect(imported.exitCode, imported.stderr).toBe(0);
     expect(imported.stdout).toContain(registered);
-    // The same key again changes nothing.
-    const again = await onB(importArgs!);
+    // It is the registered key, and the import says so, read from the service (A uploaded it).
+    const shown = JSON.parse((await onA(['keys', 'show-remote', '--json'])).stdout) as { uploadedAt: string };
+    expect(imported.stdout).toMatch(/^registered +yes \(uploaded .+\)$/m);
+    expect(imported.stdout).not.toContain('not yet');
+    // The same key again changes nothing, and says the same.
+    const again = await onB([...importArgs!, '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toContain('nothing changed');
+    expect(JSON.parse(again.stdout)).toMatchObject({ keyId: registered, uploadedAt: shown.uploadedAt, registered: { matches: true, keyId: registered, uploadedAt: shown.uploadedAt } });
+    // B's key list has the upload time the service gave it.
+    const listed = JSON.parse((await onB(['keys', 'list', '--json'])).stdout) as { keyId: string; uploadedAt?: string }[];
+    expect(listed.find((k) => k.keyId === registered)?.uploadedAt).toBe(shown.uploadedAt);
 
     // B re-registering the same key (a user's "upload" for good measure) is no replacement.
     const upload = await onB(['keys', 'upload']);
@@ -147,9 +155,22 @@ describe('a fresh machine of the team', () => {
     const imported = await runSvc(['keys', 'import', '--file', '-'], { home: c, input: piped.stdout });
     expect(imported.exitCode, imported.stderr).toBe(0);
     expect(imported.stdout).toContain(registered);
+    // C has not logged in, so the service could not be asked: the import says it does not know.
+    expect(imported.stdout).toMatch(/^registered +unknown: /m);
+    expect(imported.stdout).not.toContain('not yet');
+    expect(imported.stderr).toContain('svc keys show-remote');
 
     const rotate = await onA(['keys', 'rotate']);
     expect(rotate.exitCode, rotate.stderr).toBe(0);
-    expect(await registeredKeyId()).not.toBe(registered);
+    const rotated = await registeredKeyId();
+    expect(rotated).not.toBe(registered);
+
+    // The older key, imported where the service can be asked, is not the registered one any more.
+    const older = await on(b, ['keys', 'import', '--file', '-'], piped.stdout);
+    expect(older.exitCode, older.stderr).toBe(0);
+    expect(older.stdout).toMatch(new RegExp(`^registered +no: the service encrypts for key ${rotated} \\(uploaded .+\\)$`, 'm'));
+    expect(older.stderr).toContain('svc keys import --file key.pem');
+    const olderJson = await on(b, ['keys', 'import', '--file', '-', '--json'], piped.stdout);
+    expect(JSON.parse(olderJson.stdout)).toMatchObject({ keyId: registered, registered: { matches: false, keyId: rotated } });
   }, TIMEOUT);
 });

@@ -4,6 +4,7 @@
 // service accepted it is finished from the other machine; what one issued the other lists;
 // `svc db` says where it works without ever showing the password.
 import { cp, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSkipReason, type PgServer } from '../postgres-server.js';
@@ -75,9 +76,15 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     await child;
     await proxy.close();
 
+    // The killed run's submission names its machine in the shared database, beside its pid.
+    const open = `SELECT pid, host FROM svc_intents WHERE subject = '${requestId}' AND state IN ('reserved', 'prepared')`;
+    expect(pg.psql('team', open)).toMatch(new RegExp(`^\\s*${child.pid}\\s*\\|\\s*${hostname().replaceAll('.', '\\.')}\\s*$`, 'm'));
+    // Both "machines" of this test run on one host: the killed one is played by a colleague's laptop.
+    pg.psql('team', `UPDATE svc_intents SET host = 'laptop-7' WHERE subject = '${requestId}' AND state IN ('reserved', 'prepared')`);
     const rerun = await on(other, ['credit-note', 'issue', requestId, '--yes']);
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     expect(rerun.stderr).toContain('resuming the submission of credit note');
+    expect(rerun.stderr).toContain(`(pid ${child.pid} on laptop-7): the same request under the same Idempotency-Key`);
     expect([...(await serviceCreditNotes())].filter((id) => !before.has(id))).toEqual([rerun.stdout.trim()]);
     const status = await json<{ counts: { openIntents: number } }>(other, ['db', 'status']);
     expect(status.counts.openIntents).toBe(0);
@@ -213,7 +220,9 @@ describe.skipIf(skip !== undefined)(`two machines, one PostgreSQL ledger${skip ?
     // Finished from the other machine: the service replays its answer; one credit note, in the shared ledger.
     const rerun = await on(other, ['credit-note', 'issue', requestId, '--yes']);
     expect(rerun.exitCode, rerun.stderr).toBe(0);
-    expect(rerun.stderr).toContain('resuming the submission of credit note');
+    // Carried with the machine the embedded ledger recorded it on (this one, in this test).
+    expect(rerun.stderr).toContain('resuming the submission of credit note CN-');
+    expect(rerun.stderr).toContain(`(pid ${child.pid} on this machine): the same request`);
     const created = [...(await serviceCreditNotes())].filter((id) => !before.has(id));
     expect(created).toEqual([rerun.stdout.trim()]);
     const shared = await json<{ counts: { openIntents: number } }>(other, ['db', 'status']);

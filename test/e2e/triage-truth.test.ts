@@ -235,7 +235,7 @@ describe('triage: the legal moves are the table\'s, final questions say what the
       await term.waitFor(spaced(String.raw`\? Issue credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR \(1 × Whole milk 3\.5% 1 l\) from Example Retail Ltd and complete request ${a.slice(0, 8)} on R-2025-000871-\d+\? It cannot be moved again\.`));
       term.keys('y', 'Enter');
       await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
-      expect(term.text()).toMatch(spaced(String.raw`\n${a} is COMPLETED now, with credit note CN-R-2025-000871-\d+-1 \([0-9a-f-]{36}\) \(read back from the service and the ledger\)`));
+      expect(term.text()).toMatch(spaced(String.raw`\nissued credit note CN-R-2025-000871-\d+-1 for 1\.28 EUR, credit note ID [0-9a-f-]{36}; request ${a} is COMPLETED now \(read back from the ledger and the service\)`));
       term.keys('a');
       await term.waitFor(`? ${b.slice(0, 8)} ACCEPTED:`);
       term.keys('c');
@@ -249,6 +249,44 @@ describe('triage: the legal moves are the table\'s, final questions say what the
     } finally {
       term.kill();
     }
+  }, 90_000);
+});
+
+describe('triage: what i prints is the walk\'s own line', () => {
+  it('at 80 columns: the credit note issued, its amount and its ID labelled, read back; never issue\'s bare ID for scripts', async (ctx) => {
+    const missing = requireTools(['tmux']);
+    if (missing) return ctx.skip(missing);
+    const m = merchant();
+    const [a, b] = (await milkRequests(m, 2)) as [string, string];
+    const term = svcInTerminal('svc-triage-issue-line', await triageOf(m, a), svcEnv(m.home, m.env), [80, 40]);
+    let walk: string;
+    try {
+      await term.waitFor(`? ${a.slice(0, 8)} PENDING: a accept`);
+      term.keys('a');
+      await term.waitFor(`? ${a.slice(0, 8)} ACCEPTED:`);
+      term.keys('i');
+      await term.waitFor(/\(y\/N\)/);
+      term.keys('y', 'Enter');
+      await term.waitFor(`? ${b.slice(0, 8)} PENDING:`);
+      // From the answered question to the next request's prompt: what the walk said about a.
+      const text = term.text();
+      walk = text.slice(text.lastIndexOf(' Issue credit note CN-'), text.lastIndexOf(`? ${b.slice(0, 8)} PENDING:`));
+      expect(walk, text).toContain('(y/N) Yes');
+      term.keys('q');
+      await term.waitFor('SVC-EXIT=');
+      expect(term.text()).toContain('SVC-EXIT=0');
+    } finally {
+      term.kill();
+    }
+    const [note] = (await readLedgers(m.home.stateDir)).creditNotes.filter((n) => n.requestId === a);
+    expect(note, walk).toBeDefined();
+    const { serviceReceiptId: id, documentNumber } = note!;
+    // issue's line for scripts, the bare ID alone on a line, is not in the walk.
+    expect(walk, walk).not.toMatch(new RegExp(`^\\s*${id}\\s*$`, 'm'));
+    // The walk's own: what was issued, for how much and the credit note's ID, named as such, read back.
+    expect(walk.replace(/\s+/g, ' ')).toContain(`issued credit note ${documentNumber} for 1.28 EUR, credit note ID ${id}; request ${a} is COMPLETED now (read back from the ledger and the service)`);
+    // Each line of it within the terminal's 80 columns.
+    for (const line of walk.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   }, 90_000);
 });
 
@@ -294,7 +332,7 @@ describe('triage after a partial accept: the final questions name the part accep
       expect(issue).toMatch(new RegExp(`^\\? Issue credit note CN-R-2025-000871-\\d+-1 for ${total!.replaceAll('.', '\\.')} \\(1 × Whole milk 3\\.5% 1 l\\) from Example Retail Ltd and complete request ${a.slice(0, 8)}`));
       for (const left of ['Sourdough bread', 'Bananas']) expect(issue).not.toContain(left);
       term.keys('y', 'Enter');
-      await term.waitFor(new RegExp(`${a} is COMPLETED now, with credit note`));
+      await term.waitFor(spaced(`request ${a} is COMPLETED now \\(read back`));
       term.keys('q');
       await term.waitFor('SVC-EXIT=');
       expect(term.text()).toContain('SVC-EXIT=0');

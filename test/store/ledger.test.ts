@@ -3,7 +3,7 @@
 // open intent per subject, reservations counted by the next check, records, imports that
 // never overwrite; and, for the embedded engine, the move of an older svc's JSON records.
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreditNoteRecord, ReceiptRecord } from '../../src/contract/records.js';
@@ -107,7 +107,8 @@ describe.each(engines)('%s engine', (engine, connect) => {
       const ledger = await open();
       const { intent, created } = await ledger.reserveReceipt(receiptIntent('R-1'));
       expect(created).toBe(true);
-      expect(intent).toMatchObject({ state: 'reserved', body: undefined, pid: process.pid });
+      // Which process, on which machine: on a team's database a pid alone names no process.
+      expect(intent).toMatchObject({ state: 'reserved', body: undefined, pid: process.pid, host: hostname() });
       const prepared = await ledger.prepare(intent.id, { idempotencyKey: 'key-1', body: '{"a":1}', context: { n: 1 } });
       expect(prepared).toMatchObject({ state: 'prepared', idempotencyKey: 'key-1', body: '{"a":1}', context: { n: 1 } });
       await ledger.complete(intent.id, { kind: 'receipt', record: receipt('sr-1', 'R-1') });

@@ -2,7 +2,8 @@
 // runs: `show`, `accept` (whole, or in part with the part asked and recorded), `reject`
 // (a reason asked, then its confirmation naming each document), `issue --complete` (its
 // preview and confirmation, its ledger intent and Idempotency-Key) and `complete`. Each runs
-// with the screen's streams, its stdout also kept, for the screen's status line.
+// with the screen's streams, its stdout also kept, for the screen's status line (issue's only
+// kept: its bare ID is a line for scripts).
 import { Writable } from 'node:stream';
 import { outcomeOf, outcomeText } from '../../credit-notes/outcome.js';
 import { reasonProblem, reasonsKeptWhere } from '../../credit-notes/rejection.js';
@@ -18,25 +19,26 @@ import { accept, complete, confirmAccept, reject } from './status.js';
 
 export function screenDecisions(f: Factory): Decisions {
   /** `f`, with stdout written through and kept: the lines a command printed are its result. */
-  const teed = () => {
+  const teed = (shown = true) => {
     let text = '';
     const stdout = new Writable({
       write(chunk: Buffer | string, _encoding, done) {
         text += String(chunk);
-        f.io.stdout.write(chunk, done);
+        if (shown) f.io.stdout.write(chunk, done);
+        else done();
       },
     });
     const g = withIo(f, { ...f.io, stdout });
     return { g, result: () => text.split('\n').map(oneLine).filter((l) => l.trim() !== '').join(' · ') };
   };
-  const run = async (act: (g: Factory) => Promise<void>) => {
-    const { g, result } = teed();
+  const run = async (act: (g: Factory) => Promise<void>, shown = true) => {
+    const { g, result } = teed(shown);
     await act(g);
     return result();
   };
   const readBack = async (requestId: string, move: () => Promise<string>) => {
     await move();
-    return oneLine(outcomeText(requestId, await outcomeOf(f, await callerForRequests(f, [requestId]), requestId), true));
+    return oneLine(outcomeText(requestId, await outcomeOf(f, await callerForRequests(f, [requestId]), requestId), { short: true }));
   };
   // What was typed at the last reason prompt of a reject that did not happen.
   let typedReason = '';
@@ -81,8 +83,9 @@ export function screenDecisions(f: Factory): Decisions {
         typedReason = '';
       }),
     // The status line is what the service and the ledger say after it (the credit note's
-    // document number, COMPLETED), not issue's stdout (a bare serviceReceiptId, for scripts).
-    issue: (requestId) => readBack(requestId, () => run((g) => issue({ requestId, complete: true }, g))),
+    // document number, COMPLETED), not issue's stdout (a bare serviceReceiptId, for scripts),
+    // which is not shown either while the decision has the terminal.
+    issue: (requestId) => readBack(requestId, () => run((g) => issue({ requestId, complete: true }, g), false)),
     // `c` is "complete without a credit note": settled another way, as the key says.
     complete: (requestId) => readBack(requestId, () => run((g) => complete.run({ requestIds: [requestId], creditedElsewhere: true }, g))),
   };

@@ -21,6 +21,7 @@
 // A decision that is declined, or fails, leaves the request on screen to decide again. Esc
 // or Ctrl-C at the keys ends the walk (exit 3); `q` ends it (exit 0). Either way the summary
 // of what was done comes last, on stdout.
+import { Writable } from 'node:stream';
 import type { Caller } from '../../api/caller.js';
 import { writeReceiptsCaller } from '../../auth/caller.js';
 import { matchesFilter } from '../../credit-notes/filter.js';
@@ -162,6 +163,7 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
       if (CLOSED.has(status)) return 'next';
       continue;
     }
+    const issuedBefore = tally.issued.length;
     try {
       if (key === 'a') {
         await accept.run({ requestIds: [requestId], partial: false }, f);
@@ -200,8 +202,11 @@ async function walkOne(f: Factory, caller: Caller, item: ReadItem, tally: Tally,
     const before = status;
     const outcome = await outcomeOf(f, caller, requestId);
     status = outcome.status ?? status;
+    // A credit note issued is said even when completing the request after it failed.
+    const issuedHere = key === 'i' && tally.issued.length > issuedBefore;
+    if (status === before && !issuedHere) continue;
+    note(f.io, outcomeText(requestId, outcome, { issuedHere }));
     if (status === before) continue;
-    note(f.io, outcomeText(requestId, outcome));
     acted = true;
     // Counted only as the move it was: a request a colleague closed meanwhile is not "rejected" here.
     const moved = key === 'i' ? issuedAndClosed : status === statusAfter(MOVES[key].verb);
@@ -264,10 +269,17 @@ async function issueIn(f: Factory, requestId: string, part: readonly ItemQuantit
     if (here) tally.issued.push({ requestId, documentNumber, serviceReceiptId });
     else tally.credited.push({ requestId, documentNumber });
   };
-  // issue prints the credit note's ID and says the request is COMPLETED.
+  // issue's stdout is the bare credit note ID, a line for scripts: the walk says what was
+  // issued in its own words after it (its echo, read back), so that line is not shown.
   // The credit note is on screen already (the request's decision, or the part's): printed once.
-  await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true, onCredited }, f);
+  await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true, onCredited }, withoutStdout(f));
   return credited;
+}
+
+/** The factory with stdout discarded; everything else (stderr, the prompter, the ledger) shared. */
+function withoutStdout(f: Factory): Factory {
+  const stdout = new Writable({ write: (_chunk, _encoding, done) => done() });
+  return Object.create(f, { io: { value: { ...f.io, stdout } } }) as Factory;
 }
 
 /** The request's status as the service (or the kept copy) says now; undefined when that cannot be learnt. */

@@ -1,8 +1,10 @@
 // `svc keys import --file PATH|-`: a private key exported on another machine of the team
-// (`svc keys export`), kept in this machine's secret store as the current key. The service
-// is not asked and what it encrypts for does not change.
-import { importKeyPair } from '../../keys/keystore.js';
+// (`svc keys export`), kept in this machine's secret store as the current key. What the
+// service encrypts for does not change; it is asked which key that is, and the import says
+// whether it is this one (docs/teams.md#one-decryption-key-for-the-team).
+import { importKeyPair, markUploaded } from '../../keys/keystore.js';
 import { readKeyFile } from '../../keys/key-file.js';
+import { describeRegistration, registrationOf } from '../../keys/registered.js';
 import { KeyFormatError } from '../../crypto/keys.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -26,8 +28,14 @@ export async function run(opts: ImportOptions, f: Factory): Promise<void> {
     if (!(error instanceof KeyFormatError)) throw error;
     throw new UsageError(`--file ${opts.file}: ${error.message}`, { hint: 'name an RSA private key (PKCS#8 PEM), as `svc keys export` writes it', cause: error });
   }
-  const { key, added } = imported;
-  writeRecord(f.io, keyFields(f, key), key);
+  const { added } = imported;
+  let { key } = imported;
+  // Read back from the service, never assumed: an exported key is usually the registered one,
+  // uploaded from the machine it came from, and then `keys list` shows that upload too.
+  const registration = await registrationOf(f, key.keyId);
+  if (registration.matches === true && key.uploadedAt !== registration.uploadedAt) key = await markUploaded(f, key.keyId, registration.uploadedAt);
+  const [registered, whatToDo] = describeRegistration(f, key.keyId, registration);
+  writeRecord(f.io, [...keyFields(f, key).filter(([name]) => name !== 'uploaded'), ['registered', registered]], { ...key, registered: registration });
   note(f.io, added ? `private key stored: ${(await f.secrets()).describe()}` : `${key.keyId} is held here already; nothing changed`);
-  note(f.io, '`svc keys show-remote` says whether it is the key the service encrypts for');
+  if (whatToDo !== undefined) note(f.io, whatToDo);
 }

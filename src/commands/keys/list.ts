@@ -15,7 +15,8 @@ export async function run(_opts: ListOptions, f: Factory): Promise<void> {
   else
     await writeList(f.io, keys, [
       { header: 'KEY ID', value: (k) => k.keyId },
-      { header: 'CREATED', value: (k) => shownTime(f.io, f.env, k.createdAt), whole: true },
+      // A key made on another machine was not created here: when it came is what is known.
+      { header: 'CREATED', value: (k) => (k.importedAt === undefined ? shownTime(f.io, f.env, k.createdAt) : `imported ${shownTime(f.io, f.env, k.importedAt)}`), whole: true },
       { header: 'UPLOADED', value: (k) => (k.uploadedAt === undefined ? '-' : shownTime(f.io, f.env, k.uploadedAt)), whole: true },
       { header: 'CURRENT', value: (k) => (k.current ? 'yes' : 'no') },
     ]);

@@ -69,7 +69,7 @@ export function keyFields(f: Factory, key: LocalKey): [string, string][] {
   return [
     ['key ID', key.keyId],
     ['public key', key.publicKey],
-    ['created', shownTime(f.io, f.env, key.createdAt)],
+    key.importedAt === undefined ? ['created', shownTime(f.io, f.env, key.createdAt)] : ['imported', shownTime(f.io, f.env, key.importedAt)],
     ['uploaded', key.uploadedAt === undefined ? 'not yet' : shownTime(f.io, f.env, key.uploadedAt)],
   ];
 }

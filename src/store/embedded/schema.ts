@@ -139,6 +139,10 @@ const STEPS: readonly string[] = [
    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: intents_state_checked'); END;
 
    CREATE INDEX queue_items_receipt ON queue_items (json_extract(item, '$.serviceReceiptId'));`,
+  // 5: the machine that started a submission, beside its pid (os.hostname()): a submission
+  // carried in from another machine's ledger (`svc db import`) names where it ran. An older
+  // svc's intents have none (null), and an older svc opening this database writes none.
+  `ALTER TABLE intents ADD COLUMN host TEXT;`,
 ];
 
 export const EMBEDDED_SCHEMA_VERSION = STEPS.length;

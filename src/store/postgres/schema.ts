@@ -195,6 +195,9 @@ export const STEPS: readonly string[] = [
      ALTER COLUMN received_at TYPE timestamptz USING received_at::timestamptz,
      ALTER COLUMN processed_at TYPE timestamptz USING processed_at::timestamptz,
      ALTER COLUMN headers TYPE jsonb USING headers::jsonb;`,
+  // 6: the machine that started a submission, beside its pid: on a team's database a pid alone
+  // names no process. Intents recorded before this step have none (null).
+  `ALTER TABLE svc_intents ADD COLUMN host text;`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = STEPS.length;
@@ -206,6 +209,7 @@ export const STEP_NAMES: readonly string[] = [
   'rejection reasons kept with their requests',
   'one credit note per return request (enforced); the accepted parts of requests; the journal listed by time',
   'times as timestamptz, documents as jsonb, amounts and lines in columns, constraints (one document per number and issuer), listing indexes',
+  'the machine that started each submission under way, beside its pid',
 ];
 
 /** The ISO 4217 currencies of `exponent` minor digits (src/crypto/money.ts), quoted for SQL. */

@@ -159,7 +159,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const trace = (text: string) => {
     if (opts.debug) opts.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
-  const failure = (code: string, attempts: number, error: unknown, method: Method, path: string): SvcError => {
+  const failure = (code: string, attempts: number, error: unknown, method: Method, path: string, answered?: number): SvcError => {
     if (isCertificateProblem(code)) {
       const proxy = proxyOf(error);
       const caFiles = [
@@ -170,7 +170,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     }
     // zlib's codes: the service was reached, and what it sent is damaged.
     if (code.startsWith('Z_')) return undecodable(method, path, code, error);
-    return unreachable(baseUrl, code, attempts, error, network);
+    return unreachable(baseUrl, code, attempts, error, network, answered);
   };
 
   /** One request's retries: how many so far, and the time spent waiting between them. */
@@ -178,6 +178,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     retries: number;
     waitedMs: number;
     told: boolean;
+    /** The status an earlier attempt was answered with (429, 5xx): the service was reached. */
+    answered?: number;
   }
 
   async function send(req: RawRequestOptions, accept: string, stream = false, attempts: Attempts = { retries: 0, waitedMs: 0, told: false }): Promise<Exchanged> {
@@ -220,7 +222,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         // Nothing listening on this machine's port: no retry brings it up (2.5 s saved for CI).
         const refusedHere = code === 'ECONNREFUSED' && refusesLocally && proxyOf(error) === undefined;
         const delay = retryable && (TRANSIENT_CODES.has(code) || proxyGatewayFailure) && !refusedHere ? nextDelay(undefined) : undefined;
-        if (delay === undefined) throw failure(code, attempts.retries + 1, error, sent.method, sent.path);
+        if (delay === undefined) throw failure(code, attempts.retries + 1, error, sent.method, sent.path, attempts.answered);
         if (SLOW_CODES.has(code)) tellSlow(attempts, code, proxyOf(error));
         await wait(delay, `${proxyGatewayFailure ? `the proxy's ${proxyStatus}` : describeCode(code, network)} on ${sent.method} ${sent.path}`);
         continue;
@@ -249,6 +251,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       if (res.status === 429 || (res.status >= 500 && retryable)) {
         const delay = nextDelay(apiError.retryAfterMs);
         if (delay !== undefined) {
+          attempts.answered = res.status;
           await wait(delay, `${res.status} on ${sent.method} ${sent.path}`);
           continue;
         }
@@ -582,9 +585,18 @@ function proxyStatusOf(error: unknown): number | undefined {
 /** The connection was taken, then closed or reset: something listens there. */
 const CLOSED_ON_US = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
-function unreachable(baseUrl: string, code: string, attempts: number, cause: unknown, network: NetworkSettings): SvcError {
+function unreachable(baseUrl: string, code: string, attempts: number, cause: unknown, network: NetworkSettings, answered?: number): SvcError {
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : '';
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+  // The service itself answered an earlier attempt (503 during an outage, a 429) and then did
+  // not answer the last: it is the service that is unavailable, not something else on the port.
+  if (answered !== undefined && proxyOf(cause) === undefined) {
+    const said = `${answered} ${STATUS_CODES[answered] ?? ''}`.trim();
+    return new UnavailableError(`cannot reach the service at ${baseUrl} (${describeCode(code, network)})${tries}; the service answered ${said} before`, {
+      cause,
+      hint: `the service is unavailable for now (it answered ${said}, then did not answer at all): try again in a moment`,
+    });
+  }
   const proxy = proxyOf(cause);
   const status = proxyStatusOf(cause);
   if (proxy !== undefined && status !== undefined && status >= 500) {

@@ -55,7 +55,8 @@ export const EXIT_CODES = `Exit codes (the same with --json, where the error is 
      proxy that wants credentials, 407; a redirect svc does not follow)
   2  usage or invalid input: the message names the flag or field (a webhook signature
      that does not verify, as a receiver refuses it with 400; no usable OS keychain,
-     which SVC_SECRET_STORE=file answers)
+     which SVC_SECRET_STORE=file answers; a state directory that is read-only or
+     another user's, which SVC_STATE_DIR or its permissions answer)
   3  cancelled (Ctrl-C, "no" at a prompt, consent denied, a batch whose reader closed
      stdout before every line was started, as with | head -1)
   4  authentication needed (401, invalid_client, invalid_grant, no credentials, a

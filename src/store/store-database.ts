@@ -3,7 +3,7 @@
 // I/O errors retried, and a failure said as the store's own, with what to do about it.
 import { openDatabase, retryIo, type Database } from './embedded/database.js';
 import { StoreError } from './errors.js';
-import { fsErrorCode } from './private-file.js';
+import { fsErrorCode, notWritableError } from './private-file.js';
 
 // Writers wait for each other this long (SQLite's busy handler) before giving up.
 const BUSY_MS = 10_000;
@@ -15,6 +15,7 @@ export function openStoreDatabase(path: string, schema: string, what: string, hi
     retryIo(() => db.exec(schema));
     return db;
   } catch (error) {
-    throw new StoreError(`cannot open the ${what} ${path} (${fsErrorCode(error)})`, { hint, cause: error });
+    // A read-only or another user's state directory is not a damaged file: moving it away would lose it.
+    throw notWritableError(`open the ${what}`, path) ?? new StoreError(`cannot open the ${what} ${path} (${fsErrorCode(error)})`, { hint, cause: error });
   }
 }

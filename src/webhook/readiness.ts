@@ -35,7 +35,7 @@ export function createReadiness(opts: ReadinessOptions): Readiness {
     async check() {
       const reasons: NotReady[] = [];
       if (isDraining) reasons.push({ check: 'draining', detail: 'the listener is shutting down and takes no new deliveries' });
-      if (!isBound) reasons.push({ check: 'delivery_port', detail: 'the delivery port is not bound yet' });
+      if (!isBound) reasons.push({ check: 'delivery_port', detail: 'the delivery port takes no deliveries yet: the listener is starting (binding it, or making its subscriptions)' });
       if (opts.secrets() === 0) reasons.push({ check: 'secrets', detail: 'no webhook signing secret is loaded, so no delivery could be verified' });
       if (opts.ping) {
         let timer: NodeJS.Timeout | undefined;

@@ -102,6 +102,13 @@ export interface ReceiverOptions {
   onJournalError(error: unknown, raw: Buffer): void;
   /** A request refused (4xx), with the reason in words a person can act on; never the body or a secret. */
   onRejected?: ((rejection: Rejection) => void) | undefined;
+  /**
+   * True while the listener is starting (its subscriptions being made or checked): a delivery
+   * is answered 503 with Retry-After and not read, so that none is taken before `listening`.
+   */
+  starting?: (() => boolean) | undefined;
+  /** A delivery answered 503 because the listener was starting. */
+  onStarting?: (() => void) | undefined;
 }
 
 export interface Rejection {
@@ -158,6 +165,10 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
     if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} (or one segment below it) only`);
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'not a POST', 'deliveries are POST requests', { headers: { allow: 'POST' } });
+    if (opts.starting?.()) {
+      opts.onStarting?.();
+      return refuse(res, 503, 'unavailable', 'starting', 'the listener is starting; retry later', { headers: { 'retry-after': '1' } });
+    }
     const contentType = req.headers['content-type'];
     if (!JSON_CONTENT_TYPE.test(contentType ?? '')) {
       // What it was sent with, quoted (escapes and all) and cut short: the header is the sender's text.

@@ -378,6 +378,31 @@ describe('connection refused', () => {
     }
   });
 
+  it('answered 503, then reset on loopback: the service was reached, so the hint does not blame something on this machine', async () => {
+    // The service answers 503 (an outage) and then, on the last attempt, resets the connection.
+    let answered = 0;
+    const server = createServer((socket) => {
+      socket.once('data', () => {
+        if (answered++ < 3) socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+        else socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const client = createApiClient({ baseUrl: `http://127.0.0.1:${port}`, io: testStreams().io, debug: false, clock: fixedClock(0), sleep: async () => {}, random: () => 0 });
+    try {
+      const error = await rejection(client.request({ method: 'GET', path: '/grants' }));
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect((error as UnavailableError).message).toMatch(/after 4 attempts/);
+      expect((error as UnavailableError).message).toContain('the service answered 503 Service Unavailable before');
+      expect((error as UnavailableError).hint).not.toContain('something on this machine');
+      expect((error as UnavailableError).hint).toContain('the service is unavailable for now');
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('taken and reset on loopback: something listens there, so the hint is to check what, not to start the sandbox', async () => {
     // Accepts every connection and resets it at once: another program on the sandbox's port, say.
     const server = createServer((socket) => socket.resetAndDestroy());

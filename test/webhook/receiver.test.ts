@@ -226,6 +226,40 @@ describe('the journal underneath', () => {
     };
   }
 
+  it('while starting: a delivery is answered 503 with Retry-After, counted, and neither journalled nor handed on; then taken', async () => {
+    const h = await harness();
+    const journal = await openJournal(join(h.stateDir, 'journal.ndjson'), { clock: fixedClock(NOW) });
+    const acknowledged: string[] = [];
+    let starting = true;
+    let turnedAway = 0;
+    const receiver = await startReceiver({
+      host: '127.0.0.1',
+      port: 0,
+      path: '/webhooks',
+      journal,
+      secrets: () => [SECRET],
+      clock: fixedClock(NOW),
+      onDelivery: (d) => acknowledged.push(d.entry.id),
+      onJournalError: () => {},
+      starting: () => starting,
+      onStarting: () => void (turnedAway += 1),
+    });
+    try {
+      const body = returnRequestedBody('sr-starting');
+      const early = await deliver(receiver.url, body);
+      expect(early.status).toBe(503);
+      expect(early.body).toMatchObject({ error: 'unavailable', error_description: 'the listener is starting; retry later' });
+      expect(turnedAway).toBe(1);
+      expect(acknowledged).toEqual([]);
+      starting = false;
+      expect((await deliver(receiver.url, body)).status).toBe(200);
+      expect(acknowledged).toHaveLength(1);
+    } finally {
+      await receiver.close();
+      await journal.close();
+    }
+  });
+
   it('group-commits: 64 concurrent deliveries take far fewer fsyncs than 64, and all are journalled', async () => {
     const h = await harness();
     let syncs = 0;

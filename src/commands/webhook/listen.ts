@@ -15,7 +15,7 @@ import { note } from '../../io/streams.js';
 import { resolveProfileName } from '../../config/settings.js';
 import type { StopOptions, StopSignal } from '../../io/stop-signal.js';
 import { parsePort } from '../foreground.js';
-import { fansOut } from '../../grants/fan-out.js';
+import { fansOut, NotRunError } from '../../grants/fan-out.js';
 import { createDecryptor } from '../../webhook/decryptor.js';
 import { createRoutingForwarder, parseRoutes } from '../../webhook/routes.js';
 import { adoptStderr, createListenLog, parseLogFormat, type ListenLog } from '../../webhook/log.js';
@@ -33,7 +33,7 @@ import { watchKeyring } from '../../webhook/keyring.js';
 import { createProcessor, shortId, writeEvent, type Processor } from '../../webhook/processor.js';
 import { companyNames, requestIdFinder } from '../../webhook/event-context.js';
 import { startReceiver, type Rejection, type RunningReceiver } from '../../webhook/receiver.js';
-import { deliveryPathOf, environmentSecretAdvice, journalPathOf, listedSubscriptionFor, storedSubscriptionFor, subscribe, subscribeOnce, watchSecrets, type SecretSet } from '../../webhook/subscriptions.js';
+import { deliveryPathOf, environmentSecretAdvice, isOwnPathUnder, journalPathOf, listedSubscriptionFor, readLocalSubscriptions, storedSubscriptionFor, subscribe, subscribeOnce, watchSecrets, type SecretSet } from '../../webhook/subscriptions.js';
 import { envVariableFor } from '../../secrets/env.js';
 import { turnBatch } from '../../io/turn-batch.js';
 import type { WebhookSubscription, WebhookSubscriptionRequest } from '../../contract/webhook.js';
@@ -140,6 +140,12 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
   let abandoned = false;
   // Set once `listening` is logged.
   let listened = false;
+  // Until `listening`, the delivery port answers 503 (the sender retries): no delivery is taken
+  // before the log says the listener is listening. Counted, to say so then.
+  let starting = true;
+  let turnedAway = 0;
+  // --all-grants with subscriptions stored here: their check with the service, under way while listening.
+  let checking: Promise<void> | undefined;
   // Set as `stopped` is logged: it is the last line, whatever an aborted forward still says.
   let over = false;
   const forwarder = routes.length > 0 ? createRoutingForwarder(routes) : undefined;
@@ -247,6 +253,11 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
         metrics.delivery(refusalOutcome(rejection));
         rejections.report(rejection);
       },
+      starting: () => starting,
+      onStarting: () => {
+        turnedAway += 1;
+        metrics.delivery('unavailable');
+      },
       onJournalError: (error, raw) => {
         readiness.journalFailed(error);
         metrics.delivery('unavailable');
@@ -254,7 +265,6 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
         note(f.io, `warning: a delivery could not be journalled (${error instanceof Error ? error.message : String(error)}); answered 503 so that it is sent again`);
       },
     });
-    readiness.bound();
     // Said once both are bound: a line about a server that may never serve would not be true.
     if (exposed) note(f.io, `warning: listening on ${opts.host}: reachable from other machines on that network, not only from this one`);
     // Under --log-format json with the address as a field: `--admin-port 0` picks one a supervisor reads back.
@@ -266,9 +276,10 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
   }
 
   try {
+    let background: Background | undefined;
     if (opts.subscribe) {
       const request = { name: `svc webhook listen on ${hostname()}`, notificationUrl: notificationUrlOf(receiver.url, opts.host), events: [...KNOWN_WEBHOOK_EVENTS] };
-      if (everyCompany) await subscribeEveryCompany(f, request, opts, secrets);
+      if (everyCompany) background = await subscribeEveryCompany(f, request, opts, secrets, log, () => over);
       else if (nowhereToKeep) await subscribeWithoutStore(f, request, secrets, { showSecret: Boolean(opts.showSecret), handedIn });
       else {
         let stored: Awaited<ReturnType<typeof storedSubscriptionFor>>;
@@ -299,12 +310,24 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
       }
     }
     await claim?.describe({ address: receiver.url });
-    log.lifecycle('listening', `listening on ${receiver.url}`, { url: receiver.url });
+    // From here deliveries are taken, and /readyz may answer 200: each said as it becomes true.
+    starting = false;
+    readiness.bound();
+    log.lifecycle(
+      'listening',
+      background === undefined
+        ? `listening on ${receiver.url}`
+        : `listening on ${receiver.url} with the ${background.stored} subscriptions stored on this machine while it checks them with the service in the background`,
+      { url: receiver.url, ...(background && { stored: background.stored, checking: true }) },
+    );
     listened = true;
+    if (turnedAway > 0) note(f.io, `answered ${turnedAway} deliver${turnedAway === 1 ? 'y' : 'ies'} 503 while starting (before listening); the sender retries them`);
     if (admin) {
       const notReady = await readiness.check();
-      log.lifecycle('ready', notReady.length === 0 ? 'ready' : `not ready: ${notReady.map((r) => r.detail).join('; ')}`, { ready: notReady.length === 0 });
+      const readyz = `${admin.url}/readyz`;
+      log.lifecycle('ready', notReady.length === 0 ? `ready: ${readyz} answers 200` : `not ready: ${notReady.map((r) => r.detail).join('; ')} (${readyz} answers 503)`, { ready: notReady.length === 0, url: readyz });
     }
+    checking = background?.check();
     const backlog = journal.takeUnprocessed();
     if (backlog.length > 0) note(f.io, `processing ${backlog.length} journalled deliver${backlog.length === 1 ? 'y' : 'ies'} the last run left unprocessed`);
     for (const delivery of backlog) processor.enqueue(delivery, false);
@@ -325,6 +348,8 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
     });
     try {
       await within(receiver.close(), drainMs);
+      // The companies' check with the service ends (the fan-out starts no other Grant once signalled) within the drain.
+      if (checking) await within(checking, Math.max(0, deadline - performance.now()));
       await shutDown(deadline);
       over = true;
       // A listener that never listened (its subscription failed) did not stop: its error says what happened.
@@ -368,21 +393,82 @@ function catchUp(f: Factory, shared: SharedJournal, processor: Processor): { sto
   };
 }
 
+/** The companies' subscriptions checked with the service while the listener listens with those stored here. */
+interface Background {
+  /** Subscriptions stored on this machine for the listener's URL, with their secrets. */
+  stored: number;
+  check(): Promise<void>;
+}
+
 /**
  * `--subscribe --all-grants`: each company's subscription on a path of its own under this
  * listener's URL, reusing those the service still lists (as `webhook subscribe --all-grants
- * --own-path`); their secrets are learnt as they come. A company that failed is named and
- * the listener goes on for the others; none subscribed is an error.
+ * --own-path`); their secrets are learnt as they come. With none stored here for this URL it is
+ * done before listening (a company that failed is named; none subscribed is an error). With
+ * some stored, the listener listens with them at once and this runs in the background
+ * (returned): over thousands of companies, or while the service is down, it can take minutes.
+ * A company it could not check keeps its stored subscription, said once as a warning.
  */
-async function subscribeEveryCompany(f: Factory, request: WebhookSubscriptionRequest, flags: ListenOptions, secrets: SecretSet): Promise<void> {
-  const { subscribeEach } = await import('./fan-out.js');
-  const { reportFailures, failIfAllFailed } = await import('../../grants/report.js');
-  const { targets, result } = await subscribeEach(request, { ...flags, ownPath: true }, f);
-  for (const { value } of result.ok) secrets.add(value.subscription.secret, deliveryPathOf(value.subscription.notificationUrl));
-  failIfAllFailed(f, result.failed, targets.length, 'subscribed');
-  reportFailures(f, result.failed, { total: targets.length });
-  const reused = result.ok.filter((r) => r.value.reused).length;
-  note(f.io, `subscribed ${result.ok.length} compan${result.ok.length === 1 ? 'y' : 'ies'} (${result.ok.length - reused} created, ${reused} reused), each at a path of its own under ${request.notificationUrl}`);
+async function subscribeEveryCompany(f: Factory, request: WebhookSubscriptionRequest, flags: ListenOptions, secrets: SecretSet, log: ListenLog, over: () => boolean): Promise<Background | undefined> {
+  const [{ subscribeEach }, { reportFailures, failIfAllFailed }] = await Promise.all([import('./fan-out.js'), import('../../grants/report.js')]);
+  const stored = (await readLocalSubscriptions(f)).filter((s) => {
+    const at = deliveryPathOf(s.notificationUrl);
+    return isOwnPathUnder(s.notificationUrl, request.notificationUrl) && at !== undefined && secrets.forPath(at) !== undefined;
+  });
+  const storedGrants = new Set(stored.map((s) => s.grantId));
+  const run = async (background: boolean) => {
+    const { targets, result } = await subscribeEach(request, { ...flags, ownPath: true }, f);
+    for (const { value } of result.ok) secrets.add(value.subscription.secret, deliveryPathOf(value.subscription.notificationUrl));
+    if (over()) return;
+    // Those whose subscription is stored here are still listened for: not checked, rather than failed.
+    const unchecked = result.failed.filter((x) => storedGrants.has(x.target.id) && !(x.error instanceof NotRunError));
+    const failed = result.failed.filter((x) => !unchecked.includes(x));
+    if (!background) failIfAllFailed(f, failed, targets.length, 'subscribed');
+    reportFailures(f, failed, { total: targets.length });
+    if (unchecked.length > 0) note(f.io, `warning: ${uncheckedText(unchecked)}`);
+    const reused = result.ok.filter((r) => r.value.reused).length;
+    const created = result.ok.length - reused;
+    const of = (n: number) => `${n} compan${n === 1 ? 'y' : 'ies'}`;
+    const text =
+      unchecked.length === 0 && failed.length === 0
+        ? `subscribed ${of(result.ok.length)} (${created} created, ${reused} reused), each at a path of its own under ${request.notificationUrl}`
+        : `subscribed ${result.ok.length} of ${of(targets.length)} (${created} created, ${reused} reused)${unchecked.length > 0 ? `; ${unchecked.length} not checked with the service, listened for with the subscriptions stored here` : ''}${failed.length > 0 ? `; ${failed.length} not subscribed` : ''}; each at a path of its own under ${request.notificationUrl}`;
+    // Under --log-format json the counts are fields, as the single Grant's `subscribed` has its parts.
+    log.lifecycle('subscribed', text, {
+      companies: targets.length,
+      created,
+      reused,
+      unchecked: unchecked.length,
+      failed: failed.length,
+      url: request.notificationUrl,
+      path: `${new URL(request.notificationUrl).pathname}/g<24 hex digits of the Grant ID's SHA-256>`,
+    });
+  };
+  if (stored.length === 0) {
+    await run(false);
+    return undefined;
+  }
+  return {
+    stored: stored.length,
+    // Listening goes on whatever this finds: what failed is said, never thrown.
+    check: () => run(true).catch((error: unknown) => {
+      if (!over()) note(f.io, `warning: could not check the companies' subscriptions with the service (${error instanceof Error ? error.message : String(error)}); listening with the ${stored.length} stored on this machine — restart with --subscribe once the service answers to check them`);
+    }),
+  };
+}
+
+/** "could not check N companies' subscriptions with the service (A, B, C, …): why; …": one line for all of them. */
+function uncheckedText(unchecked: readonly { target: { company: string }; error: unknown }[]): string {
+  const messages = new Map<string, number>();
+  for (const { error } of unchecked) {
+    const message = error instanceof Error ? error.message : String(error);
+    messages.set(message, (messages.get(message) ?? 0) + 1);
+  }
+  const [[why]] = [...messages].sort(([, a], [, b]) => b - a) as [[string, number]];
+  const others = messages.size > 1 ? ` (and ${messages.size - 1} other error${messages.size === 2 ? '' : 's'})` : '';
+  const names = unchecked.slice(0, 3).map((x) => x.target.company).join(', ') + (unchecked.length > 3 ? ', …' : '');
+  const n = unchecked.length;
+  return `could not check ${n} compan${n === 1 ? "y's subscription" : "ies' subscriptions"} with the service (${names}): ${why}${others}; listening with the secrets stored on this machine for them, so their deliveries are still taken — restart the listener with --subscribe once the service answers to check them`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { CreditNoteRecord, ReceiptRecord, Rejection } from '../../contract/recor
 import { AcceptedItems } from '../accepted-part.js';
 import { CreditNoteNumberTakenError, NumberTakenError, OverCreditError, SecondDocumentError, StoreError, type OverCreditedLine } from '../errors.js';
 import { decodeRecord as decode } from '../decode.js';
+import { notWritableError } from '../private-file.js';
 import type { AcceptedPart, DocumentKind, PartNotKept, ImportResult, Intent, LedgerStore, NewIntent, ReceiptCredits, Reserved, StoreStatus } from '../ledger.js';
 import { INTENT_COLUMNS, intentOf, intentValues, newIntentValues, OPEN, type IntentRow } from '../intent-row.js';
 import { EMBEDDED_SCHEMA_VERSION, migrateEmbedded, needsMigration } from './schema.js';
@@ -83,7 +84,9 @@ export async function openSqliteLedger(path: string, opts: SqliteOptions = {}): 
     db = openDatabase(path, busyMs);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON');
   } catch (error) {
-    throw new StoreError(`cannot open the ledger ${path}: ${messageOf(error)}`, { cause: error, hint: notDatabaseHint(path, error) });
+    const hint = notDatabaseHint(path, error);
+    // A read-only or another user's state directory is not a damaged ledger: said as what it is.
+    throw (hint === undefined ? notWritableError('open the ledger', path) : undefined) ?? new StoreError(`cannot open the ledger ${path}: ${messageOf(error)}`, { cause: error, hint });
   }
   let waited = false;
 

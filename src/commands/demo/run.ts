@@ -81,7 +81,7 @@ export async function run(opts: DemoOptions, f: Factory): Promise<void> {
     const listener = await demo.background(['webhook', 'listen', '--port', listenPort, '--subscribe', '--admin-port', adminPort]);
 
     heading('Run as a service, it answers health checks on an admin port of its own (/healthz, /readyz, /metrics)');
-    await listener.waitFor(/^ready$/m);
+    await listener.waitFor(/^ready: \S+ answers 200$/m);
     const readyz = `http://127.0.0.1:${adminPort}/readyz`;
     out(`$ curl ${readyz}`);
     const ready = await getText(readyz);

@@ -98,8 +98,8 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** A delivery that was just acknowledged; called after the 2xx is sent, with the seconds since its request arrived and the company its envelope names. */
   onDelivery(delivery: StoredDelivery, duplicate: boolean, ackSeconds: number, companyId: string | undefined): void;
-  /** The journal refused a delivery (it was answered 503). */
-  onJournalError(error: unknown, raw: Buffer): void;
+  /** The journal refused a delivery (it was answered 503); `companyId` as the verified envelope names it. */
+  onJournalError(error: unknown, raw: Buffer, companyId: string | undefined): void;
   /** A request refused (4xx), with the reason in words a person can act on; never the body or a secret. */
   onRejected?: ((rejection: Rejection) => void) | undefined;
 }
@@ -195,7 +195,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     try {
       recorded = await opts.journal.record(raw, headers, envelope.event);
     } catch (error) {
-      opts.onJournalError(error, raw);
+      opts.onJournalError(error, raw, envelope.companyId);
       return refuse(res, 503, 'unavailable', 'not stored', 'the delivery could not be stored; retry later', { headers: { 'retry-after': '1' } });
     }
     const { entry, duplicate } = recorded;

@@ -206,6 +206,7 @@ describe('the journal underneath', () => {
   async function receiverWith(fs: JournalFs, dir: string) {
     const journal = await openJournal(join(dir, 'journal.ndjson'), { clock: fixedClock(NOW), fs });
     const acknowledged: string[] = [];
+    const unstored: { id: string; companyId: string | undefined }[] = [];
     const receiver = await startReceiver({
       host: '127.0.0.1',
       port: 0,
@@ -214,11 +215,12 @@ describe('the journal underneath', () => {
       secrets: () => [SECRET],
       clock: fixedClock(NOW),
       onDelivery: (d) => acknowledged.push(d.entry.id),
-      onJournalError: () => {},
+      onJournalError: (_error, raw, companyId) => unstored.push({ id: bodyId(raw), companyId }),
     });
     return {
       url: receiver.url,
       acknowledged,
+      unstored,
       async close() {
         await receiver.close();
         await journal.close();
@@ -275,6 +277,8 @@ describe('the journal underneath', () => {
       const body = returnRequestedBody('sr-1');
       expect(await deliver(r.url, body)).toMatchObject({ status: 503, body: { error: 'unavailable' } });
       expect(r.acknowledged).toEqual([]);
+      // Whose it was, as the verified envelope names it: the 503 log line carries it.
+      expect(r.unstored).toEqual([{ id: bodyId(body), companyId: 'c0000000-0000-4000-8000-000000000001' }]);
       fail = false;
       expect(await deliver(r.url, body)).toMatchObject({ status: 200, body: { duplicate: false } });
       expect(r.acknowledged).toEqual([bodyId(body)]);

@@ -135,6 +135,21 @@ function isDeliveryPath(pathname: string, path: string): boolean {
   return pathname.startsWith(base) && OWN_PATH_SEGMENT.test(pathname.slice(base.length));
 }
 
+/**
+ * Why a path is not a delivery path, true of the request: a segment below the listener's path
+ * that is not of a subscription's own form (`g` and 24 hex digits) is no subscription's path.
+ */
+function offPath(pathname: string, path: string): string {
+  const base = path.endsWith('/') ? path : `${path}/`;
+  const where = `deliveries are accepted at POST ${path}, or at a subscription's own path below it (${base}g followed by 24 hex digits)`;
+  // The sender's text, in a log line: printable ASCII and cut short.
+  const shown = pathname.replace(/[^\x21-\x7e]/g, '?');
+  const said = shown.length > 100 ? `${shown.slice(0, 100)}…` : shown;
+  const segment = pathname.startsWith(base) ? pathname.slice(base.length) : undefined;
+  if (segment !== undefined && segment !== '' && !segment.includes('/')) return `no subscription has the path ${said}: ${where}`;
+  return `${where}; this request was to ${said}`;
+}
+
 export async function startReceiver(opts: ReceiverOptions): Promise<RunningReceiver> {
   const max = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const tolerance = opts.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
@@ -156,7 +171,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrived = performance.now();
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} (or one segment below it) only`);
+    if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', offPath(pathname, opts.path));
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'not a POST', 'deliveries are POST requests', { headers: { allow: 'POST' } });
     const contentType = req.headers['content-type'];
     if (!JSON_CONTENT_TYPE.test(contentType ?? '')) {

@@ -161,6 +161,14 @@ describe('the route and the body', () => {
     const base = l.url.replace(/\/webhooks$/, '');
     expect((await deliver(`${base}/other`, body)).status).toBe(404);
     expect((await deliver(`${l.url}/x`, body)).status).toBe(404);
+    // One segment below the path, not of a subscription's own path: said so, with the form one has.
+    expect((await deliver(`${l.url}/gnonexistent`, body)).body).toMatchObject({
+      error: 'not_found',
+      error_description: 'no subscription has the path /webhooks/gnonexistent: deliveries are accepted at POST /webhooks, or at a subscription\'s own path below it (/webhooks/g followed by 24 hex digits)',
+    });
+    expect((await deliver(`${base}/other`, body)).body).toMatchObject({
+      error_description: 'deliveries are accepted at POST /webhooks, or at a subscription\'s own path below it (/webhooks/g followed by 24 hex digits); this request was to /other',
+    });
     expect((await deliver(l.url, body, { method: 'PUT' })).status).toBe(405);
     const refused = await deliver(l.url, body, { contentType: 'application/x-www-form-urlencoded' });
     expect(refused.status).toBe(415);

@@ -329,7 +329,7 @@ complete -c svc -n '__svc_at webhook listen' -l show-secret -d 'with --subscribe
 complete -c svc -n '__svc_at webhook listen' -l admin-port -x -d 'serve GET /healthz, /readyz and /metrics (Prometheus) on this port (never the delivery port)'
 complete -c svc -n '__svc_at webhook listen' -l admin-host -x -d 'address the admin port binds'
 complete -c svc -n '__svc_at webhook listen' -l log-format -x -d 'stderr as text lines, or json: one JSON object a line'
-complete -c svc -n '__svc_at webhook listen' -l drain-timeout -x -d 'on SIGTERM or SIGINT, how long to finish deliveries and forwards in flight (30s, 2m)'
+complete -c svc -n '__svc_at webhook listen' -l drain-timeout -x -d 'on SIGTERM, SIGINT or SIGHUP, how long to finish deliveries and forwards in flight (30s, 2m; a bare number is seconds; at most 1h)'
 complete -c svc -n '__svc_at webhook events' -l limit -x -d 'how many, newest first'
 complete -c svc -n '__svc_at webhook replay' -l forward-to -x -d 're-post the original delivery to a local app'
 complete -c svc -n '__svc_at webhook replay' -a '(svc __complete -- "webhook replay" event-id 2>/dev/null)'

@@ -1,4 +1,4 @@
-// A listener's drain (SIGTERM or SIGINT; see docs/interface-decisions.md): readiness turns
+// A listener's drain (SIGTERM, SIGINT or SIGHUP; see docs/interface-decisions.md): readiness turns
 // 503 at once, the delivery port stops taking connections, the requests in flight are
 // journalled and answered, and what was processed is forwarded, all within --drain-timeout;
 // then the process ends with 0, also when the time ran out (the forwards still under way are
@@ -29,7 +29,7 @@ export async function within(work: Promise<unknown>, ms: number): Promise<boolea
 }
 
 /**
- * During a drain, SIGINT or SIGTERM again quits at once with exit 3 (cancelled): the person
+ * During a drain, SIGINT, SIGTERM or SIGHUP again quits at once with exit 3 (cancelled): the person
  * or supervisor has chosen not to wait. Nothing acknowledged is lost by it: an acknowledged
  * delivery is journalled already, and one not processed is processed at the next start.
  */

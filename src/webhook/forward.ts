@@ -53,11 +53,15 @@ const ABORTED = 'aborted: the listener stopped before the app answered';
 
 export function createForwarder(url: URL, timeoutMs = FORWARD_TIMEOUT_MS): Forwarder {
   const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  const stopping = new AbortController();
+  // A signal of its own for each forward, dropped when it ends: one signal shared by every
+  // forward would hold a listener per forward under way (256 at most), and Node warns on stderr
+  // past 10, outside a JSON log.
+  const underWay = new Set<AbortController>();
+  let stopped = false;
   let closed: Promise<void> | undefined;
   // What the app did, as a person reads it: undici's codes name its internals.
   const failure = (error: unknown): ForwardResult => {
-    if (stopping.signal.aborted) return { status: undefined, text: ABORTED, aborted: true };
+    if (stopped) return { status: undefined, text: ABORTED, aborted: true };
     const code = (error as { code?: unknown } | null)?.code;
     const seconds = `${timeoutMs / 1000} s`;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { status: undefined, text: `no answer within ${seconds}` };
@@ -72,17 +76,25 @@ export function createForwarder(url: URL, timeoutMs = FORWARD_TIMEOUT_MS): Forwa
         const value = delivery.headers[name];
         if (value !== undefined) headers[name] = value;
       }
+      const own = new AbortController();
+      if (stopped) own.abort();
+      underWay.add(own);
       try {
-        const res = await request(url, { dispatcher: agent, method: 'POST', headers, body: delivery.raw, signal: stopping.signal });
+        const res = await request(url, { dispatcher: agent, method: 'POST', headers, body: delivery.raw, signal: own.signal });
         await res.body.dump();
         return { status: res.statusCode, text: `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim() };
       } catch (error) {
         return failure(error);
+      } finally {
+        underWay.delete(own);
       }
     },
-    abort: () => stopping.abort(),
+    abort() {
+      stopped = true;
+      for (const own of underWay) own.abort();
+    },
     // After abort() nothing is waited for: close() would wait for requests in flight. Once:
     // a pool closed already refuses to be closed again.
-    close: () => (closed ??= stopping.signal.aborted ? agent.destroy() : agent.close()),
+    close: () => (closed ??= stopped ? agent.destroy() : agent.close()),
   };
 }

@@ -47,7 +47,7 @@ export interface ListenLog {
   /** The listener failed (json only: text has the error as svc prints every error): message, hint and exit code, as `--json` errors carry them. */
   failed(error: unknown): void;
   /** A forward target that failed (json only: text names it on the event's line). */
-  forwardFailed(fields: { deliveryId: string; event: string | null; target: string; attempts: number; detail: string }): void;
+  forwardFailed(fields: { deliveryId: string; event: string | null; companyId: string | undefined; target: string; attempts: number; detail: string }): void;
 }
 
 export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock): ListenLog {
@@ -112,7 +112,7 @@ export function createListenLog(io: IOStreams, format: LogFormat, clock: Clock):
       write('error', 'failed', { error: report.message, code: report.code, hint: report.hint ?? undefined, exitCode: report.exitCode });
     },
     forwardFailed(fields) {
-      write('warn', 'forward failed', { deliveryId: fields.deliveryId, event: fields.event ?? undefined, target: fields.target, attempts: fields.attempts, detail: fields.detail });
+      write('warn', 'forward failed', { deliveryId: fields.deliveryId, event: fields.event ?? undefined, companyId: fields.companyId, target: fields.target, attempts: fields.attempts, detail: fields.detail });
     },
   };
 }

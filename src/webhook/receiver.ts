@@ -98,8 +98,8 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** A delivery that was just acknowledged; called after the 2xx is sent, with the seconds since its request arrived and the company its envelope names. */
   onDelivery(delivery: StoredDelivery, duplicate: boolean, ackSeconds: number, companyId: string | undefined): void;
-  /** The journal refused a delivery (it was answered 503). */
-  onJournalError(error: unknown, raw: Buffer): void;
+  /** The journal refused a delivery (it was answered 503); `companyId` as the verified envelope names it. */
+  onJournalError(error: unknown, raw: Buffer, companyId: string | undefined): void;
   /** A request refused (4xx), with the reason in words a person can act on; never the body or a secret. */
   onRejected?: ((rejection: Rejection) => void) | undefined;
   /**
@@ -142,6 +142,21 @@ function isDeliveryPath(pathname: string, path: string): boolean {
   return pathname.startsWith(base) && OWN_PATH_SEGMENT.test(pathname.slice(base.length));
 }
 
+/**
+ * Why a path is not a delivery path, true of the request: a segment below the listener's path
+ * that is not of a subscription's own form (`g` and 24 hex digits) is no subscription's path.
+ */
+function offPath(pathname: string, path: string): string {
+  const base = path.endsWith('/') ? path : `${path}/`;
+  const where = `deliveries are accepted at POST ${path}, or at a subscription's own path below it (${base}g followed by 24 hex digits)`;
+  // The sender's text, in a log line: printable ASCII and cut short.
+  const shown = pathname.replace(/[^\x21-\x7e]/g, '?');
+  const said = shown.length > 100 ? `${shown.slice(0, 100)}…` : shown;
+  const segment = pathname.startsWith(base) ? pathname.slice(base.length) : undefined;
+  if (segment !== undefined && segment !== '' && !segment.includes('/')) return `no subscription has the path ${said}: ${where}`;
+  return `${where}; this request was to ${said}`;
+}
+
 export async function startReceiver(opts: ReceiverOptions): Promise<RunningReceiver> {
   const max = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const tolerance = opts.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
@@ -163,7 +178,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrived = performance.now();
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', `deliveries are accepted at POST ${opts.path} (or one segment below it) only`);
+    if (!isDeliveryPath(pathname, opts.path)) return refuse(res, 404, 'not_found', 'not the delivery path', offPath(pathname, opts.path));
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'not a POST', 'deliveries are POST requests', { headers: { allow: 'POST' } });
     if (opts.starting?.()) {
       opts.onStarting?.();
@@ -206,7 +221,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<RunningRecei
     try {
       recorded = await opts.journal.record(raw, headers, envelope.event);
     } catch (error) {
-      opts.onJournalError(error, raw);
+      opts.onJournalError(error, raw, envelope.companyId);
       return refuse(res, 503, 'unavailable', 'not stored', 'the delivery could not be stored; retry later', { headers: { 'retry-after': '1' } });
     }
     const { entry, duplicate } = recorded;

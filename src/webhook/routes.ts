@@ -94,18 +94,34 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
   const targets = new Map<string, { forwarder: Forwarder; down: boolean }>();
   for (const route of routes) if (!targets.has(route.url.href)) targets.set(route.url.href, { forwarder: createForwarder(route.url, policy.timeoutMs), down: false });
   // Set by close() and abort(): a retry then would go to a closed pool (and be counted as
-  // sent though it never was), or outlast the drain. Its signal cuts a backoff short.
-  const closing = new AbortController();
+  // sent though it never was), or outlast the drain. Each backoff has a signal of its own,
+  // aborted then: one shared by every backoff would hold a listener per forward waiting, and
+  // Node warns on stderr past 10, outside a JSON log.
+  let closing = false;
+  const backoffs = new Set<AbortController>();
+  const stop = () => {
+    closing = true;
+    for (const backoff of backoffs) backoff.abort();
+  };
+  const backOff = async (ms: number): Promise<boolean> => {
+    const own = new AbortController();
+    backoffs.add(own);
+    try {
+      return await sleep(ms, true, { signal: own.signal }).catch(() => false);
+    } finally {
+      backoffs.delete(own);
+    }
+  };
 
   async function send(href: string, delivery: StoredDelivery, headers: Record<string, string>, progress: ForwardProgress): Promise<ForwardOutcome> {
     const target = targets.get(href)!;
     const attempts = target.down ? 1 : policy.attempts;
     let result: ForwardResult = { status: undefined, text: 'not sent: the listener is stopping' };
     let made = 0;
-    while (made < attempts && !closing.signal.aborted) {
+    while (made < attempts && !closing) {
       if (made > 0) {
-        const waited = await sleep(policy.baseMs * 2 ** (made - 1) * (0.75 + Math.random() / 2), true, { signal: closing.signal }).catch(() => false);
-        if (!waited) break;
+        const waited = await backOff(policy.baseMs * 2 ** (made - 1) * (0.75 + Math.random() / 2));
+        if (!waited || closing) break;
       }
       made++;
       result = await target.forwarder.forward(delivery, headers);
@@ -128,11 +144,11 @@ export function createRoutingForwarder(routes: readonly Route[], policy: RetryPo
       return Promise.all([...hrefs].map((href) => send(href, delivery, headers, progress)));
     },
     abort() {
-      closing.abort();
+      stop();
       for (const t of targets.values()) t.forwarder.abort();
     },
     async close() {
-      closing.abort();
+      stop();
       await Promise.all([...targets.values()].map((t) => t.forwarder.close()));
     },
   };

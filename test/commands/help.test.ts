@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { EXAMPLES } from '../../src/help/examples.js';
 import { commandPathOf } from '../../src/help/polish.js';
 import { buildProgram } from '../../src/root.js';
+import { parseDrainTimeout } from '../../src/webhook/drain.js';
 import { runSvc } from '../e2e/helpers.js';
 
 function allCommands(): Command[] {
@@ -50,6 +51,16 @@ describe('help', () => {
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain('svc has receipt, credit-note, recipient, webhook, auth, grants');
     expect(unknown.stderr).not.toContain('__complete');
+  });
+
+  it('webhook listen --drain-timeout says every signal that drains and what a bare number is, as the parser takes it', () => {
+    const listen = allCommands().find((c) => commandPathOf(c) === 'webhook listen')!;
+    const help = listen.options.find((o) => o.long === '--drain-timeout')!.description;
+    expect(help).toMatch(/SIGTERM, SIGINT or SIGHUP/);
+    expect(help).toContain('a bare number is seconds');
+    expect(parseDrainTimeout('30')).toBe(parseDrainTimeout('30s'));
+    expect(help).toContain('at most 1h');
+    expect(() => parseDrainTimeout('3601')).toThrow();
   });
 
   it('a missing required option names it and what it takes', async () => {

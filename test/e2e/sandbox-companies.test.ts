@@ -88,6 +88,14 @@ describe('sandbox start --companies', () => {
     ]);
     expect(dealt.requestIds).toHaveLength(7);
     expect(dealt.companies.map((c) => c.count)).toEqual([3, 2, 2]);
+
+    // Fewer requests than companies: the count line says how many companies got one, read back
+    // from what the sandbox made (was: "4 return requests in 10 companies").
+    const fewer = await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--companies', '10', '--count', '4', '--item', '4001234567890:1']);
+    expect(fewer.stdout.trim().split('\n')).toHaveLength(4);
+    expect(fewer.stderr).toContain('4 return requests in 4 companies (one each: --count 4 is fewer than --companies 10);');
+    const many = await m.svc(['sandbox', 'trigger', 'return-request', serviceReceiptId, '--companies', '3', '--count', '7', '--item', '4001234567890:1']);
+    expect(many.stderr).toContain('7 return requests in 3 companies;');
   });
 
   it('the bulk trigger spreads its count over companies in turn, and refuses more companies than granted', async () => {

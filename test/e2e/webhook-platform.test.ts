@@ -49,6 +49,35 @@ describe('webhook subscriptions of several Grants', () => {
   });
 });
 
+describe('webhook list of one company', () => {
+  it('lists the company it asked the service about, each subscription listed; the other companies\' kept here are counted as not checked, never "not listed"; --grant likewise', async () => {
+    const url = `http://127.0.0.1:${await freeLoopbackPort()}/list-one`;
+    const subscribed = await runSvc(['webhook', 'subscribe', '--all-grants', '--url', url, '--own-path', '--json'], { home: m.home, env: m.env });
+    expect(subscribed.exitCode, subscribed.stderr).toBe(0);
+    type Row = { id: string; notificationUrl: string; onService: boolean | null; grantId?: string; companyId?: string };
+    const mine = (rows: Row[]) => rows.filter((r) => r.notificationUrl.startsWith(`${url}/g`));
+    const defaultList = await runSvc(['webhook', 'list', '--json'], { home: m.home, env: m.env });
+    expect(defaultList.exitCode, defaultList.stderr).toBe(0);
+    // All of them are on the service: none may be said not to be.
+    expect((JSON.parse(defaultList.stdout) as Row[]).filter((r) => r.onService === false)).toEqual([]);
+    expect(mine(JSON.parse(defaultList.stdout) as Row[])).toEqual([expect.objectContaining({ onService: true, grantId: grants[0]!.grant_id, companyId: grants[0]!.issuer_company_id })]);
+    expect(defaultList.stderr).toMatch(new RegExp(`subscriptions of ${grants[0]!.company_legal_name} \\(\\S+\\) only: this machine keeps \\d+ more subscriptions of ${COMPANIES - 1} other companies, not checked with the service \\(\`svc webhook list --all-grants\` checks`));
+
+    const other = grants[2]!;
+    const chosen = await runSvc(['webhook', 'list', '--grant', other.grant_id, '--json'], { home: m.home, env: m.env });
+    expect(chosen.exitCode, chosen.stderr).toBe(0);
+    expect((JSON.parse(chosen.stdout) as Row[]).filter((r) => r.onService === false)).toEqual([]);
+    expect(mine(JSON.parse(chosen.stdout) as Row[])).toEqual([expect.objectContaining({ onService: true, grantId: other.grant_id, companyId: other.issuer_company_id })]);
+    expect(chosen.stderr).toContain(`subscriptions of ${other.company_legal_name}`);
+
+    // The table a person reads: no "not listed" for a subscription the service was not asked about.
+    const table = await runSvc(['webhook', 'list'], { home: m.home, env: m.env });
+    expect(table.exitCode, table.stderr).toBe(0);
+    expect(table.stdout).not.toContain('not listed');
+    expect(table.stdout.split('\n').filter((l) => l.includes(`${url}/g`))).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('webhook listen with a path of its own per Grant', () => {
   it('routes each delivery to its subscription\'s secret, names the company, and refuses another company\'s signature on that path', async () => {
     // Subscribed before the listener starts (on a port chosen now), so it knows only these secrets.

@@ -44,8 +44,8 @@ interface Listener {
   stdout(): string;
 }
 
-async function startListener(env: Record<string, string>, args: string[] = []): Promise<Listener> {
-  const home = await makeSvcHome(dirs);
+async function startListener(env: Record<string, string>, args: string[] = [], given?: SvcHome): Promise<Listener> {
+  const home = given ?? (await makeSvcHome(dirs));
   const child = execa('node', [svcBin, 'webhook', 'listen', '--port', '0', '--admin-port', '0', ...args], {
     env: svcEnv(home, { SVC_WEBHOOK_SECRET: SECRET, SVC_PRIVATE_KEY_FILE: keyFile, ...env }),
     extendEnv: false,
@@ -474,6 +474,41 @@ describe('webhook listen as a service', () => {
       await app.close();
     }
   }, 60_000);
+
+  it('a catch-up of 24 forwarded deliveries under --log-format json: every stderr line a log object, no Node warning (one abort signal per forward); `forward failed` names the company', async () => {
+    const COUNT = 24;
+    // First a listener whose app never answers, killed: 24 journalled, none processed.
+    const hung = await startApp(() => ({ status: 200, delayMs: 60_000 }));
+    const first = await startListener({}, ['--forward-to', `${hung.url}/hang`]);
+    const bodies = Array.from({ length: COUNT }, (_, i) => returnBody(700 + i, `company-${700 + i}`));
+    try {
+      expect(await Promise.all(bodies.map((b) => send(first.url, b)))).toEqual(bodies.map(() => 200));
+    } finally {
+      first.child.kill('SIGKILL');
+      await first.child;
+      await hung.close();
+    }
+    // The next start catches up on all of them at once: a slow app takes every one, another answers 503.
+    const app = await startApp((path) => ({ status: path === '/down' ? 503 : 200, delayMs: 300 }));
+    const l = await startListener({}, ['--log-format', 'json', '--forward-to', `${app.url}/all`, '--forward-to', `${app.url}/down`], first.home);
+    try {
+      await until('every delivery processed', () => jsonLines(l.stderr()).filter((x) => x.msg === 'processed').length === COUNT || undefined, 45_000);
+      expect(app.received.filter((x) => x.path === '/all')).toHaveLength(COUNT);
+      expect(l.stderr()).not.toMatch(/MaxListenersExceededWarning|\(node:\d+\)/);
+      // jsonLines parses every line: a raw Node warning would throw.
+      const failed = jsonLines(l.stderr()).filter((x) => x.msg === 'forward failed');
+      expect(failed).toHaveLength(COUNT);
+      // Whose each was, as its envelope names it.
+      expect(new Set(failed.map((x) => x.companyId))).toEqual(new Set(bodies.map((_, i) => `company-${700 + i}`)));
+      for (const x of failed) expect(x.deliveryId).toBe(bodyId(bodies[Number(String(x.companyId).slice('company-'.length)) - 700]!));
+    } finally {
+      l.child.kill('SIGTERM');
+      await l.child;
+      await app.close();
+    }
+    expect(l.stderr()).not.toMatch(/Warning/);
+    jsonLines(l.stderr());
+  }, 90_000);
 
   it('a forward that failed every attempt: `webhook events` says processed and not forwarded, naming the target and its answer, until a replay the app takes', async () => {
     let broken = true;

@@ -161,6 +161,14 @@ describe('the route and the body', () => {
     const base = l.url.replace(/\/webhooks$/, '');
     expect((await deliver(`${base}/other`, body)).status).toBe(404);
     expect((await deliver(`${l.url}/x`, body)).status).toBe(404);
+    // One segment below the path, not of a subscription's own path: said so, with the form one has.
+    expect((await deliver(`${l.url}/gnonexistent`, body)).body).toMatchObject({
+      error: 'not_found',
+      error_description: 'no subscription has the path /webhooks/gnonexistent: deliveries are accepted at POST /webhooks, or at a subscription\'s own path below it (/webhooks/g followed by 24 hex digits)',
+    });
+    expect((await deliver(`${base}/other`, body)).body).toMatchObject({
+      error_description: 'deliveries are accepted at POST /webhooks, or at a subscription\'s own path below it (/webhooks/g followed by 24 hex digits); this request was to /other',
+    });
     expect((await deliver(l.url, body, { method: 'PUT' })).status).toBe(405);
     const refused = await deliver(l.url, body, { contentType: 'application/x-www-form-urlencoded' });
     expect(refused.status).toBe(415);
@@ -206,6 +214,7 @@ describe('the journal underneath', () => {
   async function receiverWith(fs: JournalFs, dir: string) {
     const journal = await openJournal(join(dir, 'journal.ndjson'), { clock: fixedClock(NOW), fs });
     const acknowledged: string[] = [];
+    const unstored: { id: string; companyId: string | undefined }[] = [];
     const receiver = await startReceiver({
       host: '127.0.0.1',
       port: 0,
@@ -214,11 +223,12 @@ describe('the journal underneath', () => {
       secrets: () => [SECRET],
       clock: fixedClock(NOW),
       onDelivery: (d) => acknowledged.push(d.entry.id),
-      onJournalError: () => {},
+      onJournalError: (_error, raw, companyId) => unstored.push({ id: bodyId(raw), companyId }),
     });
     return {
       url: receiver.url,
       acknowledged,
+      unstored,
       async close() {
         await receiver.close();
         await journal.close();
@@ -309,6 +319,8 @@ describe('the journal underneath', () => {
       const body = returnRequestedBody('sr-1');
       expect(await deliver(r.url, body)).toMatchObject({ status: 503, body: { error: 'unavailable' } });
       expect(r.acknowledged).toEqual([]);
+      // Whose it was, as the verified envelope names it: the 503 log line carries it.
+      expect(r.unstored).toEqual([{ id: bodyId(body), companyId: 'c0000000-0000-4000-8000-000000000001' }]);
       fail = false;
       expect(await deliver(r.url, body)).toMatchObject({ status: 200, body: { duplicate: false } });
       expect(r.acknowledged).toEqual([bodyId(body)]);

@@ -30,5 +30,8 @@ export async function spreadReturnRequests(f: Factory, serviceReceiptId: string,
     return;
   }
   for (const id of result.requestIds) println(f.io, id);
-  note(f.io, `${counted(result.count, 'return request')} in ${counted(result.companies?.length ?? 1, 'company', 'companies')}; \`svc credit-note poll --all-grants\` shows them all, \`svc credit-note poll --grant TAX_ID\` one company's (tax IDs: \`svc grants list\`)`);
+  // The companies that got one, as the sandbox answered: `--count 20` over 300 reaches 20.
+  const reached = result.companies === undefined ? 1 : result.companies.filter((c) => c.count > 0).length;
+  const asked = reached < companies ? ` (one each: --count ${count} is fewer than --companies ${companies})` : '';
+  note(f.io, `${counted(result.count, 'return request')} in ${counted(reached, 'company', 'companies')}${asked}; \`svc credit-note poll --all-grants\` shows them all, \`svc credit-note poll --grant TAX_ID\` one company's (tax IDs: \`svc grants list\`)`);
 }

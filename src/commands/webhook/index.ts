@@ -35,7 +35,7 @@ export function registerWebhook(program: Command, ctx: CommandContext): void {
     .option('--admin-port <n>', 'serve GET /healthz, /readyz and /metrics (Prometheus) on this port (never the delivery port)')
     .option('--admin-host <host>', 'address the admin port binds', '127.0.0.1')
     .option('--log-format <format>', 'stderr as text lines, or json: one JSON object a line', 'text')
-    .option('--drain-timeout <duration>', 'on SIGTERM or SIGINT, how long to finish deliveries and forwards in flight (30s, 2m)', '30s')
+    .option('--drain-timeout <duration>', 'on SIGTERM, SIGINT or SIGHUP, how long to finish deliveries and forwards in flight (30s, 2m; a bare number is seconds; at most 1h)', '30s')
     .action((flags: { port: string; host: string; path: string; forwardTo?: string[]; subscribe?: boolean; showSecret?: boolean; public?: boolean; adminPort?: string; adminHost: string; logFormat: string; drainTimeout: string; allGrants?: boolean; grants?: string; concurrency?: string }, cmd: Command) =>
       ctx.run(cmd, () => import('./listen.js'), flags),
     );

@@ -1,8 +1,14 @@
 // `svc webhook list`: the service's subscriptions merged with what this machine knows of
 // them: whether their signing secret is stored here (so `listen` can verify their
-// deliveries). Subscriptions only this machine remembers are shown too.
+// deliveries). Subscriptions only this machine remembers are shown too. Of one company, the
+// one the service was asked about (as `gh` lists the current repository's): the service
+// lists a Grant's subscriptions only, so another company's kept here could not be called
+// "not listed"; they are counted on stderr, with `--all-grants` to check them.
 import type { ListedWebhookSubscription } from '../../api/webhook.js';
+import { writeReceiptsCaller } from '../../auth/caller.js';
 import type { Factory } from '../../factory.js';
+import { companyLabel, namedCompany } from '../../grants/company.js';
+import { counted } from '../../io/plural.js';
 import { fansOut, type FanOutFlags } from '../../grants/fan-out.js';
 import { writeList } from '../../io/output.js';
 import { shownTime } from '../../io/time.js';
@@ -25,23 +31,32 @@ export interface SubscriptionRow {
   onService: boolean | null;
   /** Its signing secret is in this profile's secret store. */
   secretStored: boolean;
+  /** The Grant the service was asked with, and its company (absent with a company API key). */
+  grantId?: string;
+  companyId?: string;
 }
 
 export async function run(opts: ListOptions, f: Factory): Promise<void> {
   if (fansOut(opts)) return (await import('./fan-out.js')).listAll(opts, f);
+  const { grantId, companyId } = await writeReceiptsCaller(f);
   const remote = await serviceList(f);
+  // This Grant's records, and those an older svc kept without one; another company's are not
+  // among what the service was asked about.
   const local = await readLocalSubscriptions(f);
+  const others = grantId === undefined ? [] : local.filter((s) => s.grantId !== undefined && s.grantId !== grantId);
   const store = await f.secrets();
+  const of = grantId === undefined ? {} : { grantId, ...(companyId === undefined ? {} : { companyId }) };
   const byId = new Map<string, Omit<SubscriptionRow, 'secretStored'>>();
-  for (const s of remote ?? []) byId.set(s.id, { id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: true });
+  for (const s of remote ?? []) byId.set(s.id, { id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: true, ...of });
   for (const s of local) {
-    if (!byId.has(s.id)) {
-      byId.set(s.id, { id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: remote === undefined ? null : false });
+    if (!byId.has(s.id) && !others.includes(s)) {
+      byId.set(s.id, { id: s.id, name: s.name, notificationUrl: s.notificationUrl, events: s.events, createdAt: s.createdAt, onService: remote === undefined ? null : false, ...of });
     }
   }
   const rows: SubscriptionRow[] = [];
   for (const row of byId.values()) rows.push({ ...row, secretStored: (await store.get(subscriptionSecretKey(row.id))) !== null });
 
+  if (others.length > 0) await noteOthers(f, grantId!, others.length, new Set(others.map((s) => s.grantId)).size);
   if (rows.length === 0 && !f.io.json) return note(f.io, 'no webhook subscriptions: see `svc webhook subscribe`');
   await writeList(f.io, rows, [
     { header: 'ID', value: (r) => r.id, id: SUBSCRIPTION_PREFIX },
@@ -53,6 +68,16 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
     // On a narrow terminal these go first (then the events, then the date); the name and URL keep what is left (Column.drop).
     { header: 'SERVICE', value: (r) => (r.onService === null ? 'unknown' : r.onService ? 'listed' : 'not listed'), drop: 4 },
   ]);
+}
+
+/** Whose subscriptions these are, and that those of the other companies kept here were not checked. */
+async function noteOthers(f: Factory, grantId: string, subscriptions: number, companies: number): Promise<void> {
+  const named = await namedCompany(f, grantId);
+  const whose = named === undefined ? `Grant ${grantId}` : companyLabel(named.entry);
+  note(
+    f.io,
+    `subscriptions of ${whose} only: this machine keeps ${counted(subscriptions, 'more subscription')} of ${counted(companies, 'other company', 'other companies')}, not checked with the service (\`svc webhook list --all-grants\` checks every company's, \`--grant COMPANY\` one's)`,
+  );
 }
 
 /** undefined when the service offers no list (it is a sandbox extension): then only local knowledge counts. */

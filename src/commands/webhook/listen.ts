@@ -24,6 +24,7 @@ import { createReadiness } from '../../webhook/readiness.js';
 import { NO_METRICS, refusalOutcome, statusClassOf, type ListenerMetrics } from '../../webhook/listener-events.js';
 import type { RunningAdmin } from '../../webhook/admin.js';
 import { bodyId } from '../../crypto/hash.js';
+import { companyIdOfBody } from '../../webhook/company.js';
 import { databaseUrlOf } from '../../config/profile-dir.js';
 import { isLoopbackHost } from '../../config/base-url.js';
 import { claimJournal } from '../../webhook/journal-claim.js';
@@ -157,13 +158,15 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
     decryptor,
     markProcessed: (id, outcome) => (abandoned ? Promise.resolve() : journal.markProcessed(id, outcome)),
     forward: forwarder && (async (delivery) => {
+      // Whose delivery a failed forward was, as the envelope names it: one of many companies.
+      const companyId = companyIdOfBody(delivery.raw);
       // Each target counted and logged as it is done, not once the slowest is.
       const outcomes = await forwarder.forward(delivery, {
         attempt: (target, result) => metrics.forwardAttempt(target, statusClassOf(result.status)),
         done: ({ target, result, attempts }) => {
           if (over) return;
           metrics.forwarded(target, statusClassOf(result.status));
-          if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, target, attempts, detail: result.text });
+          if (result.status === undefined || result.status >= 300) log.forwardFailed({ deliveryId: delivery.entry.id, event: delivery.entry.event, companyId, target, attempts, detail: result.text });
         },
       });
       if (over) return { text: '', failed: [] };
@@ -258,10 +261,10 @@ async function serve(given: ListenOptions, factory: Factory, listenForStop: (opt
         turnedAway += 1;
         metrics.delivery('unavailable');
       },
-      onJournalError: (error, raw) => {
+      onJournalError: (error, raw, companyId) => {
         readiness.journalFailed(error);
         metrics.delivery('unavailable');
-        log.delivery('unavailable', { deliveryId: bodyId(raw), status: 503, reason: 'the delivery could not be journalled' });
+        log.delivery('unavailable', { deliveryId: bodyId(raw), companyId, status: 503, reason: 'the delivery could not be journalled' });
         note(f.io, `warning: a delivery could not be journalled (${error instanceof Error ? error.message : String(error)}); answered 503 so that it is sent again`);
       },
     });

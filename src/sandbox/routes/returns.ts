@@ -58,7 +58,7 @@ export function register(router: Router, sandbox: Sandbox): void {
     }
     if (!trigger.events) enqueue(sandbox, records, at.datedBack);
     const requestIds = records.map((r) => r.requestId);
-    sandbox.log(`bulk: ${trigger.count} return requests for receipt ${receipt.serviceReceiptId} in ${counted(targets.length, 'company', 'companies')}`);
+    sandbox.log(`bulk: ${trigger.count} return requests for receipt ${receipt.serviceReceiptId} in ${counted(targets.filter((t) => t.count > 0).length, 'company', 'companies')}`);
     const companies = targets.map((t) => ({ companyId: t.receipt.companyId, serviceReceiptId: t.receipt.serviceReceiptId, count: t.count }));
     return json(201, { serviceReceiptId: receipt.serviceReceiptId, count: requestIds.length, requestIds, companies });
   });

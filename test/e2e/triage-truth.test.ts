@@ -285,6 +285,8 @@ describe('triage: what i prints is the walk\'s own line', () => {
     expect(walk, walk).not.toMatch(new RegExp(`^\\s*${id}\\s*$`, 'm'));
     // The walk's own: what was issued, for how much and the credit note's ID, named as such, read back.
     expect(walk.replace(/\s+/g, ' ')).toContain(`issued credit note ${documentNumber} for 1.28 EUR, credit note ID ${id}; request ${a} is COMPLETED now (read back from the ledger and the service)`);
+    // The status is said once, in that line: not issue's own "request … is COMPLETED" before it.
+    expect(walk.replace(/\s+/g, ' ').match(/ is COMPLETED/g), walk).toHaveLength(1);
     // Each line of it within the terminal's 80 columns.
     for (const line of walk.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   }, 90_000);

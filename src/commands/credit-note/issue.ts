@@ -22,6 +22,8 @@ export type IssueOptions = Omit<IssueRequest, 'requestId' | 'items'> & {
   requestId?: string | undefined;
   /** PRODUCT_ID:QTY, repeatable: credit only these (required for a PARTIALLY_ACCEPTED request); none: all of the request. */
   item?: string[] | undefined;
+  /** The caller (triage) says the request's status itself, read back after this: not said here too. */
+  statusSaid?: boolean | undefined;
 };
 
 export async function run(given: IssueOptions, f: Factory): Promise<void> {
@@ -54,7 +56,7 @@ export async function run(given: IssueOptions, f: Factory): Promise<void> {
     return;
   }
   if (outcome.kind === 'credited-elsewhere') return reportCreditedElsewhere(f, outcome);
-  report(f, outcome);
+  report(f, outcome, given.statusSaid === true);
 }
 
 /**
@@ -87,9 +89,9 @@ async function reportCreditedElsewhere(f: Factory, { requestId, creditNote, stat
   });
 }
 
-function report(f: Factory, { intent, requestId, issued, status }: Extract<IssueOutcome, { kind: 'issued' }>): void {
+function report(f: Factory, { intent, requestId, issued, status }: Extract<IssueOutcome, { kind: 'issued' }>, statusSaid: boolean): void {
   if (!f.io.json) {
-    if (status !== undefined) note(f.io, `request ${requestId} is ${status}`);
+    if (status !== undefined && !statusSaid) note(f.io, `request ${requestId} is ${status}`);
     return println(f.io, issued.result.serviceReceiptId);
   }
   const request = reservationOf(intent).templateRequest as CreditNoteTemplateRequest;

@@ -271,8 +271,9 @@ async function issueIn(f: Factory, requestId: string, part: readonly ItemQuantit
   };
   // issue's stdout is the bare credit note ID, a line for scripts: the walk says what was
   // issued in its own words after it (its echo, read back), so that line is not shown.
-  // The credit note is on screen already (the request's decision, or the part's): printed once.
-  await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true, onCredited }, withoutStdout(f));
+  // The credit note is on screen already (the request's decision, or the part's): printed once;
+  // and the request's status is the walk's echo to say, read back, once.
+  await issue({ requestId, item: part?.map((i) => `${i.productId}:${i.quantity}`), complete: true, previewShown: true, statusSaid: true, onCredited }, withoutStdout(f));
   return credited;
 }
 

@@ -38,8 +38,8 @@ _svc_spec() {
       ;;
     'svc receipt list')
       subcommands=''
-      flags='--help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--profile --base-url --jq'
+      flags='--grant --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note')
@@ -98,8 +98,8 @@ _svc_spec() {
       ;;
     'svc credit-note list')
       subcommands=''
-      flags='--receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
-      value_flags='--receipt --profile --base-url --jq'
+      flags='--grant --receipt --help --version --profile --base-url --json --jq --no-input --debug --no-color'
+      value_flags='--grant --receipt --profile --base-url --jq'
       args=()
       ;;
     'svc credit-note template')
@@ -480,6 +480,7 @@ _svc_flag_values() {
     'svc receipt email --grant') live=1 ;;
     'svc receipt email --file') files=1 ;;
     'svc receipt email --profile') live=1 ;;
+    'svc receipt list --grant') live=1 ;;
     'svc receipt list --profile') live=1 ;;
     'svc credit-note --profile') live=1 ;;
     'svc credit-note poll --grant') live=1 ;;
@@ -510,6 +511,7 @@ _svc_flag_values() {
     'svc credit-note triage --reason') values='DAMAGED DEFECTIVE WRONG_ITEM NOT_AS_DESCRIBED NO_LONGER_NEEDED OTHER' ;;
     'svc credit-note triage --refund') values='ORIGINAL_PAYMENT_METHOD BANK_TRANSFER STORE_CREDIT' ;;
     'svc credit-note triage --profile') live=1 ;;
+    'svc credit-note list --grant') live=1 ;;
     'svc credit-note list --receipt') live=1 ;;
     'svc credit-note list --profile') live=1 ;;
     'svc credit-note template --grant') live=1 ;;

@@ -14,6 +14,11 @@ export function grantFlag(): Option {
   return readsEnv(new Option('--grant <selector>', GRANT_FLAG_HELP), 'SVC_GRANT_ID');
 }
 
+/** `--grant SELECTOR` on a list of this machine's records (receipts, credit notes): one company's rows; every company's without it (not SVC_GRANT_ID's). */
+export function listGrantOption(cmd: Command): Command {
+  return cmd.option('--grant <selector>', "only this company's: a Grant ID or 6+ of its characters, a tax ID, or part of the company's name (default: every company's)");
+}
+
 /** `--all-grants`, `--grants FILE|-` and `--concurrency N` of a verb that can act for many companies at once (src/grants/fan-out.ts). */
 export function fanOutOptions(cmd: Command): Command {
   return cmd

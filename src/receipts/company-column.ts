@@ -21,6 +21,24 @@ export async function companyColumn<T>(f: Factory, rows: readonly T[], receiptOf
   return [{ header: 'COMPANY', value: (row) => { const id = issuer(row); return names.get(id) ?? id; } }];
 }
 
+/**
+ * With `--grant SELECTOR`, the rows of that company only (as every verb reads a selector:
+ * a Grant ID or prefix, a tax ID, part of the name); undefined without it: every company's.
+ */
+export async function companyFilter<T>(f: Factory, receiptOf: (row: T) => ReceiptRecord | undefined): Promise<((row: T) => boolean) | undefined> {
+  const selector = f.globals.grant;
+  if (selector === undefined) return undefined;
+  const { selectGrant } = await import('../auth/grant-select.js');
+  const settings = await f.settings();
+  const entries = grantEntries(readAuthorizations(await f.config(), settings.profile.value));
+  const id = selectGrant(selector, entries, { from: '--grant' });
+  const companyId = entries.find((e) => e.id === id)?.companyId ?? id;
+  return (row) => {
+    const receipt = receiptOf(row);
+    return receipt !== undefined && issuerOf(receipt) === companyId;
+  };
+}
+
 function issuerOf(record: ReceiptRecord): string {
   try {
     return supplierPartyIdOf(record.template);

@@ -79,6 +79,29 @@ describe('credit-note list', () => {
     expect(rows[1]![1]).toBe(numberOf(first.receipt));
   }, 60_000);
 
+  it("--grant narrows credit-note list and receipt list to one company's; without it every company's", async () => {
+    const m = merchant();
+    const foods = await issued(m, ['--grant', 'foods']);
+    const own = await issued(m);
+    // The merchant of this file issued others before: each list is checked by what it holds and what it leaves out.
+    const all = (await m.json<Listed[]>(['credit-note', 'list'])).map((l) => l.serviceReceiptId);
+    expect(all).toEqual(expect.arrayContaining([foods.creditNote, own.creditNote]));
+    const ofFoods = await m.json<Listed[]>(['credit-note', 'list', '--grant', 'foods']);
+    const ofOwn = await m.json<Listed[]>(['credit-note', 'list', '--grant', 'EU000000001']);
+    expect(ofFoods.map((l) => l.serviceReceiptId)).toContain(foods.creditNote);
+    expect(ofFoods.map((l) => l.serviceReceiptId)).not.toContain(own.creditNote);
+    expect(ofOwn.map((l) => l.serviceReceiptId)).toContain(own.creditNote);
+    expect(ofOwn.map((l) => l.serviceReceiptId)).not.toContain(foods.creditNote);
+    expect(ofFoods.length + ofOwn.length).toBe(all.length);
+    const receipts = (await m.json<{ serviceReceiptId: string }[]>(['receipt', 'list', '--grant', 'foods'])).map((r) => r.serviceReceiptId);
+    expect(receipts).toContain(foods.receipt);
+    expect(receipts).not.toContain(own.receipt);
+    // A selector that fits no company is refused as everywhere (exit 6), not an empty list.
+    const none = await runSvc(['credit-note', 'list', '--grant', 'no such company'], { home: m.home, env: m.env });
+    expect(none.exitCode, none.stderr).toBe(6);
+    expect(none.stderr).toContain('no Grant of this profile fits "no such company" (--grant)');
+  }, 60_000);
+
   it("fits 60, 80 and 120 columns: rows whole or columns left out and named, never cut; two companies' rows keep their company", async (ctx) => {
     const missing = requireTools(['tmux']);
     if (missing) return ctx.skip(missing);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { collect, SETTABLE_STATUSES } from '../../completion/values.js';
 import type { CommandContext } from '../context.js';
-import { fanOutOptions, grantOption } from '../grant-flag.js';
+import { fanOutOptions, grantOption, listGrantOption } from '../grant-flag.js';
 
 /** Left out on a terminal: a list of the open requests to choose from. */
 const PICKED = 'left out on a terminal: chosen from the open requests';
@@ -105,7 +105,7 @@ export function registerCreditNote(program: Command, ctx: CommandContext): void 
       const { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency } = flags;
       return ctx.run(cmd, () => import('./triage.js'), { status, receipt, customer, olderThan, newerThan, reason, refund, allGrants, grants, concurrency });
     });
-  cn.command('list')
+  listGrantOption(cn.command('list'))
     .description("credit notes issued, from this profile's ledger (this machine's, or the team's database)")
     .option('--receipt <id>', "only those of one receipt: its document number or serviceReceiptId (a unique prefix of 6+)")
     .action((flags: { receipt?: string }, cmd: Command) => ctx.run(cmd, () => import('./list.js'), { receipt: flags.receipt }));

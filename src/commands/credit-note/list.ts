@@ -8,7 +8,7 @@ import type { Factory } from '../../factory.js';
 import { writeList, type Column } from '../../io/output.js';
 import { note } from '../../io/streams.js';
 import { shownTime } from '../../io/time.js';
-import { companyColumn } from '../../receipts/company-column.js';
+import { companyColumn, companyFilter } from '../../receipts/company-column.js';
 import { UsageError } from '../../errors.js';
 
 export interface ListOptions {
@@ -30,10 +30,13 @@ export async function run(opts: ListOptions, f: Factory): Promise<void> {
   const byId = new Map(receipts.map((r) => [r.serviceReceiptId, r]));
   let rows: Row[] = creditNotes.map(({ parent, record }) => ({ record, parent, receipt: byId.get(parent) }));
   if (opts.receipt !== undefined) rows = rows.filter(ofReceipt(opts.receipt.trim(), receipts));
+  const ofCompany = await companyFilter(f, (r: Row) => r.receipt);
+  if (ofCompany !== undefined) rows = rows.filter(ofCompany);
   // Newest first, as `receipt list`: the ledger keeps them in the order they were recorded.
   rows.reverse();
   if (rows.length === 0 && !f.io.json) {
-    return note(f.io, opts.receipt === undefined ? `no credit notes in ${where} yet: see \`svc credit-note issue\`` : `no credit notes of receipt ${opts.receipt} in ${where}`);
+    const of = [opts.receipt === undefined ? '' : ` of receipt ${opts.receipt}`, f.globals.grant === undefined ? '' : ` of the company --grant ${f.globals.grant} names`].join('');
+    return note(f.io, of === '' ? `no credit notes in ${where} yet: see \`svc credit-note issue\`` : `no credit notes${of} in ${where}`);
   }
   const company = await companyColumn(f, rows, (r) => r.receipt);
   // Left out first on a narrow terminal: the IDs, who, when, then the receipt (its number

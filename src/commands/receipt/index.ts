@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { grantOption } from '../grant-flag.js';
+import { listGrantOption, grantOption } from '../grant-flag.js';
 import { identifierOptions, type IdentifierFlags } from '../recipient/index.js';
 
 export function registerReceipt(program: Command, ctx: CommandContext): void {
@@ -33,8 +33,7 @@ export function registerReceipt(program: Command, ctx: CommandContext): void {
     .option('--issue-date <when>', "the receipt's issueDate instead of the file's: an ISO 8601 time, or now")
     .option('--strict', 'refuse members the interface does not name (default: a warning naming each)')
     .action((flags: { file: string; to: string; issueDate?: string; strict?: boolean }, cmd: Command) => ctx.run(cmd, () => import('./email.js'), flags));
-  receipt
-    .command('list')
+  listGrantOption(receipt.command('list'))
     .description("receipts sent to customers' devices, from this profile's ledger (this machine's, or the team's database; emailed PDFs are not kept)")
     .action((_flags, cmd: Command) => ctx.run(cmd, () => import('./list.js'), {}));
 }

@@ -2,7 +2,7 @@
 import { shownTotal } from '../../crypto/money.js';
 import type { Factory } from '../../factory.js';
 import { writeList } from '../../io/output.js';
-import { companyColumn } from '../../receipts/company-column.js';
+import { companyColumn, companyFilter } from '../../receipts/company-column.js';
 import { shownTime } from '../../io/time.js';
 import { note } from '../../io/streams.js';
 import { listReceiptRecords } from '../../receipts/records.js';
@@ -11,10 +11,13 @@ import type { ReceiptRecord } from '../../contract/records.js';
 export type ListOptions = Record<string, never>;
 
 export async function run(_opts: ListOptions, f: Factory): Promise<void> {
-  const records = await listReceiptRecords(f);
+  const ofCompany = await companyFilter(f, (r: ReceiptRecord) => r);
+  const all = await listReceiptRecords(f);
+  const records = ofCompany === undefined ? all : all.filter(ofCompany);
   if (records.length === 0 && !f.io.json) {
     const { databaseUrlOf } = await import('../../config/profile-dir.js');
-    return note(f.io, `no receipts in ${(await databaseUrlOf(f)) === undefined ? "this machine's ledger" : "the team's database"} yet: see \`svc receipt send\``);
+    const where = (await databaseUrlOf(f)) === undefined ? "this machine's ledger" : "the team's database";
+    return note(f.io, ofCompany === undefined ? `no receipts in ${where} yet: see \`svc receipt send\`` : `no receipts of the company --grant ${f.globals.grant} names in ${where}`);
   }
   const company = await companyColumn(f, records, (r) => r);
   await writeList(f.io, records, [

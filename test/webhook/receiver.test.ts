@@ -9,7 +9,7 @@ import { fixedClock } from '../../src/clock.js';
 import { bodyId } from '../../src/crypto/hash.js';
 import { nodeJournalFs, openJournal, type JournalFs } from '../../src/webhook/journal.js';
 import { MAX_BODY_BYTES } from '../../src/contract/error.js';
-import { startReceiver } from '../../src/webhook/receiver.js';
+import { startReceiver, type ReceiverOptions } from '../../src/webhook/receiver.js';
 import { signPayload } from '../../src/webhook/signature.js';
 import { closeHarnesses, harness, NOW } from '../commands/receipts-setup.js';
 import {
@@ -211,8 +211,8 @@ describe('duplicates', () => {
 
 describe('the journal underneath', () => {
   /** A receiver over a journal whose file system counts fsyncs or fails writes. */
-  async function receiverWith(fs: JournalFs, dir: string) {
-    const journal = await openJournal(join(dir, 'journal.ndjson'), { clock: fixedClock(NOW), fs });
+  async function receiverWith(fs: JournalFs | undefined, dir: string, more: Pick<ReceiverOptions, 'starting' | 'onStarting'> = {}) {
+    const journal = await openJournal(join(dir, 'journal.ndjson'), { clock: fixedClock(NOW), ...(fs === undefined ? {} : { fs }) });
     const acknowledged: string[] = [];
     const unstored: { id: string; companyId: string | undefined }[] = [];
     const receiver = await startReceiver({
@@ -224,6 +224,7 @@ describe('the journal underneath', () => {
       clock: fixedClock(NOW),
       onDelivery: (d) => acknowledged.push(d.entry.id),
       onJournalError: (_error, raw, companyId) => unstored.push({ id: bodyId(raw), companyId }),
+      ...more,
     });
     return {
       url: receiver.url,
@@ -238,35 +239,22 @@ describe('the journal underneath', () => {
 
   it('while starting: a delivery is answered 503 with Retry-After, counted, and neither journalled nor handed on; then taken', async () => {
     const h = await harness();
-    const journal = await openJournal(join(h.stateDir, 'journal.ndjson'), { clock: fixedClock(NOW) });
-    const acknowledged: string[] = [];
     let starting = true;
     let turnedAway = 0;
-    const receiver = await startReceiver({
-      host: '127.0.0.1',
-      port: 0,
-      path: '/webhooks',
-      journal,
-      secrets: () => [SECRET],
-      clock: fixedClock(NOW),
-      onDelivery: (d) => acknowledged.push(d.entry.id),
-      onJournalError: () => {},
-      starting: () => starting,
-      onStarting: () => void (turnedAway += 1),
-    });
+    const r = await receiverWith(undefined, h.stateDir, { starting: () => starting, onStarting: () => void (turnedAway += 1) });
     try {
       const body = returnRequestedBody('sr-starting');
-      const early = await deliver(receiver.url, body);
+      const early = await deliver(r.url, body);
       expect(early.status).toBe(503);
       expect(early.body).toMatchObject({ error: 'unavailable', error_description: 'the listener is starting; retry later' });
       expect(turnedAway).toBe(1);
-      expect(acknowledged).toEqual([]);
+      expect(r.acknowledged).toEqual([]);
+      expect(r.unstored).toEqual([]);
       starting = false;
-      expect((await deliver(receiver.url, body)).status).toBe(200);
-      expect(acknowledged).toHaveLength(1);
+      expect((await deliver(r.url, body)).status).toBe(200);
+      expect(r.acknowledged).toHaveLength(1);
     } finally {
-      await receiver.close();
-      await journal.close();
+      await r.close();
     }
   });
 
